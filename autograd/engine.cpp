@@ -1,0 +1,201 @@
+// engine.cpp: the tape. record() turns each differentiable op on tensors that require grad
+// into a Node; backward() walks the graph from the root in reverse topological order,
+// accumulating gradients per node and into leaves' .grad(). Gradients are computed with grad
+// mode off (no double backward), cast to each input's dtype and device.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "node.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace {
+
+SavedTensor save(const Tensor& t) {
+  return SavedTensor{t.detach(), t.storage()->version(), true};
+}
+
+const Tensor& check_saved(const SavedTensor& s, OpId op, bool released) {
+  if (released || !s.saved) {
+    detail::fail<AutogradError>(
+        "backward",
+        "trying to backward through the graph a second time (or directly access saved tensors "
+        "after they have already been freed) at op ",
+        op_name(op), "; pass retain_graph=true to the first backward() if you need it twice");
+  }
+  if (s.data.storage()->version() != s.version) {
+    detail::fail<AutogradError>(
+        "backward", "one of the tensors needed for gradient computation has been modified by an ",
+        "in-place operation: ", describe(s.data), " saved by ", op_name(op), " is at version ",
+        s.data.storage()->version(), "; expected version ", s.version);
+  }
+  return s.data;
+}
+
+class Engine final : public AutogradHooks {
+ public:
+  void record(const OpCall& call) override {
+    if (!op_differentiable(call.op)) return;
+    const BackwardRule& rule = backward_rule(call.op);
+    WICK_CHECK(rule.fn != nullptr, AutogradError, std::string(op_name(call.op)).c_str(),
+               "is marked differentiable but has no backward rule");
+    auto node = std::make_shared<Node>();
+    node->op = call.op;
+    node->num_inputs = call.num_inputs;
+    bool any = false;
+    for (int i = 0; i < call.num_inputs; ++i) {
+      const Tensor& in = call.in(i);
+      node->input_meta[i] = InputMeta{in.sizes(), in.dtype(), in.device()};
+      if (rule.needs_inputs) node->inputs[i] = save(in);
+      Edge& e = node->edges[i];
+      e.needed = in.requires_grad();
+      any = any || e.needed;
+      if (e.needed) {
+        if (in.grad_fn()) {
+          e.node = in.grad_fn();
+        } else {
+          e.leaf = in.impl_ptr();
+        }
+      }
+    }
+    if (!any) return;
+    Tensor& out = call.out(0);
+    if (rule.needs_output) node->output = save(out);
+    if (call.num_outputs > 1 && call.outputs[1]->defined()) node->indices = save(call.out(1));
+    node->scalar_a = call.scalar_a;
+    node->scalar_b = call.scalar_b;
+    node->has_a = call.has_a;
+    node->has_b = call.has_b;
+    node->dim = call.dim;
+    node->keepdim = call.keepdim;
+    node->ints = call.ints;
+    node->output_impl = out.impl_ptr();
+    TensorImpl& impl = out.impl();
+    if (!impl.autograd) impl.autograd = std::make_unique<AutogradMeta>();
+    impl.autograd->grad_fn = std::move(node);
+    impl.requires_grad = true;
+  }
+
+  void check_inplace(const Tensor& target, const char* op) override {
+    if (target.is_leaf()) {
+      detail::fail<AutogradError>(op, "a leaf tensor that requires grad is being used in an ",
+                                  "in-place operation: ", describe(target),
+                                  "; wrap the update in wick::NoGradGuard");
+    }
+    detail::fail<AutogradError>(op, "in-place operations on tensors that are part of a graph ",
+                                "are not supported by wick's autograd: ", describe(target),
+                                "; use the out-of-place op");
+  }
+
+  void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) override {
+    WICK_CHECK(root.requires_grad(), AutogradError, "backward",
+               "the tensor does not require grad and has no grad_fn: ", describe(root));
+    Tensor seed = gradient;
+    if (!seed.defined()) {
+      WICK_CHECK(root.numel() == 1, AutogradError, "backward",
+                 "grad can be implicitly created only for scalar outputs, got ", describe(root),
+                 "; pass a gradient tensor");
+      seed = ones_like(root);
+    } else {
+      WICK_CHECK(seed.sizes() == root.sizes(), ShapeError, "backward", "gradient ",
+                 describe(seed), " does not match the output ", describe(root));
+    }
+    NoGradGuard no_grad;
+    if (!root.grad_fn()) {
+      accumulate(root.impl_ptr(), seed);
+      return;
+    }
+    // Topological order by DFS (iterative, so deep graphs don't exhaust the stack).
+    std::vector<Node*> order;
+    std::unordered_map<Node*, int> pending;  // edges from not-yet-run nodes into this one
+    {
+      std::unordered_set<Node*> seen;
+      std::vector<std::pair<Node*, int>> stack{{root.grad_fn().get(), 0}};
+      seen.insert(root.grad_fn().get());
+      while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        if (next < node->num_inputs) {
+          Node* child = node->edges[next++].node.get();
+          if (child != nullptr) {
+            ++pending[child];
+            if (seen.insert(child).second) stack.push_back({child, 0});
+          }
+        } else {
+          order.push_back(node);
+          stack.pop_back();
+        }
+      }
+      std::reverse(order.begin(), order.end());  // root first
+    }
+    std::unordered_map<Node*, Tensor> grads;
+    grads[root.grad_fn().get()] = seed;
+    for (Node* node : order) {
+      auto it = grads.find(node);
+      if (it == grads.end()) continue;  // no gradient flowed here
+      Tensor grad = it->second;
+      grads.erase(it);
+      if (auto out = node->output_impl.lock(); out && out->autograd && out->autograd->retains_grad) {
+        Tensor& kept = out->autograd->grad;
+        kept = kept.defined() ? kept + grad : grad;
+      }
+      const BackwardRule& rule = backward_rule(node->op);
+      std::array<Tensor, 3> input_grads = rule.fn(*node, grad);
+      for (int i = 0; i < node->num_inputs; ++i) {
+        const Edge& e = node->edges[i];
+        if (!e.needed || !input_grads[i].defined()) continue;
+        Tensor g = input_grads[i];
+        const InputMeta& meta = node->input_meta[i];
+        if (g.dtype() != meta.dtype || g.device() != meta.device) g = g.to(meta.device, meta.dtype);
+        if (e.node) {
+          Tensor& slot = grads[e.node.get()];
+          slot = slot.defined() ? slot + g : g;
+        } else {
+          accumulate(e.leaf.lock(), g);
+        }
+      }
+      if (!retain_graph) release(*node);
+    }
+  }
+
+ private:
+  static void release(Node& node) {
+    node.released = true;
+    for (SavedTensor& s : node.inputs) s.data = Tensor();
+    node.output.data = Tensor();
+    node.indices.data = Tensor();
+  }
+
+  static void accumulate(const std::shared_ptr<TensorImpl>& leaf, const Tensor& g) {
+    if (!leaf) return;  // the leaf was freed; nobody can read its grad
+    Tensor t(leaf);
+    Tensor& grad = t.mutable_grad();
+    Tensor value = g;
+    if (value.dtype() != t.dtype() || value.device() != t.device()) {
+      value = value.to(t.device(), t.dtype());
+    }
+    if (value.sizes() != t.sizes()) value = sum_to(value, t.sizes());
+    if (!grad.defined()) {
+      // Own the buffer: g may alias a tensor the user holds (e.g. the seed gradient).
+      grad = value.contiguous().is_same(value) ? value.clone() : value.contiguous();
+    } else {
+      grad = grad + value;
+    }
+  }
+};
+
+Engine g_engine;
+
+}  // namespace
+
+const Tensor& Node::input(int i) const { return check_saved(inputs[i], op, released); }
+const Tensor& Node::result() const { return check_saved(output, op, released); }
+const Tensor& Node::result_indices() const { return check_saved(indices, op, released); }
+
+std::string grad_fn_name(const Tensor& t) {
+  return t.grad_fn() ? std::string(op_name(t.grad_fn()->op)) : std::string();
+}
+
+void register_autograd() { set_autograd_hooks(&g_engine); }
+
+}  // namespace wick

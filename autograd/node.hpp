@@ -1,0 +1,71 @@
+// node.hpp: a recorded op on the tape (autograd internals, not installed). A Node keeps what
+// its backward rule needs: the op's attributes, the inputs and output it saved (detached, so
+// no reference cycle through the output's grad_fn), their version counts at save time, and
+// one edge per input: the node that made that input, or the leaf to accumulate into.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "wick/autograd.hpp"
+#include "wick/dispatch.hpp"
+
+namespace wick {
+
+struct Edge {
+  std::shared_ptr<Node> node;       // the input's grad_fn, or null for a leaf / no grad
+  std::weak_ptr<TensorImpl> leaf;   // the leaf to accumulate into
+  bool needed = false;              // does this input require grad at all?
+};
+
+struct SavedTensor {
+  Tensor data;  // detached view: same storage, no autograd meta
+  uint32_t version = 0;
+  bool saved = false;
+};
+
+// What a backward rule reads and returns.
+struct InputMeta {
+  Shape sizes;
+  Dtype dtype;
+  Device device;
+};
+
+class Node {
+ public:
+  OpId op;
+  int num_inputs = 0;
+  std::array<InputMeta, 3> input_meta;
+  std::array<SavedTensor, 3> inputs;
+  SavedTensor output;
+  SavedTensor indices;  // max/min over a dim
+  // Attributes copied from the OpCall.
+  Scalar scalar_a, scalar_b;
+  bool has_a = false, has_b = false;
+  int64_t dim = 0;
+  bool keepdim = false;
+  Shape ints;
+  std::array<Edge, 3> edges;
+  std::weak_ptr<TensorImpl> output_impl;  // for retain_grad() on non-leaf outputs
+  bool released = false;  // saved tensors freed by a backward without retain_graph
+
+  // The saved tensor, after checking that no in-place op changed it since it was saved.
+  const Tensor& input(int i) const;
+  const Tensor& result() const;
+  const Tensor& result_indices() const;
+};
+
+// Which saved tensors an op's rule reads, and the rule itself: the gradients of the inputs
+// given the gradient of the output (undefined where the input needs none).
+struct BackwardRule {
+  bool needs_inputs = false;
+  bool needs_output = false;
+  std::array<Tensor, 3> (*fn)(const Node& node, const Tensor& grad) = nullptr;
+};
+const BackwardRule& backward_rule(OpId op);
+
+// The gradient summed down to `sizes` (undoes broadcasting).
+Tensor sum_to(const Tensor& grad, const Shape& sizes);
+
+}  // namespace wick

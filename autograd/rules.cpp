@@ -1,0 +1,271 @@
+// rules.cpp: one backward rule per differentiable op of wick/op_list.hpp, in list order.
+// Each takes the node (saved tensors and attributes) and the output's gradient, and returns
+// each input's gradient at the input's shape (sum_to undoes broadcasting). Rules are written
+// with ops, so they run on any device. Every rule is exercised by tests/test_gradcheck.cpp,
+// which enumerates the op list.
+#include <numeric>
+
+#include "node.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+
+using Grads = std::array<Tensor, 3>;
+
+Tensor sum_to(const Tensor& grad, const Shape& sizes) {
+  if (grad.sizes() == sizes) return grad;
+  const int64_t lead = grad.dim() - static_cast<int64_t>(sizes.size());
+  Shape dims;
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    if (d < lead || (sizes[d - lead] == 1 && grad.sizes()[d] != 1)) dims.push_back(d);
+  }
+  Tensor reduced = dims.empty() ? grad : sum(grad, dims, true);
+  return reduced.reshape(sizes);
+}
+
+namespace {
+
+const Shape& in_sizes(const Node& n, int i) { return n.input_meta[i].sizes; }
+Tensor as_float(const Tensor& mask, const Tensor& like) { return mask.to(like.dtype()); }
+
+// Elementwise unary.
+Grads copy_rule(const Node&, const Tensor& g) { return {g}; }  // the engine casts back
+Grads neg_rule(const Node&, const Tensor& g) { return {-g}; }
+Grads abs_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  return {g * (as_float(gt(x, 0), g) - as_float(lt(x, 0), g))};
+}
+Grads exp_rule(const Node& n, const Tensor& g) { return {g * n.result()}; }
+Grads log_rule(const Node& n, const Tensor& g) { return {g / n.input(0)}; }
+Grads sqrt_rule(const Node& n, const Tensor& g) { return {g / (n.result() * 2)}; }
+Grads relu_rule(const Node& n, const Tensor& g) {
+  return {g * as_float(gt(n.result(), 0), g)};
+}
+Grads sigmoid_rule(const Node& n, const Tensor& g) {
+  const Tensor& y = n.result();
+  return {g * y * (1 - y)};
+}
+Grads tanh_rule(const Node& n, const Tensor& g) {
+  const Tensor& y = n.result();
+  return {g * (1 - y * y)};
+}
+Grads pow_scalar_rule(const Node& n, const Tensor& g) {
+  const double e = n.scalar_a.to_double();
+  if (e == 0.0) return {zeros_like(g)};
+  return {g * e * pow(n.input(0), e - 1.0)};
+}
+Grads clamp_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  Tensor pass = ones_like(g);
+  if (n.has_a) pass = pass * as_float(ge(x, n.scalar_a), g);
+  if (n.has_b) pass = pass * as_float(le(x, n.scalar_b), g);
+  return {g * pass};
+}
+
+// Elementwise binary.
+Grads add_rule(const Node& n, const Tensor& g) {
+  return {sum_to(g, in_sizes(n, 0)), sum_to(g, in_sizes(n, 1))};
+}
+Grads sub_rule(const Node& n, const Tensor& g) {
+  return {sum_to(g, in_sizes(n, 0)), sum_to(-g, in_sizes(n, 1))};
+}
+Grads mul_rule(const Node& n, const Tensor& g) {
+  Grads r;
+  if (n.edges[0].needed) r[0] = sum_to(g * n.input(1), in_sizes(n, 0));
+  if (n.edges[1].needed) r[1] = sum_to(g * n.input(0), in_sizes(n, 1));
+  return r;
+}
+Grads div_rule(const Node& n, const Tensor& g) {
+  const Tensor &a = n.input(0), &b = n.input(1);
+  Grads r;
+  if (n.edges[0].needed) r[0] = sum_to(g / b, in_sizes(n, 0));
+  if (n.edges[1].needed) r[1] = sum_to(-g * a / (b * b), in_sizes(n, 1));
+  return r;
+}
+Grads pow_rule(const Node& n, const Tensor& g) {
+  const Tensor &a = n.input(0), &b = n.input(1), &y = n.result();
+  Grads r;
+  if (n.edges[0].needed) r[0] = sum_to(g * b * pow(a, b - 1), in_sizes(n, 0));
+  if (n.edges[1].needed) {
+    // d/db a^b = a^b log a; at a = 0 PyTorch takes 0 (the limit for b > 0).
+    Tensor d = where(eq(a, 0), zeros_like(y), y * log(a));
+    r[1] = sum_to(g * d, in_sizes(n, 1));
+  }
+  return r;
+}
+// maximum/minimum: the larger (smaller) input takes the gradient; ties split it in half.
+Grads extreme_pair_rule(const Node& n, const Tensor& g, bool is_max) {
+  const Tensor &a = n.input(0), &b = n.input(1);
+  Tensor a_wins = as_float(is_max ? gt(a, b) : lt(a, b), g);
+  Tensor tie = as_float(eq(a, b), g) * 0.5;
+  return {sum_to(g * (a_wins + tie), in_sizes(n, 0)),
+          sum_to(g * (1 - a_wins - tie), in_sizes(n, 1))};
+}
+Grads maximum_rule(const Node& n, const Tensor& g) { return extreme_pair_rule(n, g, true); }
+Grads minimum_rule(const Node& n, const Tensor& g) { return extreme_pair_rule(n, g, false); }
+Grads where_rule(const Node& n, const Tensor& g) {
+  const Tensor& c = n.input(0);
+  Tensor zero = zeros_like(g);
+  return {Tensor(), sum_to(where(c, g, zero), in_sizes(n, 1)),
+          sum_to(where(c, zero, g), in_sizes(n, 2))};
+}
+
+// Reductions: put the reduced dims back (size 1), then broadcast.
+Tensor unreduce(const Node& n, const Tensor& g) {
+  Tensor k = g;
+  if (!n.keepdim) {
+    for (size_t d = 0; d < n.ints.size(); ++d) {
+      if (n.ints[d]) k = k.unsqueeze(static_cast<int64_t>(d));
+    }
+  }
+  return k.expand(in_sizes(n, 0));
+}
+int64_t reduced_count(const Node& n) {
+  int64_t count = 1;
+  for (size_t d = 0; d < n.ints.size(); ++d) {
+    if (n.ints[d]) count *= in_sizes(n, 0)[d];
+  }
+  return count;
+}
+Grads sum_rule(const Node& n, const Tensor& g) { return {unreduce(n, g).contiguous()}; }
+Grads mean_rule(const Node& n, const Tensor& g) {
+  return {unreduce(n, g) / static_cast<double>(reduced_count(n))};
+}
+Grads extreme_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  if (n.indices.saved) {
+    // Over one dim: the gradient goes to the element each index names.
+    int64_t dim = 0;
+    while (!n.ints[dim]) ++dim;
+    Tensor idx = n.result_indices();
+    if (!n.keepdim) idx = idx.unsqueeze(dim);
+    Shape pos_shape = Shape::filled(x.sizes().size(), 1);
+    pos_shape[dim] = x.sizes()[dim];
+    Tensor positions = arange(x.sizes()[dim], TensorOptions(kInt64).device(x.device())).view(pos_shape);
+    Tensor hit = as_float(eq(positions, idx), g);
+    Tensor gk = n.keepdim ? g : g.unsqueeze(dim);
+    return {hit * gk};
+  }
+  // Over everything (or several dims): ties share the gradient equally, as amax's rule.
+  Tensor y = n.result();
+  Tensor yk = unreduce(n, y);
+  Tensor hit = as_float(eq(x, yk), g);
+  Tensor count = sum(hit, n.ints.empty() ? Shape{} : [&] {
+    Shape dims;
+    for (size_t d = 0; d < n.ints.size(); ++d) {
+      if (n.ints[d]) dims.push_back(static_cast<int64_t>(d));
+    }
+    return dims;
+  }(), true);
+  return {hit * unreduce(n, g) / count};
+}
+
+Grads softmax_rule(const Node& n, const Tensor& g) {
+  const Tensor& y = n.result();
+  return {y * (g - sum(g * y, n.dim, true))};
+}
+Grads log_softmax_rule(const Node& n, const Tensor& g) {
+  const Tensor& y = n.result();
+  return {g - exp(y) * sum(g, n.dim, true)};
+}
+
+Grads matmul_rule(const Node& n, const Tensor& g) {
+  const Tensor &a = n.input(0), &b = n.input(1);
+  // Redo the forward's promotion of 1-D operands so that every product is batched 2-D.
+  Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+  Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
+  Tensor g2 = g;
+  if (a.dim() == 1) g2 = g2.unsqueeze(g2.dim() - (b.dim() == 1 ? 0 : 1));
+  if (b.dim() == 1) g2 = g2.unsqueeze(g2.dim());
+  Grads r;
+  if (n.edges[0].needed) {
+    Tensor ga = matmul(g2, b2.transpose(-1, -2));
+    r[0] = sum_to(ga, a2.sizes()).reshape(a.sizes());
+  }
+  if (n.edges[1].needed) {
+    Tensor gb = matmul(a2.transpose(-1, -2), g2);
+    r[1] = sum_to(gb, b2.sizes()).reshape(b.sizes());
+  }
+  return r;
+}
+
+// Views.
+Grads view_rule(const Node& n, const Tensor& g) { return {g.reshape(in_sizes(n, 0))}; }
+Grads transpose_rule(const Node& n, const Tensor& g) {
+  return {g.transpose(n.ints[0], n.ints[1])};
+}
+Grads permute_rule(const Node& n, const Tensor& g) {
+  Shape inverse = Shape::filled(n.ints.size(), 0);
+  for (size_t i = 0; i < n.ints.size(); ++i) inverse[n.ints[i]] = static_cast<int64_t>(i);
+  return {g.permute(inverse)};
+}
+Grads expand_rule(const Node& n, const Tensor& g) { return {sum_to(g, in_sizes(n, 0))}; }
+Grads slice_rule(const Node& n, const Tensor& g) {
+  Tensor z = zeros(in_sizes(n, 0), g.options());
+  z.slice(n.ints[0], n.ints[1], n.ints[2], n.ints[3]).copy_(g);
+  return {z};
+}
+Grads select_rule(const Node& n, const Tensor& g) {
+  Tensor z = zeros(in_sizes(n, 0), g.options());
+  z.select(n.ints[0], n.ints[1]).copy_(g);
+  return {z};
+}
+
+const BackwardRule kNoRule{};
+
+}  // namespace
+
+const BackwardRule& backward_rule(OpId op) {
+  // {needs_inputs, needs_output, fn}
+  static const BackwardRule copy{false, false, copy_rule}, neg{false, false, neg_rule},
+      abs{true, false, abs_rule}, exp{false, true, exp_rule}, log{true, false, log_rule},
+      sqrt{false, true, sqrt_rule}, relu{false, true, relu_rule},
+      sigmoid{false, true, sigmoid_rule}, tanh{false, true, tanh_rule},
+      pow_scalar{true, false, pow_scalar_rule}, clamp{true, false, clamp_rule},
+      add{false, false, add_rule}, sub{false, false, sub_rule}, mul{true, false, mul_rule},
+      div{true, false, div_rule}, pow{true, true, pow_rule}, maximum{true, false, maximum_rule},
+      minimum{true, false, minimum_rule}, where{true, false, where_rule},
+      sum{false, false, sum_rule}, mean{false, false, mean_rule},
+      extreme{true, true, extreme_rule}, softmax{false, true, softmax_rule},
+      log_softmax{false, true, log_softmax_rule}, matmul{true, false, matmul_rule},
+      view{false, false, view_rule}, transpose{false, false, transpose_rule},
+      permute{false, false, permute_rule}, expand{false, false, expand_rule},
+      slice{false, false, slice_rule}, select{false, false, select_rule};
+  switch (op) {
+    case OpId::copy: return copy;
+    case OpId::neg: return neg;
+    case OpId::abs: return abs;
+    case OpId::exp: return exp;
+    case OpId::log: return log;
+    case OpId::sqrt: return sqrt;
+    case OpId::relu: return relu;
+    case OpId::sigmoid: return sigmoid;
+    case OpId::tanh: return tanh;
+    case OpId::pow_scalar: return pow_scalar;
+    case OpId::clamp: return clamp;
+    case OpId::add: return add;
+    case OpId::sub: return sub;
+    case OpId::mul: return mul;
+    case OpId::div: return div;
+    case OpId::pow: return pow;
+    case OpId::maximum: return maximum;
+    case OpId::minimum: return minimum;
+    case OpId::where: return where;
+    case OpId::sum: return sum;
+    case OpId::mean: return mean;
+    case OpId::max:
+    case OpId::min: return extreme;
+    case OpId::softmax: return softmax;
+    case OpId::log_softmax: return log_softmax;
+    case OpId::matmul: return matmul;
+    case OpId::view: return view;
+    case OpId::transpose: return transpose;
+    case OpId::permute: return permute;
+    case OpId::expand: return expand;
+    case OpId::slice: return slice;
+    case OpId::select: return select;
+    default: return kNoRule;
+  }
+}
+
+}  // namespace wick

@@ -1,0 +1,52 @@
+// dispatch.hpp: the contract between the op boundary (core/src/ops_*.cpp) and the backends.
+// The boundary checks everything and hands a kernel an OpCall it can trust:
+//  - elementwise ops: every input already expanded to the output's sizes (zero strides where
+//    broadcast) and cast to one compute dtype; the output has that dtype (bool for comparisons);
+//  - reductions: the output keeps the reduced dims with size 1 (keepdim form), contiguous;
+//  - softmax: input and contiguous output of one shape, `dim` non-negative;
+//  - matmul: a [batch..., M, K] and b [batch..., K, N] expanded to the same batch dims, any
+//    strides; the output [batch..., M, N] contiguous;
+//  - copy: output and input of one shape, any dtypes, one device.
+// Backends register one KernelFn per (op, device type) at start-up (kernels/*/register_*.cpp).
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "wick/op_list.hpp"
+#include "wick/tensor.hpp"
+
+namespace wick {
+
+struct OpCall {
+  OpId op;
+  std::array<const Tensor*, 3> inputs{};
+  int num_inputs = 0;
+  std::array<Tensor*, 2> outputs{};  // max/min over a dim: values, then int64 indices
+  int num_outputs = 0;
+  // Attributes; which ones an op reads is written beside the op in ops_*.cpp.
+  Scalar scalar_a, scalar_b;  // pow exponent, clamp bounds, fill value
+  bool has_a = false, has_b = false;
+  int64_t dim = 0;       // softmax dim
+  bool keepdim = false;  // reductions, when recorded for autograd
+  Shape ints;       // reduce: one flag per input dim (1 = reduced); views: their arguments
+  uint64_t seed = 0, offset = 0;  // random: Philox key and first counter
+
+  const Tensor& in(int i) const { return *inputs[i]; }
+  Tensor& out(int i = 0) const { return *outputs[i]; }
+};
+
+using KernelFn = void (*)(const OpCall& call);
+
+void register_kernel(OpId op, DeviceType device, KernelFn fn);
+bool supports(OpId op, DeviceType device);
+// Runs the registered kernel for call.op on `device`; a missing one is a DeviceError.
+void run_kernel(const OpCall& call, Device device);
+
+namespace detail {
+// Runs once before the first dispatch: registers the CPU backend, the CUDA backend where it was
+// built, and the autograd layer. Defined in src/init.cpp, the one place that knows every layer.
+void ensure_initialized();
+}  // namespace detail
+
+}  // namespace wick

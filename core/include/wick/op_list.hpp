@@ -1,0 +1,98 @@
+// op_list.hpp: the one list of ops that backends implement and autograd differentiates.
+// Adding an op starts here (docs/adding-an-op.md): X(name, kind, differentiable).
+// The name table and the op count are generated from this list, and the static_assert below
+// fails to compile when kOpNames and OpId disagree, so an op cannot be half-added.
+// Kinds: Kernel ops need one kernel per backend; View ops build a view and run no kernel.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace wick {
+
+#define WICK_OP_LIST(X)                    \
+  /* creation */                           \
+  X(fill, Kernel, false)                   \
+  X(rand, Kernel, false)                   \
+  X(randn, Kernel, false)                  \
+  X(copy, Kernel, true)                    \
+  /* unary elementwise */                  \
+  X(neg, Kernel, true)                     \
+  X(abs, Kernel, true)                     \
+  X(exp, Kernel, true)                     \
+  X(log, Kernel, true)                     \
+  X(sqrt, Kernel, true)                    \
+  X(relu, Kernel, true)                    \
+  X(sigmoid, Kernel, true)                 \
+  X(tanh, Kernel, true)                    \
+  X(pow_scalar, Kernel, true)              \
+  X(clamp, Kernel, true)                   \
+  /* binary elementwise */                 \
+  X(add, Kernel, true)                     \
+  X(sub, Kernel, true)                     \
+  X(mul, Kernel, true)                     \
+  X(div, Kernel, true)                     \
+  X(pow, Kernel, true)                     \
+  X(maximum, Kernel, true)                 \
+  X(minimum, Kernel, true)                 \
+  /* comparisons and selection */          \
+  X(eq, Kernel, false)                     \
+  X(ne, Kernel, false)                     \
+  X(lt, Kernel, false)                     \
+  X(le, Kernel, false)                     \
+  X(gt, Kernel, false)                     \
+  X(ge, Kernel, false)                     \
+  X(where, Kernel, true)                   \
+  /* reductions */                         \
+  X(sum, Kernel, true)                     \
+  X(mean, Kernel, true)                    \
+  X(max, Kernel, true)                     \
+  X(min, Kernel, true)                     \
+  /* rows and matrices */                  \
+  X(softmax, Kernel, true)                 \
+  X(log_softmax, Kernel, true)             \
+  X(matmul, Kernel, true)                  \
+  /* views: no kernel */                   \
+  X(view, View, true)                      \
+  X(transpose, View, true)                 \
+  X(permute, View, true)                   \
+  X(expand, View, true)                    \
+  X(slice, View, true)                     \
+  X(select, View, true)
+
+enum class OpKind : uint8_t { Kernel, View };
+
+enum class OpId : uint16_t {
+#define WICK_OP_ENUM(name, kind, diff) name,
+  WICK_OP_LIST(WICK_OP_ENUM)
+#undef WICK_OP_ENUM
+};
+
+inline constexpr std::array kOpNames = {
+#define WICK_OP_NAME(name, kind, diff) std::string_view(#name),
+    WICK_OP_LIST(WICK_OP_NAME)
+#undef WICK_OP_NAME
+};
+inline constexpr std::array kOpKinds = {
+#define WICK_OP_KIND(name, kind, diff) OpKind::kind,
+    WICK_OP_LIST(WICK_OP_KIND)
+#undef WICK_OP_KIND
+};
+inline constexpr std::array kOpDifferentiable = {
+#define WICK_OP_DIFF(name, kind, diff) diff,
+    WICK_OP_LIST(WICK_OP_DIFF)
+#undef WICK_OP_DIFF
+};
+inline constexpr size_t kNumOps = kOpNames.size();
+// The last op's id + 1 must equal the table size, and every table must be as long.
+#define WICK_OP_LAST(name, kind, diff) +0 * static_cast<int>(OpId::name) + 1
+static_assert(kNumOps == (0 WICK_OP_LIST(WICK_OP_LAST)), "op name table out of step with OpId");
+#undef WICK_OP_LAST
+static_assert(kOpKinds.size() == kNumOps && kOpDifferentiable.size() == kNumOps);
+
+constexpr std::string_view op_name(OpId op) { return kOpNames[static_cast<size_t>(op)]; }
+constexpr OpKind op_kind(OpId op) { return kOpKinds[static_cast<size_t>(op)]; }
+constexpr bool op_differentiable(OpId op) { return kOpDifferentiable[static_cast<size_t>(op)]; }
+
+}  // namespace wick

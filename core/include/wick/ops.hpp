@@ -1,0 +1,187 @@
+// ops.hpp: every tensor op as a free function in wick::, spelled as in libtorch. Each one checks
+// its operands once (shapes, dtypes, devices), picks the result's shape and dtype (NumPy
+// broadcasting, PyTorch promotion: docs/type-promotion.md), and dispatches to the kernel of the
+// operands' device. Tested by the op sweep (tests/test_op_sweep.cpp) against float64 references.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <tuple>
+#include <vector>
+
+#include "wick/tensor.hpp"
+
+namespace wick {
+
+// ---- factories ----
+Tensor empty(const Shape& size, TensorOptions options = {});
+Tensor zeros(const Shape& size, TensorOptions options = {});
+Tensor ones(const Shape& size, TensorOptions options = {});
+Tensor full(const Shape& size, const Scalar& value, TensorOptions options = {});
+// arange's dtype is int64 when every bound is an integer and no dtype is given, as in PyTorch.
+Tensor arange(const Scalar& end, std::optional<TensorOptions> options = std::nullopt);
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1,
+              std::optional<TensorOptions> options = std::nullopt);
+Tensor rand(const Shape& size, TensorOptions options = {});   // uniform on [0, 1)
+Tensor randn(const Shape& size, TensorOptions options = {});  // standard normal
+Tensor eye(int64_t n, TensorOptions options = {});
+Tensor empty_like(const Tensor& t);
+Tensor zeros_like(const Tensor& t);
+Tensor ones_like(const Tensor& t);
+Tensor full_like(const Tensor& t, const Scalar& value);
+Tensor rand_like(const Tensor& t);
+Tensor randn_like(const Tensor& t);
+Tensor empty_like(const Tensor& t, TensorOptions options);
+Tensor zeros_like(const Tensor& t, TensorOptions options);
+Tensor ones_like(const Tensor& t, TensorOptions options);
+
+// From host data: values in row-major order; shape defaults to [values.size()].
+// The dtype follows the values (bool, int64 for any integer, float32, float64) unless options
+// name one.
+template <typename T>
+Tensor tensor(const std::vector<T>& values, std::optional<Shape> shape = std::nullopt,
+              TensorOptions options = {});
+Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
+Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
+
+// Seeds the generator that rand/randn use on every device (Philox-4x32-10, keyed on seed).
+void manual_seed(uint64_t seed);
+
+// ---- elementwise ----
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& a, const Tensor& b);  // true division: integers give float32
+Tensor add(const Tensor& a, const Scalar& b);
+Tensor sub(const Tensor& a, const Scalar& b);
+Tensor mul(const Tensor& a, const Scalar& b);
+Tensor div(const Tensor& a, const Scalar& b);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& base, const Tensor& exponent);
+Tensor pow(const Tensor& base, const Scalar& exponent);
+Tensor pow(const Scalar& base, const Tensor& exponent);
+Tensor neg(const Tensor& a);
+Tensor abs(const Tensor& a);
+Tensor exp(const Tensor& a);
+Tensor log(const Tensor& a);
+Tensor sqrt(const Tensor& a);
+Tensor relu(const Tensor& a);
+Tensor sigmoid(const Tensor& a);
+Tensor tanh(const Tensor& a);
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+Tensor clamp_min(const Tensor& a, const Scalar& min);
+Tensor clamp_max(const Tensor& a, const Scalar& max);
+
+// ---- comparisons (result kBool) and selection ----
+Tensor eq(const Tensor& a, const Tensor& b);
+Tensor ne(const Tensor& a, const Tensor& b);
+Tensor lt(const Tensor& a, const Tensor& b);
+Tensor le(const Tensor& a, const Tensor& b);
+Tensor gt(const Tensor& a, const Tensor& b);
+Tensor ge(const Tensor& a, const Tensor& b);
+Tensor eq(const Tensor& a, const Scalar& b);
+Tensor ne(const Tensor& a, const Scalar& b);
+Tensor lt(const Tensor& a, const Scalar& b);
+Tensor le(const Tensor& a, const Scalar& b);
+Tensor gt(const Tensor& a, const Scalar& b);
+Tensor ge(const Tensor& a, const Scalar& b);
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
+Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
+bool equal(const Tensor& a, const Tensor& b);  // same sizes and values
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
+
+// ---- reductions (dim may be negative; several dims as a Shape) ----
+Tensor sum(const Tensor& a);  // integers and bool sum to int64
+Tensor sum(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor sum(const Tensor& a, const Shape& dims, bool keepdim = false);
+Tensor mean(const Tensor& a);  // floating only, as PyTorch
+Tensor mean(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor mean(const Tensor& a, const Shape& dims, bool keepdim = false);
+Tensor max(const Tensor& a);
+Tensor min(const Tensor& a);
+std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);
+std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor amax(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor amin(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor argmax(const Tensor& a);  // index into the flattened tensor
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor argmin(const Tensor& a);
+Tensor argmin(const Tensor& a, int64_t dim, bool keepdim = false);
+
+// ---- linear algebra and normalisation ----
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor mm(const Tensor& a, const Tensor& b);  // 2-D only
+Tensor softmax(const Tensor& a, int64_t dim);
+Tensor log_softmax(const Tensor& a, int64_t dim);
+
+// ---- views and copies as functions ----
+Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1);
+Tensor reshape(const Tensor& a, const Shape& shape);
+Tensor flatten(const Tensor& a, int64_t start_dim = 0, int64_t end_dim = -1);
+Tensor unsqueeze(const Tensor& a, int64_t dim);
+Tensor squeeze(const Tensor& a);
+Tensor squeeze(const Tensor& a, int64_t dim);
+Tensor permute(const Tensor& a, const Shape& dims);
+Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
+Tensor select(const Tensor& a, int64_t dim, int64_t index);
+Shape broadcast_shapes(const Shape& a, const Shape& b);
+
+// ---- operators ----
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Scalar& b);
+Tensor operator-(const Tensor& a, const Scalar& b);
+Tensor operator*(const Tensor& a, const Scalar& b);
+Tensor operator/(const Tensor& a, const Scalar& b);
+Tensor operator+(const Scalar& a, const Tensor& b);
+Tensor operator-(const Scalar& a, const Tensor& b);
+Tensor operator*(const Scalar& a, const Tensor& b);
+Tensor operator/(const Scalar& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Scalar& b);
+Tensor operator!=(const Tensor& a, const Scalar& b);
+Tensor operator<(const Tensor& a, const Scalar& b);
+Tensor operator<=(const Tensor& a, const Scalar& b);
+Tensor operator>(const Tensor& a, const Scalar& b);
+Tensor operator>=(const Tensor& a, const Scalar& b);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator/=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, const Scalar& b);
+Tensor& operator-=(Tensor& a, const Scalar& b);
+Tensor& operator*=(Tensor& a, const Scalar& b);
+Tensor& operator/=(Tensor& a, const Scalar& b);
+
+// ---- template definitions ----
+namespace detail {
+Tensor tensor_from_host(const void* data, size_t count, Dtype source_dtype, const Shape& shape,
+                        TensorOptions options);
+}
+template <typename T>
+Tensor tensor(const std::vector<T>& values, std::optional<Shape> shape, TensorOptions options) {
+  Shape s = shape ? *shape : Shape{static_cast<int64_t>(values.size())};
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<char> bytes(values.begin(), values.end());
+    return detail::tensor_from_host(bytes.data(), bytes.size(), kBool, s, options);
+  } else if constexpr (std::is_integral_v<T>) {
+    std::vector<int64_t> wide(values.begin(), values.end());
+    return detail::tensor_from_host(wide.data(), wide.size(), kInt64, s, options);
+  } else {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
+                  "wick::tensor takes bool, integer, float or double values");
+    return detail::tensor_from_host(values.data(), values.size(), dtype_of<T>, s, options);
+  }
+}
+
+}  // namespace wick

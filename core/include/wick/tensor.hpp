@@ -1,0 +1,247 @@
+// tensor.hpp: Tensor = Storage + layout (sizes, strides in elements, offset) + dtype, with an
+// optional autograd slot. A Tensor is a cheap handle: copies share the same TensorImpl, and
+// views share the Storage. Methods here forward to the free functions of ops.hpp, which do the
+// checking and dispatch. See docs/tour.md for the path from a method call to a kernel.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <tuple>
+#include <vector>
+
+#include "wick/device.hpp"
+#include "wick/dtype.hpp"
+#include "wick/error.hpp"
+#include "wick/scalar.hpp"
+#include "wick/shape.hpp"
+#include "wick/storage.hpp"
+#include "wick/tensor_options.hpp"
+
+namespace wick {
+
+class Tensor;
+struct AutogradMeta;  // below: the grad, and the graph node that made this tensor
+class Node;           // defined by the autograd layer; core only holds pointers to it
+
+struct TensorImpl {
+  TensorImpl(Storage s, Shape sz, Shape st, int64_t off, Dtype dt)
+      : storage(std::move(s)), sizes(sz), strides(st), offset(off), dtype(dt) {}
+  ~TensorImpl();
+
+  Storage storage;
+  Shape sizes;
+  Shape strides;       // in elements
+  int64_t offset = 0;  // in elements, from the start of storage
+  Dtype dtype;
+  bool requires_grad = false;            // mirrors autograd != nullptr && it is needed, for speed
+  std::unique_ptr<AutogradMeta> autograd;  // created on demand by the autograd layer
+};
+
+class Tensor {
+ public:
+  Tensor() = default;  // undefined: defined() is false
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- queries ----
+  bool defined() const { return impl_ != nullptr; }
+  const Shape& sizes() const { return impl().sizes; }
+  const Shape& strides() const { return impl().strides; }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return static_cast<int64_t>(impl().sizes.size()); }
+  int64_t ndimension() const { return dim(); }
+  int64_t numel() const;
+  Dtype dtype() const { return impl().dtype; }
+  Dtype scalar_type() const { return dtype(); }
+  Device device() const { return impl().storage->device(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_floating_point() const { return is_floating(dtype()); }
+  size_t element_size() const { return wick::element_size(dtype()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  int64_t storage_offset() const { return impl().offset; }
+  bool is_contiguous() const;
+  const Storage& storage() const { return impl().storage; }
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  TensorImpl* unsafe_impl() const { return impl_.get(); }
+
+  // Raw pointer to the first element (on the tensor's device). T must match dtype().
+  template <typename T>
+  T* data_ptr() const;
+  void* raw_data() const;  // untyped, already offset
+  // The single value of a one-element tensor, converted to T (copied to the host if needed).
+  template <typename T>
+  T item() const;
+  Scalar item() const;
+  // All values in row-major order, converted to T, on the host.
+  template <typename T>
+  std::vector<T> to_vector() const;
+
+  // ---- moves and casts ----
+  Tensor to(Device device) const;
+  Tensor to(Dtype dtype) const;
+  Tensor to(Device device, Dtype dtype) const;
+  Tensor to(DeviceType type) const { return to(Device(type)); }
+  Tensor cpu() const { return to(Device(kCPU)); }
+  Tensor cuda() const { return to(Device(kCUDA)); }
+  Tensor clone() const;
+  Tensor contiguous() const;
+  Tensor detach() const;
+
+  // ---- views (share storage) ----
+  Tensor view(const Shape& shape) const;
+  Tensor reshape(const Shape& shape) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;
+  Tensor permute(const Shape& dims) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor expand(const Shape& shape) const;
+  Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
+
+  // ---- math (see ops.hpp for the rules) ----
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor mul(const Tensor& other) const;
+  Tensor div(const Tensor& other) const;
+  Tensor add(const Scalar& other) const;
+  Tensor sub(const Scalar& other) const;
+  Tensor mul(const Scalar& other) const;
+  Tensor div(const Scalar& other) const;
+  Tensor neg() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor abs() const;
+  Tensor relu() const;
+  Tensor sigmoid() const;
+  Tensor tanh() const;
+  Tensor pow(const Scalar& exponent) const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor clamp_min(const Scalar& min) const;
+  Tensor clamp_max(const Scalar& max) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor ge(const Tensor& other) const;
+  Tensor eq(const Scalar& other) const;
+  Tensor ne(const Scalar& other) const;
+  Tensor lt(const Scalar& other) const;
+  Tensor le(const Scalar& other) const;
+  Tensor gt(const Scalar& other) const;
+  Tensor ge(const Scalar& other) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor sum() const;
+  Tensor sum(int64_t dim, bool keepdim = false) const;
+  Tensor sum(const Shape& dims, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(int64_t dim, bool keepdim = false) const;
+  Tensor mean(const Shape& dims, bool keepdim = false) const;
+  Tensor max() const;
+  std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
+  Tensor min() const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
+  Tensor amax(int64_t dim, bool keepdim = false) const;
+  Tensor amin(int64_t dim, bool keepdim = false) const;
+  Tensor argmax() const;
+  Tensor argmax(int64_t dim, bool keepdim = false) const;
+  Tensor argmin() const;
+  Tensor argmin(int64_t dim, bool keepdim = false) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+
+  // ---- in place (return *this) ----
+  Tensor& add_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1);
+  Tensor& mul_(const Tensor& other);
+  Tensor& div_(const Tensor& other);
+  Tensor& add_(const Scalar& other);
+  Tensor& sub_(const Scalar& other);
+  Tensor& mul_(const Scalar& other);
+  Tensor& div_(const Scalar& other);
+  Tensor& zero_();
+  Tensor& fill_(const Scalar& value);
+  Tensor& copy_(const Tensor& src);
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+
+  // ---- autograd (implemented by the autograd layer; see autograd/) ----
+  Tensor& requires_grad_(bool on = true);
+  bool requires_grad() const { return impl().requires_grad; }
+  // The accumulated gradient; undefined until backward() reaches this tensor.
+  const Tensor& grad() const;
+  Tensor& mutable_grad();
+  bool is_leaf() const;
+  const std::shared_ptr<Node>& grad_fn() const;
+  void backward(const Tensor& gradient = Tensor(), bool retain_graph = false) const;
+  void retain_grad() const;
+
+  TensorImpl& impl() const {
+    WICK_CHECK(impl_ != nullptr, Error, "tensor", "use of an undefined tensor");
+    return *impl_;
+  }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// The autograd slot. Core only stores it; the autograd layer fills and reads it.
+struct AutogradMeta {
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;  // null for leaves
+  uint32_t output_nr = 0;         // which output of grad_fn this tensor is
+  bool retains_grad = false;
+};
+
+// "[64, 10] float32 cpu": how error messages name an operand.
+std::string describe(const Tensor& t);
+std::ostream& operator<<(std::ostream& out, const Tensor& t);
+
+// ---- template members ----
+template <typename T>
+T* Tensor::data_ptr() const {
+  WICK_CHECK(dtype() == dtype_of<T>, DtypeError, "data_ptr", "asked for ", dtype_of<T>,
+             " but the tensor is ", describe(*this));
+  return static_cast<T*>(raw_data());
+}
+
+namespace detail {
+// Copies the tensor's values, cast to dtype, into a host buffer of numel elements.
+void copy_to_host(const Tensor& t, Dtype dtype, void* host);
+}  // namespace detail
+
+template <typename T>
+std::vector<T> Tensor::to_vector() const {
+  std::vector<T> values(static_cast<size_t>(numel()));
+  if constexpr (std::is_same_v<T, bool>) {
+    std::vector<char> bytes(values.size());
+    detail::copy_to_host(*this, kBool, bytes.data());
+    for (size_t i = 0; i < bytes.size(); ++i) values[i] = bytes[i] != 0;
+  } else {
+    detail::copy_to_host(*this, dtype_of<T>, values.data());
+  }
+  return values;
+}
+
+template <typename T>
+T Tensor::item() const {
+  return item().to<T>();
+}
+
+}  // namespace wick

@@ -1,0 +1,123 @@
+// backend.cpp: the backend registry, the CPU backend (64-byte aligned host memory, memcpy),
+// and the kernel table that run_kernel dispatches through.
+#include <array>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "internal.hpp"
+#include "wick/backend.hpp"
+#include "wick/dispatch.hpp"
+
+namespace wick {
+namespace {
+
+constexpr size_t kCpuAlignment = 64;  // one cache line; enough for AVX-512 loads
+
+class CpuAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes, Device device) override {
+    // aligned_alloc wants a multiple of the alignment, and returns null for 0 on some libcs.
+    size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
+    WICK_CHECK(rounded >= nbytes, OutOfMemoryError, "cpu allocator", "cannot allocate ", nbytes,
+               " bytes");
+    if (rounded == 0) rounded = kCpuAlignment;
+    void* ptr = std::aligned_alloc(kCpuAlignment, rounded);
+    WICK_CHECK(ptr != nullptr, OutOfMemoryError, "cpu allocator", "out of memory: tried to allocate ",
+               nbytes, " bytes (", static_cast<double>(nbytes) / (1 << 30), " GiB) on cpu");
+    return DataPtr{ptr, [](void* p, void*) { std::free(p); }, nullptr, device};
+  }
+};
+
+class CpuBackend final : public DeviceBackend {
+ public:
+  DeviceType type() const override { return kCPU; }
+  Allocator& allocator() override { return allocator_; }
+  bool is_available() const override { return true; }
+  std::string unavailable_reason() const override { return ""; }
+  int device_count() const override { return 1; }
+  int current_device() const override { return 0; }
+  void set_device(int) override {}
+  void copy_from_host(void* dst, Device, const void* src, size_t nbytes) override {
+    if (nbytes) std::memcpy(dst, src, nbytes);
+  }
+  void copy_to_host(void* dst, const void* src, Device, size_t nbytes) override {
+    if (nbytes) std::memcpy(dst, src, nbytes);
+  }
+  void copy_between(void* dst, Device, const void* src, Device, size_t nbytes) override {
+    if (nbytes) std::memcpy(dst, src, nbytes);
+  }
+  void synchronize(int) override {}
+  MemoryStats memory_stats(int) const override { return {}; }
+  void reset_peak_memory_stats(int) override {}
+  void empty_cache() override {}
+  std::string device_name(int) const override { return "cpu"; }
+
+ private:
+  CpuAllocator allocator_;
+};
+
+CpuBackend g_cpu_backend;
+std::array<std::atomic<DeviceBackend*>, kNumDeviceTypes> g_backends{&g_cpu_backend, nullptr};
+std::array<std::array<KernelFn, kNumDeviceTypes>, kNumOps> g_kernels{};
+
+}  // namespace
+
+void register_backend(DeviceBackend* backend) {
+  g_backends[static_cast<int>(backend->type())].store(backend);
+}
+
+DeviceBackend* find_backend(DeviceType type) {
+  detail::ensure_initialized();
+  return g_backends[static_cast<int>(type)].load();
+}
+
+DeviceBackend& backend_for(Device device, const char* op) {
+  DeviceBackend* backend = find_backend(device.type());
+  if (backend == nullptr) {
+    detail::fail<DeviceError>(op, "cannot use device ", device,
+                              ": wick was built without CUDA (configure with -DWICK_CUDA=ON)");
+  }
+  if (!backend->is_available()) {
+    detail::fail<DeviceError>(op, "cannot use device ", device, ": ",
+                              backend->unavailable_reason());
+  }
+  return *backend;
+}
+
+Device resolve_device(Device device, const char* op) {
+  if (device.is_cpu()) return device;
+  DeviceBackend& backend = backend_for(device, op);
+  int index = device.has_index() ? device.index() : backend.current_device();
+  WICK_CHECK(index < backend.device_count(), DeviceError, op, "device ", device,
+             " does not exist (", backend.device_count(), " ", device.type(), " device(s))");
+  return Device(device.type(), index);
+}
+
+Storage make_storage(size_t nbytes, Device device) {
+  Device resolved = resolve_device(device, "allocate");
+  DataPtr data = backend_for(resolved, "allocate").allocator().allocate(nbytes, resolved);
+  return std::make_shared<StorageImpl>(data, nbytes);
+}
+
+void register_kernel(OpId op, DeviceType device, KernelFn fn) {
+  g_kernels[static_cast<size_t>(op)][static_cast<int>(device)] = fn;
+}
+
+bool supports(OpId op, DeviceType device) {
+  detail::ensure_initialized();
+  return g_kernels[static_cast<size_t>(op)][static_cast<int>(device)] != nullptr;
+}
+
+void run_kernel(const OpCall& call, Device device) {
+  detail::ensure_initialized();
+  KernelFn fn = g_kernels[static_cast<size_t>(call.op)][static_cast<int>(device.type())];
+  if (fn == nullptr) {
+    detail::fail<DeviceError>(std::string(op_name(call.op)).c_str(), "no kernel for device ",
+                              device, " in this build");
+  }
+  fn(call);
+}
+
+}  // namespace wick

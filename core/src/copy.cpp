@@ -1,0 +1,170 @@
+// copy.cpp: copy_, to(device/dtype), contiguous, clone, fill_ and zero_. Copies within a device
+// run that device's `copy` kernel (which also casts); copies across devices stage through a
+// contiguous buffer of the destination dtype and move bytes with the backends' copy calls.
+#include <cstring>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace detail {
+namespace {
+
+// True when a write to t would write some memory location twice (an expanded tensor).
+bool has_internal_overlap(const Tensor& t) {
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    if (t.strides()[i] == 0 && t.sizes()[i] > 1) return true;
+  }
+  return false;
+}
+
+bool same_layout(const Tensor& a, const Tensor& b) {
+  return a.storage() == b.storage() && a.storage_offset() == b.storage_offset() &&
+         a.strides() == b.strides() && a.dtype() == b.dtype();
+}
+
+void run_copy_kernel(const Tensor& dst, const Tensor& src) {
+  OpCall call;
+  call.op = OpId::copy;
+  call.inputs[0] = &src;
+  call.num_inputs = 1;
+  Tensor out = dst;
+  call.outputs[0] = &out;
+  call.num_outputs = 1;
+  run_kernel(call, dst.device());
+}
+
+}  // namespace
+
+void copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0) return;
+  if (dst.device() == src.device()) {
+    if (same_layout(dst, src)) return;
+    // Reading and writing one storage through different layouts: read everything first.
+    if (dst.storage() == src.storage()) {
+      Tensor staged = make_empty(src.sizes(), src.dtype(), src.device(), "copy_");
+      run_copy_kernel(staged, src);
+      run_copy_kernel(dst, staged);
+    } else {
+      run_copy_kernel(dst, src);
+    }
+    return;
+  }
+  // Across devices: bytes move contiguous and already in the destination dtype.
+  Tensor staged_src = src;
+  if (!src.is_contiguous() || src.dtype() != dst.dtype()) {
+    staged_src = make_empty(src.sizes(), dst.dtype(), src.device(), "copy_");
+    run_copy_kernel(staged_src, src);
+  }
+  Tensor staged_dst = dst.is_contiguous() ? dst
+                                          : make_empty(dst.sizes(), dst.dtype(), dst.device(),
+                                                       "copy_");
+  size_t nbytes = staged_dst.nbytes();
+  if (src.device().is_cpu()) {
+    backend_for(dst.device(), "copy_").copy_from_host(staged_dst.raw_data(), dst.device(),
+                                                      staged_src.raw_data(), nbytes);
+  } else if (dst.device().is_cpu()) {
+    backend_for(src.device(), "copy_").copy_to_host(staged_dst.raw_data(), staged_src.raw_data(),
+                                                    src.device(), nbytes);
+  } else {
+    backend_for(dst.device(), "copy_").copy_between(staged_dst.raw_data(), dst.device(),
+                                                    staged_src.raw_data(), src.device(), nbytes);
+  }
+  if (!staged_dst.is_same(dst)) run_copy_kernel(dst, staged_dst);
+}
+
+void fill_kernel(const Tensor& t, const Scalar& value) {
+  if (t.numel() == 0) return;
+  OpCall call;
+  call.op = OpId::fill;
+  Tensor out = t;
+  call.outputs[0] = &out;
+  call.num_outputs = 1;
+  call.scalar_a = value;
+  call.has_a = true;
+  run_kernel(call, t.device());
+}
+
+void check_inplace_target(const Tensor& self, const char* op) {
+  WICK_CHECK(!has_internal_overlap(self), ValueError, op,
+             "more than one element of the written-to tensor refers to a single memory location ",
+             "(an expanded tensor): ", describe(self), " with strides ", self.strides(),
+             "; clone() it first");
+  if (GradMode::is_enabled() && self.requires_grad()) {
+    if (AutogradHooks* h = autograd_hooks()) h->check_inplace(self, op);
+  }
+}
+
+}  // namespace detail
+
+Tensor& Tensor::copy_(const Tensor& src) {
+  detail::check_inplace_target(*this, "copy_");
+  Tensor expanded = src;
+  WICK_CHECK(src.dim() <= dim(), ShapeError, "copy_", "cannot copy ", describe(src), " into ",
+             describe(*this));
+  if (src.sizes() != sizes()) {
+    // Broadcasting errors name copy_ and both operands.
+    try {
+      expanded = src.detach().expand(sizes());
+    } catch (const ShapeError&) {
+      detail::fail<ShapeError>("copy_", "source ", describe(src),
+                               " cannot be broadcast to destination ", describe(*this));
+    }
+  }
+  if (GradMode::is_enabled() && src.requires_grad()) {
+    detail::fail<AutogradError>("copy_", "copying a tensor that requires grad into another ",
+                                "tensor is not differentiable in wick; use the source directly ",
+                                "or copy under NoGradGuard");
+  }
+  detail::copy_into(*this, expanded.detach());
+  storage()->bump_version();
+  return *this;
+}
+
+Tensor Tensor::to(Device device, Dtype dtype) const {
+  Device target = detail::check_device(device, "to");
+  if (target == this->device() && dtype == this->dtype()) return *this;
+  Tensor result = detail::make_empty(sizes(), dtype, target, "to");
+  detail::copy_into(result, *this);
+  if (requires_grad() && GradMode::is_enabled() && is_floating(dtype)) {
+    OpCall call;
+    call.op = OpId::copy;
+    call.inputs[0] = this;
+    call.num_inputs = 1;
+    call.outputs[0] = &result;
+    call.num_outputs = 1;
+    detail::maybe_record(call);
+  }
+  return result;
+}
+
+Tensor Tensor::to(Device device) const { return to(device, dtype()); }
+Tensor Tensor::to(Dtype dtype) const { return to(device(), dtype); }
+
+Tensor Tensor::clone() const {
+  Tensor result = detail::make_empty(sizes(), dtype(), device(), "clone");
+  detail::copy_into(result, *this);
+  if (requires_grad() && GradMode::is_enabled()) {
+    OpCall call;
+    call.op = OpId::copy;
+    call.inputs[0] = this;
+    call.num_inputs = 1;
+    call.outputs[0] = &result;
+    call.num_outputs = 1;
+    detail::maybe_record(call);
+  }
+  return result;
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+Tensor& Tensor::fill_(const Scalar& value) {
+  detail::check_inplace_target(*this, "fill_");
+  detail::fill_kernel(*this, value);
+  storage()->bump_version();
+  return *this;
+}
+
+Tensor& Tensor::zero_() { return fill_(Scalar(int64_t{0})); }
+
+}  // namespace wick

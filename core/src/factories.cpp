@@ -1,0 +1,165 @@
+// factories.cpp: empty, zeros, ones, full, arange, eye, rand, randn, the *_like family,
+// tensor() from host data, and the global random generator (seed + Philox offset).
+#include <cmath>
+#include <cstring>
+#include <mutex>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+#include "wick/philox.hpp"
+
+namespace wick {
+namespace {
+
+struct Generator {
+  std::mutex mutex;
+  uint64_t seed = 67280421310721ull;  // PyTorch's default seed
+  uint64_t offset = 0;                // in Philox blocks
+};
+Generator& generator() {
+  static Generator g;
+  return g;
+}
+
+Tensor finish(Tensor t, const TensorOptions& options) {
+  if (options.requires_grad()) t.requires_grad_(true);
+  return t;
+}
+
+Tensor random_tensor(OpId op, const Shape& size, const TensorOptions& options) {
+  const char* name = op == OpId::rand ? "rand" : "randn";
+  WICK_CHECK(is_floating(options.dtype()), DtypeError, name,
+             "random values need a floating dtype, got ", options.dtype());
+  Tensor t = detail::make_empty(size, options.dtype(), options.device(), name);
+  OpCall call;
+  call.op = op;
+  call.outputs[0] = &t;
+  call.num_outputs = 1;
+  {
+    Generator& g = generator();
+    std::lock_guard<std::mutex> lock(g.mutex);
+    call.seed = g.seed;
+    call.offset = g.offset;
+    g.offset += philox::blocks_for(static_cast<uint64_t>(t.numel()));
+  }
+  if (t.numel() > 0) run_kernel(call, t.device());
+  return finish(t, options);
+}
+
+TensorOptions like(const Tensor& t) { return t.options(); }
+
+}  // namespace
+
+void manual_seed(uint64_t seed) {
+  Generator& g = generator();
+  std::lock_guard<std::mutex> lock(g.mutex);
+  g.seed = seed;
+  g.offset = 0;
+}
+
+Tensor empty(const Shape& size, TensorOptions options) {
+  return finish(detail::make_empty(size, options.dtype(), options.device(), "empty"), options);
+}
+
+Tensor full(const Shape& size, const Scalar& value, TensorOptions options) {
+  if (!options.has_dtype()) {
+    options = options.dtype(value.kind() == kFloat64 ? kDefaultFloat : value.kind());
+  }
+  Tensor t = detail::make_empty(size, options.dtype(), options.device(), "full");
+  detail::fill_kernel(t, value);
+  return finish(t, options);
+}
+
+Tensor zeros(const Shape& size, TensorOptions options) {
+  Tensor t = detail::make_empty(size, options.dtype(), options.device(), "zeros");
+  detail::fill_kernel(t, Scalar(int64_t{0}));
+  return finish(t, options);
+}
+
+Tensor ones(const Shape& size, TensorOptions options) {
+  Tensor t = detail::make_empty(size, options.dtype(), options.device(), "ones");
+  detail::fill_kernel(t, Scalar(int64_t{1}));
+  return finish(t, options);
+}
+
+Tensor rand(const Shape& size, TensorOptions options) {
+  return random_tensor(OpId::rand, size, options);
+}
+Tensor randn(const Shape& size, TensorOptions options) {
+  return random_tensor(OpId::randn, size, options);
+}
+
+Tensor arange(const Scalar& end, std::optional<TensorOptions> options) {
+  return arange(Scalar(int64_t{0}), end, Scalar(int64_t{1}), options);
+}
+
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
+              std::optional<TensorOptions> options) {
+  bool all_integer = !start.is_floating() && !end.is_floating() && !step.is_floating();
+  TensorOptions opts = options.value_or(TensorOptions());
+  if (!opts.has_dtype()) opts = opts.dtype(all_integer ? kInt64 : kDefaultFloat);
+  double s = start.to_double(), e = end.to_double(), st = step.to_double();
+  WICK_CHECK(st != 0 && std::isfinite(s) && std::isfinite(e) && std::isfinite(st), ValueError,
+             "arange", "needs finite bounds and a non-zero step, got start ", start, ", end ", end,
+             ", step ", step);
+  WICK_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError, "arange",
+             "upper bound and step sign are inconsistent: start ", start, ", end ", end,
+             ", step ", step);
+  double count = std::ceil((e - s) / st);
+  WICK_CHECK(count < 9.0e18, ShapeError, "arange", "too many elements (", count, ")");
+  int64_t n = static_cast<int64_t>(count);
+  Tensor host = detail::make_empty({n}, opts.dtype(), Device(kCPU), "arange");
+  if (all_integer) {
+    int64_t si = start.to_int64(), sti = step.to_int64();
+    WICK_DISPATCH_ALL(opts.dtype(), {
+      T* p = host.data_ptr<T>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(si + i * sti);
+    })
+  } else {
+    WICK_DISPATCH_ALL(opts.dtype(), {
+      T* p = host.data_ptr<T>();
+      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(s + static_cast<double>(i) * st);
+    })
+  }
+  return finish(host.to(opts.device()), opts);
+}
+
+Tensor eye(int64_t n, TensorOptions options) {
+  WICK_CHECK(n >= 0, ShapeError, "eye", "n must be >= 0, got ", n);
+  Tensor t = zeros({n, n}, options.requires_grad(false));
+  // The diagonal of an n x n matrix is a 1-D view with stride n + 1.
+  detail::fill_kernel(detail::make_view(t, {n}, {n + 1}, 0), Scalar(int64_t{1}));
+  return finish(t, options);
+}
+
+Tensor empty_like(const Tensor& t) { return empty(t.sizes(), like(t)); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), like(t)); }
+Tensor ones_like(const Tensor& t) { return ones(t.sizes(), like(t)); }
+Tensor full_like(const Tensor& t, const Scalar& v) { return full(t.sizes(), v, like(t)); }
+Tensor rand_like(const Tensor& t) { return rand(t.sizes(), like(t)); }
+Tensor randn_like(const Tensor& t) { return randn(t.sizes(), like(t)); }
+Tensor empty_like(const Tensor& t, TensorOptions o) { return empty(t.sizes(), o); }
+Tensor zeros_like(const Tensor& t, TensorOptions o) { return zeros(t.sizes(), o); }
+Tensor ones_like(const Tensor& t, TensorOptions o) { return ones(t.sizes(), o); }
+
+Tensor detail::tensor_from_host(const void* data, size_t count, Dtype source_dtype,
+                                const Shape& shape, TensorOptions options) {
+  int64_t numel = checked_numel(shape, "tensor");
+  WICK_CHECK(static_cast<size_t>(numel) == count, ShapeError, "tensor", "got ", count,
+             " values for shape ", shape, " (", numel, " elements)");
+  Tensor host = make_empty(shape, source_dtype, Device(kCPU), "tensor");
+  if (count > 0) std::memcpy(host.raw_data(), data, count * element_size(source_dtype));
+  Dtype dtype = options.has_dtype() ? options.dtype() : source_dtype;
+  return finish(host.to(options.device(), dtype), options);
+}
+
+Tensor tensor(std::initializer_list<double> values, TensorOptions options) {
+  return tensor(std::vector<double>(values), std::nullopt,
+                options.has_dtype() ? options : options.dtype(kDefaultFloat));
+}
+
+Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
+  return full({}, value, options);
+}
+
+}  // namespace wick

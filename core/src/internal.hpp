@@ -1,0 +1,38 @@
+// internal.hpp: helpers shared by core's .cpp files (not installed).
+#pragma once
+
+#include <string>
+
+#include "wick/autograd_hooks.hpp"
+#include "wick/backend.hpp"
+#include "wick/dispatch.hpp"
+#include "wick/tensor.hpp"
+
+namespace wick::detail {
+
+// Row-major strides for sizes.
+Shape contiguous_strides(const Shape& sizes);
+// A new contiguous tensor; checks the element and byte counts for overflow.
+Tensor make_empty(const Shape& sizes, Dtype dtype, Device device, const char* op);
+// A view of base's storage with the given layout.
+Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, int64_t offset);
+// dim in [-ndim, ndim) -> [0, ndim); IndexError naming op otherwise.
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+// "[2, 3] float32 cpu and [3] int64 cpu", for messages.
+std::string describe_all(std::initializer_list<const Tensor*> tensors);
+// All operands on one device, or a DeviceError naming op and each operand.
+void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
+// Makes sure the device can be used (backend registered, index valid).
+Device check_device(Device device, const char* op);
+// Runs the op's kernel and records it for autograd when needed.
+void run_and_record(const OpCall& call, Device device);
+// Writes `value` into every element of t (kernel op fill).
+void fill_kernel(const Tensor& t, const Scalar& value);
+// Rejects in-place writes to expanded tensors, and asks autograd about tensors it tracks.
+void check_inplace_target(const Tensor& self, const char* op);
+// torch.result_type of two tensors.
+Dtype result_type_of(const Tensor& a, const Tensor& b);
+// Copies src (same shape) into dst, casting; both on one device or across via host.
+void copy_into(const Tensor& dst, const Tensor& src);
+
+}  // namespace wick::detail

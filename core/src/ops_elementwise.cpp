@@ -1,0 +1,426 @@
+// ops_elementwise.cpp: the op boundary for unary, binary, comparison and where ops, their
+// in-place forms and the operators. Each op: find the compute dtype (PyTorch's result_type),
+// check devices, broadcast, cast and expand the inputs, run the kernel, record for autograd.
+// The rules are written out in docs/type-promotion.md.
+#include <optional>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace {
+
+// An operand: a tensor, or a number written in the program (a "wrapped number" in PyTorch).
+struct Operand {
+  const Tensor* tensor = nullptr;
+  Scalar scalar;
+  Operand(const Tensor& t) : tensor(&t) {}  // NOLINT
+  Operand(const Scalar& s) : scalar(s) {}   // NOLINT
+  bool is_scalar() const { return tensor == nullptr; }
+};
+
+// PyTorch's combine_categories: a lower-priority group only matters when it is of a higher
+// category (bool < integer < floating) than the higher-priority group.
+std::optional<Dtype> combine(std::optional<Dtype> higher, std::optional<Dtype> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_floating(*higher)) return higher;
+  if (*higher == kBool || is_floating(*lower)) return promote_types(*higher, *lower);
+  return higher;
+}
+
+// torch.result_type: tensors with dims outrank 0-d tensors, which outrank numbers.
+Dtype result_type(std::initializer_list<Operand> operands) {
+  std::optional<Dtype> dim_result, zero_dim_result, number_result;
+  auto join = [](std::optional<Dtype>& acc, Dtype d) { acc = acc ? promote_types(*acc, d) : d; };
+  for (const Operand& o : operands) {
+    if (o.is_scalar()) {
+      join(number_result, o.scalar.kind() == kFloat64 ? kDefaultFloat : o.scalar.kind());
+    } else if (o.tensor->dim() == 0) {
+      join(zero_dim_result, o.tensor->dtype());
+    } else {
+      join(dim_result, o.tensor->dtype());
+    }
+  }
+  return *combine(dim_result, combine(zero_dim_result, number_result));
+}
+
+// The view of t broadcast to `sizes` (zero strides), not recorded for autograd.
+Tensor expand_to(const Tensor& t, const Shape& sizes) {
+  if (t.sizes() == sizes) return t;
+  Shape strides = Shape::filled(sizes.size(), 0);
+  size_t lead = sizes.size() - t.sizes().size();
+  for (size_t i = lead; i < sizes.size(); ++i) {
+    if (t.sizes()[i - lead] == sizes[i]) strides[i] = t.strides()[i - lead];
+  }
+  return detail::make_view(t, sizes, strides, t.storage_offset());
+}
+
+// The device the operands run on: that of the tensors; a 0-d cpu tensor may join any device
+// (as in PyTorch), every other mix is an error.
+Device common_device(const char* op, std::initializer_list<Operand> operands) {
+  std::optional<Device> device;
+  for (const Operand& o : operands) {
+    if (o.is_scalar() || (o.tensor->dim() == 0 && o.tensor->device().is_cpu())) continue;
+    if (!device) device = o.tensor->device();
+    if (o.tensor->device() != *device) {
+      std::string all;
+      for (const Operand& p : operands) {
+        if (!p.is_scalar()) all += (all.empty() ? "" : " and ") + describe(*p.tensor);
+      }
+      detail::fail<DeviceError>(op, "expected all tensors on one device, got ", all);
+    }
+  }
+  if (device) return *device;
+  for (const Operand& o : operands) {
+    if (!o.is_scalar()) return o.tensor->device();
+  }
+  return Device(kCPU);
+}
+
+Shape broadcast_all(const char* op, std::initializer_list<Operand> operands) {
+  Shape out;
+  std::string all;
+  for (const Operand& o : operands) {
+    if (o.is_scalar()) continue;
+    all += (all.empty() ? "" : " and ") + describe(*o.tensor);
+  }
+  for (const Operand& o : operands) {
+    if (o.is_scalar()) continue;
+    try {
+      out = broadcast_shapes(out, o.tensor->sizes());
+    } catch (const ShapeError&) {
+      detail::fail<ShapeError>(op, "operands could not be broadcast together: ", all);
+    }
+  }
+  return out;
+}
+
+// The tensor a kernel reads for operand o: on `device`, of `dtype`, expanded to `sizes`.
+Tensor prepare(const Operand& o, Dtype dtype, Device device, const Shape& sizes) {
+  Tensor t;
+  if (o.is_scalar()) {
+    t = detail::make_empty({}, dtype, device, "scalar");
+    detail::fill_kernel(t, o.scalar);
+  } else {
+    t = o.tensor->detach();
+    if (t.dtype() != dtype || t.device() != device) t = t.to(device, dtype);
+  }
+  return expand_to(t, sizes);
+}
+
+struct Attrs {
+  std::optional<Scalar> a, b;
+};
+
+// Runs op over operands into a new tensor (out == nullptr) or into *out (in place).
+Tensor elementwise(OpId op, std::initializer_list<Operand> operands, Dtype compute,
+                   Dtype out_dtype, const Attrs& attrs = {}, Tensor* out = nullptr) {
+  const char* name = op_name(op).data();
+  Device device = common_device(name, operands);
+  Shape sizes = broadcast_all(name, operands);
+  Tensor result;
+  if (out != nullptr) {
+    WICK_CHECK(sizes == out->sizes(), ShapeError, name, "output with shape ", out->sizes(),
+               " doesn't match the broadcast shape ", sizes);
+    result = *out;
+  } else {
+    result = detail::make_empty(sizes, out_dtype, device, name);
+  }
+  std::array<Tensor, 3> prepared;
+  std::array<Tensor, 3> originals;
+  OpCall call;
+  call.op = op;
+  int i = 0;
+  for (const Operand& o : operands) {
+    // where's condition stays bool; every other input takes the compute dtype.
+    Dtype dtype = (op == OpId::where && i == 0) ? kBool : compute;
+    prepared[i] = prepare(o, dtype, device, sizes);
+    // An in-place output that shares storage with an input through another layout would be
+    // read after being written: give the kernel a private copy of that input.
+    if (out != nullptr && prepared[i].storage() == result.storage() &&
+        !(prepared[i].strides() == result.strides() &&
+          prepared[i].storage_offset() == result.storage_offset())) {
+      prepared[i] = prepared[i].clone();
+    }
+    originals[i] = o.is_scalar() ? prepared[i] : *o.tensor;
+    call.inputs[i] = &prepared[i];
+    ++i;
+  }
+  call.num_inputs = i;
+  call.outputs[0] = &result;
+  call.num_outputs = 1;
+  if (attrs.a) call.scalar_a = *attrs.a, call.has_a = true;
+  if (attrs.b) call.scalar_b = *attrs.b, call.has_b = true;
+  if (result.numel() > 0) run_kernel(call, device);
+  if (out == nullptr) {
+    for (int k = 0; k < i; ++k) call.inputs[k] = &originals[k];
+    detail::maybe_record(call);
+  }
+  return result;
+}
+
+bool is_one(const Scalar& s) { return s.to_double() == 1.0; }
+
+Dtype float_of(Dtype d) { return is_floating(d) ? d : kDefaultFloat; }
+
+void reject_bool(OpId op, const Tensor& t, const char* why) {
+  WICK_CHECK(t.dtype() != kBool, DtypeError, op_name(op).data(), why, ", got ", describe(t));
+}
+
+Tensor binary(OpId op, const Operand& a, const Operand& b) {
+  Dtype compute = result_type({a, b});
+  const char* name = op_name(op).data();
+  switch (op) {
+    case OpId::sub:
+      WICK_CHECK(compute != kBool, DtypeError, name,
+                 "subtraction with two bool operands is not supported; use logical ops");
+      break;
+    case OpId::div: compute = float_of(compute); break;
+    case OpId::pow:
+      if (compute == kBool) compute = kInt64;
+      break;
+    default: break;
+  }
+  bool compare = op == OpId::eq || op == OpId::ne || op == OpId::lt || op == OpId::le ||
+                 op == OpId::gt || op == OpId::ge;
+  return elementwise(op, {a, b}, compute, compare ? kBool : compute);
+}
+
+// Can a value of dtype `from` be stored in `to` without losing its kind (torch.can_cast)?
+bool can_cast(Dtype from, Dtype to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != kBool && to == kBool) return false;
+  return true;
+}
+
+Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other) {
+  std::string op_ = std::string(op_name(op)) + "_";
+  detail::check_inplace_target(self, op_.c_str());
+  Dtype compute = result_type({Operand(self), other});
+  if (op == OpId::div) compute = float_of(compute);
+  WICK_CHECK(can_cast(compute, self.dtype()), DtypeError, op_.c_str(), "result type ", compute,
+             " can't be cast to the desired output type ", self.dtype(), " of ", describe(self));
+  WICK_CHECK(!(op == OpId::sub && compute == kBool), DtypeError, op_.c_str(),
+             "subtraction with two bool operands is not supported");
+  if (!other.is_scalar()) {
+    Shape sizes = broadcast_all(op_.c_str(), {Operand(self), other});
+    WICK_CHECK(sizes == self.sizes(), ShapeError, op_.c_str(), "output with shape ", self.sizes(),
+               " doesn't match the broadcast shape ", sizes, " of ", describe(self), " and ",
+               describe(*other.tensor));
+  }
+  if (compute == self.dtype()) {
+    elementwise(op, {Operand(self), other}, compute, compute, {}, &self);
+  } else {
+    Tensor result = elementwise(op, {Operand(self.detach()), other}, compute, compute);
+    detail::copy_into(self, result);
+  }
+  self.storage()->bump_version();
+  return self;
+}
+
+Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
+  Dtype compute = a.dtype();
+  switch (op) {
+    case OpId::exp:
+    case OpId::log:
+    case OpId::sqrt:
+    case OpId::sigmoid:
+    case OpId::tanh: compute = float_of(compute); break;
+    case OpId::neg: reject_bool(op, a, "negation of a bool tensor is not supported"); break;
+    case OpId::abs: reject_bool(op, a, "abs is not implemented for bool"); break;
+    case OpId::relu: reject_bool(op, a, "bool inputs are not supported for relu"); break;
+    default: break;
+  }
+  return elementwise(op, {a}, compute, compute, attrs);
+}
+
+}  // namespace
+
+namespace detail {
+Dtype result_type_of(const Tensor& a, const Tensor& b) { return result_type({a, b}); }
+}  // namespace detail
+
+// ---- binary ----
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return binary(OpId::add, a, is_one(alpha) ? b : mul(b, alpha));
+}
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  return binary(OpId::sub, a, is_one(alpha) ? b : mul(b, alpha));
+}
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(OpId::mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(OpId::div, a, b); }
+Tensor add(const Tensor& a, const Scalar& b) { return binary(OpId::add, a, b); }
+Tensor sub(const Tensor& a, const Scalar& b) { return binary(OpId::sub, a, b); }
+Tensor mul(const Tensor& a, const Scalar& b) { return binary(OpId::mul, a, b); }
+Tensor div(const Tensor& a, const Scalar& b) { return binary(OpId::div, a, b); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(OpId::maximum, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(OpId::minimum, a, b); }
+Tensor pow(const Tensor& base, const Tensor& exponent) { return binary(OpId::pow, base, exponent); }
+Tensor pow(const Scalar& base, const Tensor& exponent) { return binary(OpId::pow, base, exponent); }
+Tensor pow(const Tensor& base, const Scalar& exponent) {
+  reject_bool(OpId::pow_scalar, base, "pow of a bool tensor is not supported");
+  Dtype compute = result_type({base, exponent});
+  return elementwise(OpId::pow_scalar, {base}, compute, compute, {exponent, std::nullopt});
+}
+
+// ---- unary ----
+Tensor neg(const Tensor& a) { return unary(OpId::neg, a); }
+Tensor abs(const Tensor& a) { return unary(OpId::abs, a); }
+Tensor exp(const Tensor& a) { return unary(OpId::exp, a); }
+Tensor log(const Tensor& a) { return unary(OpId::log, a); }
+Tensor sqrt(const Tensor& a) { return unary(OpId::sqrt, a); }
+Tensor relu(const Tensor& a) { return unary(OpId::relu, a); }
+Tensor sigmoid(const Tensor& a) { return unary(OpId::sigmoid, a); }
+Tensor tanh(const Tensor& a) { return unary(OpId::tanh, a); }
+
+Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
+  WICK_CHECK(min || max, ValueError, "clamp", "at least one of min and max must be given");
+  reject_bool(OpId::clamp, a, "clamp is not supported for bool");
+  Dtype compute = a.dtype();
+  if (min) compute = result_type({a, *min});
+  if (max) compute = promote_types(compute, result_type({a, *max}));
+  return elementwise(OpId::clamp, {a}, compute, compute, {min, max});
+}
+Tensor clamp_min(const Tensor& a, const Scalar& min) { return clamp(a, min, std::nullopt); }
+Tensor clamp_max(const Tensor& a, const Scalar& max) { return clamp(a, std::nullopt, max); }
+
+// ---- comparisons and where ----
+Tensor eq(const Tensor& a, const Tensor& b) { return binary(OpId::eq, a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return binary(OpId::ne, a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return binary(OpId::lt, a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return binary(OpId::le, a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return binary(OpId::gt, a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return binary(OpId::ge, a, b); }
+Tensor eq(const Tensor& a, const Scalar& b) { return binary(OpId::eq, a, b); }
+Tensor ne(const Tensor& a, const Scalar& b) { return binary(OpId::ne, a, b); }
+Tensor lt(const Tensor& a, const Scalar& b) { return binary(OpId::lt, a, b); }
+Tensor le(const Tensor& a, const Scalar& b) { return binary(OpId::le, a, b); }
+Tensor gt(const Tensor& a, const Scalar& b) { return binary(OpId::gt, a, b); }
+Tensor ge(const Tensor& a, const Scalar& b) { return binary(OpId::ge, a, b); }
+
+namespace {
+Tensor where_impl(const Tensor& condition, const Operand& a, const Operand& b) {
+  WICK_CHECK(condition.dtype() == kBool, DtypeError, "where",
+             "condition must be a bool tensor, got ", describe(condition));
+  Dtype compute = result_type({a, b});
+  return elementwise(OpId::where, {condition, a, b}, compute, compute);
+}
+}  // namespace
+Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return where_impl(c, a, b); }
+Tensor where(const Tensor& c, const Tensor& a, const Scalar& b) { return where_impl(c, a, b); }
+Tensor where(const Tensor& c, const Scalar& a, const Tensor& b) { return where_impl(c, a, b); }
+
+bool equal(const Tensor& a, const Tensor& b) {
+  if (a.sizes() != b.sizes()) return false;
+  if (a.numel() == 0) return true;
+  return ne(a, b).to(kInt64).sum().item<int64_t>() == 0;
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
+  if (broadcast_all("allclose", {a, b}) != a.sizes()) return false;
+  Tensor x = a.to(kFloat64), y = b.to(kFloat64);
+  Tensor bad = gt(abs(sub(x, y)), add(mul(abs(y), rtol), atol));
+  // NaN compares unequal to everything, as in torch.allclose with equal_nan=false.
+  Tensor nan = ne(x, x).to(kInt64).sum().add(ne(y, y).to(kInt64).sum());
+  return bad.to(kInt64).sum().item<int64_t>() == 0 && nan.item<int64_t>() == 0;
+}
+
+// ---- tensor methods ----
+Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return wick::add(*this, o, alpha); }
+Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const { return wick::sub(*this, o, alpha); }
+Tensor Tensor::mul(const Tensor& o) const { return wick::mul(*this, o); }
+Tensor Tensor::div(const Tensor& o) const { return wick::div(*this, o); }
+Tensor Tensor::add(const Scalar& o) const { return wick::add(*this, o); }
+Tensor Tensor::sub(const Scalar& o) const { return wick::sub(*this, o); }
+Tensor Tensor::mul(const Scalar& o) const { return wick::mul(*this, o); }
+Tensor Tensor::div(const Scalar& o) const { return wick::div(*this, o); }
+Tensor Tensor::neg() const { return wick::neg(*this); }
+Tensor Tensor::exp() const { return wick::exp(*this); }
+Tensor Tensor::log() const { return wick::log(*this); }
+Tensor Tensor::sqrt() const { return wick::sqrt(*this); }
+Tensor Tensor::abs() const { return wick::abs(*this); }
+Tensor Tensor::relu() const { return wick::relu(*this); }
+Tensor Tensor::sigmoid() const { return wick::sigmoid(*this); }
+Tensor Tensor::tanh() const { return wick::tanh(*this); }
+Tensor Tensor::pow(const Scalar& e) const { return wick::pow(*this, e); }
+Tensor Tensor::pow(const Tensor& e) const { return wick::pow(*this, e); }
+Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const {
+  return wick::clamp(*this, lo, hi);
+}
+Tensor Tensor::clamp_min(const Scalar& lo) const { return wick::clamp_min(*this, lo); }
+Tensor Tensor::clamp_max(const Scalar& hi) const { return wick::clamp_max(*this, hi); }
+Tensor Tensor::eq(const Tensor& o) const { return wick::eq(*this, o); }
+Tensor Tensor::ne(const Tensor& o) const { return wick::ne(*this, o); }
+Tensor Tensor::lt(const Tensor& o) const { return wick::lt(*this, o); }
+Tensor Tensor::le(const Tensor& o) const { return wick::le(*this, o); }
+Tensor Tensor::gt(const Tensor& o) const { return wick::gt(*this, o); }
+Tensor Tensor::ge(const Tensor& o) const { return wick::ge(*this, o); }
+Tensor Tensor::eq(const Scalar& o) const { return wick::eq(*this, o); }
+Tensor Tensor::ne(const Scalar& o) const { return wick::ne(*this, o); }
+Tensor Tensor::lt(const Scalar& o) const { return wick::lt(*this, o); }
+Tensor Tensor::le(const Scalar& o) const { return wick::le(*this, o); }
+Tensor Tensor::gt(const Scalar& o) const { return wick::gt(*this, o); }
+Tensor Tensor::ge(const Scalar& o) const { return wick::ge(*this, o); }
+Tensor Tensor::maximum(const Tensor& o) const { return wick::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return wick::minimum(*this, o); }
+
+// ---- in place ----
+Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
+  return binary_inplace(OpId::add, *this, is_one(alpha) ? o : wick::mul(o, alpha));
+}
+Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
+  return binary_inplace(OpId::sub, *this, is_one(alpha) ? o : wick::mul(o, alpha));
+}
+Tensor& Tensor::mul_(const Tensor& o) { return binary_inplace(OpId::mul, *this, o); }
+Tensor& Tensor::div_(const Tensor& o) { return binary_inplace(OpId::div, *this, o); }
+Tensor& Tensor::add_(const Scalar& o) { return binary_inplace(OpId::add, *this, o); }
+Tensor& Tensor::sub_(const Scalar& o) { return binary_inplace(OpId::sub, *this, o); }
+Tensor& Tensor::mul_(const Scalar& o) { return binary_inplace(OpId::mul, *this, o); }
+Tensor& Tensor::div_(const Scalar& o) { return binary_inplace(OpId::div, *this, o); }
+Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  detail::check_inplace_target(*this, "clamp_");
+  Tensor result = wick::clamp(detach(), lo, hi);
+  WICK_CHECK(can_cast(result.dtype(), dtype()), DtypeError, "clamp_", "result type ",
+             result.dtype(), " can't be cast to ", describe(*this));
+  detail::copy_into(*this, result);
+  storage()->bump_version();
+  return *this;
+}
+
+// ---- operators ----
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, b); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return binary(OpId::add, a, b); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return binary(OpId::sub, a, b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return binary(OpId::mul, a, b); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return binary(OpId::div, a, b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator==(const Tensor& a, const Scalar& b) { return eq(a, b); }
+Tensor operator!=(const Tensor& a, const Scalar& b) { return ne(a, b); }
+Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, b); }
+Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, b); }
+Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }
+Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Tensor& b) { return a.div_(b); }
+Tensor& operator+=(Tensor& a, const Scalar& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Scalar& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Scalar& b) { return a.mul_(b); }
+Tensor& operator/=(Tensor& a, const Scalar& b) { return a.div_(b); }
+
+}  // namespace wick

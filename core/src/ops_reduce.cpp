@@ -1,0 +1,147 @@
+// ops_reduce.cpp: the op boundary for sum, mean, max, min and their dim/arg forms.
+// Kernels receive the output in keepdim form (reduced dims of size 1, contiguous) and the set
+// of reduced dims as flags in call.ints; the boundary squeezes afterwards when !keepdim.
+#include <limits>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace {
+
+struct Reduced {
+  Tensor values;
+  Tensor indices;
+};
+
+// Flags (1 = reduced) for `dims` of a tensor with ndim dims; empty dims means all.
+Shape reduce_mask(const Shape& dims, int64_t ndim, bool all, const char* op) {
+  Shape mask = Shape::filled(static_cast<size_t>(ndim), all ? 1 : 0);
+  for (int64_t d : dims) {
+    int64_t w = detail::wrap_dim(d, ndim, op);
+    if (ndim == 0) continue;
+    WICK_CHECK(mask[w] == 0, IndexError, op, "dim ", d, " appears more than once in ", dims);
+    mask[w] = 1;
+  }
+  return mask;
+}
+
+Reduced reduce(OpId op, const Tensor& a, const Shape& dims, bool all, bool keepdim,
+               bool want_indices) {
+  const char* name = op_name(op).data();
+  Shape mask = reduce_mask(dims, a.dim(), all, name);
+  Shape kept_sizes = a.sizes();
+  Shape final_sizes;
+  int64_t reduced_count = 1;
+  for (int64_t i = 0; i < a.dim(); ++i) {
+    if (mask[i]) {
+      reduced_count *= a.sizes()[i];
+      kept_sizes[i] = 1;
+      if (keepdim) final_sizes.push_back(1);
+    } else {
+      final_sizes.push_back(a.sizes()[i]);
+    }
+  }
+  Dtype dtype = a.dtype();
+  if (op == OpId::sum && !is_floating(dtype)) dtype = kInt64;
+  if (op == OpId::mean) {
+    WICK_CHECK(is_floating(dtype), DtypeError, name,
+               "could not infer output dtype: input must be floating point, got ", describe(a));
+  }
+  if (op == OpId::max || op == OpId::min) {
+    WICK_CHECK(reduced_count > 0, IndexError, name,
+               "cannot reduce over a zero-size dim of ", describe(a),
+               " (the operation has no identity)");
+  }
+  Tensor input = a.detach();
+  if (input.dtype() != dtype) input = input.to(dtype);
+  Reduced r;
+  r.values = detail::make_empty(kept_sizes, dtype, a.device(), name);
+  if (want_indices) r.indices = detail::make_empty(kept_sizes, kInt64, a.device(), name);
+  OpCall call;
+  call.op = op;
+  call.inputs[0] = &input;
+  call.num_inputs = 1;
+  call.outputs[0] = &r.values;
+  call.outputs[1] = &r.indices;
+  call.num_outputs = want_indices ? 2 : 1;
+  call.ints = mask;
+  if (r.values.numel() > 0) run_kernel(call, a.device());
+  if (!keepdim) {
+    Shape strides = detail::contiguous_strides(final_sizes);
+    r.values = detail::make_view(r.values, final_sizes, strides, 0);
+    if (want_indices) r.indices = detail::make_view(r.indices, final_sizes, strides, 0);
+  }
+  call.inputs[0] = &a;
+  call.outputs[0] = &r.values;
+  call.outputs[1] = &r.indices;
+  call.keepdim = keepdim;
+  detail::maybe_record(call);
+  return r;
+}
+
+Tensor flat(const Tensor& a) { return a.detach().reshape({-1}); }
+
+}  // namespace
+
+Tensor sum(const Tensor& a) { return reduce(OpId::sum, a, {}, true, false, false).values; }
+Tensor sum(const Tensor& a, int64_t dim, bool keepdim) {
+  return reduce(OpId::sum, a, {dim}, false, keepdim, false).values;
+}
+Tensor sum(const Tensor& a, const Shape& dims, bool keepdim) {
+  return reduce(OpId::sum, a, dims, dims.empty(), keepdim, false).values;
+}
+Tensor mean(const Tensor& a) { return reduce(OpId::mean, a, {}, true, false, false).values; }
+Tensor mean(const Tensor& a, int64_t dim, bool keepdim) {
+  return reduce(OpId::mean, a, {dim}, false, keepdim, false).values;
+}
+Tensor mean(const Tensor& a, const Shape& dims, bool keepdim) {
+  return reduce(OpId::mean, a, dims, dims.empty(), keepdim, false).values;
+}
+Tensor max(const Tensor& a) { return reduce(OpId::max, a, {}, true, false, false).values; }
+Tensor min(const Tensor& a) { return reduce(OpId::min, a, {}, true, false, false).values; }
+std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) {
+  Reduced r = reduce(OpId::max, a, {dim}, false, keepdim, true);
+  return {r.values, r.indices};
+}
+std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
+  Reduced r = reduce(OpId::min, a, {dim}, false, keepdim, true);
+  return {r.values, r.indices};
+}
+Tensor amax(const Tensor& a, int64_t dim, bool keepdim) {
+  return reduce(OpId::max, a, {dim}, false, keepdim, false).values;
+}
+Tensor amin(const Tensor& a, int64_t dim, bool keepdim) {
+  return reduce(OpId::min, a, {dim}, false, keepdim, false).values;
+}
+Tensor argmax(const Tensor& a) {
+  return reduce(OpId::max, flat(a), {0}, false, false, true).indices;
+}
+Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
+  return reduce(OpId::max, a.detach(), {dim}, false, keepdim, true).indices;
+}
+Tensor argmin(const Tensor& a) {
+  return reduce(OpId::min, flat(a), {0}, false, false, true).indices;
+}
+Tensor argmin(const Tensor& a, int64_t dim, bool keepdim) {
+  return reduce(OpId::min, a.detach(), {dim}, false, keepdim, true).indices;
+}
+
+Tensor Tensor::sum() const { return wick::sum(*this); }
+Tensor Tensor::sum(int64_t d, bool k) const { return wick::sum(*this, d, k); }
+Tensor Tensor::sum(const Shape& d, bool k) const { return wick::sum(*this, d, k); }
+Tensor Tensor::mean() const { return wick::mean(*this); }
+Tensor Tensor::mean(int64_t d, bool k) const { return wick::mean(*this, d, k); }
+Tensor Tensor::mean(const Shape& d, bool k) const { return wick::mean(*this, d, k); }
+Tensor Tensor::max() const { return wick::max(*this); }
+std::tuple<Tensor, Tensor> Tensor::max(int64_t d, bool k) const { return wick::max(*this, d, k); }
+Tensor Tensor::min() const { return wick::min(*this); }
+std::tuple<Tensor, Tensor> Tensor::min(int64_t d, bool k) const { return wick::min(*this, d, k); }
+Tensor Tensor::amax(int64_t d, bool k) const { return wick::amax(*this, d, k); }
+Tensor Tensor::amin(int64_t d, bool k) const { return wick::amin(*this, d, k); }
+Tensor Tensor::argmax() const { return wick::argmax(*this); }
+Tensor Tensor::argmax(int64_t d, bool k) const { return wick::argmax(*this, d, k); }
+Tensor Tensor::argmin() const { return wick::argmin(*this); }
+Tensor Tensor::argmin(int64_t d, bool k) const { return wick::argmin(*this, d, k); }
+
+}  // namespace wick

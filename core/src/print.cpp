@@ -1,0 +1,171 @@
+// print.cpp: std::ostream << tensor, laid out as PyTorch's _tensor_str does: a shared element
+// format chosen from all shown values (integers as "1.", fixed "%.4f", or scientific "%.4e"
+// when the values span more than 1000x or leave [1e-4, 1e8)), right-aligned columns, rows
+// wrapped at 80 characters, and "..." summaries past 1000 elements (3 items each side).
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace {
+
+constexpr int64_t kThreshold = 1000;
+constexpr int64_t kEdgeItems = 3;
+constexpr int kLineWidth = 80;
+
+struct Formatter {
+  Dtype dtype;
+  bool int_mode = false;
+  bool sci_mode = false;
+  size_t width = 1;
+
+  std::string format(double v) const {
+    char buf[64];
+    if (dtype == kBool) return v != 0 ? "True" : "False";
+    if (dtype == kInt64) {
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+      return buf;
+    }
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    if (sci_mode) {
+      std::snprintf(buf, sizeof buf, "%.4e", v);
+    } else if (int_mode) {
+      std::snprintf(buf, sizeof buf, "%.0f.", v);
+    } else {
+      std::snprintf(buf, sizeof buf, "%.4f", v);
+    }
+    return buf;
+  }
+  std::string padded(double v) const {
+    std::string s = format(v);
+    return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
+  }
+};
+
+// The values a summarised print shows, as a nested walk would visit them.
+void collect(const std::vector<double>& all, const Shape& sizes, size_t depth, int64_t base,
+             bool summarise, std::vector<double>& shown) {
+  if (depth == sizes.size()) {
+    shown.push_back(all[static_cast<size_t>(base)]);
+    return;
+  }
+  int64_t n = sizes[depth];
+  int64_t inner = 1;
+  for (size_t d = depth + 1; d < sizes.size(); ++d) inner *= sizes[d];
+  for (int64_t i = 0; i < n; ++i) {
+    if (summarise && n > 2 * kEdgeItems && i == kEdgeItems) i = n - kEdgeItems;
+    collect(all, sizes, depth + 1, base + i * inner, summarise, shown);
+  }
+}
+
+Formatter make_formatter(Dtype dtype, const std::vector<double>& shown) {
+  Formatter f{dtype};
+  if (is_floating(dtype)) {
+    std::vector<double> finite;
+    for (double v : shown) {
+      if (std::isfinite(v)) finite.push_back(v);
+    }
+    if (!finite.empty()) {
+      f.int_mode = true;
+      double max_abs = 0, min_abs = INFINITY;
+      for (double v : finite) {
+        f.int_mode = f.int_mode && v == std::ceil(v);
+        double a = std::fabs(v);
+        if (a != 0) {
+          max_abs = std::max(max_abs, a);
+          min_abs = std::min(min_abs, a);
+        }
+      }
+      if (f.int_mode) {
+        f.sci_mode = min_abs != INFINITY && (max_abs / min_abs > 1000.0 || max_abs > 1e8);
+      } else if (min_abs != INFINITY) {
+        f.sci_mode = max_abs / min_abs > 1000.0 || max_abs > 1e8 || min_abs < 1e-4;
+      }
+    }
+  }
+  for (double v : shown) f.width = std::max(f.width, f.format(v).size());
+  return f;
+}
+
+void write(std::string& out, const std::vector<double>& all, const Shape& sizes, size_t depth,
+           int64_t base, bool summarise, const Formatter& f, size_t indent) {
+  int64_t n = sizes[depth];
+  int64_t inner = 1;
+  for (size_t d = depth + 1; d < sizes.size(); ++d) inner *= sizes[d];
+  out += '[';
+  bool last_dim = depth + 1 == sizes.size();
+  size_t per_line = std::max<size_t>(1, (kLineWidth - indent - depth) / (f.width + 2));
+  size_t on_line = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    bool skip = summarise && n > 2 * kEdgeItems && i == kEdgeItems;
+    if (i > 0) {
+      if (last_dim) {
+        out += ',';
+        if (++on_line >= per_line) {
+          out += '\n' + std::string(indent + depth + 1, ' ');
+          on_line = 0;
+        } else {
+          out += ' ';
+        }
+      } else {
+        out += ',' + std::string(sizes.size() - depth - 1, '\n') +
+               std::string(indent + depth + 1, ' ');
+      }
+    }
+    if (skip) {
+      out += last_dim ? std::string(f.width > 3 ? f.width - 3 : 0, ' ') + "..." : "...";
+      i = n - kEdgeItems - 1;
+      continue;
+    }
+    if (last_dim) {
+      out += f.padded(all[static_cast<size_t>(base + i * inner)]);
+    } else {
+      write(out, all, sizes, depth + 1, base + i * inner, summarise, f, indent);
+    }
+  }
+  out += ']';
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& os, const Tensor& t) {
+  if (!t.defined()) return os << "[ Tensor (undefined) ]";
+  std::vector<double> all = t.to_vector<double>();
+  bool summarise = t.numel() > kThreshold;
+  std::vector<double> shown;
+  if (t.dim() == 0) {
+    shown = all;
+  } else if (t.numel() > 0) {
+    collect(all, t.sizes(), 0, 0, summarise, shown);
+  }
+  Formatter f = make_formatter(t.dtype(), shown);
+  std::string out = "tensor(";
+  if (t.dim() == 0) {
+    out += f.format(all[0]);
+  } else if (t.numel() == 0) {
+    out += "[]";
+    if (!(t.dim() == 1)) {
+      out += ", size=(";
+      for (int64_t i = 0; i < t.dim(); ++i) {
+        out += (i ? ", " : "") + std::to_string(t.sizes()[i]);
+      }
+      out += t.dim() == 1 ? ",)" : ")";
+    }
+  } else {
+    write(out, all, t.sizes(), 0, 0, summarise, f, 7);
+  }
+  if (!t.device().is_cpu()) out += ", device='" + t.device().str() + "'";
+  if (t.dtype() != kDefaultFloat && t.dtype() != kInt64 && t.dtype() != kBool) {
+    out += std::string(", dtype=") + dtype_name(t.dtype());
+  }
+  if (t.requires_grad()) out += t.is_leaf() ? ", requires_grad=True" : ", grad_fn=<backward>";
+  out += ')';
+  return os << out;
+}
+
+}  // namespace wick

@@ -1,0 +1,130 @@
+// tensor.cpp: Tensor's queries, element access, and the helpers that make tensors and views.
+#include <cstring>
+#include <sstream>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+
+TensorImpl::~TensorImpl() = default;
+
+namespace detail {
+
+Shape contiguous_strides(const Shape& sizes) {
+  Shape strides = Shape::filled(sizes.size(), 1);
+  int64_t running = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = running;
+    running *= std::max<int64_t>(sizes[i], 1);
+  }
+  return strides;
+}
+
+Tensor make_empty(const Shape& sizes, Dtype dtype, Device device, const char* op) {
+  int64_t numel = checked_numel(sizes, op);
+  int64_t nbytes = 0;
+  WICK_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes),
+             ShapeError, op, "size ", sizes, " of ", dtype, " needs more bytes than int64 can count");
+  Storage storage = make_storage(static_cast<size_t>(nbytes), device);
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes),
+                                             0, dtype));
+}
+
+Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, int64_t offset) {
+  return Tensor(std::make_shared<TensorImpl>(base.storage(), sizes, strides, offset, base.dtype()));
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
+  int64_t lo = ndim == 0 ? -1 : -ndim;
+  int64_t hi = ndim == 0 ? 0 : ndim - 1;
+  WICK_CHECK(dim >= lo && dim <= hi, IndexError, op, "dim ", dim,
+             " out of range for a tensor of ", ndim, " dims (expected ", lo, " to ", hi, ")");
+  return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim;
+}
+
+std::string describe_all(std::initializer_list<const Tensor*> tensors) {
+  std::string s;
+  size_t i = 0;
+  for (const Tensor* t : tensors) {
+    if (i++) s += (i == tensors.size() ? " and " : ", ");
+    s += describe(*t);
+  }
+  return s;
+}
+
+void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors) {
+  const Tensor* first = *tensors.begin();
+  for (const Tensor* t : tensors) {
+    if (t->device() != first->device()) {
+      fail<DeviceError>(op, "expected all tensors on one device, got ", describe_all(tensors));
+    }
+  }
+}
+
+Device check_device(Device device, const char* op) { return resolve_device(device, op); }
+
+void copy_to_host(const Tensor& t, Dtype dtype, void* host) {
+  Tensor src = t;
+  if (!src.device().is_cpu()) src = src.to(Device(kCPU));
+  if (src.dtype() != dtype || !src.is_contiguous()) {
+    Tensor staged = make_empty(src.sizes(), dtype, Device(kCPU), "copy_to_host");
+    copy_into(staged, src);
+    src = staged;
+  }
+  if (src.numel() > 0) std::memcpy(host, src.raw_data(), src.nbytes());
+}
+
+}  // namespace detail
+
+int64_t Tensor::size(int64_t d) const {
+  return sizes()[detail::wrap_dim(d, dim(), "size")];
+}
+int64_t Tensor::stride(int64_t d) const {
+  return strides()[detail::wrap_dim(d, dim(), "stride")];
+}
+
+int64_t Tensor::numel() const {
+  int64_t n = 1;
+  for (int64_t d : sizes()) n *= d;  // checked when the tensor was made
+  return n;
+}
+
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  const Shape& sz = sizes();
+  const Shape& st = strides();
+  for (size_t i = sz.size(); i-- > 0;) {
+    if (sz[i] == 0) return true;
+    if (sz[i] != 1 && st[i] != expected) return false;
+    expected *= sz[i];
+  }
+  return true;
+}
+
+void* Tensor::raw_data() const {
+  const TensorImpl& i = impl();
+  return static_cast<char*>(i.storage->data()) +
+         i.offset * static_cast<int64_t>(wick::element_size(i.dtype));
+}
+
+Scalar Tensor::item() const {
+  WICK_CHECK(numel() == 1, ValueError, "item",
+             "a tensor with one element can be converted to a number, got ", describe(*this));
+  switch (dtype()) {
+    case kBool: return Scalar(to_vector<bool>()[0]);
+    case kInt64: return Scalar(to_vector<int64_t>()[0]);
+    case kFloat32: return Scalar(static_cast<double>(to_vector<float>()[0]));
+    case kFloat64: return Scalar(to_vector<double>()[0]);
+  }
+  return Scalar();
+}
+
+std::string describe(const Tensor& t) {
+  if (!t.defined()) return "(undefined tensor)";
+  std::ostringstream s;
+  s << t.sizes() << ' ' << t.dtype() << ' ' << t.device();
+  return s.str();
+}
+
+}  // namespace wick

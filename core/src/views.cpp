@@ -1,0 +1,283 @@
+// views.cpp: ops that return a new layout over the same storage and never copy
+// (reshape copies only when no view exists, as PyTorch). Each records itself for autograd.
+#include <algorithm>
+#include <numeric>
+#include <optional>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace {
+
+using detail::make_view;
+using detail::wrap_dim;
+
+Tensor record_view(OpId op, const Tensor& input, Tensor result, Shape ints = {}) {
+  if (input.requires_grad() && GradMode::is_enabled()) {
+    OpCall call;
+    call.op = op;
+    call.inputs[0] = &input;
+    call.num_inputs = 1;
+    call.outputs[0] = &result;
+    call.num_outputs = 1;
+    call.ints = ints;
+    detail::maybe_record(call);
+  }
+  return result;
+}
+
+// Replaces one -1 in `shape` so that it holds numel elements.
+Shape infer_size(const Shape& shape, int64_t numel, const Tensor& t, const char* op) {
+  Shape out = shape;
+  int64_t known = 1;
+  std::optional<size_t> infer;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == -1) {
+      WICK_CHECK(!infer, ShapeError, op, "only one dimension can be -1, got ", shape);
+      infer = i;
+    } else {
+      WICK_CHECK(out[i] >= 0, ShapeError, op, "invalid size ", shape, " for ", describe(t));
+      WICK_CHECK(!__builtin_mul_overflow(known, out[i], &known), ShapeError, op, "size ", shape,
+                 " overflows int64");
+    }
+  }
+  if (infer) {
+    WICK_CHECK(known != 0 && numel % known == 0, ShapeError, op, "shape ", shape,
+               " is invalid for input ", describe(t));
+    out[*infer] = numel / known;
+  }
+  WICK_CHECK(known * (infer ? out[*infer] : 1) == numel, ShapeError, op, "shape ", shape,
+             " is invalid for input ", describe(t), " (", numel, " elements)");
+  return out;
+}
+
+// Strides that view `sizes`/`strides` as `new_sizes` without copying, if they exist
+// (PyTorch's computeStride): each run of input dims that is contiguous in memory may be
+// re-split into output dims of the same total size.
+std::optional<Shape> view_strides(const Shape& sizes, const Shape& strides, const Shape& new_sizes,
+                                  int64_t numel) {
+  if (numel == 0) {
+    if (sizes == new_sizes) return strides;
+    return detail::contiguous_strides(new_sizes);
+  }
+  Shape new_strides = Shape::filled(new_sizes.size(), 1);
+  int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
+  int64_t chunk_base_stride = strides.empty() ? 1 : strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    tensor_numel *= sizes[d];
+    if (d == 0 || (sizes[d - 1] != 1 && strides[d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
+        new_strides[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_sizes[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (d > 0) {
+        chunk_base_stride = strides[d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return new_strides;
+}
+
+}  // namespace
+
+Tensor Tensor::view(const Shape& shape) const {
+  Shape sizes = infer_size(shape, numel(), *this, "view");
+  std::optional<Shape> strides = view_strides(this->sizes(), this->strides(), sizes, numel());
+  WICK_CHECK(strides.has_value(), ShapeError, "view", "size ", shape, " is not compatible with ",
+             describe(*this), " and strides ", this->strides(),
+             " (at least one dim spans two contiguous runs); use reshape()");
+  return record_view(OpId::view, *this, make_view(*this, sizes, *strides, storage_offset()));
+}
+
+Tensor Tensor::reshape(const Shape& shape) const {
+  Shape sizes = infer_size(shape, numel(), *this, "reshape");
+  std::optional<Shape> strides = view_strides(this->sizes(), this->strides(), sizes, numel());
+  if (strides) {
+    return record_view(OpId::view, *this, make_view(*this, sizes, *strides, storage_offset()));
+  }
+  return contiguous().view(sizes);
+}
+
+Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  int64_t d0 = wrap_dim(dim0, dim(), "transpose");
+  int64_t d1 = wrap_dim(dim1, dim(), "transpose");
+  if (dim() == 0) return record_view(OpId::view, *this, make_view(*this, {}, {}, storage_offset()));
+  Shape sizes = this->sizes(), strides = this->strides();
+  std::swap(sizes[d0], sizes[d1]);
+  std::swap(strides[d0], strides[d1]);
+  return record_view(OpId::transpose, *this, make_view(*this, sizes, strides, storage_offset()),
+                     {d0, d1});
+}
+
+Tensor Tensor::t() const {
+  WICK_CHECK(dim() <= 2, ShapeError, "t", "expects a tensor with <= 2 dims, got ", describe(*this));
+  return dim() < 2 ? transpose(0, 0) : transpose(0, 1);
+}
+
+Tensor Tensor::permute(const Shape& dims) const {
+  WICK_CHECK(static_cast<int64_t>(dims.size()) == dim(), ShapeError, "permute", "got dims ", dims,
+             " for ", describe(*this), " (need one entry per dim)");
+  Shape sizes, strides, wrapped;
+  std::array<bool, Shape::kMaxDims> seen{};
+  for (int64_t d : dims) {
+    int64_t w = wrap_dim(d, dim(), "permute");
+    WICK_CHECK(!seen[w], IndexError, "permute", "dim ", d, " repeats in ", dims);
+    seen[w] = true;
+    wrapped.push_back(w);
+    sizes.push_back(this->sizes()[w]);
+    strides.push_back(this->strides()[w]);
+  }
+  return record_view(OpId::permute, *this, make_view(*this, sizes, strides, storage_offset()),
+                     wrapped);
+}
+
+Tensor Tensor::unsqueeze(int64_t d) const {
+  int64_t w = wrap_dim(d, dim() + 1, "unsqueeze");
+  Shape sizes = this->sizes(), strides = this->strides();
+  int64_t stride = w < dim() ? strides[w] * sizes[w] : 1;
+  sizes.insert(w, 1);
+  strides.insert(w, stride);
+  return record_view(OpId::view, *this, make_view(*this, sizes, strides, storage_offset()));
+}
+
+Tensor Tensor::squeeze() const {
+  Shape sizes, strides;
+  for (int64_t i = 0; i < dim(); ++i) {
+    if (this->sizes()[i] != 1) {
+      sizes.push_back(this->sizes()[i]);
+      strides.push_back(this->strides()[i]);
+    }
+  }
+  return record_view(OpId::view, *this, make_view(*this, sizes, strides, storage_offset()));
+}
+
+Tensor Tensor::squeeze(int64_t d) const {
+  int64_t w = wrap_dim(d, dim(), "squeeze");
+  Shape sizes = this->sizes(), strides = this->strides();
+  if (dim() > 0 && sizes[w] == 1) {
+    sizes.erase(w);
+    strides.erase(w);
+  }
+  return record_view(OpId::view, *this, make_view(*this, sizes, strides, storage_offset()));
+}
+
+Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  if (dim() == 0) return reshape({1});
+  int64_t s = wrap_dim(start_dim, dim(), "flatten");
+  int64_t e = wrap_dim(end_dim, dim(), "flatten");
+  WICK_CHECK(s <= e, IndexError, "flatten", "start_dim ", start_dim, " comes after end_dim ",
+             end_dim, " for ", describe(*this));
+  Shape sizes;
+  for (int64_t i = 0; i < s; ++i) sizes.push_back(this->sizes()[i]);
+  int64_t merged = 1;
+  for (int64_t i = s; i <= e; ++i) merged *= this->sizes()[i];
+  sizes.push_back(merged);
+  for (int64_t i = e + 1; i < dim(); ++i) sizes.push_back(this->sizes()[i]);
+  return reshape(sizes);
+}
+
+Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end,
+                     int64_t step) const {
+  WICK_CHECK(dim() > 0, IndexError, "slice", "cannot slice a 0-d tensor");
+  int64_t w = wrap_dim(d, dim(), "slice");
+  WICK_CHECK(step > 0, ValueError, "slice", "step must be positive, got ", step);
+  int64_t n = sizes()[w];
+  // Python slice semantics: negative counts from the end, out-of-range clamps.
+  auto clampi = [n](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
+  int64_t s = start ? clampi(*start) : 0;
+  int64_t e = end ? clampi(*end) : n;
+  int64_t len = e > s ? (e - s + step - 1) / step : 0;
+  Shape sizes = this->sizes(), strides = this->strides();
+  sizes[w] = len;
+  strides[w] *= step;
+  int64_t offset = storage_offset() + (len > 0 ? s * this->strides()[w] : 0);
+  return record_view(OpId::slice, *this, make_view(*this, sizes, strides, offset),
+                     {w, s, s + len * step, step});
+}
+
+Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  WICK_CHECK(dim() > 0, IndexError, "narrow", "cannot narrow a 0-d tensor");
+  int64_t w = wrap_dim(d, dim(), "narrow");
+  int64_t n = sizes()[w];
+  WICK_CHECK(start >= -n && start <= n, IndexError, "narrow", "start ", start,
+             " out of range for dim ", d, " of ", describe(*this));
+  if (start < 0) start += n;
+  WICK_CHECK(length >= 0 && start + length <= n, IndexError, "narrow", "start (", start,
+             ") + length (", length, ") exceeds dim ", d, " of ", describe(*this));
+  return slice(w, start, start + length, 1);
+}
+
+Tensor Tensor::select(int64_t d, int64_t index) const {
+  WICK_CHECK(dim() > 0, IndexError, "select", "cannot select from a 0-d tensor");
+  int64_t w = wrap_dim(d, dim(), "select");
+  int64_t n = sizes()[w];
+  WICK_CHECK(index >= -n && index < n, IndexError, "select", "index ", index,
+             " out of range for dim ", d, " of ", describe(*this));
+  if (index < 0) index += n;
+  Shape sizes = this->sizes(), strides = this->strides();
+  int64_t offset = storage_offset() + index * strides[w];
+  sizes.erase(w);
+  strides.erase(w);
+  return record_view(OpId::select, *this, make_view(*this, sizes, strides, offset), {w, index});
+}
+
+Tensor Tensor::expand(const Shape& shape) const {
+  WICK_CHECK(static_cast<int64_t>(shape.size()) >= dim(), ShapeError, "expand", "the size ",
+             shape, " has fewer dims than ", describe(*this));
+  size_t lead = shape.size() - static_cast<size_t>(dim());
+  Shape sizes = Shape::filled(shape.size(), 0), strides = Shape::filled(shape.size(), 0);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t want = shape[i];
+    if (i < lead) {
+      WICK_CHECK(want >= 0, ShapeError, "expand", "size -1 is not allowed in a new leading dim: ",
+                 shape, " for ", describe(*this));
+      sizes[i] = want;
+      strides[i] = 0;
+      continue;
+    }
+    int64_t have = this->sizes()[i - lead];
+    if (want == -1) want = have;
+    WICK_CHECK(want >= 0 && (have == want || have == 1), ShapeError, "expand", "cannot expand ",
+               describe(*this), " to ", shape, " (dim ", i, ": ", have, " vs ", want, ")");
+    sizes[i] = want;
+    strides[i] = (have == want) ? this->strides()[i - lead] : 0;
+  }
+  checked_numel(sizes, "expand");
+  return record_view(OpId::expand, *this, make_view(*this, sizes, strides, storage_offset()));
+}
+
+Tensor Tensor::detach() const {
+  return detail::make_view(*this, sizes(), strides(), storage_offset());
+}
+
+Shape broadcast_shapes(const Shape& a, const Shape& b) {
+  size_t n = std::max(a.size(), b.size());
+  Shape out = Shape::filled(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    WICK_CHECK(da == db || da == 1 || db == 1, ShapeError, "broadcast", "shapes ", a, " and ", b,
+               " cannot be broadcast (dim ", i, ": ", da, " vs ", db, ")");
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) { return a.transpose(d0, d1); }
+Tensor reshape(const Tensor& a, const Shape& s) { return a.reshape(s); }
+Tensor flatten(const Tensor& a, int64_t s, int64_t e) { return a.flatten(s, e); }
+Tensor unsqueeze(const Tensor& a, int64_t d) { return a.unsqueeze(d); }
+Tensor squeeze(const Tensor& a) { return a.squeeze(); }
+Tensor squeeze(const Tensor& a, int64_t d) { return a.squeeze(d); }
+Tensor permute(const Tensor& a, const Shape& dims) { return a.permute(dims); }
+Tensor narrow(const Tensor& a, int64_t d, int64_t s, int64_t l) { return a.narrow(d, s, l); }
+Tensor select(const Tensor& a, int64_t d, int64_t i) { return a.select(d, i); }
+
+}  // namespace wick

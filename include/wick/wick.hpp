@@ -1,0 +1,19 @@
+// wick.hpp: the one header users include. Brings in tensors and ops (core), autograd, nn,
+// optim and serialization, and wick::cuda.
+#pragma once
+
+#include "wick/cuda.hpp"
+#include "wick/ops.hpp"
+#include "wick/tensor.hpp"
+#if __has_include("wick/autograd.hpp")
+#include "wick/autograd.hpp"
+#endif
+#if __has_include("wick/nn.hpp")
+#include "wick/nn.hpp"
+#endif
+#if __has_include("wick/optim.hpp")
+#include "wick/optim.hpp"
+#endif
+#if __has_include("wick/serialize.hpp")
+#include "wick/serialize.hpp"
+#endif

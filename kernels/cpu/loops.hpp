@@ -1,0 +1,181 @@
+// loops.hpp: the CPU backend's iteration engine. for_each_strided walks NT tensors of one
+// shape, each with its own strides, after dropping size-1 dims and merging dims that are
+// contiguous for every operand, and hands the body runs along the innermost dim. map() builds
+// typed elementwise kernels on it, with a plain loop when every operand is contiguous (which
+// the compiler vectorises) and a strided loop otherwise. parallel_for splits work with OpenMP
+// above kParallelGrain elements; every split is by element index, so results never depend on
+// the thread count. Measured in bench/bench_cpu_ops.cpp.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "wick/tensor.hpp"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace wick::cpu {
+
+// Below this many elements a loop runs on one thread: starting an OpenMP team costs about
+// as much as adding 2^15 floats on this machine (see docs/cpu-kernels.md).
+inline constexpr int64_t kParallelGrain = 32768;
+
+inline int max_threads() {
+#if defined(_OPENMP)
+  return omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+// Calls body(begin, end) over [0, n) in contiguous chunks, one per thread when n is large.
+template <typename Body>
+void parallel_for(int64_t n, int64_t grain, const Body& body) {
+  if (n <= 0) return;
+#if defined(_OPENMP)
+  int threads = max_threads();
+  if (threads > 1 && n >= 2 * grain && !omp_in_parallel()) {
+    int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
+#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
+    for (int64_t c = 0; c < chunks; ++c) {
+      int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
+      body(begin, end);
+    }
+    return;
+  }
+#endif
+  body(0, n);
+}
+
+// The shape and per-operand byte strides after size-1 dims are dropped and mergeable dims
+// are merged; dims are ordered outermost first.
+template <size_t NT>
+struct Layout {
+  int ndim = 0;
+  int64_t sizes[Shape::kMaxDims];
+  int64_t strides[NT][Shape::kMaxDims];  // bytes
+  char* base[NT];
+  int64_t numel = 1;
+};
+
+template <size_t NT>
+Layout<NT> make_layout(const std::array<const Tensor*, NT>& ts) {
+  Layout<NT> l;
+  const Shape& sizes = ts[0]->sizes();
+  for (size_t k = 0; k < NT; ++k) l.base[k] = static_cast<char*>(ts[k]->raw_data());
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    l.numel *= sizes[d];
+    if (sizes[d] == 1) continue;
+    // Merge into the previous kept dim when, for every operand, it is contiguous with it.
+    bool merge = l.ndim > 0;
+    for (size_t k = 0; k < NT && merge; ++k) {
+      int64_t elem = static_cast<int64_t>(ts[k]->element_size());
+      merge = l.strides[k][l.ndim - 1] == ts[k]->strides()[d] * elem * sizes[d];
+    }
+    if (merge) {
+      l.sizes[l.ndim - 1] *= sizes[d];
+      for (size_t k = 0; k < NT; ++k) {
+        l.strides[k][l.ndim - 1] = ts[k]->strides()[d] * static_cast<int64_t>(ts[k]->element_size());
+      }
+    } else {
+      l.sizes[l.ndim] = sizes[d];
+      for (size_t k = 0; k < NT; ++k) {
+        l.strides[k][l.ndim] = ts[k]->strides()[d] * static_cast<int64_t>(ts[k]->element_size());
+      }
+      ++l.ndim;
+    }
+  }
+  return l;
+}
+
+// Calls run(ptrs, inner_strides, count) for runs of up to `count` elements along the
+// innermost dim, covering every element of the operands once.
+template <size_t NT, typename Run>
+void for_each_strided(const std::array<const Tensor*, NT>& ts, const Run& run) {
+  Layout<NT> l = make_layout(ts);
+  if (l.numel == 0) return;
+  if (l.ndim == 0) {
+    std::array<int64_t, NT> zero{};
+    run(l.base, zero.data(), int64_t{1});
+    return;
+  }
+  const int inner = l.ndim - 1;
+  const int64_t inner_size = l.sizes[inner];
+  std::array<int64_t, NT> inner_strides;
+  for (size_t k = 0; k < NT; ++k) inner_strides[k] = l.strides[k][inner];
+  parallel_for(l.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
+    // Multi-index of `begin`, and the pointers there.
+    int64_t index[Shape::kMaxDims];
+    int64_t rest = begin;
+    char* ptrs[NT];
+    for (size_t k = 0; k < NT; ++k) ptrs[k] = l.base[k];
+    for (int d = inner; d >= 0; --d) {
+      index[d] = rest % l.sizes[d];
+      rest /= l.sizes[d];
+      for (size_t k = 0; k < NT; ++k) ptrs[k] += index[d] * l.strides[k][d];
+    }
+    int64_t pos = begin;
+    while (pos < end) {
+      int64_t count = std::min(inner_size - index[inner], end - pos);
+      run(ptrs, inner_strides.data(), count);
+      pos += count;
+      // Advance to the start of the next run: step the inner index, then carry outwards.
+      for (size_t k = 0; k < NT; ++k) ptrs[k] += count * l.strides[k][inner];
+      index[inner] += count;
+      for (int d = inner; d > 0 && index[d] == l.sizes[d]; --d) {
+        for (size_t k = 0; k < NT; ++k) {
+          ptrs[k] += l.strides[k][d - 1] - l.sizes[d] * l.strides[k][d];
+        }
+        index[d] = 0;
+        ++index[d - 1];
+      }
+    }
+  });
+}
+
+// out[i] = fn(in[i]...) elementwise, with Out and In the C++ element types.
+template <typename Out, typename... In, typename Fn>
+void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof...(In)>& in) {
+  constexpr size_t NT = 1 + sizeof...(In);
+  std::array<const Tensor*, NT> ts;
+  ts[0] = &out;
+  for (size_t k = 0; k < sizeof...(In); ++k) ts[k + 1] = in[k];
+  constexpr std::array<int64_t, NT> sizes_of{static_cast<int64_t>(sizeof(Out)),
+                                             static_cast<int64_t>(sizeof(In))...};
+  for_each_strided<NT>(ts, [&](char** p, const int64_t* s, int64_t n) {
+    bool contiguous = true;
+    for (size_t k = 0; k < NT; ++k) contiguous = contiguous && s[k] == sizes_of[k];
+    if (contiguous) {
+      Out* o = reinterpret_cast<Out*>(p[0]);
+      [&]<size_t... K>(std::index_sequence<K...>) {
+        std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
+        for (int64_t j = 0; j < n; ++j) o[j] = fn(std::get<K>(ip)[j]...);
+      }(std::index_sequence_for<In...>{});
+    } else {
+      [&]<size_t... K>(std::index_sequence<K...>) {
+        for (int64_t j = 0; j < n; ++j) {
+          *reinterpret_cast<Out*>(p[0] + j * s[0]) =
+              fn(*reinterpret_cast<const In*>(p[K + 1] + j * s[K + 1])...);
+        }
+      }(std::index_sequence_for<In...>{});
+    }
+  });
+}
+
+// Converts between element types the way PyTorch does on x86: floating -> integer truncates,
+// and NaN or out-of-range values become INT64_MIN (what cvttsd2si gives) instead of UB.
+template <typename To, typename From>
+inline To convert(From v) {
+  if constexpr (std::is_same_v<To, int64_t> && std::is_floating_point_v<From>) {
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
+    return static_cast<int64_t>(v);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+}  // namespace wick::cpu

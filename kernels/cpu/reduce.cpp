@@ -1,0 +1,214 @@
+// reduce.cpp: sum, mean, max and min over any set of dims, with argmax/argmin indices.
+// The input's dims split into kept dims (one output each) and reduced dims (walked per
+// output). Float sums accumulate in double, in fixed blocks of kBlock elements whose partial
+// sums are then added in order: the result is the same for any thread count, and a float32
+// sum of 10^8 elements stays within float32 rounding of the float64 reference. max/min take
+// the first extreme (lowest index) and propagate NaN, as PyTorch does.
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "kernels.hpp"
+#include "loops.hpp"
+
+namespace wick::cpu {
+namespace {
+
+constexpr int64_t kBlock = 16384;
+
+// A set of dims (sizes, strides in elements) walked in row-major order.
+struct Dims {
+  int n = 0;
+  int64_t sizes[Shape::kMaxDims];
+  int64_t strides[Shape::kMaxDims];
+  int64_t numel = 1;
+
+  void add(int64_t size, int64_t stride) {
+    if (size == 1) return;
+    // Merge with the previous dim when contiguous with it.
+    if (n > 0 && strides[n - 1] == stride * size) {
+      sizes[n - 1] *= size;
+      strides[n - 1] = stride;
+    } else {
+      sizes[n] = size;
+      strides[n] = stride;
+      ++n;
+    }
+    numel *= size;
+  }
+  int64_t offset_of(int64_t linear) const {
+    int64_t offset = 0;
+    for (int d = n - 1; d >= 0; --d) {
+      offset += (linear % sizes[d]) * strides[d];
+      linear /= sizes[d];
+    }
+    return offset;
+  }
+};
+
+template <typename T>
+using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+
+// Calls visit(value, reduced_index) for reduced indices [begin, end) from base.
+template <typename T, typename Visit>
+void walk(const T* base, const Dims& r, int64_t begin, int64_t end, Visit&& visit) {
+  if (r.n == 0) {
+    visit(base[0], int64_t{0});
+    return;
+  }
+  if (r.n == 1) {
+    const int64_t s = r.strides[0];
+    for (int64_t i = begin; i < end; ++i) visit(base[i * s], i);
+    return;
+  }
+  int64_t index[Shape::kMaxDims];
+  int64_t rest = begin;
+  for (int d = r.n - 1; d >= 0; --d) {
+    index[d] = rest % r.sizes[d];
+    rest /= r.sizes[d];
+  }
+  const T* p = base + r.offset_of(begin);
+  const int inner = r.n - 1;
+  for (int64_t i = begin; i < end; ++i) {
+    visit(*p, i);
+    p += r.strides[inner];
+    if (++index[inner] == r.sizes[inner]) {
+      for (int d = inner; d > 0 && index[d] == r.sizes[d]; --d) {
+        p += r.strides[d - 1] - r.sizes[d] * r.strides[d];
+        index[d] = 0;
+        ++index[d - 1];
+      }
+    }
+  }
+}
+
+template <typename T>
+SumAcc<T> sum_range(const T* base, const Dims& r, int64_t begin, int64_t end) {
+  SumAcc<T> acc = 0;
+  if constexpr (std::is_same_v<T, int64_t>) {
+    uint64_t wrap = 0;  // int64 sums wrap on overflow, as PyTorch's do
+    walk(base, r, begin, end, [&](T v, int64_t) { wrap += static_cast<uint64_t>(v); });
+    acc = static_cast<int64_t>(wrap);
+  } else {
+    walk(base, r, begin, end, [&](T v, int64_t) { acc += static_cast<SumAcc<T>>(v); });
+  }
+  return acc;
+}
+
+template <typename T>
+struct Extreme {
+  T value;
+  int64_t index = -1;
+};
+
+template <typename T, bool kMax>
+bool better(T candidate, T best) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(best)) return false;
+    if (std::isnan(candidate)) return true;
+  }
+  return kMax ? candidate > best : candidate < best;
+}
+
+template <typename T, bool kMax>
+Extreme<T> extreme_range(const T* base, const Dims& r, int64_t begin, int64_t end) {
+  Extreme<T> e{T{}, -1};
+  walk(base, r, begin, end, [&](T v, int64_t i) {
+    if (e.index < 0 || better<T, kMax>(v, e.value)) e = {v, i};
+  });
+  return e;
+}
+
+// Sum over the reduced range for one output, in fixed blocks combined in order.
+template <typename T>
+SumAcc<T> blocked_sum(const T* base, const Dims& r, bool parallel) {
+  int64_t blocks = (r.numel + kBlock - 1) / kBlock;
+  if (blocks <= 1) return sum_range(base, r, 0, r.numel);
+  std::vector<SumAcc<T>> partial(static_cast<size_t>(blocks));
+  auto run = [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      partial[b] = sum_range(base, r, b * kBlock, std::min(r.numel, (b + 1) * kBlock));
+    }
+  };
+  parallel ? parallel_for(blocks, 1, run) : run(0, blocks);
+  SumAcc<T> total = 0;
+  if constexpr (std::is_same_v<T, int64_t>) {
+    uint64_t wrap = 0;
+    for (SumAcc<T> p : partial) wrap += static_cast<uint64_t>(p);
+    total = static_cast<int64_t>(wrap);
+  } else {
+    for (SumAcc<T> p : partial) total += p;
+  }
+  return total;
+}
+
+template <typename T, bool kMax>
+Extreme<T> blocked_extreme(const T* base, const Dims& r, bool parallel) {
+  int64_t blocks = (r.numel + kBlock - 1) / kBlock;
+  if (blocks <= 1) return extreme_range<T, kMax>(base, r, 0, r.numel);
+  std::vector<Extreme<T>> partial(static_cast<size_t>(blocks));
+  auto run = [&](int64_t b0, int64_t b1) {
+    for (int64_t b = b0; b < b1; ++b) {
+      partial[b] = extreme_range<T, kMax>(base, r, b * kBlock, std::min(r.numel, (b + 1) * kBlock));
+    }
+  };
+  parallel ? parallel_for(blocks, 1, run) : run(0, blocks);
+  Extreme<T> best = partial[0];
+  for (const Extreme<T>& p : partial) {
+    if (better<T, kMax>(p.value, best.value)) best = p;
+  }
+  return best;
+}
+
+template <typename T>
+void run_reduce(const OpCall& call) {
+  const Tensor& in = call.in(0);
+  const Tensor& out = call.out(0);
+  const bool want_indices = call.num_outputs > 1;
+  Dims kept, reduced;
+  for (int64_t d = 0; d < in.dim(); ++d) {
+    (call.ints[d] ? reduced : kept).add(in.sizes()[d], in.strides()[d]);
+  }
+  const T* data = in.data_ptr<T>();
+  T* values = out.data_ptr<T>();
+  int64_t* indices = want_indices ? call.out(1).data_ptr<int64_t>() : nullptr;
+  const int64_t n_out = kept.numel;
+  // Many outputs: one thread per range of outputs. Few: split each output's range instead.
+  const bool per_output_parallel = n_out >= 2 * max_threads();
+  parallel_for(n_out, per_output_parallel ? std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, reduced.numel)) : n_out + 1,
+               [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) {
+      const T* base = data + kept.offset_of(o);
+      switch (call.op) {
+        case OpId::sum: values[o] = static_cast<T>(blocked_sum(base, reduced, !per_output_parallel)); break;
+        case OpId::mean:
+          if constexpr (std::is_floating_point_v<T>) {
+            values[o] = static_cast<T>(static_cast<double>(blocked_sum(base, reduced, !per_output_parallel)) /
+                                       static_cast<double>(reduced.numel));
+          }
+          break;
+        case OpId::max:
+        case OpId::min: {
+          Extreme<T> e = call.op == OpId::max ? blocked_extreme<T, true>(base, reduced, !per_output_parallel)
+                                              : blocked_extreme<T, false>(base, reduced, !per_output_parallel);
+          values[o] = e.value;
+          if (indices) indices[o] = e.index;
+          break;
+        }
+        default: break;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void reduce_kernel(const OpCall& call) {
+  if (call.op == OpId::mean) {
+    WICK_DISPATCH_FLOATING(call.out().dtype(), run_reduce<T>(call))
+    return;
+  }
+  WICK_DISPATCH_ALL(call.out().dtype(), run_reduce<T>(call))
+}
+
+}  // namespace wick::cpu

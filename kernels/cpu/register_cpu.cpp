@@ -1,0 +1,29 @@
+// register_cpu.cpp: puts every CPU kernel into core's dispatch table. Called once from
+// detail::ensure_initialized() (src/init.cpp), never from a static initialiser.
+#include "kernels.hpp"
+
+namespace wick {
+
+void register_cpu_kernels() {
+  using namespace cpu;
+  auto reg = [](OpId op, KernelFn fn) { register_kernel(op, kCPU, fn); };
+  reg(OpId::fill, fill_kernel);
+  reg(OpId::copy, copy_kernel);
+  reg(OpId::rand, random_kernel);
+  reg(OpId::randn, random_kernel);
+  for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu,
+                  OpId::sigmoid, OpId::tanh, OpId::pow_scalar, OpId::clamp}) {
+    reg(op, unary_kernel);
+  }
+  for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,
+                  OpId::minimum, OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {
+    reg(op, binary_kernel);
+  }
+  reg(OpId::where, where_kernel);
+  for (OpId op : {OpId::sum, OpId::mean, OpId::max, OpId::min}) reg(op, reduce_kernel);
+  reg(OpId::softmax, softmax_kernel);
+  reg(OpId::log_softmax, softmax_kernel);
+  reg(OpId::matmul, matmul_kernel);
+}
+
+}  // namespace wick

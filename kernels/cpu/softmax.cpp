@@ -1,0 +1,71 @@
+// softmax.cpp: softmax and log_softmax along one dim. Each row (the elements along `dim` for
+// one index of the other dims) takes three passes: max, sum of exp(x - max) in double, write.
+// Subtracting the max keeps exp from overflowing; rows run in parallel.
+#include <cmath>
+#include <limits>
+
+#include "kernels.hpp"
+#include "loops.hpp"
+
+namespace wick::cpu {
+namespace {
+
+template <typename T>
+void run_softmax(const OpCall& call) {
+  const Tensor& in = call.in(0);
+  const Tensor& out = call.out();  // contiguous
+  const int64_t dim = call.dim;
+  const int64_t n = in.sizes()[dim];
+  const int64_t in_stride = in.strides()[dim];
+  const int64_t out_stride = out.strides()[dim];
+  const int64_t rows = in.numel() / n;
+  const bool log_form = call.op == OpId::log_softmax;
+  const T* src = in.data_ptr<T>();
+  T* dst = out.data_ptr<T>();
+  // Offsets of row r: unravel r over the dims other than `dim`.
+  auto row_offset = [&](const Tensor& t, int64_t r) {
+    int64_t offset = 0;
+    for (int64_t d = t.dim() - 1; d >= 0; --d) {
+      if (d == dim) continue;
+      offset += (r % t.sizes()[d]) * t.strides()[d];
+      r /= t.sizes()[d];
+    }
+    return offset;
+  };
+  parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)),
+               [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* x = src + row_offset(in, r);
+      T* y = dst + row_offset(out, r);
+      T max_value = -std::numeric_limits<T>::infinity();
+      for (int64_t i = 0; i < n; ++i) {
+        T v = x[i * in_stride];
+        max_value = v > max_value ? v : max_value;
+      }
+      // A row of all -inf: shift by 0, so exp gives 0s and the row becomes 0/0 = nan, as in
+      // PyTorch. NaN inputs flow through exp and the sum into every output of their row.
+      if (max_value == -std::numeric_limits<T>::infinity()) max_value = 0;
+      double total = 0;
+      for (int64_t i = 0; i < n; ++i) total += std::exp(static_cast<double>(x[i * in_stride] - max_value));
+      if (log_form) {
+        const double log_total = std::log(total);
+        for (int64_t i = 0; i < n; ++i) {
+          y[i * out_stride] = static_cast<T>(static_cast<double>(x[i * in_stride] - max_value) - log_total);
+        }
+      } else {
+        const double inv = 1.0 / total;
+        for (int64_t i = 0; i < n; ++i) {
+          y[i * out_stride] = static_cast<T>(std::exp(static_cast<double>(x[i * in_stride] - max_value)) * inv);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void softmax_kernel(const OpCall& call) {
+  WICK_DISPATCH_FLOATING(call.out().dtype(), run_softmax<T>(call))
+}
+
+}  // namespace wick::cpu

@@ -1,0 +1,106 @@
+// unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, pow with a scalar exponent, and
+// clamp, for the dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh,
+// int64 and floating for the rest). NaN propagates as in PyTorch (relu(nan) = nan).
+#include <cmath>
+#include <limits>
+
+#include "kernels.hpp"
+#include "loops.hpp"
+
+namespace wick::cpu {
+namespace {
+
+template <typename T>
+bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
+// Integer power by squaring; negative exponents give 1/base^e truncated (0 unless |base| = 1).
+inline int64_t int_pow(int64_t base, int64_t e) {
+  if (e < 0) {
+    if (base == 1) return 1;
+    if (base == -1) return (e % 2 == 0) ? 1 : -1;
+    return 0;
+  }
+  uint64_t result = 1, b = static_cast<uint64_t>(base);
+  while (e > 0) {  // unsigned arithmetic wraps on overflow instead of being UB
+    if (e & 1) result *= b;
+    b *= b;
+    e >>= 1;
+  }
+  return static_cast<int64_t>(result);
+}
+
+template <typename T>
+void run_unary(const OpCall& call) {
+  const Tensor& out = call.out();
+  const std::array<const Tensor*, 1> in{&call.in(0)};
+  switch (call.op) {
+    case OpId::neg:
+      if constexpr (std::is_same_v<T, int64_t>) {
+        map<T, T>(out, [](T x) { return static_cast<T>(0ull - static_cast<uint64_t>(x)); }, in);
+      } else {
+        map<T, T>(out, [](T x) { return -x; }, in);
+      }
+      break;
+    case OpId::abs:
+      if constexpr (std::is_same_v<T, int64_t>) {
+        map<T, T>(out, [](T x) { return x < 0 ? static_cast<T>(0ull - static_cast<uint64_t>(x)) : x; }, in);
+      } else {
+        map<T, T>(out, [](T x) { return std::abs(x); }, in);
+      }
+      break;
+    case OpId::relu: map<T, T>(out, [](T x) { return (x > T(0) || is_nan(x)) ? x : T(0); }, in); break;
+    case OpId::clamp: {
+      const bool has_lo = call.has_a, has_hi = call.has_b;
+      const T lo = has_lo ? call.scalar_a.to<T>() : T(0);
+      const T hi = has_hi ? call.scalar_b.to<T>() : T(0);
+      map<T, T>(out, [=](T x) {
+        if (is_nan(x)) return x;
+        if (has_lo && x < lo) x = lo;
+        if (has_hi && x > hi) x = hi;
+        return x;
+      }, in);
+      break;
+    }
+    case OpId::pow_scalar:
+      if constexpr (std::is_same_v<T, int64_t>) {
+        const int64_t e = call.scalar_a.to_int64();
+        map<T, T>(out, [e](T x) { return int_pow(x, e); }, in);
+      } else {
+        const T e = call.scalar_a.to<T>();
+        if (e == T(2)) {
+          map<T, T>(out, [](T x) { return x * x; }, in);
+        } else {
+          map<T, T>(out, [e](T x) { return std::pow(x, e); }, in);
+        }
+      }
+      break;
+    default:
+      if constexpr (std::is_floating_point_v<T>) {
+        switch (call.op) {
+          case OpId::exp: map<T, T>(out, [](T x) { return std::exp(x); }, in); break;
+          case OpId::log: map<T, T>(out, [](T x) { return std::log(x); }, in); break;
+          case OpId::sqrt: map<T, T>(out, [](T x) { return std::sqrt(x); }, in); break;
+          case OpId::tanh: map<T, T>(out, [](T x) { return std::tanh(x); }, in); break;
+          case OpId::sigmoid:
+            map<T, T>(out, [](T x) { return T(1) / (T(1) + std::exp(-x)); }, in);
+            break;
+          default: break;
+        }
+      }
+      break;
+  }
+}
+
+}  // namespace
+
+void unary_kernel(const OpCall& call) {
+  WICK_DISPATCH_NUMERIC(call.out().dtype(), run_unary<T>(call))
+}
+
+}  // namespace wick::cpu
