@@ -1,0 +1,111 @@
+// layers.hpp: Linear (PyTorch's default initialisation), the activations ReLU, Sigmoid and Tanh,
+// and Sequential, each an Impl class plus its handle (WICK_MODULE). Forward passes are built
+// from autograd-aware ops only, so their gradients come from autograd's rules.
+// Tested in tests/nn/test_module.cpp (init bounds, shapes, chaining) and by the PyTorch parity
+// test (tests/nn/test_parity.cpp).
+#pragma once
+
+#include <concepts>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "wick/nn/module.hpp"
+#include "wick/ops.hpp"
+
+namespace wick::nn {
+
+namespace functional {
+// y = x W^T + b, x [..., in], weight [out, in], bias [out] (or undefined).
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
+}  // namespace functional
+
+// y = x W^T + b. weight [out_features, in_features] and bias [out_features] start as PyTorch's
+// reset_parameters() leaves them: kaiming_uniform_(a = sqrt(5)) for the weight, which is
+// U(-1/sqrt(in), 1/sqrt(in)), and U(-1/sqrt(in), 1/sqrt(in)) for the bias, drawn with
+// wick::rand (weight first, then bias), so wick::manual_seed makes them repeatable. float32 on
+// the CPU; use Module::to to move or cast.
+class LinearImpl : public Module {
+ public:
+  LinearImpl(int64_t in_features, int64_t out_features, bool bias = true);
+  Tensor forward(const Tensor& input) const;
+  // Draws fresh initial values, as at construction.
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  int64_t in_features() const { return in_features_; }
+  int64_t out_features() const { return out_features_; }
+
+  Tensor weight;  // [out_features, in_features]
+  Tensor bias;    // [out_features], undefined when built with bias = false
+
+ private:
+  int64_t in_features_;
+  int64_t out_features_;
+};
+WICK_MODULE(Linear);
+
+class ReLUImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) const { return relu(input); }
+};
+WICK_MODULE(ReLU);
+
+class SigmoidImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) const { return sigmoid(input); }
+};
+WICK_MODULE(Sigmoid);
+
+class TanhImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) const { return tanh(input); }
+};
+WICK_MODULE(Tanh);
+
+// A module whose forward takes one tensor and returns one: what Sequential can hold.
+template <typename Impl>
+concept UnaryModule = std::derived_from<Impl, Module> && requires(Impl& m, const Tensor& x) {
+  { m.forward(x) } -> std::convertible_to<Tensor>;
+};
+
+// Runs its modules in order, each one's output feeding the next. Children are named "0", "1",
+// ... as in PyTorch, so parameter names ("0.weight") match torch.nn.Sequential's state_dict.
+class SequentialImpl : public Module {
+ public:
+  SequentialImpl() = default;
+  template <typename... Modules>
+  requires(sizeof...(Modules) > 0 && (UnaryModule<typename std::remove_cvref_t<Modules>::Impl> &&
+                                      ...)) explicit SequentialImpl(Modules&&... modules) {
+    (push_back(std::forward<Modules>(modules)), ...);
+  }
+
+  // Appends a module given by its handle or a shared_ptr; returns nothing, as libtorch.
+  template <typename Holder>
+  requires UnaryModule<typename Holder::Impl>
+  void push_back(const Holder& holder) { push_back(holder.ptr()); }
+  template <typename Impl>
+  requires UnaryModule<Impl>
+  void push_back(std::shared_ptr<Impl> module) {
+    register_module(std::to_string(forwards_.size()), module);
+    forwards_.emplace_back([module](const Tensor& x) { return Tensor(module->forward(x)); });
+  }
+
+  Tensor forward(const Tensor& input) const;
+  size_t size() const { return forwards_.size(); }
+  bool is_empty() const { return forwards_.empty(); }
+  // The i-th module, as a Module or cast to its Impl type (nullptr if it is not one).
+  std::shared_ptr<Module> operator[](size_t index) const;
+  template <typename Impl>
+  std::shared_ptr<Impl> ptr(size_t index) const {
+    return std::dynamic_pointer_cast<Impl>((*this)[index]);
+  }
+
+ private:
+  std::vector<std::function<Tensor(const Tensor&)>> forwards_;
+};
+WICK_MODULE(Sequential);
+
+}  // namespace wick::nn

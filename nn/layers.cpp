@@ -1,0 +1,61 @@
+// layers.cpp: Linear's initialisation and forward, Sequential's forward chain. The activations
+// are inline in layers.hpp. Tested in tests/nn/test_module.cpp and tests/nn/test_parity.cpp.
+#include <cmath>
+
+#include "wick/autograd.hpp"
+#include "wick/nn/layers.hpp"
+
+namespace wick::nn {
+
+Tensor functional::linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  Tensor output = matmul(input, weight.t());
+  return bias.defined() ? output + bias : output;
+}
+
+LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias)
+    : in_features_(in_features), out_features_(out_features) {
+  WICK_CHECK(in_features >= 0 && out_features >= 0, ValueError, "nn::Linear",
+             "in_features and out_features must be non-negative, got ", in_features, " and ",
+             out_features);
+  weight = register_parameter("weight", empty({out_features, in_features}));
+  if (with_bias) bias = register_parameter("bias", empty({out_features}));
+  reset_parameters();
+}
+
+void LinearImpl::reset_parameters() {
+  NoGradGuard no_grad;
+  // kaiming_uniform_(a = sqrt(5)): gain = sqrt(2 / (1 + a^2)) = sqrt(1/3), std = gain /
+  // sqrt(fan_in), bound = sqrt(3) * std = 1 / sqrt(fan_in). The bias uses the same bound.
+  const double bound = in_features_ > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features_)) : 0;
+  auto fill_uniform = [bound](Tensor& t) {
+    Tensor u = rand(t.sizes(), t.options());  // U[0, 1)
+    t.copy_(u * (2 * bound) - bound);         // U[-bound, bound)
+  };
+  fill_uniform(weight);
+  if (bias.defined()) fill_uniform(bias);
+}
+
+Tensor LinearImpl::forward(const Tensor& input) const {
+  WICK_CHECK(input.dim() >= 1 && input.size(-1) == in_features_, ShapeError, "nn::Linear", "input ",
+             describe(input), " must end in in_features = ", in_features_);
+  return functional::linear(input, weight, bias);
+}
+
+std::string LinearImpl::extra_repr() const {
+  return wick::detail::str_cat("in_features=", in_features_, ", out_features=", out_features_,
+                               ", bias=", bias.defined() ? "true" : "false");
+}
+
+Tensor SequentialImpl::forward(const Tensor& input) const {
+  Tensor x = input;
+  for (const auto& forward : forwards_) x = forward(x);
+  return x;
+}
+
+std::shared_ptr<Module> SequentialImpl::operator[](size_t index) const {
+  WICK_CHECK(index < forwards_.size(), IndexError, "nn::Sequential", "index ", index,
+             " is out of range for a Sequential of ", forwards_.size(), " modules");
+  return named_children()[index].second;
+}
+
+}  // namespace wick::nn

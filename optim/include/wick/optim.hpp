@@ -1,0 +1,7 @@
+// optim.hpp: the optimizers in one include: SGD, Adam, AdamW and their Options. Formulas in
+// docs/nn.md and each header; tested by tests/nn (test_optim.cpp, test_parity.cpp).
+#pragma once
+
+#include "wick/optim/adam.hpp"
+#include "wick/optim/optimizer.hpp"
+#include "wick/optim/sgd.hpp"

@@ -1,0 +1,59 @@
+// optimizer.hpp: the Optimizer base: the parameter list (handles, so parameters moved by
+// Module::to are still seen), the learning rate, zero_grad, and state save/restore as named
+// tensors (so wick::save / wick::load_tensors can checkpoint it). One parameter group, as the
+// API asks; set_lr() is the hook for schedules. Tested in tests/nn/test_optim.cpp.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "wick/tensor.hpp"
+
+namespace wick::optim {
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  // One update of every parameter that has a gradient (others are skipped, as in PyTorch).
+  // Runs under NoGradGuard with in-place ops, on the parameters' device.
+  virtual void step() = 0;
+  // set_to_none (the default, as PyTorch 2): gradients become undefined; else they are zeroed.
+  void zero_grad(bool set_to_none = true);
+
+  double lr() const { return lr_; }
+  void set_lr(double lr);
+  const std::vector<Tensor>& parameters() const { return params_; }
+
+  // The optimizer's state as named tensors: "lr" (0-dim float64) and, per parameter index i,
+  // "state.<i>.<buffer>" (momentum_buffer; step, exp_avg, exp_avg_sq, max_exp_avg_sq).
+  std::map<std::string, Tensor> state_dict() const;
+  // Restores a state_dict() of an optimizer of the same kind over parameters of the same
+  // shapes; buffers move to each parameter's device and dtype. Unknown keys, out-of-range
+  // indices or wrong shapes are a wick::Error, and then nothing is changed.
+  void load_state_dict(const std::map<std::string, Tensor>& state);
+
+ protected:
+  Optimizer(std::vector<Tensor> params, double lr, const char* name);
+  // The per-parameter buffer names this optimizer keeps (for load_state_dict's checks).
+  virtual std::vector<std::string> buffer_names() const = 0;
+  // The buffer `name` of parameter i (an undefined Tensor until the first step creates it).
+  virtual Tensor& buffer(size_t i, const std::string& name) = 0;
+  const Tensor& buffer(size_t i, const std::string& name) const {
+    return const_cast<Optimizer*>(this)->buffer(i, name);
+  }
+
+  std::vector<Tensor> params_;
+  double lr_;
+  const char* name_;  // "SGD", "Adam", "AdamW": for error messages
+};
+
+namespace detail {
+// Brings a state buffer to its parameter's device and dtype (after Module::to) and returns it.
+Tensor& follow(Tensor& state, const Tensor& param);
+}  // namespace detail
+
+}  // namespace wick::optim
