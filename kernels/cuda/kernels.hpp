@@ -1,0 +1,27 @@
+// kernels.hpp: the CUDA kernels' host launchers, one per op family, each taking the OpCall that
+// core's boundary prepared (wick/dispatch.hpp says what a kernel may assume). Registered for
+// every Kernel op of wick/op_list.hpp by register_cuda_backend() in register_cuda.cpp.
+#pragma once
+
+#include "wick/dispatch.hpp"
+
+namespace wick::gpu {
+
+void launch_fill(const OpCall& call);     // fill_copy.cu
+void launch_copy(const OpCall& call);     // fill_copy.cu: copy and cast between any dtypes
+void launch_random(const OpCall& call);   // random.cu: rand, randn (Philox, as the CPU)
+void launch_unary(const OpCall& call);    // unary.cu
+void launch_binary(const OpCall& call);   // binary.cu: add sub mul div pow maximum minimum
+void launch_compare(const OpCall& call);  // compare.cu: eq ne lt le gt ge
+void launch_where(const OpCall& call);    // compare.cu
+void launch_reduce(const OpCall& call);   // reduce.cu: sum mean max min (+ arg indices)
+void launch_softmax(const OpCall& call);  // softmax.cu: softmax, log_softmax
+void launch_matmul(const OpCall& call);   // matmul.cu: tiled kernel, or cuBLAS when chosen
+
+// matmul_cublas.cpp: whether cuBLAS can run this matmul (float32/float64, sizes that fit its
+// int arguments), and running it.
+bool cublas_supports(const OpCall& call);
+struct OpContext;
+void launch_matmul_cublas(const OpContext& ctx, const OpCall& call);
+
+}  // namespace wick::gpu

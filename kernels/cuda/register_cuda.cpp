@@ -1,0 +1,49 @@
+// register_cuda.cpp: register_cuda_backend(), called once from detail::ensure_initialized()
+// (src/init.cpp) in builds with CUDA: registers the CUDA DeviceBackend (backend.cpp) and a
+// kernel for every Kernel op of wick/op_list.hpp. No CUDA call happens here, so a machine
+// without a driver starts as fast as any. Each kernel is wrapped so that, with WICK_CUDA_SYNC=1,
+// the device is synchronised after the op and an asynchronous fault is reported by it.
+// tests/cuda/test_host.cpp checks that every Kernel op has a CUDA kernel.
+#include "kernels.hpp"
+#include "runtime.hpp"
+
+namespace wick {
+namespace gpu {
+void register_backend_object();  // backend.cpp
+
+namespace {
+template <void (*Launch)(const OpCall&)>
+void run_op(const OpCall& call) {
+  Launch(call);
+  finish_op(call);
+}
+}  // namespace
+}  // namespace gpu
+
+void register_cuda_backend() {
+  using namespace gpu;
+  register_backend_object();
+  auto reg = [](OpId op, KernelFn fn) { register_kernel(op, kCUDA, fn); };
+  reg(OpId::fill, run_op<launch_fill>);
+  reg(OpId::copy, run_op<launch_copy>);
+  reg(OpId::rand, run_op<launch_random>);
+  reg(OpId::randn, run_op<launch_random>);
+  for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu,
+                  OpId::sigmoid, OpId::tanh, OpId::pow_scalar, OpId::clamp}) {
+    reg(op, run_op<launch_unary>);
+  }
+  for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,
+                  OpId::minimum}) {
+    reg(op, run_op<launch_binary>);
+  }
+  for (OpId op : {OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {
+    reg(op, run_op<launch_compare>);
+  }
+  reg(OpId::where, run_op<launch_where>);
+  for (OpId op : {OpId::sum, OpId::mean, OpId::max, OpId::min}) reg(op, run_op<launch_reduce>);
+  reg(OpId::softmax, run_op<launch_softmax>);
+  reg(OpId::log_softmax, run_op<launch_softmax>);
+  reg(OpId::matmul, run_op<launch_matmul>);
+}
+
+}  // namespace wick

@@ -1,0 +1,463 @@
+// test_ops.cpp: the op sweep of the core issue, on the GPU: every Kernel op of wick/op_list.hpp
+// x every dtype x the shapes (), (0,), (1,0,3), (20,), (812,), (1029,917), broadcast pairs, and
+// transposed, sliced and expanded inputs, each compared with the same op run by the CPU
+// kernels on float64 inputs (float32 widened; int64 and bool as they are, compared exactly).
+// Outputs are poisoned (debug fill). Tolerances are in docs/cuda-backend.md: results that IEEE
+// rounds exactly (+ - * / sqrt, casts, comparisons, max/min) within 1 float32 ulp; CUDA's
+// transcendental functions within 1e-6 relative (float32) and 1e-14 (float64); sums and means
+// within 1e-6 relative plus 1e-6 of the sum of |x|; softmax within 1e-5 relative.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "gpu_test.hpp"
+#include "wick/op_list.hpp"
+
+using namespace gpu_test;
+
+namespace {
+
+const std::vector<Shape>& shapes() {
+  static const std::vector<Shape> s{{}, {0}, {1, 0, 3}, {20}, {812}, big2d()};
+  return s;
+}
+
+const std::vector<std::pair<Shape, Shape>>& broadcast_pairs() {
+  static const std::vector<std::pair<Shape, Shape>> p{
+      {{20}, {}}, {{}, {812}}, {{3, 1, 5}, {4, 5}}, {{big2d()[0], 1}, {1, big2d()[1]}},
+      {{2, 0, 3}, {1, 3}}, {{7, 1, 9, 1}, {1, 8, 1, 6}}};
+  return p;
+}
+
+// float32: within `ulps` float32 ulps relative; float64: 1e-14 (two libms may differ in the last
+// bit or two); integers and bools: exact (check_close ignores the tolerance there).
+Tolerance tol_for(Dtype dtype, double float32_rtol) {
+  if (dtype == kFloat32) return Tolerance{float32_rtol, 1e-30};
+  return Tolerance{1e-14, 1e-300};
+}
+constexpr double kExact32 = 1.2e-7;      // correctly rounded ops: 1 ulp of slack
+constexpr double kTranscend32 = 1e-6;    // CUDA's expf, logf, tanhf, powf: a few ulps
+
+// Runs `run` on the CPU (float64 reference) and on the GPU and compares; when the CPU rejects
+// the operands, the GPU must reject them with the same kind of error.
+void check_op(const std::function<Tensor(const std::vector<Tensor>&)>& run,
+              const std::vector<Pair>& inputs, double float32_rtol, const std::string& what) {
+  std::vector<Tensor> cpu, wide, gpu;
+  for (const Pair& p : inputs) {
+    cpu.push_back(p.cpu);
+    wide.push_back(widen(p.cpu));
+    gpu.push_back(p.gpu);
+  }
+  Tensor expected_type;
+  try {
+    expected_type = run(cpu);
+  } catch (const DtypeError&) {
+    CHECK_THROWS_AS(run(gpu), DtypeError);
+    return;
+  }
+  PoisonScope poison;
+  const Tensor got = run(gpu);
+  INFO(what);
+  CHECK(got.dtype() == expected_type.dtype());
+  check_close(got, run(wide), tol_for(got.dtype(), float32_rtol), what);
+}
+
+// ---- unary ----
+struct UnaryCase {
+  std::function<Tensor(const Tensor&)> run;
+  Domain domain;
+  double rtol;
+};
+
+std::map<OpId, UnaryCase> unary_cases() {
+  return {
+      {OpId::neg, {[](const Tensor& t) { return -t; }, Domain::Any, kExact32}},
+      {OpId::abs, {[](const Tensor& t) { return t.abs(); }, Domain::Any, kExact32}},
+      {OpId::exp, {[](const Tensor& t) { return t.exp(); }, Domain::SmallInt, kTranscend32}},
+      {OpId::log, {[](const Tensor& t) { return t.log(); }, Domain::Positive, kTranscend32}},
+      {OpId::sqrt, {[](const Tensor& t) { return t.sqrt(); }, Domain::Positive, kExact32}},
+      {OpId::relu, {[](const Tensor& t) { return t.relu(); }, Domain::Any, kExact32}},
+      {OpId::sigmoid, {[](const Tensor& t) { return t.sigmoid(); }, Domain::Any, kTranscend32}},
+      {OpId::tanh, {[](const Tensor& t) { return t.tanh(); }, Domain::Any, kTranscend32}},
+      {OpId::pow_scalar, {[](const Tensor& t) { return t.pow(3); }, Domain::SmallInt, kTranscend32}},
+      {OpId::clamp, {[](const Tensor& t) { return t.clamp(-2, 2); }, Domain::Any, kExact32}},
+  };
+}
+
+void sweep_unary(OpId op) {
+  const UnaryCase c = unary_cases().at(op);
+  for (Dtype dtype : all_dtypes()) {
+    for (const Shape& shape : shapes()) {
+      for (Layout layout : all_layouts()) {
+        for (bool specials : {false, true}) {
+          if (specials && (!is_floating(dtype) || shape.size() != 1)) continue;
+          Pair x = make_input(shape, dtype, layout, c.domain, specials);
+          check_op([&](const std::vector<Tensor>& in) { return c.run(in[0]); }, {x}, c.rtol,
+                   std::string(op_name(op)) + " of " + label(x.cpu, layout) +
+                       (specials ? " with NaN/inf" : ""));
+        }
+      }
+    }
+  }
+  // Attributes: pow by 2 (x * x), by a fraction (int64 -> float32), by a negative int; one-sided
+  // clamps; int64 neg/abs wrap at INT64_MIN.
+  Pair f = make_input({812}, kFloat32, Layout::Strided, Domain::Any, true);
+  auto one = [&](auto fn, const Pair& p, double rtol, const char* what) {
+    check_op([&](const std::vector<Tensor>& in) { return fn(in[0]); }, {p}, rtol, what);
+  };
+  one([](const Tensor& t) { return t.pow(2); }, f, kExact32, "pow 2");
+  one([](const Tensor& t) { return t.pow(0.5); }, f, kTranscend32, "pow 0.5");
+  one([](const Tensor& t) { return t.clamp_min(0.5); }, f, kExact32, "clamp_min");
+  one([](const Tensor& t) { return t.clamp_max(-0.5); }, f, kExact32, "clamp_max");
+  Pair i = make_input({812}, kInt64, Layout::Contiguous, Domain::Huge);
+  one([](const Tensor& t) { return t.pow(0.5); }, make_input({20}, kInt64, Layout::Contiguous,
+                                                              Domain::Positive),
+      kTranscend32, "int64 pow 0.5");
+  one([](const Tensor& t) { return t.pow(-1); }, make_input({20}, kInt64, Layout::Contiguous,
+                                                             Domain::SmallInt),
+      0, "int64 pow -1");
+  one([](const Tensor& t) { return t.pow(5); }, i, 0, "int64 pow 5 (wraps)");
+  Pair extremes{tensor(std::vector<int64_t>{INT64_MIN, INT64_MAX, -1, 0}),
+                tensor(std::vector<int64_t>{INT64_MIN, INT64_MAX, -1, 0}).to(kCUDA)};
+  one([](const Tensor& t) { return -t; }, extremes, 0, "neg of INT64_MIN");
+  one([](const Tensor& t) { return t.abs(); }, extremes, 0, "abs of INT64_MIN");
+}
+
+// ---- binary, comparisons, where ----
+struct BinaryCase {
+  std::function<Tensor(const Tensor&, const Tensor&)> run;
+  Domain domain_b;
+  double rtol;
+};
+
+std::map<OpId, BinaryCase> binary_cases() {
+  return {
+      {OpId::add, {[](const Tensor& a, const Tensor& b) { return a + b; }, Domain::Any, kExact32}},
+      {OpId::sub, {[](const Tensor& a, const Tensor& b) { return a - b; }, Domain::Any, kExact32}},
+      {OpId::mul, {[](const Tensor& a, const Tensor& b) { return a * b; }, Domain::Any, kExact32}},
+      {OpId::div, {[](const Tensor& a, const Tensor& b) { return a / b; }, Domain::Positive, kExact32}},
+      {OpId::pow, {[](const Tensor& a, const Tensor& b) { return a.pow(b); }, Domain::SmallInt, kTranscend32}},
+      {OpId::maximum, {[](const Tensor& a, const Tensor& b) { return maximum(a, b); }, Domain::Any, 0}},
+      {OpId::minimum, {[](const Tensor& a, const Tensor& b) { return minimum(a, b); }, Domain::Any, 0}},
+      {OpId::eq, {[](const Tensor& a, const Tensor& b) { return a == b; }, Domain::SmallInt, 0}},
+      {OpId::ne, {[](const Tensor& a, const Tensor& b) { return a != b; }, Domain::SmallInt, 0}},
+      {OpId::lt, {[](const Tensor& a, const Tensor& b) { return a < b; }, Domain::SmallInt, 0}},
+      {OpId::le, {[](const Tensor& a, const Tensor& b) { return a <= b; }, Domain::SmallInt, 0}},
+      {OpId::gt, {[](const Tensor& a, const Tensor& b) { return a > b; }, Domain::SmallInt, 0}},
+      {OpId::ge, {[](const Tensor& a, const Tensor& b) { return a >= b; }, Domain::SmallInt, 0}},
+  };
+}
+
+void sweep_binary(OpId op) {
+  const BinaryCase c = binary_cases().at(op);
+  const Domain domain_a = c.domain_b == Domain::SmallInt ? Domain::SmallInt : Domain::Any;
+  auto run2 = [&](const std::vector<Tensor>& in) { return c.run(in[0], in[1]); };
+  for (Dtype dtype : all_dtypes()) {
+    // Same shapes, with layout pairs that mix every kind.
+    const std::vector<std::pair<Layout, Layout>> layout_pairs{
+        {Layout::Contiguous, Layout::Contiguous},
+        {Layout::Transposed, Layout::Strided},
+        {Layout::Expanded, Layout::Transposed},
+        {Layout::Strided, Layout::Expanded}};
+    for (const Shape& shape : shapes()) {
+      for (auto [la, lb] : layout_pairs) {
+        for (bool specials : {false, true}) {
+          if (specials && (!is_floating(dtype) || shape.size() != 1)) continue;
+          Pair a = make_input(shape, dtype, la, domain_a, specials);
+          Pair b = make_input(shape, dtype, lb, c.domain_b, specials);
+          check_op(run2, {a, b}, c.rtol,
+                   std::string(op_name(op)) + " of " + label(a.cpu, la) + " and " +
+                       label(b.cpu, lb) + (specials ? " with NaN/inf" : ""));
+        }
+      }
+    }
+    for (const auto& [sa, sb] : broadcast_pairs()) {
+      Pair a = make_input(sa, dtype, Layout::Contiguous, domain_a);
+      Pair b = make_input(sb, dtype, Layout::Strided, c.domain_b);
+      check_op(run2, {a, b}, c.rtol,
+               std::string(op_name(op)) + " broadcast " + describe(a.cpu) + " with " +
+                   describe(b.cpu));
+    }
+  }
+  // Mixed dtypes (promotion happens at the boundary; the kernel sees one dtype) and a 0-d CPU
+  // tensor joining a GPU tensor.
+  Pair fi = make_input({812}, kFloat32, Layout::Contiguous, domain_a);
+  Pair ii = make_input({812}, kInt64, Layout::Strided, c.domain_b);
+  check_op(run2, {fi, ii}, c.rtol, std::string(op_name(op)) + " float32 with int64");
+  Pair zero_d{make_input({}, kFloat64, Layout::Contiguous, c.domain_b).cpu, Tensor()};
+  zero_d.gpu = zero_d.cpu;  // stays on the CPU: PyTorch lets a 0-d CPU tensor join a GPU op
+  check_op(run2, {fi, zero_d}, c.rtol, std::string(op_name(op)) + " with a 0-d CPU tensor");
+}
+
+void sweep_where() {
+  for (Dtype dtype : all_dtypes()) {
+    for (const Shape& shape : shapes()) {
+      for (Layout layout : all_layouts()) {
+        Pair cond = make_input(shape, kBool, layout);
+        Pair a = make_input(shape, dtype, Layout::Contiguous);
+        Pair b = make_input(shape, dtype, Layout::Transposed);
+        check_op([](const std::vector<Tensor>& in) { return where(in[0], in[1], in[2]); },
+                 {cond, a, b}, 0, "where on " + label(cond.cpu, layout) + ", " + describe(a.cpu));
+      }
+    }
+    Pair cond = make_input({3, 1, 5}, kBool, Layout::Contiguous);
+    Pair a = make_input({4, 5}, dtype, Layout::Strided);
+    Pair b = make_input({5}, dtype, Layout::Contiguous);
+    check_op([](const std::vector<Tensor>& in) { return where(in[0], in[1], in[2]); },
+             {cond, a, b}, 0, "where broadcast");
+    check_op([](const std::vector<Tensor>& in) { return where(in[0], in[1], 2.5); }, {cond, a},
+             0, "where with a scalar");
+  }
+}
+
+// ---- reductions ----
+struct ReduceConfig {
+  Shape shape;
+  std::optional<Shape> dims;  // nullopt: all
+};
+
+std::vector<ReduceConfig> reduce_configs() {
+  const Shape big = big2d();
+  std::vector<ReduceConfig> c{
+      {{}, std::nullopt},   {{20}, std::nullopt},  {{20}, Shape{0}},      {{812}, Shape{0}},
+      {big, std::nullopt},  {big, Shape{0}},       {big, Shape{1}},       {{3, 4, 5}, Shape{0, 2}},
+      {{3, 4, 5}, Shape{1}}, {{1, 0, 3}, Shape{1}}, {{1, 0, 3}, std::nullopt}, {{0}, std::nullopt}};
+  // Rows longer than one block's chunk (16384): split across blocks, then a second pass.
+  const int64_t longer = small_run() ? 20000 : 70000;
+  c.push_back({{3, longer}, Shape{1}});
+  c.push_back({{longer, 3}, Shape{0}});
+  c.push_back({{5, 6, longer / 10}, Shape{0, 2}});
+  c.push_back({{small_run() ? int64_t{1} << 16 : int64_t{1} << 22}, std::nullopt});
+  return c;
+}
+
+// Sum of |x|: the scale of a sum's rounding error.
+double abs_sum(const Tensor& cpu) {
+  if (cpu.numel() == 0) return 0;
+  return cpu.to(kFloat64).abs().sum().item<double>();
+}
+
+void sweep_reductions(OpId op) {
+  for (Dtype dtype : all_dtypes()) {
+    for (const ReduceConfig& config : reduce_configs()) {
+      for (Layout layout : all_layouts()) {
+        for (bool keepdim : {false, true}) {
+          if (keepdim && !config.dims) continue;
+          for (bool specials : {false, true}) {
+            if (specials && (!is_floating(dtype) || layout != Layout::Contiguous)) continue;
+            const Domain domain = op == OpId::sum || op == OpId::mean ? Domain::Any
+                                                                      : Domain::SmallInt;  // ties
+            Pair x = make_input(config.shape, dtype, layout, domain, specials);
+            std::string what = std::string(op_name(op)) + " of " + label(x.cpu, layout) +
+                               (config.dims ? " over some dims" : " over all") +
+                               (keepdim ? " keepdim" : "") + (specials ? " with NaN/inf" : "");
+            const Shape dims = config.dims.value_or(Shape{});
+            std::function<std::vector<Tensor>(const Tensor&)> run;
+            switch (op) {
+              case OpId::sum:
+                run = [&](const Tensor& t) {
+                  return std::vector<Tensor>{config.dims ? t.sum(dims, keepdim) : t.sum()};
+                };
+                break;
+              case OpId::mean:
+                run = [&](const Tensor& t) {
+                  return std::vector<Tensor>{config.dims ? t.mean(dims, keepdim) : t.mean()};
+                };
+                break;
+              default: {
+                const bool is_max = op == OpId::max;
+                run = [&, is_max](const Tensor& t) -> std::vector<Tensor> {
+                  if (!config.dims) {
+                    return {is_max ? t.max() : t.min(), is_max ? t.argmax() : t.argmin()};
+                  }
+                  if (dims.size() == 1) {
+                    auto [v, i] = is_max ? t.max(dims[0], keepdim) : t.min(dims[0], keepdim);
+                    return {v, i};
+                  }
+                  return {};  // max/min over several dims is not part of the API
+                };
+              }
+            }
+            std::vector<Tensor> expected_type;
+            try {
+              expected_type = run(x.cpu);
+            } catch (const Error& e) {
+              INFO(what << ": the CPU said " << e.what());
+              CHECK_THROWS_AS(run(x.gpu), Error);
+              continue;
+            }
+            if (expected_type.empty()) continue;
+            PoisonScope poison;
+            const std::vector<Tensor> got = run(x.gpu);
+            const std::vector<Tensor> want = run(widen(x.cpu));
+            REQUIRE(got.size() == want.size());
+            Tolerance tol{0, 0};
+            if (op == OpId::sum || op == OpId::mean) {
+              const double scale = abs_sum(x.cpu);
+              const double count = std::max<double>(1, static_cast<double>(x.cpu.numel()) /
+                                                            std::max<double>(1, static_cast<double>(want[0].numel())));
+              tol = dtype == kFloat64 ? Tolerance{1e-13, 1e-13 * scale}
+                                      : Tolerance{1e-6, 1e-6 * scale / (op == OpId::mean ? count : 1)};
+            }
+            CHECK(got[0].dtype() == expected_type[0].dtype());
+            check_close(got[0], want[0], tol, what + " (values)");
+            if (got.size() > 1) check_close(got[1], want[1], tol, what + " (indices)");
+          }
+        }
+      }
+    }
+  }
+}
+
+// ---- softmax ----
+void sweep_softmax(OpId op) {
+  const bool log_form = op == OpId::log_softmax;
+  auto run_op = [log_form](const Tensor& t, int64_t dim) {
+    return log_form ? t.log_softmax(dim) : t.softmax(dim);
+  };
+  const Shape big = big2d();
+  const int64_t longer = small_run() ? 9000 : 20000;
+  const std::vector<std::pair<Shape, int64_t>> configs{
+      {{}, 0},       {{1}, 0},      {{20}, 0},         {{812}, -1},   {big, 1},
+      {big, 0},      {{8, 3000}, 0}, {{3000, 8}, 0},   {{3, longer}, 1}, {{2, 3, 4, 5}, 2},
+      {{0, 5}, 1},   {{4096, 7}, 1}};
+  for (Dtype dtype : all_dtypes()) {
+    for (const auto& [shape, dim] : configs) {
+      for (Layout layout : {Layout::Contiguous, Layout::Transposed, Layout::Strided}) {
+        for (bool specials : {false, true}) {
+          if (specials && (!is_floating(dtype) || shape.size() != 2)) continue;
+          Pair x = make_input(shape, dtype, layout, Domain::Any, specials);
+          const int64_t d = dim;
+          check_op([&](const std::vector<Tensor>& in) { return run_op(in[0], d); }, {x}, 1e-5,
+                   std::string(op_name(op)) + " over dim " + std::to_string(dim) + " of " +
+                       label(x.cpu, layout) + (specials ? " with NaN/inf" : ""));
+        }
+      }
+    }
+  }
+  // Rows that are all -inf (0/0 = NaN), hold +inf (NaN) or NaN (NaN), large values (no overflow).
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    for (int64_t width : {int64_t{10}, int64_t{3000}, longer}) {
+      Tensor base = randn({5, width}, dtype);
+      base.select(0, 0).fill_(-INFINITY);
+      base.select(0, 1).narrow(0, 3, 1).fill_(INFINITY);
+      base.select(0, 2).narrow(0, 5, 1).fill_(NAN);
+      base.select(0, 3).mul_(1000);
+      Pair x{base, base.to(kCUDA)};
+      check_op([&](const std::vector<Tensor>& in) { return run_op(in[0], 1); }, {x}, 1e-5,
+               std::string(op_name(op)) + " of special rows, width " + std::to_string(width));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gpu sweep: every Kernel op has a case here", "[sweep]") {
+  std::set<OpId> covered;
+  for (const auto& [op, c] : unary_cases()) covered.insert(op);
+  for (const auto& [op, c] : binary_cases()) covered.insert(op);
+  for (OpId op : {OpId::where, OpId::sum, OpId::mean, OpId::max, OpId::min, OpId::softmax,
+                  OpId::log_softmax, OpId::fill, OpId::copy, OpId::rand, OpId::randn,
+                  OpId::matmul}) {
+    covered.insert(op);  // the last five in this file, test_runtime.cpp and test_matmul.cpp
+  }
+  for (size_t i = 0; i < kNumOps; ++i) {
+    auto op = static_cast<OpId>(i);
+    if (op_kind(op) != OpKind::Kernel) continue;
+    INFO("op " << op_name(op));
+    CHECK(covered.count(op) == 1);
+    CHECK(supports(op, kCUDA));
+  }
+}
+
+TEST_CASE("gpu sweep: unary ops", "[sweep]") {
+  for (const auto& [op, c] : unary_cases()) {
+    DYNAMIC_SECTION(op_name(op)) { sweep_unary(op); }
+  }
+}
+
+TEST_CASE("gpu sweep: binary ops and comparisons", "[sweep]") {
+  for (const auto& [op, c] : binary_cases()) {
+    DYNAMIC_SECTION(op_name(op)) { sweep_binary(op); }
+  }
+}
+
+TEST_CASE("gpu sweep: where", "[sweep]") { sweep_where(); }
+
+TEST_CASE("gpu sweep: reductions", "[sweep]") {
+  for (OpId op : {OpId::sum, OpId::mean, OpId::max, OpId::min}) {
+    DYNAMIC_SECTION(op_name(op)) { sweep_reductions(op); }
+  }
+}
+
+TEST_CASE("gpu sweep: softmax and log_softmax", "[sweep]") {
+  for (OpId op : {OpId::softmax, OpId::log_softmax}) {
+    DYNAMIC_SECTION(op_name(op)) { sweep_softmax(op); }
+  }
+}
+
+TEST_CASE("gpu sweep: fill, copy and casts between every dtype pair", "[sweep]") {
+  PoisonScope poison;
+  for (Dtype dtype : all_dtypes()) {
+    // Factories and fill_ on a strided view.
+    for (const Shape& shape : shapes()) {
+      check_close(full(shape, 3, TensorOptions().dtype(dtype).device(kCUDA)),
+                  full(shape, 3, TensorOptions().dtype(dtype)), {}, "full " + describe(full(shape, 3, dtype)));
+      check_close(zeros(shape, TensorOptions().dtype(dtype).device(kCUDA)), zeros(shape, dtype), {},
+                  "zeros");
+    }
+    Pair x = make_input(big2d(), dtype, Layout::Contiguous);
+    x.cpu.slice(1, 1, std::nullopt, 3).fill_(7);
+    x.gpu.slice(1, 1, std::nullopt, 3).fill_(7);
+    check_close(x.gpu, x.cpu, {}, "fill_ on a view with a step");
+    // Casts: every source layout, every target dtype; values include NaN, inf and numbers
+    // beyond int64 (which become INT64_MIN, as on the CPU).
+    for (Dtype to : all_dtypes()) {
+      for (Layout layout : all_layouts()) {
+        for (Domain domain : {Domain::Any, Domain::Huge}) {
+          Pair s = make_input(big2d(), dtype, layout, domain, true);
+          check_close(s.gpu.to(to), s.cpu.to(to), {}, "cast " + label(s.cpu, layout) + " to " +
+                                                          dtype_name(to));
+        }
+      }
+      // copy_ into a strided destination of another dtype.
+      Pair dst = make_input({40, 30}, to, Layout::Strided);
+      Pair src = make_input({40, 30}, dtype, Layout::Transposed);
+      dst.cpu.copy_(src.cpu);
+      dst.gpu.copy_(src.gpu);
+      check_close(dst.gpu, dst.cpu, {}, std::string("copy_ ") + dtype_name(dtype) + " into a " +
+                                            "strided " + dtype_name(to));
+    }
+    // Broadcasting copy_ and clone of expanded / transposed tensors.
+    Pair row = make_input({1, 917}, dtype, Layout::Contiguous);
+    Tensor dst_cpu = empty({50, 917}, dtype), dst_gpu = empty({50, 917}, TensorOptions().dtype(dtype).device(kCUDA));
+    dst_cpu.copy_(row.cpu);
+    dst_gpu.copy_(row.gpu);
+    check_close(dst_gpu, dst_cpu, {}, "broadcasting copy_");
+    for (Layout layout : all_layouts()) {
+      Pair t = make_input(big2d(), dtype, layout);
+      check_close(t.gpu.clone(), t.cpu.clone(), {}, "clone " + label(t.cpu, layout));
+      check_close(t.gpu.contiguous(), t.cpu.contiguous(), {}, "contiguous");
+    }
+  }
+}
+
+TEST_CASE("gpu sweep: in-place ops on views", "[sweep]") {
+  PoisonScope poison;
+  for (Dtype dtype : {kInt64, kFloat32, kFloat64}) {
+    Pair a = make_input(big2d(), dtype, Layout::Transposed);
+    Pair b = make_input({big2d()[1]}, dtype, Layout::Strided);
+    a.cpu.add_(b.cpu);
+    a.gpu.add_(b.gpu);
+    check_close(a.gpu, a.cpu, {kExact32, 0}, "add_ of a broadcast row into a transposed view");
+    a.cpu.mul_(3);
+    a.gpu.mul_(3);
+    check_close(a.gpu, a.cpu, {kExact32, 0}, "mul_ by a scalar");
+    Tensor sub_cpu = a.cpu.narrow(0, 2, 5), sub_gpu = a.gpu.narrow(0, 2, 5);
+    sub_cpu.sub_(1);
+    sub_gpu.sub_(1);
+    check_close(a.gpu, a.cpu, {kExact32, 0}, "sub_ on a narrowed view");
+  }
+}

@@ -1,0 +1,205 @@
+// test_runtime.cpp: the CUDA backend around the kernels: device queries, transfers (round
+// trips bit-exact, around the 4 MiB staging threshold, non-contiguous on either side, between
+// GPUs when there are two), the Philox stream (CPU == GPU: rand bit-exact, randn within one
+// float32 ulp), the caching allocator (statistics back to their baseline after a training-like
+// loop, no new cudaMalloc once warm, empty_cache, peak), and the out-of-memory path (a typed
+// error that says what and where, then the engine keeps working).
+#include <cstring>
+
+#include "gpu_test.hpp"
+
+using namespace gpu_test;
+
+namespace {
+
+// A CPU tensor of n elements whose bytes are random (NaN payloads and all, for floats).
+Tensor random_bits(int64_t n, Dtype dtype) {
+  Tensor t = empty({n}, dtype);
+  auto* bytes = static_cast<unsigned char*>(t.raw_data());
+  auto& g = rng();
+  for (size_t i = 0; i < t.nbytes(); ++i) {
+    bytes[i] = static_cast<unsigned char>(g());
+    if (dtype == kBool) bytes[i] &= 1;
+  }
+  return t;
+}
+
+bool same_bytes(const Tensor& a, const Tensor& b) {
+  return a.nbytes() == b.nbytes() &&
+         (a.nbytes() == 0 || std::memcmp(a.raw_data(), b.raw_data(), a.nbytes()) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("devices: count, names, current device, synchronize", "[runtime]") {
+  REQUIRE(cuda::is_available());
+  CHECK(cuda::unavailable_reason().empty());
+  REQUIRE(cuda::device_count() >= 1);
+  CHECK(!cuda::device_name(0).empty());
+  CHECK(cuda::current_device() >= 0);
+  CHECK_NOTHROW(cuda::synchronize());
+  Tensor t = ones({3}, TensorOptions().device("cuda:0"));
+  CHECK(t.device() == Device(kCUDA, 0));
+  CHECK(t.device().str() == "cuda:0");
+  CHECK_THROWS_AS(ones({3}, TensorOptions().device(Device(kCUDA, cuda::device_count()))),
+                  DeviceError);
+  CHECK_THROWS_AS(cuda::set_device(cuda::device_count()), DeviceError);
+  // A CPU tensor and a GPU tensor do not mix (except 0-d CPU tensors).
+  CHECK_THROWS_AS(ones({3}) + t, DeviceError);
+  CHECK(((ones({}) + t).to(kCPU).to_vector<float>() == std::vector<float>{2, 2, 2}));
+}
+
+TEST_CASE("transfers: round trips are bit-exact at every size", "[runtime]") {
+  constexpr int64_t kMiB = 1 << 20;
+  // Around the staging threshold (4 MiB) and its chunk multiples, and odd sizes.
+  const std::vector<int64_t> nbytes{0,           1,           4095,        4 * kMiB - 8,
+                                    4 * kMiB,    4 * kMiB + 8, 16 * kMiB,  37 * kMiB + 24,
+                                    small_run() ? 5 * kMiB : 200 * kMiB};
+  for (int64_t bytes : nbytes) {
+    for (Dtype dtype : {kFloat32, kInt64, kFloat64}) {
+      const int64_t n = bytes / static_cast<int64_t>(element_size(dtype));
+      Tensor host = random_bits(n, dtype);
+      Tensor device = host.to(kCUDA);
+      CHECK(device.is_cuda());
+      Tensor back = device.to(kCPU);
+      INFO(bytes << " bytes of " << dtype_name(dtype));
+      CHECK(same_bytes(host, back));
+      // Device to device (same GPU) and back again.
+      CHECK(same_bytes(host, device.clone().to(kCPU)));
+    }
+  }
+  Tensor odd = random_bits(5 * kMiB + 3, kBool);
+  CHECK(same_bytes(odd, odd.to(kCUDA).to(kCPU)));
+}
+
+TEST_CASE("transfers: non-contiguous tensors on either side", "[runtime]") {
+  Tensor base = random_bits(1029 * 917, kFloat32).view({1029, 917});
+  Tensor t = base.t();  // transposed on the CPU
+  Tensor on_gpu = t.to(kCUDA);
+  CHECK(on_gpu.sizes() == t.sizes());
+  CHECK(same_bytes(t.contiguous(), on_gpu.to(kCPU).contiguous()));
+  // A strided GPU view to the CPU, and a copy_ from the CPU into a strided GPU view.
+  Tensor g = base.to(kCUDA);
+  Tensor view = g.slice(1, 1, std::nullopt, 2);
+  CHECK(same_bytes(base.slice(1, 1, std::nullopt, 2).contiguous(), view.to(kCPU).contiguous()));
+  Tensor src = random_bits(1029 * 458, kFloat32).view({1029, 458});
+  view.copy_(src);
+  CHECK(same_bytes(src, view.to(kCPU).contiguous()));
+  // With a cast on the way (ordinary numbers: CUDA and x86 may quiet NaN payloads differently).
+  Tensor numbers = randn({1029, 917});
+  Tensor wide = numbers.to(kCUDA, kFloat64).to(kCPU);
+  CHECK(wide.dtype() == kFloat64);
+  CHECK(same_bytes(wide, numbers.to(kFloat64)));
+}
+
+TEST_CASE("transfers: between GPUs", "[runtime]") {
+  if (cuda::device_count() < 2) {
+    WARN("one GPU: cross-device copies not exercised");
+    return;
+  }
+  Tensor host = random_bits(9 << 20, kFloat32);
+  Tensor on0 = host.to(Device(kCUDA, 0));
+  Tensor on1 = on0.to(Device(kCUDA, 1));
+  CHECK(on1.device() == Device(kCUDA, 1));
+  CHECK(same_bytes(host, on1.to(kCPU)));
+  CHECK(same_bytes(host, on1.to(Device(kCUDA, 0)).to(kCPU)));
+  Tensor numbers = randn({1000, 300});
+  CHECK(same_bytes((numbers + 1).contiguous(), (numbers.to(Device(kCUDA, 1)) + 1).to(kCPU)));
+}
+
+TEST_CASE("random: the GPU draws the CPU's Philox stream", "[runtime]") {
+  for (int64_t n : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{5}, int64_t{1029 * 917}}) {
+    for (Dtype dtype : {kFloat32, kFloat64}) {
+      INFO(n << " values of " << dtype_name(dtype));
+      manual_seed(1234);
+      Tensor cpu_u = rand({n}, dtype), cpu_n = randn({n}, dtype), cpu_u2 = rand({n}, dtype);
+      manual_seed(1234);
+      const TensorOptions on_gpu = TensorOptions().dtype(dtype).device(kCUDA);
+      Tensor gpu_u = rand({n}, on_gpu), gpu_n = randn({n}, on_gpu), gpu_u2 = rand({n}, on_gpu);
+      // rand: the same integer -> float map on both devices: bit-exact.
+      CHECK(same_bytes(cpu_u, gpu_u.to(kCPU)));
+      CHECK(same_bytes(cpu_u2, gpu_u2.to(kCPU)));
+      // randn: libm and CUDA's double log/sin/cos may differ in the last double bit, which can
+      // move a float32 by one ulp; float64 within a few double ulps.
+      const std::vector<double> c = cpu_n.to_vector<double>(), g = gpu_n.to(kCPU).to_vector<double>();
+      int64_t bad = 0;
+      for (size_t i = 0; i < c.size(); ++i) {
+        const double ulp = dtype == kFloat32
+                               ? std::fabs(std::nextafter(static_cast<float>(c[i]), INFINITY) -
+                                           static_cast<float>(c[i]))
+                               : 4 * std::fabs(std::nextafter(c[i], INFINITY) - c[i]);
+        if (!(std::fabs(c[i] - g[i]) <= ulp)) ++bad;
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
+TEST_CASE("allocator: a training-like loop returns the statistics to their baseline", "[runtime]") {
+  cuda::synchronize();
+  cuda::empty_cache();
+  const MemoryStats base = cuda::memory_stats();
+  int64_t device_allocs_after_warmup = -1;
+  {
+    Tensor w = (randn({512, 256}, TensorOptions().device(kCUDA)) * 0.05).requires_grad_(true);
+    Tensor b = zeros({256}, TensorOptions().device(kCUDA)).requires_grad_(true);
+    for (int step = 0; step < 6; ++step) {
+      Tensor x = randn({128, 512}, TensorOptions().device(kCUDA));
+      Tensor target = randn({128, 256}, TensorOptions().device(kCUDA));
+      Tensor y = (x.matmul(w) + b).relu();
+      Tensor loss = ((y - target) * (y - target)).mean();
+      loss.backward();
+      {
+        NoGradGuard no_grad;
+        w.sub_(w.grad() * 0.01);
+        b.sub_(b.grad() * 0.01);
+        w.mutable_grad().zero_();
+        b.mutable_grad().zero_();
+      }
+      CHECK(std::isfinite(loss.item<float>()));
+      if (step == 1) device_allocs_after_warmup = cuda::memory_stats().num_device_allocs;
+    }
+    // Warm: later steps reuse cached blocks instead of calling cudaMalloc.
+    CHECK(cuda::memory_stats().num_device_allocs == device_allocs_after_warmup);
+    CHECK(cuda::memory_allocated() > base.allocated_bytes);
+    CHECK(cuda::max_memory_allocated() >= cuda::memory_allocated());
+  }
+  const MemoryStats after = cuda::memory_stats();
+  CHECK(after.allocated_bytes == base.allocated_bytes);
+  CHECK(after.reserved_bytes >= after.allocated_bytes);
+  cuda::empty_cache();
+  CHECK(cuda::memory_stats().reserved_bytes == base.reserved_bytes);
+  cuda::reset_peak_memory_stats();
+  CHECK(cuda::max_memory_allocated() == cuda::memory_allocated());
+}
+
+TEST_CASE("allocator: asking for more than the device has is a typed error", "[runtime]") {
+  const MemoryStats before = cuda::memory_stats();
+  const int64_t too_much = int64_t{1} << 50;  // 1 PiB
+  std::string message;
+  try {
+    Tensor t = empty({too_much}, TensorOptions().dtype(kBool).device(kCUDA));
+    FAIL("allocated 1 PiB");
+  } catch (const OutOfMemoryError& e) {
+    message = e.what();
+  }
+  INFO(message);
+  CHECK(message.find("CUDA out of memory") != std::string::npos);
+  CHECK(message.find("cuda:0") != std::string::npos);
+  CHECK(message.find("free of") != std::string::npos);
+  CHECK(message.find("wick holds") != std::string::npos);
+  const MemoryStats after = cuda::memory_stats();
+  CHECK(after.num_ooms == before.num_ooms + 1);
+  CHECK(after.allocated_bytes == before.allocated_bytes);
+  // The engine keeps working.
+  Tensor small = ones({1000}, TensorOptions().device(kCUDA));
+  CHECK(small.sum().item<float>() == 1000.0f);
+}
+
+TEST_CASE("allocator: zero-size tensors and tensors of every size class", "[runtime]") {
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{127}, int64_t{1} << 18, int64_t{3} << 20}) {
+    Tensor t = full({n}, 2.0, TensorOptions().device(kCUDA));
+    CHECK(t.numel() == n);
+    CHECK(t.sum().item<double>() == 2.0 * static_cast<double>(n));
+  }
+}
