@@ -48,8 +48,10 @@ Probe probe_cuda() noexcept {
     cudaError_t error = cudaDriverGetVersion(&driver);
     if (error != cudaSuccess || driver == 0) {
       (void)cudaGetLastError();
-      p.reason = "CUDA driver not found (no libcuda.so.1 on this machine; wick was built with "
-                 "the CUDA " + version_string(runtime) + " runtime)";
+      p.reason =
+          "CUDA driver not found (no libcuda.so.1 on this machine; wick was built with "
+          "the CUDA " +
+          version_string(runtime) + " runtime)";
       return p;
     }
     int count = 0;
@@ -99,6 +101,9 @@ class CudaMemorySource final : public MemorySource {
   }
   void raw_free(void* ptr) override {
     DeviceGuard guard(device_, "free");
+    // Cached blocks may still be read by queued kernels (Note [One stream per device]).
+    // cudaFree waits for the device too; the explicit wait documents it.
+    WICK_CUDA_CHECK(cudaDeviceSynchronize(), "free", device_);
     WICK_CUDA_CHECK(cudaFree(ptr), "free", device_);
   }
   void memory_info(size_t* free_bytes, size_t* total_bytes) override {
@@ -164,27 +169,26 @@ class CudaBackend final : public DeviceBackend, public Allocator {
     if (nbytes == 0) return;
     const int device = dst_device.index();
     DeviceGuard guard(device, "to");
-    Staging& staging = staging_for(device);
-    std::unique_lock<std::mutex> lock(state(device).staging_mutex);
-    if (nbytes <= Staging::kChunk || !staging.usable) {
-      lock.unlock();
+    Staging* staging = nbytes > Staging::kChunk ? &staging_for(device) : nullptr;
+    if (staging == nullptr || !staging->usable) {
       WICK_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyHostToDevice, nullptr), "to",
                       device);
       WICK_CUDA_CHECK(cudaStreamSynchronize(nullptr), "to", device);
       return;
     }
+    std::lock_guard<std::mutex> lock(state(device).staging_mutex);
     auto* d = static_cast<char*>(dst);
     const auto* s = static_cast<const char*>(src);
     for (size_t offset = 0, chunk = 0; offset < nbytes; offset += Staging::kChunk, ++chunk) {
       const int b = static_cast<int>(chunk % Staging::kBuffers);
       const size_t len = std::min(Staging::kChunk, nbytes - offset);
       // Wait until the DMA that last read this buffer is done, refill it, send it.
-      WICK_CUDA_CHECK(cudaEventSynchronize(staging.done[b]), "to", device);
-      std::memcpy(staging.host[b], s + offset, len);
-      WICK_CUDA_CHECK(cudaMemcpyAsync(d + offset, staging.host[b], len, cudaMemcpyHostToDevice,
-                                      nullptr),
-                      "to", device);
-      WICK_CUDA_CHECK(cudaEventRecord(staging.done[b], nullptr), "to", device);
+      WICK_CUDA_CHECK(cudaEventSynchronize(staging->done[b]), "to", device);
+      std::memcpy(staging->host[b], s + offset, len);
+      WICK_CUDA_CHECK(
+          cudaMemcpyAsync(d + offset, staging->host[b], len, cudaMemcpyHostToDevice, nullptr), "to",
+          device);
+      WICK_CUDA_CHECK(cudaEventRecord(staging->done[b], nullptr), "to", device);
     }
     WICK_CUDA_CHECK(cudaStreamSynchronize(nullptr), "to", device);
   }
@@ -193,31 +197,32 @@ class CudaBackend final : public DeviceBackend, public Allocator {
     if (nbytes == 0) return;
     const int device = src_device.index();
     DeviceGuard guard(device, "to");
-    Staging& staging = staging_for(device);
-    std::unique_lock<std::mutex> lock(state(device).staging_mutex);
-    if (nbytes <= Staging::kChunk || !staging.usable) {
-      lock.unlock();
+    Staging* staging = nbytes > Staging::kChunk ? &staging_for(device) : nullptr;
+    if (staging == nullptr || !staging->usable) {
       WICK_CUDA_CHECK(cudaMemcpyAsync(dst, src, nbytes, cudaMemcpyDeviceToHost, nullptr), "to",
                       device);
       WICK_CUDA_CHECK(cudaStreamSynchronize(nullptr), "to", device);
       return;
     }
+    std::lock_guard<std::mutex> lock(state(device).staging_mutex);
     auto* d = static_cast<char*>(dst);
     const auto* s = static_cast<const char*>(src);
     const size_t chunks = (nbytes + Staging::kChunk - 1) / Staging::kChunk;
-    auto length = [&](size_t chunk) { return std::min(Staging::kChunk, nbytes - chunk * Staging::kChunk); };
+    auto length = [&](size_t chunk) {
+      return std::min(Staging::kChunk, nbytes - chunk * Staging::kChunk);
+    };
     auto issue = [&](size_t chunk) {
       const int b = static_cast<int>(chunk % Staging::kBuffers);
-      WICK_CUDA_CHECK(cudaMemcpyAsync(staging.host[b], s + chunk * Staging::kChunk, length(chunk),
+      WICK_CUDA_CHECK(cudaMemcpyAsync(staging->host[b], s + chunk * Staging::kChunk, length(chunk),
                                       cudaMemcpyDeviceToHost, nullptr),
                       "to", device);
-      WICK_CUDA_CHECK(cudaEventRecord(staging.done[b], nullptr), "to", device);
+      WICK_CUDA_CHECK(cudaEventRecord(staging->done[b], nullptr), "to", device);
     };
     for (size_t chunk = 0; chunk < chunks && chunk < Staging::kBuffers; ++chunk) issue(chunk);
     for (size_t chunk = 0; chunk < chunks; ++chunk) {
       const int b = static_cast<int>(chunk % Staging::kBuffers);
-      WICK_CUDA_CHECK(cudaEventSynchronize(staging.done[b]), "to", device);
-      std::memcpy(d + chunk * Staging::kChunk, staging.host[b], length(chunk));
+      WICK_CUDA_CHECK(cudaEventSynchronize(staging->done[b]), "to", device);
+      std::memcpy(d + chunk * Staging::kChunk, staging->host[b], length(chunk));
       if (chunk + Staging::kBuffers < chunks) issue(chunk + Staging::kBuffers);
     }
   }
@@ -245,9 +250,7 @@ class CudaBackend final : public DeviceBackend, public Allocator {
     WICK_CUDA_CHECK(cudaDeviceSynchronize(), "cuda::synchronize", index);
   }
 
-  MemoryStats memory_stats(int index) const override {
-    return allocator_for(index).stats();
-  }
+  MemoryStats memory_stats(int index) const override { return allocator_for(index).stats(); }
   void reset_peak_memory_stats(int index) override { allocator_for(index).reset_peak(); }
   void empty_cache() override {
     if (!is_available()) return;

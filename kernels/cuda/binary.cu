@@ -87,23 +87,37 @@ void run_binary(const OpContext& ctx, const OpCall& call) {
   const std::array<const Tensor*, 2> in{&call.in(0), &call.in(1)};
   auto run = [&](const auto& fn) { launch_elementwise<T, T, T>(ctx, out, in, fn); };
   switch (call.op) {
-    case OpId::add: run(AddOp{}); return;
-    case OpId::mul: run(MulOp{}); return;
-    case OpId::maximum: run(MaximumOp{}); return;
-    case OpId::minimum: run(MinimumOp{}); return;
-    default: break;
+    case OpId::add:
+      run(AddOp{});
+      return;
+    case OpId::mul:
+      run(MulOp{});
+      return;
+    case OpId::maximum:
+      run(MaximumOp{});
+      return;
+    case OpId::minimum:
+      run(MinimumOp{});
+      return;
+    default:
+      break;
   }
   if constexpr (!std::is_same_v<T, bool>) {
     switch (call.op) {
-      case OpId::sub: run(SubOp{}); return;
-      case OpId::pow: run(PowOp{}); return;
+      case OpId::sub:
+        run(SubOp{});
+        return;
+      case OpId::pow:
+        run(PowOp{});
+        return;
       case OpId::div:
         if constexpr (std::is_floating_point_v<T>) {
           run(DivOp{});
           return;
         }
         break;
-      default: break;
+      default:
+        break;
     }
   }
   detail::fail<DtypeError>(ctx.op, "no CUDA kernel for ", describe(call.in(0)), " and ",

@@ -4,8 +4,8 @@
 #include "caching_allocator.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 #include "wick/error.hpp"
@@ -71,8 +71,8 @@ Block* CachingAllocator::find_free(Pool& pool, void* stream, size_t size) {
 }
 
 Block* CachingAllocator::allocate(size_t nbytes, void* stream) {
-  WICK_CHECK(nbytes <= (size_t{1} << 62), OutOfMemoryError, "allocate", "cannot allocate ",
-             nbytes, " bytes on cuda:", device_);
+  WICK_CHECK(nbytes <= (size_t{1} << 62), OutOfMemoryError, "allocate", "cannot allocate ", nbytes,
+             " bytes on cuda:", device_);
   const size_t size = round_size(nbytes);
   const bool small = size <= kSmallSize;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -157,10 +157,9 @@ void CachingAllocator::fail_out_of_memory(size_t nbytes, size_t segment) {
   source_->memory_info(&free_bytes, &total_bytes);
   const auto allocated = static_cast<size_t>(stats_.allocated_bytes);
   const auto reserved = static_cast<size_t>(stats_.reserved_bytes);
-  std::string device_part =
-      total_bytes > 0 ? ", which has " + format_bytes(free_bytes) + " free of " +
-                            format_bytes(total_bytes) + " total"
-                      : "";
+  std::string device_part = total_bytes > 0 ? ", which has " + format_bytes(free_bytes) +
+                                                  " free of " + format_bytes(total_bytes) + " total"
+                                            : "";
   detail::fail<OutOfMemoryError>(
       "allocate", "CUDA out of memory: tried to allocate ", format_bytes(nbytes), " (", nbytes,
       " bytes, a segment of ", format_bytes(segment), ") on cuda:", device_, device_part,

@@ -58,12 +58,12 @@ struct Block {
 
 class CachingAllocator {
  public:
-  static constexpr size_t kMinBlockSize = 512;             // every size is a multiple of this
-  static constexpr size_t kSmallSize = 1 << 20;            // largest request of the small pool
-  static constexpr size_t kSmallBuffer = 2 << 20;          // segment size of the small pool
-  static constexpr size_t kLargeBuffer = 20 << 20;         // segment for requests < kMinLargeAlloc
-  static constexpr size_t kMinLargeAlloc = 10 << 20;       // from here, segment = request rounded
-  static constexpr size_t kRoundLarge = 2 << 20;           // ... up to a multiple of this
+  static constexpr size_t kMinBlockSize = 512;        // every size is a multiple of this
+  static constexpr size_t kSmallSize = 1 << 20;       // largest request of the small pool
+  static constexpr size_t kSmallBuffer = 2 << 20;     // segment size of the small pool
+  static constexpr size_t kLargeBuffer = 20 << 20;    // segment for requests < kMinLargeAlloc
+  static constexpr size_t kMinLargeAlloc = 10 << 20;  // from here, segment = request rounded
+  static constexpr size_t kRoundLarge = 2 << 20;      // ... up to a multiple of this
 
   CachingAllocator(MemorySource* source, int device);
   // Returns every segment to the source; blocks still allocated are the caller's bug.
@@ -94,7 +94,7 @@ class CachingAllocator {
 
   Pool& pool_of(const Block* block) { return block->small_pool ? small_pool_ : large_pool_; }
   Block* find_free(Pool& pool, void* stream, size_t size);
-  void release_cached();  // lock held
+  void release_cached();                                                // lock held
   [[noreturn]] void fail_out_of_memory(size_t nbytes, size_t segment);  // lock held
 
   MemorySource* source_;

@@ -52,8 +52,7 @@ struct FastDivmod {
   // Host only. d = 0 (an empty dim, never walked) is treated as 1.
   explicit FastDivmod(uint64_t d) : divisor(d == 0 ? 1 : d) {
     while (shift < 63 && (uint64_t{1} << shift) < divisor) ++shift;
-    const Uint128 numerator =
-        static_cast<Uint128>((uint64_t{1} << shift) - divisor) << 64;
+    const Uint128 numerator = static_cast<Uint128>((uint64_t{1} << shift) - divisor) << 64;
     multiplier = static_cast<uint64_t>(numerator / divisor) + 1;
   }
 
@@ -61,8 +60,7 @@ struct FastDivmod {
 #if defined(__CUDA_ARCH__)
     const uint64_t high = __umul64hi(n, multiplier);
 #else
-    const uint64_t high =
-        static_cast<uint64_t>((static_cast<Uint128>(n) * multiplier) >> 64);
+    const uint64_t high = static_cast<uint64_t>((static_cast<Uint128>(n) * multiplier) >> 64);
 #endif
     return (high + n) >> shift;
   }
@@ -142,13 +140,13 @@ struct OffsetCalculator {
     }
   }
 
+  // The loop over dims has a fixed trip count and a break, which keeps the arrays addressable
+  // with constants (kernel parameter space, no local memory), as PyTorch's OffsetCalculator.
   WICK_GPU_HD void get(uint64_t linear, int64_t (&offsets)[NARGS]) const {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (int k = 0; k < NARGS; ++k) offsets[k] = 0;
-    // A fixed trip count with a break keeps the arrays addressable with constants (PyTorch's
-    // OffsetCalculator does the same).
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
@@ -198,7 +196,8 @@ inline constexpr int kBlockThreads = 256;
 // (grid-stride) over whatever the cap leaves, so any size fits in one launch.
 inline unsigned grid_for(const OpContext& ctx, int64_t work, int threads = kBlockThreads) {
   const DeviceInfo& info = device_info(ctx.device);
-  const int64_t resident = static_cast<int64_t>(info.sm_count) * (info.max_threads_per_sm / threads);
+  const int64_t resident =
+      static_cast<int64_t>(info.sm_count) * (info.max_threads_per_sm / threads);
   const int64_t blocks = ceil_div<int64_t>(work > 0 ? work : 1, threads);
   return static_cast<unsigned>(blocks < resident * 8 ? blocks : resident * 8);
 }
@@ -231,27 +230,51 @@ __device__ __forceinline__ bool is_nan(T v) {
 // which would hide the global ones inside namespace wick ----
 template <typename T>
 __device__ __forceinline__ T exp_of(T x) {
-  if constexpr (sizeof(T) == 4) return ::expf(x); else return ::exp(x);
+  if constexpr (sizeof(T) == 4) {
+    return ::expf(x);
+  } else {
+    return ::exp(x);
+  }
 }
 template <typename T>
 __device__ __forceinline__ T log_of(T x) {
-  if constexpr (sizeof(T) == 4) return ::logf(x); else return ::log(x);
+  if constexpr (sizeof(T) == 4) {
+    return ::logf(x);
+  } else {
+    return ::log(x);
+  }
 }
 template <typename T>
 __device__ __forceinline__ T sqrt_of(T x) {
-  if constexpr (sizeof(T) == 4) return ::sqrtf(x); else return ::sqrt(x);
+  if constexpr (sizeof(T) == 4) {
+    return ::sqrtf(x);
+  } else {
+    return ::sqrt(x);
+  }
 }
 template <typename T>
 __device__ __forceinline__ T tanh_of(T x) {
-  if constexpr (sizeof(T) == 4) return ::tanhf(x); else return ::tanh(x);
+  if constexpr (sizeof(T) == 4) {
+    return ::tanhf(x);
+  } else {
+    return ::tanh(x);
+  }
 }
 template <typename T>
 __device__ __forceinline__ T pow_of(T x, T y) {
-  if constexpr (sizeof(T) == 4) return ::powf(x, y); else return ::pow(x, y);
+  if constexpr (sizeof(T) == 4) {
+    return ::powf(x, y);
+  } else {
+    return ::pow(x, y);
+  }
 }
 template <typename T>
 __device__ __forceinline__ T fabs_of(T x) {
-  if constexpr (sizeof(T) == 4) return ::fabsf(x); else return ::fabs(x);
+  if constexpr (sizeof(T) == 4) {
+    return ::fabsf(x);
+  } else {
+    return ::fabs(x);
+  }
 }
 
 // ---- shuffles and reductions ----

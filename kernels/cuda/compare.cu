@@ -59,13 +59,26 @@ void run_compare(const OpContext& ctx, const OpCall& call) {
   const std::array<const Tensor*, 2> in{&call.in(0), &call.in(1)};
   auto run = [&](const auto& fn) { launch_elementwise<bool, T, T>(ctx, out, in, fn); };
   switch (call.op) {
-    case OpId::eq: run(EqOp{}); return;
-    case OpId::ne: run(NeOp{}); return;
-    case OpId::lt: run(LtOp{}); return;
-    case OpId::le: run(LeOp{}); return;
-    case OpId::gt: run(GtOp{}); return;
-    case OpId::ge: run(GeOp{}); return;
-    default: detail::fail<DtypeError>(ctx.op, "is not a comparison");
+    case OpId::eq:
+      run(EqOp{});
+      return;
+    case OpId::ne:
+      run(NeOp{});
+      return;
+    case OpId::lt:
+      run(LtOp{});
+      return;
+    case OpId::le:
+      run(LeOp{});
+      return;
+    case OpId::gt:
+      run(GtOp{});
+      return;
+    case OpId::ge:
+      run(GeOp{});
+      return;
+    default:
+      detail::fail<DtypeError>(ctx.op, "is not a comparison");
   }
 }
 
@@ -80,8 +93,7 @@ void launch_where(const OpCall& call) {
   OpContext ctx(call);
   const Tensor& out = call.out();
   WICK_DISPATCH_ALL(out.dtype(), {
-    launch_elementwise<T, bool, T, T>(ctx, out, {&call.in(0), &call.in(1), &call.in(2)},
-                                      WhereOp{});
+    launch_elementwise<T, bool, T, T>(ctx, out, {&call.in(0), &call.in(1), &call.in(2)}, WhereOp{});
   })
 }
 

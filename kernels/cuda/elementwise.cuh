@@ -58,8 +58,7 @@ __global__ void elementwise_strided_kernel(int64_t n, Fn fn,
                                            OffsetCalculator<1 + sizeof...(In)> calc, Out* out,
                                            const In*... in) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += step) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     int64_t offsets[1 + sizeof...(In)];
     calc.get(static_cast<uint64_t>(i), offsets);
     out[offsets[0]] = apply_at(fn, offsets, std::index_sequence_for<In...>{}, in...);

@@ -43,9 +43,15 @@ struct CastOp {
 // Same dtype, any layout: copy the bits of each element.
 void copy_bits(const OpContext& ctx, const Tensor& out, const Tensor& in) {
   switch (out.element_size()) {
-    case 1: launch_elementwise<uint8_t, uint8_t>(ctx, out, {&in}, IdentityOp<uint8_t>{}); break;
-    case 4: launch_elementwise<uint32_t, uint32_t>(ctx, out, {&in}, IdentityOp<uint32_t>{}); break;
-    case 8: launch_elementwise<uint64_t, uint64_t>(ctx, out, {&in}, IdentityOp<uint64_t>{}); break;
+    case 1:
+      launch_elementwise<uint8_t, uint8_t>(ctx, out, {&in}, IdentityOp<uint8_t>{});
+      break;
+    case 4:
+      launch_elementwise<uint32_t, uint32_t>(ctx, out, {&in}, IdentityOp<uint32_t>{});
+      break;
+    case 8:
+      launch_elementwise<uint64_t, uint64_t>(ctx, out, {&in}, IdentityOp<uint64_t>{});
+      break;
     default:
       detail::fail<DtypeError>(ctx.op, "no CUDA copy for elements of ", out.element_size(),
                                " bytes");
@@ -57,9 +63,8 @@ void copy_bits(const OpContext& ctx, const Tensor& out, const Tensor& in) {
 void launch_fill(const OpCall& call) {
   OpContext ctx(call);
   const Tensor& out = call.out();
-  WICK_DISPATCH_ALL(out.dtype(), {
-    launch_elementwise<T>(ctx, out, {}, FillOp<T>{call.scalar_a.to<T>()});
-  })
+  WICK_DISPATCH_ALL(out.dtype(),
+                    { launch_elementwise<T>(ctx, out, {}, FillOp<T>{call.scalar_a.to<T>()}); })
 }
 
 void launch_copy(const OpCall& call) {

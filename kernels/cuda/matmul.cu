@@ -50,8 +50,7 @@ __device__ __forceinline__ T multiply_add(T acc, T x, T y) {
 }
 
 template <typename T, int BM, int BN, int BK, int TM, int TN>
-__global__ void __launch_bounds__((BM / TM) * (BN / TN))
-    matmul_tiled_kernel(MatmulArgs<T> p) {
+__global__ void __launch_bounds__((BM / TM) * (BN / TN)) matmul_tiled_kernel(MatmulArgs<T> p) {
   constexpr int kThreadsN = BN / TN;
   constexpr int kThreads = (BM / TM) * kThreadsN;
   constexpr int kPad = 4;  // keeps the transposed stores of A into shared memory conflict-free
@@ -160,8 +159,8 @@ void run_matmul(const OpContext& ctx, const OpCall& call) {
   if (args.batch == 0 || args.m == 0 || args.n == 0) return;
   // Big tiles when they are full enough and plentiful enough to fill the device.
   const int64_t big_tiles = ceil_div<int64_t>(args.m, 128) * ceil_div<int64_t>(args.n, 128);
-  const bool big = args.m >= 128 && args.n >= 128 &&
-                   big_tiles * args.batch >= device_info(ctx.device).sm_count;
+  const bool big =
+      args.m >= 128 && args.n >= 128 && big_tiles * args.batch >= device_info(ctx.device).sm_count;
   if (big) {
     run_tiled<T, 128, 128, 8, 8, 8>(ctx, args);
   } else {
@@ -178,10 +177,17 @@ void launch_matmul(const OpCall& call) {
     return;
   }
   switch (call.out().dtype()) {
-    case kInt64: run_matmul<int64_t>(ctx, call); break;
-    case kFloat32: run_matmul<float>(ctx, call); break;
-    case kFloat64: run_matmul<double>(ctx, call); break;
-    default: detail::fail<DtypeError>(ctx.op, "not implemented for ", describe(call.in(0)));
+    case kInt64:
+      run_matmul<int64_t>(ctx, call);
+      break;
+    case kFloat32:
+      run_matmul<float>(ctx, call);
+      break;
+    case kFloat64:
+      run_matmul<double>(ctx, call);
+      break;
+    default:
+      detail::fail<DtypeError>(ctx.op, "not implemented for ", describe(call.in(0)));
   }
 }
 

@@ -28,7 +28,7 @@ namespace {
 bool column_major_view(int64_t p, int64_t q, int64_t si, int64_t sj, cublasOperation_t* op,
                        int64_t* ld) {
   if (q == 1) sj = std::max<int64_t>(p, 1);  // a single column: its stride is never used
-  if (p == 1) si = 1;                         // a single row: likewise
+  if (p == 1) si = 1;                        // a single row: likewise
   if (si == 1 && sj >= std::max<int64_t>(p, 1) && sj <= INT_MAX) {
     *op = CUBLAS_OP_N;
     *ld = sj;

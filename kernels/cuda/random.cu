@@ -75,8 +75,12 @@ void run_random(const OpContext& ctx, const OpCall& call) {
 void launch_random(const OpCall& call) {
   OpContext ctx(call);
   switch (call.out().dtype()) {
-    case kFloat32: run_random<float>(ctx, call); break;
-    case kFloat64: run_random<double>(ctx, call); break;
+    case kFloat32:
+      run_random<float>(ctx, call);
+      break;
+    case kFloat64:
+      run_random<double>(ctx, call);
+      break;
     default:
       detail::fail<DtypeError>(ctx.op, "random values need a floating dtype, got ",
                                describe(call.out()));

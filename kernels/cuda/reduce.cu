@@ -117,8 +117,7 @@ __device__ __forceinline__ void store_result(const ReduceArgs<P>& a, int64_t o, 
 }
 
 template <typename P>
-__device__ __forceinline__ const typename P::Value* output_base(const ReduceArgs<P>& a,
-                                                                int64_t o) {
+__device__ __forceinline__ const typename P::Value* output_base(const ReduceArgs<P>& a, int64_t o) {
   int64_t offset[1];
   a.outputs.get(static_cast<uint64_t>(o), offset);
   return a.in + offset[0];
@@ -196,7 +195,8 @@ __global__ void reduce_outer_kernel(ReduceArgs<P> a) {
   tree[y * width + x] = acc;
   __syncthreads();
   for (int half = static_cast<int>(blockDim.y) / 2; half > 0; half /= 2) {
-    if (y < half) tree[y * width + x] = P::combine(tree[y * width + x], tree[(y + half) * width + x]);
+    if (y < half)
+      tree[y * width + x] = P::combine(tree[y * width + x], tree[(y + half) * width + x]);
     __syncthreads();
   }
   if (y == 0 && o < a.num_outputs) store_result(a, o, split, tree[x]);
@@ -206,8 +206,8 @@ __global__ void reduce_outer_kernel(ReduceArgs<P> a) {
 // then a fixed shuffle tree).
 template <typename P>
 __global__ void reduce_partials_kernel(const typename P::Acc* partial, int64_t num_outputs,
-                                       int splits, int64_t reduce_size,
-                                       typename P::Value* values, int64_t* indices) {
+                                       int splits, int64_t reduce_size, typename P::Value* values,
+                                       int64_t* indices) {
   using Acc = typename P::Acc;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int64_t o = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
@@ -269,8 +269,8 @@ void run_reduce(const OpContext& ctx, const OpCall& call) {
                     static_cast<unsigned>(args.splits));
     const dim3 block(static_cast<unsigned>(lanes), static_cast<unsigned>(rows));
     constexpr int kVec = static_cast<int>(16 / sizeof(T));
-    bool vec = lanes >= kWarpSize && red.ndim == 1 && red_stride == 1 &&
-               args.chunk % kVec == 0 && is_aligned(args.in, 16);
+    bool vec = lanes >= kWarpSize && red.ndim == 1 && red_stride == 1 && args.chunk % kVec == 0 &&
+               is_aligned(args.in, 16);
     for (int d = 0; d < kept.ndim && vec; ++d) {
       vec = (kept.strides[0][d] * static_cast<int64_t>(sizeof(T))) % 16 == 0;
     }
@@ -292,8 +292,8 @@ void run_reduce(const OpContext& ctx, const OpCall& call) {
     constexpr int kOutputsPerBlock = kBlockThreads / kWarpSize;
     launch_kernel(ctx, "reduce_partials_kernel", reduce_partials_kernel<P>,
                   static_cast<unsigned>(ceil_div<int64_t>(num_outputs, kOutputsPerBlock)),
-                  kBlockThreads, 0, static_cast<const Acc*>(args.partial), num_outputs,
-                  args.splits, reduce_size, args.values, args.indices);
+                  kBlockThreads, 0, static_cast<const Acc*>(args.partial), num_outputs, args.splits,
+                  reduce_size, args.values, args.indices);
   }
 }
 
@@ -321,7 +321,8 @@ void launch_reduce(const OpCall& call) {
       })
       break;
     }
-    default: break;
+    default:
+      break;
   }
   detail::fail<DtypeError>(ctx.op, "no CUDA kernel for ", describe(call.in(0)));
 }

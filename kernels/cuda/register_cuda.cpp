@@ -28,12 +28,12 @@ void register_cuda_backend() {
   reg(OpId::copy, run_op<launch_copy>);
   reg(OpId::rand, run_op<launch_random>);
   reg(OpId::randn, run_op<launch_random>);
-  for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu,
-                  OpId::sigmoid, OpId::tanh, OpId::pow_scalar, OpId::clamp}) {
+  for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu, OpId::sigmoid,
+                  OpId::tanh, OpId::pow_scalar, OpId::clamp}) {
     reg(op, run_op<launch_unary>);
   }
-  for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,
-                  OpId::minimum}) {
+  for (OpId op :
+       {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum, OpId::minimum}) {
     reg(op, run_op<launch_binary>);
   }
   for (OpId op : {OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {

@@ -33,8 +33,10 @@ bool is_asynchronous_fault(cudaError_t error) {
     case cudaErrorInvalidPc:
     case cudaErrorHardwareStackError:
     case cudaErrorAssert:
-    case cudaErrorLaunchTimeout: return true;
-    default: return false;
+    case cudaErrorLaunchTimeout:
+      return true;
+    default:
+      return false;
   }
 }
 

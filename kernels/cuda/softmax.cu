@@ -25,8 +25,8 @@
 namespace wick::gpu {
 namespace {
 
-constexpr int kItems = 16;        // values per lane kept in registers
-constexpr int kMaxLanes = 512;    // lanes per row in softmax_rows_kernel
+constexpr int kItems = 16;      // values per lane kept in registers
+constexpr int kMaxLanes = 512;  // lanes per row in softmax_rows_kernel
 constexpr int kOnlineThreads = 512;
 
 template <typename T>
@@ -165,8 +165,8 @@ __global__ void softmax_online_kernel(SoftmaxArgs<T> a) {
 template <typename T>
 __global__ void softmax_cols_kernel(SoftmaxArgs<T> a) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       row < a.num_rows; row += step) {
+  for (int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; row < a.num_rows;
+       row += step) {
     int64_t offsets[2];
     a.rows.get(static_cast<uint64_t>(row), offsets);
     const T* x = a.in + offsets[0];
@@ -213,8 +213,8 @@ void run_softmax(const OpContext& ctx, const OpCall& call) {
   args.log_form = call.op == OpId::log_softmax;
 
   if (args.in_stride != 1 && args.num_rows >= 1024) {
-    launch_kernel(ctx, "softmax_cols_kernel", softmax_cols_kernel<T>,
-                  grid_for(ctx, args.num_rows), kBlockThreads, 0, args);
+    launch_kernel(ctx, "softmax_cols_kernel", softmax_cols_kernel<T>, grid_for(ctx, args.num_rows),
+                  kBlockThreads, 0, args);
   } else if (n <= static_cast<int64_t>(kItems) * kMaxLanes) {
     int lanes = kWarpSize;
     while (static_cast<int64_t>(lanes) * kItems < n) lanes *= 2;
@@ -237,8 +237,12 @@ void run_softmax(const OpContext& ctx, const OpCall& call) {
 void launch_softmax(const OpCall& call) {
   OpContext ctx(call);
   switch (call.out().dtype()) {
-    case kFloat32: run_softmax<float>(ctx, call); break;
-    case kFloat64: run_softmax<double>(ctx, call); break;
+    case kFloat32:
+      run_softmax<float>(ctx, call);
+      break;
+    case kFloat64:
+      run_softmax<double>(ctx, call);
+      break;
     default:
       detail::fail<DtypeError>(ctx.op, "needs a floating-point input, got ", describe(call.in(0)));
   }

@@ -122,9 +122,15 @@ void run_unary(const OpContext& ctx, const OpCall& call) {
   const std::array<const Tensor*, 1> in{&call.in(0)};
   auto run = [&](const auto& fn) { launch_elementwise<T, T>(ctx, out, in, fn); };
   switch (call.op) {
-    case OpId::neg: run(NegOp{}); return;
-    case OpId::abs: run(AbsOp{}); return;
-    case OpId::relu: run(ReluOp{}); return;
+    case OpId::neg:
+      run(NegOp{});
+      return;
+    case OpId::abs:
+      run(AbsOp{});
+      return;
+    case OpId::relu:
+      run(ReluOp{});
+      return;
     case OpId::clamp: {
       run(ClampOp<T>{call.has_a, call.has_b, call.has_a ? call.scalar_a.to<T>() : T(0),
                      call.has_b ? call.scalar_b.to<T>() : T(0)});
@@ -142,16 +148,28 @@ void run_unary(const OpContext& ctx, const OpCall& call) {
         }
       }
       return;
-    default: break;
+    default:
+      break;
   }
   if constexpr (std::is_floating_point_v<T>) {
     switch (call.op) {
-      case OpId::exp: run(ExpOp{}); return;
-      case OpId::log: run(LogOp{}); return;
-      case OpId::sqrt: run(SqrtOp{}); return;
-      case OpId::tanh: run(TanhOp{}); return;
-      case OpId::sigmoid: run(SigmoidOp{}); return;
-      default: break;
+      case OpId::exp:
+        run(ExpOp{});
+        return;
+      case OpId::log:
+        run(LogOp{});
+        return;
+      case OpId::sqrt:
+        run(SqrtOp{});
+        return;
+      case OpId::tanh:
+        run(TanhOp{});
+        return;
+      case OpId::sigmoid:
+        run(SigmoidOp{});
+        return;
+      default:
+        break;
     }
   }
   detail::fail<DtypeError>(ctx.op, "no CUDA kernel for ", describe(out));
@@ -162,10 +180,17 @@ void run_unary(const OpContext& ctx, const OpCall& call) {
 void launch_unary(const OpCall& call) {
   OpContext ctx(call);
   switch (call.out().dtype()) {
-    case kInt64: run_unary<int64_t>(ctx, call); break;
-    case kFloat32: run_unary<float>(ctx, call); break;
-    case kFloat64: run_unary<double>(ctx, call); break;
-    default: detail::fail<DtypeError>(ctx.op, "no CUDA kernel for ", describe(call.out()));
+    case kInt64:
+      run_unary<int64_t>(ctx, call);
+      break;
+    case kFloat32:
+      run_unary<float>(ctx, call);
+      break;
+    case kFloat64:
+      run_unary<double>(ctx, call);
+      break;
+    default:
+      detail::fail<DtypeError>(ctx.op, "no CUDA kernel for ", describe(call.out()));
   }
 }
 

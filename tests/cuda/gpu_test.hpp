@@ -49,10 +49,14 @@ enum class Layout { Contiguous, Transposed, Strided, Expanded };
 
 inline const char* layout_name(Layout l) {
   switch (l) {
-    case Layout::Contiguous: return "contiguous";
-    case Layout::Transposed: return "transposed";
-    case Layout::Strided: return "sliced with step 2";
-    case Layout::Expanded: return "expanded";
+    case Layout::Contiguous:
+      return "contiguous";
+    case Layout::Transposed:
+      return "transposed";
+    case Layout::Strided:
+      return "sliced with step 2";
+    case Layout::Expanded:
+      return "expanded";
   }
   return "";
 }
@@ -77,18 +81,26 @@ inline void fill_values(const Tensor& t, Domain domain, bool specials) {
       return s[g() % 5];
     }
     switch (domain) {
-      case Domain::Positive: return std::fabs(u(g)) + 0.1;
-      case Domain::SmallInt: return small(g) + 0.25 * small(g);
-      case Domain::Huge: return u(g) * 1e20;
-      default: return u(g);
+      case Domain::Positive:
+        return std::fabs(u(g)) + 0.1;
+      case Domain::SmallInt:
+        return small(g) + 0.25 * small(g);
+      case Domain::Huge:
+        return u(g) * 1e20;
+      default:
+        return u(g);
     }
   };
   auto draw_int = [&]() -> int64_t {
     switch (domain) {
-      case Domain::Positive: return std::abs(ints(g)) + 1;
-      case Domain::SmallInt: return small(g);
-      case Domain::Huge: return huge(g);
-      default: return ints(g);
+      case Domain::Positive:
+        return std::abs(ints(g)) + 1;
+      case Domain::SmallInt:
+        return small(g);
+      case Domain::Huge:
+        return huge(g);
+      default:
+        return ints(g);
     }
   };
   switch (t.dtype()) {
@@ -137,10 +149,14 @@ inline Pair make_input(const Shape& sizes, Dtype dtype, Layout layout, Domain do
   fill_values(base, domain, specials);
   auto view = [&](const Tensor& t) {
     switch (layout) {
-      case Layout::Transposed: return t.transpose(-1, -2);
-      case Layout::Strided: return t.slice(-1, 1, std::nullopt, 2).narrow(-1, 0, sizes.back());
-      case Layout::Expanded: return t.expand(sizes);
-      default: return t;
+      case Layout::Transposed:
+        return t.transpose(-1, -2);
+      case Layout::Strided:
+        return t.slice(-1, 1, std::nullopt, 2).narrow(-1, 0, sizes.back());
+      case Layout::Expanded:
+        return t.expand(sizes);
+      default:
+        return t;
     }
   };
   return Pair{view(base), view(base.to(kCUDA))};
@@ -208,8 +224,8 @@ inline void check_close(const Tensor& got, const Tensor& ref, Tolerance tol,
   }
   if (bad > 0) {
     const auto f = static_cast<size_t>(first);
-    FAIL_CHECK(bad << " of " << n << " elements differ; the first is element " << first
-                   << ": " << g[f] << ", expected " << w[f] << " (rtol " << tol.rtol << ", atol "
+    FAIL_CHECK(bad << " of " << n << " elements differ; the first is element " << first << ": "
+                   << g[f] << ", expected " << w[f] << " (rtol " << tol.rtol << ", atol "
                    << tol.atol << ")");
   }
 }

@@ -210,9 +210,22 @@ TEST_CASE("caching allocator: random traffic keeps the books balanced", "[host]"
 
 TEST_CASE("FastDivmod divides like the / operator", "[host]") {
   std::mt19937_64 rng(11);
-  std::vector<uint64_t> divisors = {1, 2, 3, 5, 7, 10, 64, 917, 1029, 65535, 65537,
-                                    (1ull << 31) - 1, 1ull << 32, (1ull << 32) + 1,
-                                    (1ull << 62) + 12345, 1ull << 63};
+  std::vector<uint64_t> divisors = {1,
+                                    2,
+                                    3,
+                                    5,
+                                    7,
+                                    10,
+                                    64,
+                                    917,
+                                    1029,
+                                    65535,
+                                    65537,
+                                    (1ull << 31) - 1,
+                                    1ull << 32,
+                                    (1ull << 32) + 1,
+                                    (1ull << 62) + 12345,
+                                    1ull << 63};
   for (int i = 0; i < 200; ++i) divisors.push_back(1 + rng() % ((1ull << (1 + rng() % 62))));
   for (uint64_t d : divisors) {
     gpu::FastDivmod f(d);

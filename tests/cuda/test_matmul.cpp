@@ -66,9 +66,9 @@ struct Mkn {
 }  // namespace
 
 TEST_CASE("matmul: 2-D products of every size and layout, tiled and cuBLAS", "[matmul]") {
-  std::vector<Mkn> sizes{{1, 1, 1},     {1, 7, 1},       {5, 1, 3},     {17, 33, 9},
-                         {64, 64, 64},  {127, 129, 131}, {128, 128, 128}, {300, 1, 200},
-                         {33, 0, 17},   {513, 257, 1000}};
+  std::vector<Mkn> sizes{{1, 1, 1},    {1, 7, 1},       {5, 1, 3},       {17, 33, 9},
+                         {64, 64, 64}, {127, 129, 131}, {128, 128, 128}, {300, 1, 200},
+                         {33, 0, 17},  {513, 257, 1000}};
   if (!small_run()) sizes.push_back({1000, 1000, 1000});
   const std::vector<Layout> layouts{Layout::Contiguous, Layout::Transposed, Layout::Strided};
   for (Dtype dtype : {kFloat32, kFloat64, kInt64}) {
@@ -78,8 +78,9 @@ TEST_CASE("matmul: 2-D products of every size and layout, tiled and cuBLAS", "[m
         for (Layout lb : layouts) {
           Pair a = make_input({s.m, s.k}, dtype, la);
           Pair b = make_input({s.k, s.n}, dtype, lb);
-          check_matmul(a, b, describe(a.cpu) + " (" + layout_name(la) + ") @ " +
-                                 describe(b.cpu) + " (" + layout_name(lb) + ")");
+          check_matmul(a, b,
+                       describe(a.cpu) + " (" + layout_name(la) + ") @ " + describe(b.cpu) + " (" +
+                           layout_name(lb) + ")");
         }
       }
     }
@@ -95,8 +96,9 @@ TEST_CASE("matmul: batches, broadcast batch dims, expanded batches, 1-D operands
     auto both = [&](const Shape& sa, const Shape& sb, Layout la, Layout lb) {
       Pair a = make_input(sa, dtype, la);
       Pair b = make_input(sb, dtype, lb);
-      check_matmul(a, b, describe(a.cpu) + " (" + layout_name(la) + ") @ " + describe(b.cpu) +
-                             " (" + layout_name(lb) + ")");
+      check_matmul(a, b,
+                   describe(a.cpu) + " (" + layout_name(la) + ") @ " + describe(b.cpu) + " (" +
+                       layout_name(lb) + ")");
     };
     both({2, 3, 70, 40}, {3, 40, 90}, Layout::Contiguous, Layout::Contiguous);
     both({2, 3, 70, 40}, {3, 40, 90}, Layout::Transposed, Layout::Strided);
@@ -104,9 +106,9 @@ TEST_CASE("matmul: batches, broadcast batch dims, expanded batches, 1-D operands
     both({6, 150, 130}, {1, 130, 140}, Layout::Expanded, Layout::Contiguous);  // stride 0 batch
     both({6, 150, 130}, {6, 130, 140}, Layout::Contiguous, Layout::Expanded);
     both({2, 2, 2, 9, 8}, {8, 7}, Layout::Strided, Layout::Contiguous);
-    both({300}, {300, 20}, Layout::Contiguous, Layout::Transposed);  // vector @ matrix
-    both({20, 300}, {300}, Layout::Transposed, Layout::Strided);     // matrix @ vector
-    both({257}, {257}, Layout::Strided, Layout::Contiguous);         // dot product: 0-d
+    both({300}, {300, 20}, Layout::Contiguous, Layout::Transposed);   // vector @ matrix
+    both({20, 300}, {300}, Layout::Transposed, Layout::Strided);      // matrix @ vector
+    both({257}, {257}, Layout::Strided, Layout::Contiguous);          // dot product: 0-d
     both({3, 40, 25}, {25}, Layout::Contiguous, Layout::Contiguous);  // batched matrix @ vector
     both({5, 0, 4}, {4, 3}, Layout::Contiguous, Layout::Contiguous);  // empty batch of rows
   }

@@ -26,7 +26,8 @@ const std::vector<Shape>& shapes() {
 
 const std::vector<std::pair<Shape, Shape>>& broadcast_pairs() {
   static const std::vector<std::pair<Shape, Shape>> p{
-      {{20}, {}}, {{}, {812}}, {{3, 1, 5}, {4, 5}}, {{big2d()[0], 1}, {1, big2d()[1]}},
+      {{20}, {}},          {{}, {812}},
+      {{3, 1, 5}, {4, 5}}, {{big2d()[0], 1}, {1, big2d()[1]}},
       {{2, 0, 3}, {1, 3}}, {{7, 1, 9, 1}, {1, 8, 1, 6}}};
   return p;
 }
@@ -37,8 +38,8 @@ Tolerance tol_for(Dtype dtype, double float32_rtol) {
   if (dtype == kFloat32) return Tolerance{float32_rtol, 1e-30};
   return Tolerance{1e-14, 1e-300};
 }
-constexpr double kExact32 = 1.2e-7;      // correctly rounded ops: 1 ulp of slack
-constexpr double kTranscend32 = 1e-6;    // CUDA's expf, logf, tanhf, powf: a few ulps
+constexpr double kExact32 = 1.2e-7;    // correctly rounded ops: 1 ulp of slack
+constexpr double kTranscend32 = 1e-6;  // CUDA's expf, logf, tanhf, powf: a few ulps
 
 // Runs `run` on the CPU (float64 reference) and on the GPU and compares; when the CPU rejects
 // the operands, the GPU must reject them with the same kind of error.
@@ -81,7 +82,8 @@ std::map<OpId, UnaryCase> unary_cases() {
       {OpId::relu, {[](const Tensor& t) { return t.relu(); }, Domain::Any, kExact32}},
       {OpId::sigmoid, {[](const Tensor& t) { return t.sigmoid(); }, Domain::Any, kTranscend32}},
       {OpId::tanh, {[](const Tensor& t) { return t.tanh(); }, Domain::Any, kTranscend32}},
-      {OpId::pow_scalar, {[](const Tensor& t) { return t.pow(3); }, Domain::SmallInt, kTranscend32}},
+      {OpId::pow_scalar,
+       {[](const Tensor& t) { return t.pow(3); }, Domain::SmallInt, kTranscend32}},
       {OpId::clamp, {[](const Tensor& t) { return t.clamp(-2, 2); }, Domain::Any, kExact32}},
   };
 }
@@ -112,12 +114,11 @@ void sweep_unary(OpId op) {
   one([](const Tensor& t) { return t.clamp_min(0.5); }, f, kExact32, "clamp_min");
   one([](const Tensor& t) { return t.clamp_max(-0.5); }, f, kExact32, "clamp_max");
   Pair i = make_input({812}, kInt64, Layout::Contiguous, Domain::Huge);
-  one([](const Tensor& t) { return t.pow(0.5); }, make_input({20}, kInt64, Layout::Contiguous,
-                                                              Domain::Positive),
-      kTranscend32, "int64 pow 0.5");
-  one([](const Tensor& t) { return t.pow(-1); }, make_input({20}, kInt64, Layout::Contiguous,
-                                                             Domain::SmallInt),
-      0, "int64 pow -1");
+  one([](const Tensor& t) { return t.pow(0.5); },
+      make_input({20}, kInt64, Layout::Contiguous, Domain::Positive), kTranscend32,
+      "int64 pow 0.5");
+  one([](const Tensor& t) { return t.pow(-1); },
+      make_input({20}, kInt64, Layout::Contiguous, Domain::SmallInt), 0, "int64 pow -1");
   one([](const Tensor& t) { return t.pow(5); }, i, 0, "int64 pow 5 (wraps)");
   Pair extremes{tensor(std::vector<int64_t>{INT64_MIN, INT64_MAX, -1, 0}),
                 tensor(std::vector<int64_t>{INT64_MIN, INT64_MAX, -1, 0}).to(kCUDA)};
@@ -137,10 +138,14 @@ std::map<OpId, BinaryCase> binary_cases() {
       {OpId::add, {[](const Tensor& a, const Tensor& b) { return a + b; }, Domain::Any, kExact32}},
       {OpId::sub, {[](const Tensor& a, const Tensor& b) { return a - b; }, Domain::Any, kExact32}},
       {OpId::mul, {[](const Tensor& a, const Tensor& b) { return a * b; }, Domain::Any, kExact32}},
-      {OpId::div, {[](const Tensor& a, const Tensor& b) { return a / b; }, Domain::Positive, kExact32}},
-      {OpId::pow, {[](const Tensor& a, const Tensor& b) { return a.pow(b); }, Domain::SmallInt, kTranscend32}},
-      {OpId::maximum, {[](const Tensor& a, const Tensor& b) { return maximum(a, b); }, Domain::Any, 0}},
-      {OpId::minimum, {[](const Tensor& a, const Tensor& b) { return minimum(a, b); }, Domain::Any, 0}},
+      {OpId::div,
+       {[](const Tensor& a, const Tensor& b) { return a / b; }, Domain::Positive, kExact32}},
+      {OpId::pow,
+       {[](const Tensor& a, const Tensor& b) { return a.pow(b); }, Domain::SmallInt, kTranscend32}},
+      {OpId::maximum,
+       {[](const Tensor& a, const Tensor& b) { return maximum(a, b); }, Domain::Any, 0}},
+      {OpId::minimum,
+       {[](const Tensor& a, const Tensor& b) { return minimum(a, b); }, Domain::Any, 0}},
       {OpId::eq, {[](const Tensor& a, const Tensor& b) { return a == b; }, Domain::SmallInt, 0}},
       {OpId::ne, {[](const Tensor& a, const Tensor& b) { return a != b; }, Domain::SmallInt, 0}},
       {OpId::lt, {[](const Tensor& a, const Tensor& b) { return a < b; }, Domain::SmallInt, 0}},
@@ -176,9 +181,9 @@ void sweep_binary(OpId op) {
     for (const auto& [sa, sb] : broadcast_pairs()) {
       Pair a = make_input(sa, dtype, Layout::Contiguous, domain_a);
       Pair b = make_input(sb, dtype, Layout::Strided, c.domain_b);
-      check_op(run2, {a, b}, c.rtol,
-               std::string(op_name(op)) + " broadcast " + describe(a.cpu) + " with " +
-                   describe(b.cpu));
+      check_op(
+          run2, {a, b}, c.rtol,
+          std::string(op_name(op)) + " broadcast " + describe(a.cpu) + " with " + describe(b.cpu));
     }
   }
   // Mixed dtypes (promotion happens at the boundary; the kernel sees one dtype) and a 0-d CPU
@@ -205,10 +210,10 @@ void sweep_where() {
     Pair cond = make_input({3, 1, 5}, kBool, Layout::Contiguous);
     Pair a = make_input({4, 5}, dtype, Layout::Strided);
     Pair b = make_input({5}, dtype, Layout::Contiguous);
-    check_op([](const std::vector<Tensor>& in) { return where(in[0], in[1], in[2]); },
-             {cond, a, b}, 0, "where broadcast");
-    check_op([](const std::vector<Tensor>& in) { return where(in[0], in[1], 2.5); }, {cond, a},
-             0, "where with a scalar");
+    check_op([](const std::vector<Tensor>& in) { return where(in[0], in[1], in[2]); }, {cond, a, b},
+             0, "where broadcast");
+    check_op([](const std::vector<Tensor>& in) { return where(in[0], in[1], 2.5); }, {cond, a}, 0,
+             "where with a scalar");
   }
 }
 
@@ -221,9 +226,10 @@ struct ReduceConfig {
 std::vector<ReduceConfig> reduce_configs() {
   const Shape big = big2d();
   std::vector<ReduceConfig> c{
-      {{}, std::nullopt},   {{20}, std::nullopt},  {{20}, Shape{0}},      {{812}, Shape{0}},
-      {big, std::nullopt},  {big, Shape{0}},       {big, Shape{1}},       {{3, 4, 5}, Shape{0, 2}},
-      {{3, 4, 5}, Shape{1}}, {{1, 0, 3}, Shape{1}}, {{1, 0, 3}, std::nullopt}, {{0}, std::nullopt}};
+      {{}, std::nullopt},    {{20}, std::nullopt},      {{20}, Shape{0}},
+      {{812}, Shape{0}},     {big, std::nullopt},       {big, Shape{0}},
+      {big, Shape{1}},       {{3, 4, 5}, Shape{0, 2}},  {{3, 4, 5}, Shape{1}},
+      {{1, 0, 3}, Shape{1}}, {{1, 0, 3}, std::nullopt}, {{0}, std::nullopt}};
   // Rows longer than one block's chunk (16384): split across blocks, then a second pass.
   const int64_t longer = small_run() ? 20000 : 70000;
   c.push_back({{3, longer}, Shape{1}});
@@ -247,8 +253,8 @@ void sweep_reductions(OpId op) {
           if (keepdim && !config.dims) continue;
           for (bool specials : {false, true}) {
             if (specials && (!is_floating(dtype) || layout != Layout::Contiguous)) continue;
-            const Domain domain = op == OpId::sum || op == OpId::mean ? Domain::Any
-                                                                      : Domain::SmallInt;  // ties
+            const Domain domain =
+                op == OpId::sum || op == OpId::mean ? Domain::Any : Domain::SmallInt;  // ties
             Pair x = make_input(config.shape, dtype, layout, domain, specials);
             std::string what = std::string(op_name(op)) + " of " + label(x.cpu, layout) +
                                (config.dims ? " over some dims" : " over all") +
@@ -296,10 +302,12 @@ void sweep_reductions(OpId op) {
             Tolerance tol{0, 0};
             if (op == OpId::sum || op == OpId::mean) {
               const double scale = abs_sum(x.cpu);
-              const double count = std::max<double>(1, static_cast<double>(x.cpu.numel()) /
-                                                            std::max<double>(1, static_cast<double>(want[0].numel())));
-              tol = dtype == kFloat64 ? Tolerance{1e-13, 1e-13 * scale}
-                                      : Tolerance{1e-6, 1e-6 * scale / (op == OpId::mean ? count : 1)};
+              const double count = std::max<double>(
+                  1, static_cast<double>(x.cpu.numel()) /
+                         std::max<double>(1, static_cast<double>(want[0].numel())));
+              tol = dtype == kFloat64
+                        ? Tolerance{1e-13, 1e-13 * scale}
+                        : Tolerance{1e-6, 1e-6 * scale / (op == OpId::mean ? count : 1)};
             }
             CHECK(got[0].dtype() == expected_type[0].dtype());
             check_close(got[0], want[0], tol, what + " (values)");
@@ -320,9 +328,9 @@ void sweep_softmax(OpId op) {
   const Shape big = big2d();
   const int64_t longer = small_run() ? 9000 : 20000;
   const std::vector<std::pair<Shape, int64_t>> configs{
-      {{}, 0},       {{1}, 0},      {{20}, 0},         {{812}, -1},   {big, 1},
-      {big, 0},      {{8, 3000}, 0}, {{3000, 8}, 0},   {{3, longer}, 1}, {{2, 3, 4, 5}, 2},
-      {{0, 5}, 1},   {{4096, 7}, 1}};
+      {{}, 0},          {{1}, 0},          {{20}, 0},      {{812}, -1},
+      {big, 1},         {big, 0},          {{8, 3000}, 0}, {{3000, 8}, 0},
+      {{3, longer}, 1}, {{2, 3, 4, 5}, 2}, {{0, 5}, 1},    {{4096, 7}, 1}};
   for (Dtype dtype : all_dtypes()) {
     for (const auto& [shape, dim] : configs) {
       for (Layout layout : {Layout::Contiguous, Layout::Transposed, Layout::Strided}) {
@@ -358,9 +366,9 @@ TEST_CASE("gpu sweep: every Kernel op has a case here", "[sweep]") {
   std::set<OpId> covered;
   for (const auto& [op, c] : unary_cases()) covered.insert(op);
   for (const auto& [op, c] : binary_cases()) covered.insert(op);
-  for (OpId op : {OpId::where, OpId::sum, OpId::mean, OpId::max, OpId::min, OpId::softmax,
-                  OpId::log_softmax, OpId::fill, OpId::copy, OpId::rand, OpId::randn,
-                  OpId::matmul}) {
+  for (OpId op :
+       {OpId::where, OpId::sum, OpId::mean, OpId::max, OpId::min, OpId::softmax, OpId::log_softmax,
+        OpId::fill, OpId::copy, OpId::rand, OpId::randn, OpId::matmul}) {
     covered.insert(op);  // the last five in this file, test_runtime.cpp and test_matmul.cpp
   }
   for (size_t i = 0; i < kNumOps; ++i) {
@@ -404,7 +412,8 @@ TEST_CASE("gpu sweep: fill, copy and casts between every dtype pair", "[sweep]")
     // Factories and fill_ on a strided view.
     for (const Shape& shape : shapes()) {
       check_close(full(shape, 3, TensorOptions().dtype(dtype).device(kCUDA)),
-                  full(shape, 3, TensorOptions().dtype(dtype)), {}, "full " + describe(full(shape, 3, dtype)));
+                  full(shape, 3, TensorOptions().dtype(dtype)), {},
+                  "full " + describe(full(shape, 3, dtype)));
       check_close(zeros(shape, TensorOptions().dtype(dtype).device(kCUDA)), zeros(shape, dtype), {},
                   "zeros");
     }
@@ -418,8 +427,8 @@ TEST_CASE("gpu sweep: fill, copy and casts between every dtype pair", "[sweep]")
       for (Layout layout : all_layouts()) {
         for (Domain domain : {Domain::Any, Domain::Huge}) {
           Pair s = make_input(big2d(), dtype, layout, domain, true);
-          check_close(s.gpu.to(to), s.cpu.to(to), {}, "cast " + label(s.cpu, layout) + " to " +
-                                                          dtype_name(to));
+          check_close(s.gpu.to(to), s.cpu.to(to), {},
+                      "cast " + label(s.cpu, layout) + " to " + dtype_name(to));
         }
       }
       // copy_ into a strided destination of another dtype.
@@ -427,12 +436,14 @@ TEST_CASE("gpu sweep: fill, copy and casts between every dtype pair", "[sweep]")
       Pair src = make_input({40, 30}, dtype, Layout::Transposed);
       dst.cpu.copy_(src.cpu);
       dst.gpu.copy_(src.gpu);
-      check_close(dst.gpu, dst.cpu, {}, std::string("copy_ ") + dtype_name(dtype) + " into a " +
-                                            "strided " + dtype_name(to));
+      check_close(
+          dst.gpu, dst.cpu, {},
+          std::string("copy_ ") + dtype_name(dtype) + " into a " + "strided " + dtype_name(to));
     }
     // Broadcasting copy_ and clone of expanded / transposed tensors.
     Pair row = make_input({1, 917}, dtype, Layout::Contiguous);
-    Tensor dst_cpu = empty({50, 917}, dtype), dst_gpu = empty({50, 917}, TensorOptions().dtype(dtype).device(kCUDA));
+    Tensor dst_cpu = empty({50, 917}, dtype),
+           dst_gpu = empty({50, 917}, TensorOptions().dtype(dtype).device(kCUDA));
     dst_cpu.copy_(row.cpu);
     dst_gpu.copy_(row.gpu);
     check_close(dst_gpu, dst_cpu, {}, "broadcasting copy_");

@@ -52,8 +52,14 @@ TEST_CASE("devices: count, names, current device, synchronize", "[runtime]") {
 TEST_CASE("transfers: round trips are bit-exact at every size", "[runtime]") {
   constexpr int64_t kMiB = 1 << 20;
   // Around the staging threshold (4 MiB) and its chunk multiples, and odd sizes.
-  const std::vector<int64_t> nbytes{0,           1,           4095,        4 * kMiB - 8,
-                                    4 * kMiB,    4 * kMiB + 8, 16 * kMiB,  37 * kMiB + 24,
+  const std::vector<int64_t> nbytes{0,
+                                    1,
+                                    4095,
+                                    4 * kMiB - 8,
+                                    4 * kMiB,
+                                    4 * kMiB + 8,
+                                    16 * kMiB,
+                                    37 * kMiB + 24,
                                     small_run() ? 5 * kMiB : 200 * kMiB};
   for (int64_t bytes : nbytes) {
     for (Dtype dtype : {kFloat32, kInt64, kFloat64}) {
@@ -121,7 +127,8 @@ TEST_CASE("random: the GPU draws the CPU's Philox stream", "[runtime]") {
       CHECK(same_bytes(cpu_u2, gpu_u2.to(kCPU)));
       // randn: libm and CUDA's double log/sin/cos may differ in the last double bit, which can
       // move a float32 by one ulp; float64 within a few double ulps.
-      const std::vector<double> c = cpu_n.to_vector<double>(), g = gpu_n.to(kCPU).to_vector<double>();
+      const std::vector<double> c = cpu_n.to_vector<double>(),
+                                g = gpu_n.to(kCPU).to_vector<double>();
       int64_t bad = 0;
       for (size_t i = 0; i < c.size(); ++i) {
         const double ulp = dtype == kFloat32
@@ -173,7 +180,7 @@ TEST_CASE("allocator: a training-like loop returns the statistics to their basel
   CHECK(cuda::max_memory_allocated() == cuda::memory_allocated());
 }
 
-TEST_CASE("allocator: asking for more than the device has is a typed error", "[runtime]") {
+TEST_CASE("allocator: asking for more than the device has is a typed error", "[runtime][oom]") {
   const MemoryStats before = cuda::memory_stats();
   const int64_t too_much = int64_t{1} << 50;  // 1 PiB
   std::string message;

@@ -1,0 +1,240 @@
+// bench_gpu.cpp: the CUDA backend's benchmarks (Google Benchmark), with napkin maths.
+//  - device copy bandwidth (cudaMemcpyAsync device to device, 2^26 floats, bytes read plus
+//    written), measured first: the ceiling of the memory-bound ops below;
+//  - elementwise add, mul, exp, sum, and softmax on 2^26 floats (rows of 1024, of 8192 and of
+//    65536): achieved GB/s, and that as a fraction of the copy bandwidth of this run
+//    ("of_copy"; the targets on the H200: >= 0.9 for elementwise and sum, >= 0.8 for
+//    softmax);
+//  - matmul float32, the tiled kernel and cuBLAS at 1024, 2048, 4096: TFLOP/s;
+//  - host to device and device to host through wick's to() (pinned staging above 4 MiB), and
+//    cudaMemcpy from pinned and from pageable memory for comparison: GB/s.
+// Method (see /work/.library/device/METHOD.md): warm-up runs first (module load, caching
+// allocator, cuBLAS handle), device work timed with CUDA events on the stream wick uses (the
+// legacy default stream), transfers with a host clock (to() returns when the data is ready),
+// each benchmark's figures from the median of its iterations. Inputs are random (never zeros),
+// 256 MiB per operand: far beyond the H200's 60 MB L2, so no flush is needed.
+// Run by bench/gpu/check.sh; results in docs/gpu-results.md and docs/results/.
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "wick/matmul_backend.hpp"
+#include "wick/wick.hpp"
+
+namespace {
+
+constexpr int64_t kElements = int64_t{1} << 26;  // 2^26 floats = 256 MiB
+double g_copy_gbps = 0;                          // set by BM_device_copy, which runs first
+
+void check(cudaError_t error, const char* what) {
+  if (error != cudaSuccess) {
+    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(error));
+  }
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
+}
+
+// Milliseconds of device time that fn's work takes, between two events on the legacy default
+// stream (where wick queues every op).
+template <typename Fn>
+double device_ms(Fn&& fn) {
+  cudaEvent_t start, stop;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  check(cudaEventRecord(start, nullptr), "cudaEventRecord");
+  fn();
+  check(cudaEventRecord(stop, nullptr), "cudaEventRecord");
+  check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+  check(cudaEventDestroy(start), "cudaEventDestroy");
+  check(cudaEventDestroy(stop), "cudaEventDestroy");
+  return ms;
+}
+
+template <typename Fn>
+double host_ms(Fn&& fn) {
+  const auto t0 = std::chrono::steady_clock::now();
+  fn();
+  const auto t1 = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+// Warm-up, then one timed run per benchmark iteration; reports the median.
+// bytes: bytes moved per run (for GB/s); flops: operations per run (for TFLOP/s).
+template <typename Fn>
+void run(benchmark::State& state, double bytes, double flops, bool on_host, Fn&& fn) {
+  try {
+    for (int i = 0; i < 3; ++i) fn();
+    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    std::vector<double> times;
+    for (auto _ : state) {
+      const double ms = on_host ? host_ms(fn) : device_ms(fn);
+      times.push_back(ms);
+      state.SetIterationTime(ms / 1e3);
+    }
+    const double ms = median(times);
+    state.counters["median_ms"] = ms;
+    if (bytes > 0) {
+      const double gbps = bytes / (ms / 1e3) / 1e9;
+      state.counters["GB/s"] = gbps;
+      if (g_copy_gbps > 0 && !on_host) state.counters["of_copy"] = gbps / g_copy_gbps;
+    }
+    if (flops > 0) state.counters["TFLOP/s"] = flops / (ms / 1e3) / 1e12;
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+wick::Tensor random_gpu(const wick::Shape& shape) {
+  return wick::randn(shape, wick::TensorOptions().device(wick::kCUDA));
+}
+
+// ---- memory-bound ops on 2^26 floats ----
+void BM_device_copy(benchmark::State& state) {
+  wick::Tensor src = random_gpu({kElements});
+  wick::Tensor dst = wick::empty({kElements}, wick::TensorOptions().device(wick::kCUDA));
+  const double bytes = 2.0 * 4 * kElements;
+  run(state, bytes, 0, false, [&] {
+    check(cudaMemcpyAsync(dst.raw_data(), src.raw_data(), 4 * kElements, cudaMemcpyDeviceToDevice,
+                          nullptr),
+          "cudaMemcpyAsync");
+  });
+  g_copy_gbps = state.counters["GB/s"].value;
+}
+
+void BM_add(benchmark::State& state) {
+  wick::Tensor a = random_gpu({kElements}), b = random_gpu({kElements});
+  run(state, 3.0 * 4 * kElements, 0, false, [&] { wick::Tensor c = a + b; });
+}
+
+void BM_mul(benchmark::State& state) {
+  wick::Tensor a = random_gpu({kElements}), b = random_gpu({kElements});
+  run(state, 3.0 * 4 * kElements, 0, false, [&] { wick::Tensor c = a * b; });
+}
+
+void BM_exp(benchmark::State& state) {
+  wick::Tensor a = random_gpu({kElements});
+  run(state, 2.0 * 4 * kElements, 0, false, [&] { wick::Tensor c = a.exp(); });
+}
+
+void BM_sum(benchmark::State& state) {
+  wick::Tensor a = random_gpu({kElements});
+  run(state, 4.0 * kElements, 0, false, [&] { wick::Tensor s = a.sum(); });
+}
+
+void BM_softmax(benchmark::State& state) {
+  const int64_t row = state.range(0);
+  wick::Tensor a = random_gpu({kElements / row, row});
+  run(state, 2.0 * 4 * kElements, 0, false, [&] { wick::Tensor s = a.softmax(1); });
+}
+
+// ---- matmul float32 ----
+void BM_matmul(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const bool cublas = state.range(1) == 1;
+  wick::set_matmul_backend(cublas ? wick::MatmulBackend::Cublas : wick::MatmulBackend::Tiled);
+  wick::Tensor a = random_gpu({n, n}), b = random_gpu({n, n});
+  run(state, 0, 2.0 * static_cast<double>(n) * n * n, false, [&] { wick::Tensor c = a.matmul(b); });
+  wick::set_matmul_backend(wick::MatmulBackend::Tiled);
+}
+
+// ---- transfers, 256 MiB ----
+constexpr int64_t kTransferBytes = int64_t{256} << 20;
+
+void BM_h2d_wick(benchmark::State& state) {
+  wick::Tensor host = wick::randn({kTransferBytes / 4});
+  run(state, static_cast<double>(kTransferBytes), 0, true,
+      [&] { wick::Tensor d = host.to(wick::kCUDA); });
+}
+
+void BM_d2h_wick(benchmark::State& state) {
+  wick::Tensor device = random_gpu({kTransferBytes / 4});
+  run(state, static_cast<double>(kTransferBytes), 0, true,
+      [&] { wick::Tensor h = device.to(wick::kCPU); });
+}
+
+// cudaMemcpy straight from pageable (malloc) or pinned (cudaHostAlloc) memory: the references.
+void transfer_raw(benchmark::State& state, bool pinned, bool to_device) {
+  void* host = nullptr;
+  if (pinned) {
+    check(cudaHostAlloc(&host, kTransferBytes, cudaHostAllocDefault), "cudaHostAlloc");
+  } else {
+    host = std::malloc(kTransferBytes);
+  }
+  std::memset(host, 1, kTransferBytes);
+  wick::Tensor device =
+      wick::empty({kTransferBytes}, wick::TensorOptions().dtype(wick::kBool).device(wick::kCUDA));
+  run(state, static_cast<double>(kTransferBytes), 0, true, [&] {
+    if (to_device) {
+      check(cudaMemcpy(device.raw_data(), host, kTransferBytes, cudaMemcpyHostToDevice),
+            "cudaMemcpy");
+    } else {
+      check(cudaMemcpy(host, device.raw_data(), kTransferBytes, cudaMemcpyDeviceToHost),
+            "cudaMemcpy");
+    }
+  });
+  if (pinned) {
+    check(cudaFreeHost(host), "cudaFreeHost");
+  } else {
+    std::free(host);
+  }
+}
+void BM_h2d_pinned_raw(benchmark::State& state) { transfer_raw(state, true, true); }
+void BM_h2d_pageable_raw(benchmark::State& state) { transfer_raw(state, false, true); }
+void BM_d2h_pinned_raw(benchmark::State& state) { transfer_raw(state, true, false); }
+void BM_d2h_pageable_raw(benchmark::State& state) { transfer_raw(state, false, false); }
+
+}  // namespace
+
+// Registration order is run order: the copy ceiling first.
+BENCHMARK(BM_device_copy)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_add)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_mul)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_exp)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sum)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_softmax)
+    ->Arg(1024)
+    ->Arg(8192)
+    ->Arg(65536)
+    ->UseManualTime()
+    ->Iterations(30)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_matmul)
+    ->ArgNames({"n", "cublas"})
+    ->ArgsProduct({{1024, 2048, 4096}, {0, 1}})
+    ->UseManualTime()
+    ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_h2d_wick)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_d2h_wick)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_h2d_pinned_raw)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_h2d_pageable_raw)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_d2h_pinned_raw)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_d2h_pageable_raw)->UseManualTime()->Iterations(10)->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+  if (!wick::cuda::is_available()) {
+    std::printf("SKIPPED: %s\n", wick::cuda::unavailable_reason().c_str());
+    return 0;
+  }
+  std::printf("wick GPU benchmarks on %s\n", wick::cuda::device_name(0).c_str());
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# check.sh: the one script a lent GPU (an H200: CUDA 13, CMake, ninja, Python, no Debian
+# packages) runs in one call, within 8 minutes:
+#   1. configure for sm_90 with Catch2 and Google Benchmark from .deps/root (made here by
+#      bench/gpu/fetch-deps.sh; the call must carry .deps), and build the CUDA tests, the
+#      matmul example and the GPU benchmarks;
+#   2. run the CUDA test programs (host-side tests, then the GPU suite);
+#   3. run examples/matmul (it must print [1000, 1000], on the GPU);
+#   4. run the GPU benchmarks with JSON output;
+#   5. rerun the GPU suite under compute-sanitizer memcheck, then racecheck (small shapes,
+#      WICK_CUDA_TEST_SMALL=1), as far as the time left allows;
+#   6. print a short table last.
+# Every step has a time limit taken from one overall deadline (CHECK_BUDGET_S, 460 s by
+# default), so the table always prints. Logs and results go under $OUT (at most 8 files):
+# check.log (everything), build.log, tests.log, sanitizer.log, bench_gpu.json,
+# gpu-results.md (ready for docs/gpu-results.md), summary.txt.
+# Usage, from the repository root:   bash bench/gpu/check.sh
+# Dry run without a GPU: CHECK_DRY_RUN=1 bash bench/gpu/check.sh (configure and build only).
+set -uo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+OUT="${OUT:-$root/check-out}"
+mkdir -p "$OUT"
+BUILD="${CHECK_BUILD_DIR:-$root/build-gpu-check}"
+BUDGET="${CHECK_BUDGET_S:-460}"
+START=$(date +%s)
+JOBS="$(nproc 2>/dev/null || echo 8)"
+LOG="$OUT/check.log"
+: >"$LOG"
+declare -A STATUS
+
+say() { echo "[check $(($(date +%s) - START))s] $*" | tee -a "$LOG"; }
+left() { echo $((BUDGET - ($(date +%s) - START))); }
+
+# step NAME LIMIT_S LOGFILE COMMAND...: runs COMMAND with a time limit (capped by what is left
+# of the budget, keeping `reserve` seconds for the table), appending its output to LOGFILE and
+# check.log; records ok / FAILED (rc) / TIMEOUT / skipped.
+reserve=15
+step() {
+  local name="$1" limit="$2" logfile="$3"
+  shift 3
+  local remaining=$(($(left) - reserve))
+  if ((remaining < 20)); then
+    STATUS[$name]="skipped (no time left)"
+    say "$name: skipped, ${remaining}s left"
+    return 1
+  fi
+  ((limit > remaining)) && limit=$remaining
+  say "$name: start (limit ${limit}s): $*"
+  local t0=$(date +%s)
+  timeout --signal=TERM --kill-after=10 "$limit" "$@" >>"$logfile" 2>&1
+  local rc=$?
+  local dt=$(($(date +%s) - t0))
+  if ((rc == 0)); then
+    STATUS[$name]="ok (${dt}s)"
+  elif ((rc == 124 || rc == 137)); then
+    STATUS[$name]="TIMEOUT after ${dt}s"
+  else
+    STATUS[$name]="FAILED rc=$rc (${dt}s)"
+  fi
+  [[ "$logfile" != "$LOG" ]] && tail -n 25 "$logfile" >>"$LOG"
+  say "$name: ${STATUS[$name]}"
+  return $rc
+}
+
+summary() {
+  {
+    echo
+    echo "== wick GPU check: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - START))s"
+    echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git here)")"
+    echo "gpu: ${GPU_NAME:-unknown}"
+    for name in configure build bench-build host-tests gpu-tests example bench memcheck racecheck; do
+      printf '  %-11s %s\n' "$name" "${STATUS[$name]:-not run}"
+    done
+  } | tee "$OUT/summary.txt" | tee -a "$LOG"
+  if [[ -s "$OUT/bench_gpu.json" ]] && command -v python3 >/dev/null; then
+    python3 - "$OUT/bench_gpu.json" "$OUT/gpu-results.md" "$OUT/summary.txt" <<'PY' | tee -a "$LOG"
+import json, sys
+data = json.load(open(sys.argv[1]))
+rows, copy, cublas = [], None, {}
+for b in data.get("benchmarks", []):
+    if b.get("error_occurred"):
+        rows.append((b["name"], "error: " + b.get("error_message", ""), "", "", ""))
+        continue
+    name, ms = b["name"], b.get("median_ms", 0.0)
+    if name.startswith("BM_matmul"):
+        n = name.split("n:")[1].split("/")[0]
+        if "cublas:1" in name:
+            cublas[n] = b.get("TFLOP/s", 0)
+    rows.append((name, ms, b.get("GB/s"), b.get("TFLOP/s"), b.get("of_copy")))
+lines = ["| benchmark | median ms | GB/s | TFLOP/s | fraction |", "|---|---:|---:|---:|---:|"]
+for name, ms, gbs, tf, frac in rows:
+    if isinstance(ms, str):
+        lines.append(f"| {name} | {ms} | | | |")
+        continue
+    fraction = ""
+    if frac is not None:
+        fraction = f"{frac:.2f} of copy"
+    elif tf is not None and "cublas:0" in name:
+        n = name.split("n:")[1].split("/")[0]
+        if cublas.get(n):
+            fraction = f"{tf / cublas[n]:.2f} of cuBLAS"
+    lines.append(f"| {name.replace('/iterations:', ' it:').replace('/manual_time', '')} | "
+                 f"{ms:.3f} | {'' if gbs is None else f'{gbs:.1f}'} | "
+                 f"{'' if tf is None else f'{tf:.2f}'} | {fraction} |")
+ctx = data.get("context", {})
+header = [f"GPU benchmarks ({ctx.get('date', '')}, host {ctx.get('host_name', '')}); targets on "
+          "the H200: elementwise and sum >= 0.90 of copy, softmax >= 0.80.", ""]
+table = "\n".join(lines)
+open(sys.argv[2], "w").write(open(sys.argv[3]).read() + "\n" + "\n".join(header) + table + "\n")
+print("\n".join(header) + table)
+PY
+  fi
+}
+trap summary EXIT
+
+say "root $root, out $OUT, build $BUILD, budget ${BUDGET}s, $JOBS jobs"
+if command -v nvidia-smi >/dev/null; then
+  GPU_NAME="$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -n 1)"
+  nvidia-smi >>"$LOG" 2>&1
+fi
+export PATH="/usr/local/cuda/bin:$PATH"
+{ cmake --version | head -n 1; nvcc --version | tail -n 2; c++ --version | head -n 1; } >>"$LOG" 2>&1
+
+# ---- 1. configure and build ----
+deps="$root/.deps/root/usr"
+if [[ ! -d "$deps" ]]; then
+  say "no .deps/root/usr: run bench/gpu/fetch-deps.sh here first and carry .deps; trying the system's packages"
+fi
+step configure 120 "$OUT/build.log" cmake -S "$root" -B "$BUILD" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
+  -DWICK_BUILD_TESTS=ON -DWICK_BUILD_BENCH=ON -DWICK_BUILD_EXAMPLES=ON -DWICK_WERROR=OFF \
+  -DCMAKE_PREFIX_PATH="$deps" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 || exit 1
+targets=(wick_cuda_tests wick_cuda_host_tests matmul)
+have_bench=0
+if ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^wick_bench_gpu:'; then
+  targets+=(wick_bench_gpu)
+  have_bench=1
+fi
+step build 300 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" || exit 1
+bench_exe="$BUILD/bench/gpu/wick_bench_gpu"
+if ((have_bench == 0)); then
+  # bench/CMakeLists.txt does not add bench/gpu yet: build it standalone against an install.
+  say "wick_bench_gpu is not a target of the main build; building bench/gpu standalone"
+  step bench-build 120 "$OUT/build.log" bash -c "cmake --build '$BUILD' -j $JOBS --target wick && \
+    cmake --install '$BUILD' --prefix '$BUILD/install' >/dev/null && \
+    cmake -S '$root/bench/gpu' -B '$BUILD/bench-standalone' -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_PREFIX_PATH='$BUILD/install;$deps' && cmake --build '$BUILD/bench-standalone' -j $JOBS"
+  bench_exe="$BUILD/bench-standalone/wick_bench_gpu"
+fi
+if [[ -n "${CHECK_DRY_RUN:-}" ]]; then
+  say "dry run: stopping after the build"
+  exit 0
+fi
+
+# ---- 2. tests ----
+step host-tests 60 "$OUT/tests.log" "$BUILD/tests/cuda/wick_cuda_host_tests"
+step gpu-tests 150 "$OUT/tests.log" "$BUILD/tests/cuda/wick_cuda_tests" --durations yes
+
+# ---- 3. the seed program ----
+step example 60 "$LOG" bash -c "'$BUILD/examples/matmul' | tee /dev/stderr | grep -q '\[1000, 1000\]'"
+
+# ---- 4. benchmarks ----
+if [[ -x "$bench_exe" ]]; then
+  step bench 150 "$LOG" "$bench_exe" --benchmark_out="$OUT/bench_gpu.json" \
+    --benchmark_out_format=json --benchmark_counters_tabular=true
+else
+  STATUS[bench]="not built"
+fi
+
+# ---- 5. compute-sanitizer ----
+sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+if [[ -x "$sanitizer" ]]; then
+  export WICK_CUDA_TEST_SMALL=1
+  # Not under the sanitizers: the out-of-memory test (the failing cudaMalloc is the point).
+  step memcheck 150 "$OUT/sanitizer.log" "$sanitizer" --tool memcheck --error-exitcode 86 \
+    --print-limit 20 "$BUILD/tests/cuda/wick_cuda_tests" "~[oom]"
+  # racecheck follows shared memory: the kernels that use it.
+  step racecheck 150 "$OUT/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 86 \
+    --print-limit 20 "$BUILD/tests/cuda/wick_cuda_tests" \
+    "gpu sweep: reductions,gpu sweep: softmax and log_softmax,[matmul]"
+  unset WICK_CUDA_TEST_SMALL
+  if grep -q "Device not supported\|not supported on this" "$OUT/sanitizer.log" 2>/dev/null; then
+    say "compute-sanitizer does not support this machine (see sanitizer.log)"
+    STATUS[memcheck]+=" (sanitizer: device not supported)"
+  fi
+else
+  STATUS[memcheck]="compute-sanitizer not found"
+  STATUS[racecheck]="compute-sanitizer not found"
+fi
+# The EXIT trap prints the table.
