@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # check.sh: the one script a lent GPU (an H200: CUDA 13, CMake, ninja, Python, no Debian
 # packages) runs in one call, within 8 minutes:
-#   1. configure for sm_90 with Catch2 and Google Benchmark from .deps/root (made here by
-#      bench/gpu/fetch-deps.sh; the call must carry .deps), and build the CUDA tests, the
-#      matmul example and the GPU benchmarks;
+#   1. configure for sm_90 with Catch2, Google Benchmark and nlohmann-json from .deps/root
+#      (made here by bench/gpu/fetch-deps.sh; the call must carry .deps), and build the CUDA
+#      tests, the matmul example and the GPU benchmarks;
 #   2. run the CUDA test programs (host-side tests, then the GPU suite);
 #   3. run examples/matmul (it must print [1000, 1000], on the GPU);
 #   4. run the GPU benchmarks with JSON output;
