@@ -12,9 +12,7 @@
 namespace wick {
 namespace {
 
-SavedTensor save(const Tensor& t) {
-  return SavedTensor{t.detach(), t.storage()->version(), true};
-}
+SavedTensor save(const Tensor& t) { return SavedTensor{t.detach(), t.storage()->version(), true}; }
 
 const Tensor& check_saved(const SavedTensor& s, OpId op, bool released) {
   if (released || !s.saved) {
@@ -98,8 +96,8 @@ class Engine final : public AutogradHooks {
                  "; pass a gradient tensor");
       seed = ones_like(root);
     } else {
-      WICK_CHECK(seed.sizes() == root.sizes(), ShapeError, "backward", "gradient ",
-                 describe(seed), " does not match the output ", describe(root));
+      WICK_CHECK(seed.sizes() == root.sizes(), ShapeError, "backward", "gradient ", describe(seed),
+                 " does not match the output ", describe(root));
     }
     NoGradGuard no_grad;
     if (!root.grad_fn()) {
@@ -135,7 +133,8 @@ class Engine final : public AutogradHooks {
       if (it == grads.end()) continue;  // no gradient flowed here
       Tensor grad = it->second;
       grads.erase(it);
-      if (auto out = node->output_impl.lock(); out && out->autograd && out->autograd->retains_grad) {
+      if (auto out = node->output_impl.lock();
+          out && out->autograd && out->autograd->retains_grad) {
         Tensor& kept = out->autograd->grad;
         kept = kept.defined() ? kept + grad : grad;
       }

@@ -59,9 +59,9 @@ std::string gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f
     y.backward(seed);
     for (size_t i = 0; i < xs.size(); ++i) {
       if (!xs[i].requires_grad()) continue;
-      std::vector<double> analytic =
-          xs[i].grad().defined() ? xs[i].grad().to_vector<double>()
-                                 : std::vector<double>(numeric[i].size(), 0.0);
+      std::vector<double> analytic = xs[i].grad().defined()
+                                         ? xs[i].grad().to_vector<double>()
+                                         : std::vector<double>(numeric[i].size(), 0.0);
       for (size_t j = 0; j < analytic.size(); ++j) {
         double num = numeric[i][j][static_cast<size_t>(o)];
         if (!(std::fabs(analytic[j] - num) <= options.atol + options.rtol * std::fabs(num))) {

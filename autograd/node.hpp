@@ -14,9 +14,9 @@
 namespace wick {
 
 struct Edge {
-  std::shared_ptr<Node> node;       // the input's grad_fn, or null for a leaf / no grad
-  std::weak_ptr<TensorImpl> leaf;   // the leaf to accumulate into
-  bool needed = false;              // does this input require grad at all?
+  std::shared_ptr<Node> node;      // the input's grad_fn, or null for a leaf / no grad
+  std::weak_ptr<TensorImpl> leaf;  // the leaf to accumulate into
+  bool needed = false;             // does this input require grad at all?
 };
 
 struct SavedTensor {
@@ -48,7 +48,7 @@ class Node {
   Shape ints;
   std::array<Edge, 3> edges;
   std::weak_ptr<TensorImpl> output_impl;  // for retain_grad() on non-leaf outputs
-  bool released = false;  // saved tensors freed by a backward without retain_graph
+  bool released = false;                  // saved tensors freed by a backward without retain_graph
 
   // The saved tensor, after checking that no in-place op changed it since it was saved.
   const Tensor& input(int i) const;

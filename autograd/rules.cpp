@@ -38,9 +38,7 @@ Grads abs_rule(const Node& n, const Tensor& g) {
 Grads exp_rule(const Node& n, const Tensor& g) { return {g * n.result()}; }
 Grads log_rule(const Node& n, const Tensor& g) { return {g / n.input(0)}; }
 Grads sqrt_rule(const Node& n, const Tensor& g) { return {g / (n.result() * 2)}; }
-Grads relu_rule(const Node& n, const Tensor& g) {
-  return {g * as_float(gt(n.result(), 0), g)};
-}
+Grads relu_rule(const Node& n, const Tensor& g) { return {g * as_float(gt(n.result(), 0), g)}; }
 Grads sigmoid_rule(const Node& n, const Tensor& g) {
   const Tensor& y = n.result();
   return {g * y * (1 - y)};
@@ -141,7 +139,8 @@ Grads extreme_rule(const Node& n, const Tensor& g) {
     if (!n.keepdim) idx = idx.unsqueeze(dim);
     Shape pos_shape = Shape::filled(x.sizes().size(), 1);
     pos_shape[dim] = x.sizes()[dim];
-    Tensor positions = arange(x.sizes()[dim], TensorOptions(kInt64).device(x.device())).view(pos_shape);
+    Tensor positions =
+        arange(x.sizes()[dim], TensorOptions(kInt64).device(x.device())).view(pos_shape);
     Tensor hit = as_float(eq(positions, idx), g);
     Tensor gk = n.keepdim ? g : g.unsqueeze(dim);
     return {hit * gk};
@@ -191,9 +190,7 @@ Grads matmul_rule(const Node& n, const Tensor& g) {
 
 // Views.
 Grads view_rule(const Node& n, const Tensor& g) { return {g.reshape(in_sizes(n, 0))}; }
-Grads transpose_rule(const Node& n, const Tensor& g) {
-  return {g.transpose(n.ints[0], n.ints[1])};
-}
+Grads transpose_rule(const Node& n, const Tensor& g) { return {g.transpose(n.ints[0], n.ints[1])}; }
 Grads permute_rule(const Node& n, const Tensor& g) {
   Shape inverse = Shape::filled(n.ints.size(), 0);
   for (size_t i = 0; i < n.ints.size(); ++i) inverse[n.ints[i]] = static_cast<int64_t>(i);
@@ -225,46 +222,78 @@ const BackwardRule& backward_rule(OpId op) {
       add{false, false, add_rule}, sub{false, false, sub_rule}, mul{true, false, mul_rule},
       div{true, false, div_rule}, pow{true, true, pow_rule}, maximum{true, false, maximum_rule},
       minimum{true, false, minimum_rule}, where{true, false, where_rule},
-      sum{false, false, sum_rule}, mean{false, false, mean_rule},
-      extreme{true, true, extreme_rule}, softmax{false, true, softmax_rule},
-      log_softmax{false, true, log_softmax_rule}, matmul{true, false, matmul_rule},
-      view{false, false, view_rule}, transpose{false, false, transpose_rule},
-      permute{false, false, permute_rule}, expand{false, false, expand_rule},
-      slice{false, false, slice_rule}, select{false, false, select_rule};
+      sum{false, false, sum_rule}, mean{false, false, mean_rule}, extreme{true, true, extreme_rule},
+      softmax{false, true, softmax_rule}, log_softmax{false, true, log_softmax_rule},
+      matmul{true, false, matmul_rule}, view{false, false, view_rule},
+      transpose{false, false, transpose_rule}, permute{false, false, permute_rule},
+      expand{false, false, expand_rule}, slice{false, false, slice_rule},
+      select{false, false, select_rule};
   switch (op) {
-    case OpId::copy: return copy;
-    case OpId::neg: return neg;
-    case OpId::abs: return abs;
-    case OpId::exp: return exp;
-    case OpId::log: return log;
-    case OpId::sqrt: return sqrt;
-    case OpId::relu: return relu;
-    case OpId::sigmoid: return sigmoid;
-    case OpId::tanh: return tanh;
-    case OpId::pow_scalar: return pow_scalar;
-    case OpId::clamp: return clamp;
-    case OpId::add: return add;
-    case OpId::sub: return sub;
-    case OpId::mul: return mul;
-    case OpId::div: return div;
-    case OpId::pow: return pow;
-    case OpId::maximum: return maximum;
-    case OpId::minimum: return minimum;
-    case OpId::where: return where;
-    case OpId::sum: return sum;
-    case OpId::mean: return mean;
+    case OpId::copy:
+      return copy;
+    case OpId::neg:
+      return neg;
+    case OpId::abs:
+      return abs;
+    case OpId::exp:
+      return exp;
+    case OpId::log:
+      return log;
+    case OpId::sqrt:
+      return sqrt;
+    case OpId::relu:
+      return relu;
+    case OpId::sigmoid:
+      return sigmoid;
+    case OpId::tanh:
+      return tanh;
+    case OpId::pow_scalar:
+      return pow_scalar;
+    case OpId::clamp:
+      return clamp;
+    case OpId::add:
+      return add;
+    case OpId::sub:
+      return sub;
+    case OpId::mul:
+      return mul;
+    case OpId::div:
+      return div;
+    case OpId::pow:
+      return pow;
+    case OpId::maximum:
+      return maximum;
+    case OpId::minimum:
+      return minimum;
+    case OpId::where:
+      return where;
+    case OpId::sum:
+      return sum;
+    case OpId::mean:
+      return mean;
     case OpId::max:
-    case OpId::min: return extreme;
-    case OpId::softmax: return softmax;
-    case OpId::log_softmax: return log_softmax;
-    case OpId::matmul: return matmul;
-    case OpId::view: return view;
-    case OpId::transpose: return transpose;
-    case OpId::permute: return permute;
-    case OpId::expand: return expand;
-    case OpId::slice: return slice;
-    case OpId::select: return select;
-    default: return kNoRule;
+    case OpId::min:
+      return extreme;
+    case OpId::softmax:
+      return softmax;
+    case OpId::log_softmax:
+      return log_softmax;
+    case OpId::matmul:
+      return matmul;
+    case OpId::view:
+      return view;
+    case OpId::transpose:
+      return transpose;
+    case OpId::permute:
+      return permute;
+    case OpId::expand:
+      return expand;
+    case OpId::slice:
+      return slice;
+    case OpId::select:
+      return select;
+    default:
+      return kNoRule;
   }
 }
 

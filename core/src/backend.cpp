@@ -8,6 +8,7 @@
 
 #include "internal.hpp"
 #include "wick/backend.hpp"
+#include "wick/debug.hpp"
 #include "wick/dispatch.hpp"
 
 namespace wick {
@@ -24,8 +25,10 @@ class CpuAllocator final : public Allocator {
                " bytes");
     if (rounded == 0) rounded = kCpuAlignment;
     void* ptr = std::aligned_alloc(kCpuAlignment, rounded);
-    WICK_CHECK(ptr != nullptr, OutOfMemoryError, "cpu allocator", "out of memory: tried to allocate ",
-               nbytes, " bytes (", static_cast<double>(nbytes) / (1 << 30), " GiB) on cpu");
+    WICK_CHECK(ptr != nullptr, OutOfMemoryError, "cpu allocator",
+               "out of memory: tried to allocate ", nbytes, " bytes (",
+               static_cast<double>(nbytes) / (1 << 30), " GiB) on cpu");
+    if (debug_fill()) std::memset(ptr, 0xFF, rounded);
     return DataPtr{ptr, [](void* p, void*) { std::free(p); }, nullptr, device};
   }
 };
@@ -59,10 +62,14 @@ class CpuBackend final : public DeviceBackend {
 };
 
 CpuBackend g_cpu_backend;
+std::atomic<bool> g_debug_fill{false};
 std::array<std::atomic<DeviceBackend*>, kNumDeviceTypes> g_backends{&g_cpu_backend, nullptr};
 std::array<std::array<KernelFn, kNumDeviceTypes>, kNumOps> g_kernels{};
 
 }  // namespace
+
+void set_debug_fill(bool on) { g_debug_fill.store(on); }
+bool debug_fill() { return g_debug_fill.load(std::memory_order_relaxed); }
 
 void register_backend(DeviceBackend* backend) {
   g_backends[static_cast<int>(backend->type())].store(backend);

@@ -56,19 +56,19 @@ void copy_into(const Tensor& dst, const Tensor& src) {
     staged_src = make_empty(src.sizes(), dst.dtype(), src.device(), "copy_");
     run_copy_kernel(staged_src, src);
   }
-  Tensor staged_dst = dst.is_contiguous() ? dst
-                                          : make_empty(dst.sizes(), dst.dtype(), dst.device(),
-                                                       "copy_");
+  Tensor staged_dst =
+      dst.is_contiguous() ? dst : make_empty(dst.sizes(), dst.dtype(), dst.device(), "copy_");
   size_t nbytes = staged_dst.nbytes();
   if (src.device().is_cpu()) {
-    backend_for(dst.device(), "copy_").copy_from_host(staged_dst.raw_data(), dst.device(),
-                                                      staged_src.raw_data(), nbytes);
+    backend_for(dst.device(), "copy_")
+        .copy_from_host(staged_dst.raw_data(), dst.device(), staged_src.raw_data(), nbytes);
   } else if (dst.device().is_cpu()) {
-    backend_for(src.device(), "copy_").copy_to_host(staged_dst.raw_data(), staged_src.raw_data(),
-                                                    src.device(), nbytes);
+    backend_for(src.device(), "copy_")
+        .copy_to_host(staged_dst.raw_data(), staged_src.raw_data(), src.device(), nbytes);
   } else {
-    backend_for(dst.device(), "copy_").copy_between(staged_dst.raw_data(), dst.device(),
-                                                    staged_src.raw_data(), src.device(), nbytes);
+    backend_for(dst.device(), "copy_")
+        .copy_between(staged_dst.raw_data(), dst.device(), staged_src.raw_data(), src.device(),
+                      nbytes);
   }
   if (!staged_dst.is_same(dst)) run_copy_kernel(dst, staged_dst);
 }

@@ -58,10 +58,14 @@ std::ostream& operator<<(std::ostream& out, DeviceType type) {
 
 const char* dtype_name(Dtype dtype) {
   switch (dtype) {
-    case Dtype::Bool: return "bool";
-    case Dtype::Int64: return "int64";
-    case Dtype::Float32: return "float32";
-    case Dtype::Float64: return "float64";
+    case Dtype::Bool:
+      return "bool";
+    case Dtype::Int64:
+      return "int64";
+    case Dtype::Float32:
+      return "float32";
+    case Dtype::Float64:
+      return "float64";
   }
   return "unknown";
 }

@@ -103,8 +103,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
              "arange", "needs finite bounds and a non-zero step, got start ", start, ", end ", end,
              ", step ", step);
   WICK_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError, "arange",
-             "upper bound and step sign are inconsistent: start ", start, ", end ", end,
-             ", step ", step);
+             "upper bound and step sign are inconsistent: start ", start, ", end ", end, ", step ",
+             step);
   double count = std::ceil((e - s) / st);
   WICK_CHECK(count < 9.0e18, ShapeError, "arange", "too many elements (", count, ")");
   int64_t n = static_cast<int64_t>(count);

@@ -114,8 +114,8 @@ struct Attrs {
 };
 
 // Runs op over operands into a new tensor (out == nullptr) or into *out (in place).
-Tensor elementwise(OpId op, std::initializer_list<Operand> operands, Dtype compute,
-                   Dtype out_dtype, const Attrs& attrs = {}, Tensor* out = nullptr) {
+Tensor elementwise(OpId op, std::initializer_list<Operand> operands, Dtype compute, Dtype out_dtype,
+                   const Attrs& attrs = {}, Tensor* out = nullptr) {
   const char* name = op_name(op).data();
   Device device = common_device(name, operands);
   Shape sizes = broadcast_all(name, operands);
@@ -176,11 +176,14 @@ Tensor binary(OpId op, const Operand& a, const Operand& b) {
       WICK_CHECK(compute != kBool, DtypeError, name,
                  "subtraction with two bool operands is not supported; use logical ops");
       break;
-    case OpId::div: compute = float_of(compute); break;
-    case OpId::pow:
-      if (compute == kBool) compute = kInt64;
+    case OpId::div:
+      compute = float_of(compute);
       break;
-    default: break;
+    case OpId::pow:
+      WICK_CHECK(compute != kBool, DtypeError, name, "pow is not implemented for bool operands");
+      break;
+    default:
+      break;
   }
   bool compare = op == OpId::eq || op == OpId::ne || op == OpId::lt || op == OpId::le ||
                  op == OpId::gt || op == OpId::ge;
@@ -226,11 +229,20 @@ Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
     case OpId::log:
     case OpId::sqrt:
     case OpId::sigmoid:
-    case OpId::tanh: compute = float_of(compute); break;
-    case OpId::neg: reject_bool(op, a, "negation of a bool tensor is not supported"); break;
-    case OpId::abs: reject_bool(op, a, "abs is not implemented for bool"); break;
-    case OpId::relu: reject_bool(op, a, "bool inputs are not supported for relu"); break;
-    default: break;
+    case OpId::tanh:
+      compute = float_of(compute);
+      break;
+    case OpId::neg:
+      reject_bool(op, a, "negation of a bool tensor is not supported");
+      break;
+    case OpId::abs:
+      reject_bool(op, a, "abs is not implemented for bool");
+      break;
+    case OpId::relu:
+      reject_bool(op, a, "bool inputs are not supported for relu");
+      break;
+    default:
+      break;
   }
   return elementwise(op, {a}, compute, compute, attrs);
 }
@@ -327,8 +339,12 @@ bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
 }
 
 // ---- tensor methods ----
-Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const { return wick::add(*this, o, alpha); }
-Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const { return wick::sub(*this, o, alpha); }
+Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
+  return wick::add(*this, o, alpha);
+}
+Tensor Tensor::sub(const Tensor& o, const Scalar& alpha) const {
+  return wick::sub(*this, o, alpha);
+}
 Tensor Tensor::mul(const Tensor& o) const { return wick::mul(*this, o); }
 Tensor Tensor::div(const Tensor& o) const { return wick::div(*this, o); }
 Tensor Tensor::add(const Scalar& o) const { return wick::add(*this, o); }

@@ -23,8 +23,8 @@ Tensor raw_expand(const Tensor& t, const Shape& sizes) {
 Tensor softmax_impl(OpId op, const Tensor& a, int64_t dim) {
   const char* name = op_name(op).data();
   int64_t d = detail::wrap_dim(dim, a.dim(), name);
-  WICK_CHECK(is_floating(a.dtype()), DtypeError, name,
-             "needs a floating-point input, got ", describe(a));
+  WICK_CHECK(is_floating(a.dtype()), DtypeError, name, "needs a floating-point input, got ",
+             describe(a));
   Tensor input = a.detach();
   if (input.dim() == 0) input = raw_view(input, {1}, {1});
   Tensor out = detail::make_empty(input.sizes(), input.dtype(), input.device(), name);
@@ -49,10 +49,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   WICK_CHECK(a.dim() >= 1 && b.dim() >= 1, ShapeError, "matmul",
              "both arguments need at least 1 dim, got ", detail::describe_all({&a, &b}));
   detail::check_same_device("matmul", {&a, &b});
-  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "matmul", "expected both operands of one dtype, got ",
-             detail::describe_all({&a, &b}));
-  WICK_CHECK(a.dtype() != kBool, DtypeError, "matmul", "not implemented for bool: ",
-             detail::describe_all({&a, &b}));
+  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "matmul",
+             "expected both operands of one dtype, got ", detail::describe_all({&a, &b}));
+  WICK_CHECK(a.dtype() != kBool, DtypeError, "matmul",
+             "not implemented for bool: ", detail::describe_all({&a, &b}));
   // 1-D operands become a row (left) or a column (right), removed again at the end.
   Tensor a2 = a.dim() == 1 ? raw_view(a, {1, a.size(0)}, {0, a.stride(0)}) : a.detach();
   Tensor b2 = b.dim() == 1 ? raw_view(b, {b.size(0), 1}, {b.stride(0), 0}) : b.detach();
@@ -101,9 +101,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(OpId::softmax, a, dim); }
-Tensor log_softmax(const Tensor& a, int64_t dim) {
-  return softmax_impl(OpId::log_softmax, a, dim);
-}
+Tensor log_softmax(const Tensor& a, int64_t dim) { return softmax_impl(OpId::log_softmax, a, dim); }
 
 Tensor Tensor::matmul(const Tensor& o) const { return wick::matmul(*this, o); }
 Tensor Tensor::mm(const Tensor& o) const { return wick::mm(*this, o); }

@@ -49,9 +49,8 @@ Reduced reduce(OpId op, const Tensor& a, const Shape& dims, bool all, bool keepd
                "could not infer output dtype: input must be floating point, got ", describe(a));
   }
   if (op == OpId::max || op == OpId::min) {
-    WICK_CHECK(reduced_count > 0, IndexError, name,
-               "cannot reduce over a zero-size dim of ", describe(a),
-               " (the operation has no identity)");
+    WICK_CHECK(reduced_count > 0, IndexError, name, "cannot reduce over a zero-size dim of ",
+               describe(a), " (the operation has no identity)");
   }
   Tensor input = a.detach();
   if (input.dtype() != dtype) input = input.to(dtype);

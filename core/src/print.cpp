@@ -88,7 +88,12 @@ Formatter make_formatter(Dtype dtype, const std::vector<double>& shown) {
       }
     }
   }
-  for (double v : shown) f.width = std::max(f.width, f.format(v).size());
+  // As PyTorch: floats take their width from the non-zero finite values only (nan, inf and 0
+  // are padded to it); integers and bools from every value.
+  for (double v : shown) {
+    if (is_floating(dtype) && (v == 0 || !std::isfinite(v))) continue;
+    f.width = std::max(f.width, f.format(v).size());
+  }
   return f;
 }
 
@@ -118,7 +123,7 @@ void write(std::string& out, const std::vector<double>& all, const Shape& sizes,
       }
     }
     if (skip) {
-      out += last_dim ? std::string(f.width > 3 ? f.width - 3 : 0, ' ') + "..." : "...";
+      out += last_dim ? " ..." : "...";
       i = n - kEdgeItems - 1;
       continue;
     }

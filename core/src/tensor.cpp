@@ -25,10 +25,11 @@ Tensor make_empty(const Shape& sizes, Dtype dtype, Device device, const char* op
   int64_t numel = checked_numel(sizes, op);
   int64_t nbytes = 0;
   WICK_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes),
-             ShapeError, op, "size ", sizes, " of ", dtype, " needs more bytes than int64 can count");
+             ShapeError, op, "size ", sizes, " of ", dtype,
+             " needs more bytes than int64 can count");
   Storage storage = make_storage(static_cast<size_t>(nbytes), device);
-  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes),
-                                             0, dtype));
+  return Tensor(
+      std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype));
 }
 
 Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, int64_t offset) {
@@ -38,8 +39,8 @@ Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, i
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t lo = ndim == 0 ? -1 : -ndim;
   int64_t hi = ndim == 0 ? 0 : ndim - 1;
-  WICK_CHECK(dim >= lo && dim <= hi, IndexError, op, "dim ", dim,
-             " out of range for a tensor of ", ndim, " dims (expected ", lo, " to ", hi, ")");
+  WICK_CHECK(dim >= lo && dim <= hi, IndexError, op, "dim ", dim, " out of range for a tensor of ",
+             ndim, " dims (expected ", lo, " to ", hi, ")");
   return dim < 0 ? dim + std::max<int64_t>(ndim, 1) : dim;
 }
 
@@ -77,12 +78,8 @@ void copy_to_host(const Tensor& t, Dtype dtype, void* host) {
 
 }  // namespace detail
 
-int64_t Tensor::size(int64_t d) const {
-  return sizes()[detail::wrap_dim(d, dim(), "size")];
-}
-int64_t Tensor::stride(int64_t d) const {
-  return strides()[detail::wrap_dim(d, dim(), "stride")];
-}
+int64_t Tensor::size(int64_t d) const { return sizes()[detail::wrap_dim(d, dim(), "size")]; }
+int64_t Tensor::stride(int64_t d) const { return strides()[detail::wrap_dim(d, dim(), "stride")]; }
 
 int64_t Tensor::numel() const {
   int64_t n = 1;
@@ -112,10 +109,14 @@ Scalar Tensor::item() const {
   WICK_CHECK(numel() == 1, ValueError, "item",
              "a tensor with one element can be converted to a number, got ", describe(*this));
   switch (dtype()) {
-    case kBool: return Scalar(to_vector<bool>()[0]);
-    case kInt64: return Scalar(to_vector<int64_t>()[0]);
-    case kFloat32: return Scalar(static_cast<double>(to_vector<float>()[0]));
-    case kFloat64: return Scalar(to_vector<double>()[0]);
+    case kBool:
+      return Scalar(to_vector<bool>()[0]);
+    case kInt64:
+      return Scalar(to_vector<int64_t>()[0]);
+    case kFloat32:
+      return Scalar(static_cast<double>(to_vector<float>()[0]));
+    case kFloat64:
+      return Scalar(to_vector<double>()[0]);
   }
   return Scalar();
 }

@@ -61,6 +61,8 @@ std::optional<Shape> view_strides(const Shape& sizes, const Shape& strides, cons
     if (sizes == new_sizes) return strides;
     return detail::contiguous_strides(new_sizes);
   }
+  // A 0-d tensor has one element: any shape of one element views it.
+  if (sizes.empty()) return detail::contiguous_strides(new_sizes);
   Shape new_strides = Shape::filled(new_sizes.size(), 1);
   int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
   int64_t chunk_base_stride = strides.empty() ? 1 : strides.back();
@@ -229,15 +231,15 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
 }
 
 Tensor Tensor::expand(const Shape& shape) const {
-  WICK_CHECK(static_cast<int64_t>(shape.size()) >= dim(), ShapeError, "expand", "the size ",
-             shape, " has fewer dims than ", describe(*this));
+  WICK_CHECK(static_cast<int64_t>(shape.size()) >= dim(), ShapeError, "expand", "the size ", shape,
+             " has fewer dims than ", describe(*this));
   size_t lead = shape.size() - static_cast<size_t>(dim());
   Shape sizes = Shape::filled(shape.size(), 0), strides = Shape::filled(shape.size(), 0);
   for (size_t i = 0; i < shape.size(); ++i) {
     int64_t want = shape[i];
     if (i < lead) {
-      WICK_CHECK(want >= 0, ShapeError, "expand", "size -1 is not allowed in a new leading dim: ",
-                 shape, " for ", describe(*this));
+      WICK_CHECK(want >= 0, ShapeError, "expand",
+                 "size -1 is not allowed in a new leading dim: ", shape, " for ", describe(*this));
       sizes[i] = want;
       strides[i] = 0;
       continue;

@@ -3,6 +3,8 @@
 #pragma once
 
 #include "wick/cuda.hpp"
+#include "wick/debug.hpp"
+#include "wick/matmul_backend.hpp"
 #include "wick/ops.hpp"
 #include "wick/tensor.hpp"
 #if __has_include("wick/autograd.hpp")

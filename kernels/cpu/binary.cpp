@@ -61,31 +61,50 @@ void run_arith(const OpCall& call) {
   const Tensor& out = call.out();
   const std::array<const Tensor*, 2> in{&call.in(0), &call.in(1)};
   switch (call.op) {
-    case OpId::add: map<T, T, T>(out, [](T a, T b) { return wrap_add(a, b); }, in); break;
-    case OpId::mul: map<T, T, T>(out, [](T a, T b) { return wrap_mul(a, b); }, in); break;
+    case OpId::add:
+      map<T, T, T>(
+          out, [](T a, T b) { return wrap_add(a, b); }, in);
+      break;
+    case OpId::mul:
+      map<T, T, T>(
+          out, [](T a, T b) { return wrap_mul(a, b); }, in);
+      break;
     case OpId::maximum:
-      map<T, T, T>(out, [](T a, T b) { return nan(a) ? a : nan(b) ? b : (a > b ? a : b); }, in);
+      map<T, T, T>(
+          out, [](T a, T b) { return nan(a)   ? a
+                                     : nan(b) ? b
+                                              : (a > b ? a : b); }, in);
       break;
     case OpId::minimum:
-      map<T, T, T>(out, [](T a, T b) { return nan(a) ? a : nan(b) ? b : (a < b ? a : b); }, in);
+      map<T, T, T>(
+          out, [](T a, T b) { return nan(a)   ? a
+                                     : nan(b) ? b
+                                              : (a < b ? a : b); }, in);
       break;
     default:
       if constexpr (!std::is_same_v<T, bool>) {
         switch (call.op) {
-          case OpId::sub: map<T, T, T>(out, [](T a, T b) { return wrap_sub(a, b); }, in); break;
+          case OpId::sub:
+            map<T, T, T>(
+                out, [](T a, T b) { return wrap_sub(a, b); }, in);
+            break;
           case OpId::pow:
             if constexpr (std::is_floating_point_v<T>) {
-              map<T, T, T>(out, [](T a, T b) { return std::pow(a, b); }, in);
+              map<T, T, T>(
+                  out, [](T a, T b) { return std::pow(a, b); }, in);
             } else {
-              map<T, T, T>(out, [](T a, T b) { return int_pow(a, b); }, in);
+              map<T, T, T>(
+                  out, [](T a, T b) { return int_pow(a, b); }, in);
             }
             break;
           case OpId::div:
             if constexpr (std::is_floating_point_v<T>) {
-              map<T, T, T>(out, [](T a, T b) { return a / b; }, in);
+              map<T, T, T>(
+                  out, [](T a, T b) { return a / b; }, in);
             }
             break;
-          default: break;
+          default:
+            break;
         }
       }
       break;
@@ -97,13 +116,32 @@ void run_compare(const OpCall& call) {
   const Tensor& out = call.out();
   const std::array<const Tensor*, 2> in{&call.in(0), &call.in(1)};
   switch (call.op) {
-    case OpId::eq: map<bool, T, T>(out, [](T a, T b) { return a == b; }, in); break;
-    case OpId::ne: map<bool, T, T>(out, [](T a, T b) { return a != b; }, in); break;
-    case OpId::lt: map<bool, T, T>(out, [](T a, T b) { return a < b; }, in); break;
-    case OpId::le: map<bool, T, T>(out, [](T a, T b) { return a <= b; }, in); break;
-    case OpId::gt: map<bool, T, T>(out, [](T a, T b) { return a > b; }, in); break;
-    case OpId::ge: map<bool, T, T>(out, [](T a, T b) { return a >= b; }, in); break;
-    default: break;
+    case OpId::eq:
+      map<bool, T, T>(
+          out, [](T a, T b) { return a == b; }, in);
+      break;
+    case OpId::ne:
+      map<bool, T, T>(
+          out, [](T a, T b) { return a != b; }, in);
+      break;
+    case OpId::lt:
+      map<bool, T, T>(
+          out, [](T a, T b) { return a < b; }, in);
+      break;
+    case OpId::le:
+      map<bool, T, T>(
+          out, [](T a, T b) { return a <= b; }, in);
+      break;
+    case OpId::gt:
+      map<bool, T, T>(
+          out, [](T a, T b) { return a > b; }, in);
+      break;
+    case OpId::ge:
+      map<bool, T, T>(
+          out, [](T a, T b) { return a >= b; }, in);
+      break;
+    default:
+      break;
   }
 }
 
@@ -117,8 +155,10 @@ void binary_kernel(const OpCall& call) {
     case OpId::lt:
     case OpId::le:
     case OpId::gt:
-    case OpId::ge: WICK_DISPATCH_ALL(compute, run_compare<T>(call)) break;
-    default: WICK_DISPATCH_ALL(compute, run_arith<T>(call)) break;
+    case OpId::ge:
+      WICK_DISPATCH_ALL(compute, run_compare<T>(call)) break;
+    default:
+      WICK_DISPATCH_ALL(compute, run_arith<T>(call)) break;
   }
 }
 

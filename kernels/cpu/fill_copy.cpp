@@ -29,9 +29,7 @@ void copy_kernel(const OpCall& call) {
   }
   WICK_DISPATCH_ALL(out.dtype(), {
     using Out = T;
-    WICK_DISPATCH_ALL(in.dtype(), {
-      map<Out, T>(out, [](T v) { return convert<Out>(v); }, {&in});
-    })
+    WICK_DISPATCH_ALL(in.dtype(), { map<Out, T>(out, [](T v) { return convert<Out>(v); }, {&in}); })
   })
 }
 

@@ -40,7 +40,7 @@ void parallel_for(int64_t n, int64_t grain, const Body& body) {
   int threads = max_threads();
   if (threads > 1 && n >= 2 * grain && !omp_in_parallel()) {
     int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static)
+#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static)
     for (int64_t c = 0; c < chunks; ++c) {
       int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
       body(begin, end);
@@ -79,7 +79,8 @@ Layout<NT> make_layout(const std::array<const Tensor*, NT>& ts) {
     if (merge) {
       l.sizes[l.ndim - 1] *= sizes[d];
       for (size_t k = 0; k < NT; ++k) {
-        l.strides[k][l.ndim - 1] = ts[k]->strides()[d] * static_cast<int64_t>(ts[k]->element_size());
+        l.strides[k][l.ndim - 1] =
+            ts[k]->strides()[d] * static_cast<int64_t>(ts[k]->element_size());
       }
     } else {
       l.sizes[l.ndim] = sizes[d];
@@ -154,14 +155,16 @@ void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof
       [&]<size_t... K>(std::index_sequence<K...>) {
         std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
         for (int64_t j = 0; j < n; ++j) o[j] = fn(std::get<K>(ip)[j]...);
-      }(std::index_sequence_for<In...>{});
+      }
+      (std::index_sequence_for<In...>{});
     } else {
       [&]<size_t... K>(std::index_sequence<K...>) {
         for (int64_t j = 0; j < n; ++j) {
           *reinterpret_cast<Out*>(p[0] + j * s[0]) =
               fn(*reinterpret_cast<const In*>(p[K + 1] + j * s[K + 1])...);
         }
-      }(std::index_sequence_for<In...>{});
+      }
+      (std::index_sequence_for<In...>{});
     }
   });
 }

@@ -76,7 +76,8 @@ void gemm(const Matrix<T>& a, const Matrix<T>& b, T* c, bool parallel) {
       }
     };
     if (parallel) {
-      parallel_for(row_blocks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kc / 8)), run);
+      parallel_for(row_blocks,
+                   std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kc / 8)), run);
     } else {
       run(0, row_blocks);
     }

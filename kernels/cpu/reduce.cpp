@@ -4,6 +4,7 @@
 // sums are then added in order: the result is the same for any thread count, and a float32
 // sum of 10^8 elements stays within float32 rounding of the float64 reference. max/min take
 // the first extreme (lowest index) and propagate NaN, as PyTorch does.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -173,32 +174,47 @@ void run_reduce(const OpCall& call) {
   T* values = out.data_ptr<T>();
   int64_t* indices = want_indices ? call.out(1).data_ptr<int64_t>() : nullptr;
   const int64_t n_out = kept.numel;
+  if (reduced.numel == 0) {
+    // Reducing nothing: sum is 0 and mean is 0/0 = NaN (the boundary rejects max/min).
+    const T identity = call.op == OpId::mean ? static_cast<T>(NAN) : T(0);
+    std::fill(values, values + n_out, identity);
+    return;
+  }
   // Many outputs: one thread per range of outputs. Few: split each output's range instead.
   const bool per_output_parallel = n_out >= 2 * max_threads();
-  parallel_for(n_out, per_output_parallel ? std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, reduced.numel)) : n_out + 1,
+  parallel_for(n_out,
+               per_output_parallel
+                   ? std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, reduced.numel))
+                   : n_out + 1,
                [&](int64_t o0, int64_t o1) {
-    for (int64_t o = o0; o < o1; ++o) {
-      const T* base = data + kept.offset_of(o);
-      switch (call.op) {
-        case OpId::sum: values[o] = static_cast<T>(blocked_sum(base, reduced, !per_output_parallel)); break;
-        case OpId::mean:
-          if constexpr (std::is_floating_point_v<T>) {
-            values[o] = static_cast<T>(static_cast<double>(blocked_sum(base, reduced, !per_output_parallel)) /
-                                       static_cast<double>(reduced.numel));
-          }
-          break;
-        case OpId::max:
-        case OpId::min: {
-          Extreme<T> e = call.op == OpId::max ? blocked_extreme<T, true>(base, reduced, !per_output_parallel)
-                                              : blocked_extreme<T, false>(base, reduced, !per_output_parallel);
-          values[o] = e.value;
-          if (indices) indices[o] = e.index;
-          break;
-        }
-        default: break;
-      }
-    }
-  });
+                 for (int64_t o = o0; o < o1; ++o) {
+                   const T* base = data + kept.offset_of(o);
+                   switch (call.op) {
+                     case OpId::sum:
+                       values[o] = static_cast<T>(blocked_sum(base, reduced, !per_output_parallel));
+                       break;
+                     case OpId::mean:
+                       if constexpr (std::is_floating_point_v<T>) {
+                         values[o] = static_cast<T>(
+                             static_cast<double>(blocked_sum(base, reduced, !per_output_parallel)) /
+                             static_cast<double>(reduced.numel));
+                       }
+                       break;
+                     case OpId::max:
+                     case OpId::min: {
+                       Extreme<T> e =
+                           call.op == OpId::max
+                               ? blocked_extreme<T, true>(base, reduced, !per_output_parallel)
+                               : blocked_extreme<T, false>(base, reduced, !per_output_parallel);
+                       values[o] = e.value;
+                       if (indices) indices[o] = e.index;
+                       break;
+                     }
+                     default:
+                       break;
+                   }
+                 }
+               });
 }
 
 }  // namespace

@@ -11,8 +11,8 @@ void register_cpu_kernels() {
   reg(OpId::copy, copy_kernel);
   reg(OpId::rand, random_kernel);
   reg(OpId::randn, random_kernel);
-  for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu,
-                  OpId::sigmoid, OpId::tanh, OpId::pow_scalar, OpId::clamp}) {
+  for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu, OpId::sigmoid,
+                  OpId::tanh, OpId::pow_scalar, OpId::clamp}) {
     reg(op, unary_kernel);
   }
   for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,

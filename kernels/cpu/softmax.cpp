@@ -32,34 +32,38 @@ void run_softmax(const OpCall& call) {
     }
     return offset;
   };
-  parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)),
-               [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r) {
-      const T* x = src + row_offset(in, r);
-      T* y = dst + row_offset(out, r);
-      T max_value = -std::numeric_limits<T>::infinity();
-      for (int64_t i = 0; i < n; ++i) {
-        T v = x[i * in_stride];
-        max_value = v > max_value ? v : max_value;
-      }
-      // A row of all -inf: shift by 0, so exp gives 0s and the row becomes 0/0 = nan, as in
-      // PyTorch. NaN inputs flow through exp and the sum into every output of their row.
-      if (max_value == -std::numeric_limits<T>::infinity()) max_value = 0;
-      double total = 0;
-      for (int64_t i = 0; i < n; ++i) total += std::exp(static_cast<double>(x[i * in_stride] - max_value));
-      if (log_form) {
-        const double log_total = std::log(total);
-        for (int64_t i = 0; i < n; ++i) {
-          y[i * out_stride] = static_cast<T>(static_cast<double>(x[i * in_stride] - max_value) - log_total);
+  parallel_for(
+      rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)),
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const T* x = src + row_offset(in, r);
+          T* y = dst + row_offset(out, r);
+          T max_value = -std::numeric_limits<T>::infinity();
+          for (int64_t i = 0; i < n; ++i) {
+            T v = x[i * in_stride];
+            max_value = v > max_value ? v : max_value;
+          }
+          // A row of all -inf: shift by 0, so exp gives 0s and the row becomes 0/0 = nan, as in
+          // PyTorch. NaN inputs flow through exp and the sum into every output of their row.
+          if (max_value == -std::numeric_limits<T>::infinity()) max_value = 0;
+          double total = 0;
+          for (int64_t i = 0; i < n; ++i)
+            total += std::exp(static_cast<double>(x[i * in_stride] - max_value));
+          if (log_form) {
+            const double log_total = std::log(total);
+            for (int64_t i = 0; i < n; ++i) {
+              y[i * out_stride] =
+                  static_cast<T>(static_cast<double>(x[i * in_stride] - max_value) - log_total);
+            }
+          } else {
+            const double inv = 1.0 / total;
+            for (int64_t i = 0; i < n; ++i) {
+              y[i * out_stride] =
+                  static_cast<T>(std::exp(static_cast<double>(x[i * in_stride] - max_value)) * inv);
+            }
+          }
         }
-      } else {
-        const double inv = 1.0 / total;
-        for (int64_t i = 0; i < n; ++i) {
-          y[i * out_stride] = static_cast<T>(std::exp(static_cast<double>(x[i * in_stride] - max_value)) * inv);
-        }
-      }
-    }
-  });
+      });
 }
 
 }  // namespace

@@ -42,55 +42,83 @@ void run_unary(const OpCall& call) {
   switch (call.op) {
     case OpId::neg:
       if constexpr (std::is_same_v<T, int64_t>) {
-        map<T, T>(out, [](T x) { return static_cast<T>(0ull - static_cast<uint64_t>(x)); }, in);
+        map<T, T>(
+            out, [](T x) { return static_cast<T>(0ull - static_cast<uint64_t>(x)); }, in);
       } else {
-        map<T, T>(out, [](T x) { return -x; }, in);
+        map<T, T>(
+            out, [](T x) { return -x; }, in);
       }
       break;
     case OpId::abs:
       if constexpr (std::is_same_v<T, int64_t>) {
-        map<T, T>(out, [](T x) { return x < 0 ? static_cast<T>(0ull - static_cast<uint64_t>(x)) : x; }, in);
+        map<T, T>(
+            out, [](T x) { return x < 0 ? static_cast<T>(0ull - static_cast<uint64_t>(x)) : x; },
+            in);
       } else {
-        map<T, T>(out, [](T x) { return std::abs(x); }, in);
+        map<T, T>(
+            out, [](T x) { return std::abs(x); }, in);
       }
       break;
-    case OpId::relu: map<T, T>(out, [](T x) { return (x > T(0) || is_nan(x)) ? x : T(0); }, in); break;
+    case OpId::relu:
+      map<T, T>(
+          out, [](T x) { return (x > T(0) || is_nan(x)) ? x : T(0); }, in);
+      break;
     case OpId::clamp: {
       const bool has_lo = call.has_a, has_hi = call.has_b;
       const T lo = has_lo ? call.scalar_a.to<T>() : T(0);
       const T hi = has_hi ? call.scalar_b.to<T>() : T(0);
-      map<T, T>(out, [=](T x) {
-        if (is_nan(x)) return x;
-        if (has_lo && x < lo) x = lo;
-        if (has_hi && x > hi) x = hi;
-        return x;
-      }, in);
+      map<T, T>(
+          out,
+          [=](T x) {
+            if (is_nan(x)) return x;
+            if (has_lo && x < lo) x = lo;
+            if (has_hi && x > hi) x = hi;
+            return x;
+          },
+          in);
       break;
     }
     case OpId::pow_scalar:
       if constexpr (std::is_same_v<T, int64_t>) {
         const int64_t e = call.scalar_a.to_int64();
-        map<T, T>(out, [e](T x) { return int_pow(x, e); }, in);
+        map<T, T>(
+            out, [e](T x) { return int_pow(x, e); }, in);
       } else {
         const T e = call.scalar_a.to<T>();
         if (e == T(2)) {
-          map<T, T>(out, [](T x) { return x * x; }, in);
+          map<T, T>(
+              out, [](T x) { return x * x; }, in);
         } else {
-          map<T, T>(out, [e](T x) { return std::pow(x, e); }, in);
+          map<T, T>(
+              out, [e](T x) { return std::pow(x, e); }, in);
         }
       }
       break;
     default:
       if constexpr (std::is_floating_point_v<T>) {
         switch (call.op) {
-          case OpId::exp: map<T, T>(out, [](T x) { return std::exp(x); }, in); break;
-          case OpId::log: map<T, T>(out, [](T x) { return std::log(x); }, in); break;
-          case OpId::sqrt: map<T, T>(out, [](T x) { return std::sqrt(x); }, in); break;
-          case OpId::tanh: map<T, T>(out, [](T x) { return std::tanh(x); }, in); break;
-          case OpId::sigmoid:
-            map<T, T>(out, [](T x) { return T(1) / (T(1) + std::exp(-x)); }, in);
+          case OpId::exp:
+            map<T, T>(
+                out, [](T x) { return std::exp(x); }, in);
             break;
-          default: break;
+          case OpId::log:
+            map<T, T>(
+                out, [](T x) { return std::log(x); }, in);
+            break;
+          case OpId::sqrt:
+            map<T, T>(
+                out, [](T x) { return std::sqrt(x); }, in);
+            break;
+          case OpId::tanh:
+            map<T, T>(
+                out, [](T x) { return std::tanh(x); }, in);
+            break;
+          case OpId::sigmoid:
+            map<T, T>(
+                out, [](T x) { return T(1) / (T(1) + std::exp(-x)); }, in);
+            break;
+          default:
+            break;
         }
       }
       break;

@@ -29,7 +29,7 @@ struct OpCall {
   bool has_a = false, has_b = false;
   int64_t dim = 0;       // softmax dim
   bool keepdim = false;  // reductions, when recorded for autograd
-  Shape ints;       // reduce: one flag per input dim (1 = reduced); views: their arguments
+  Shape ints;            // reduce: one flag per input dim (1 = reduced); views: their arguments
   uint64_t seed = 0, offset = 0;  // random: Philox key and first counter
 
   const Tensor& in(int i) const { return *inputs[i]; }

@@ -25,10 +25,14 @@ inline constexpr Dtype kDefaultFloat = kFloat32;
 
 constexpr size_t element_size(Dtype dtype) {
   switch (dtype) {
-    case Dtype::Bool: return 1;
-    case Dtype::Int64: return 8;
-    case Dtype::Float32: return 4;
-    case Dtype::Float64: return 8;
+    case Dtype::Bool:
+      return 1;
+    case Dtype::Int64:
+      return 8;
+    case Dtype::Float32:
+      return 4;
+    case Dtype::Float64:
+      return 8;
   }
   return 0;
 }
@@ -74,23 +78,25 @@ inline constexpr Dtype dtype_of = DtypeOf<T>::value;
     __VA_ARGS__;                                      \
     break;                                            \
   }
-#define WICK_DISPATCH_ALL(dtype, ...)                                 \
-  switch (dtype) {                                                    \
-    WICK_DISPATCH_CASE(::wick::Dtype::Bool, bool, __VA_ARGS__)        \
-    WICK_DISPATCH_CASE(::wick::Dtype::Int64, int64_t, __VA_ARGS__)    \
-    WICK_DISPATCH_CASE(::wick::Dtype::Float32, float, __VA_ARGS__)    \
-    WICK_DISPATCH_CASE(::wick::Dtype::Float64, double, __VA_ARGS__)   \
+#define WICK_DISPATCH_ALL(dtype, ...)                               \
+  switch (dtype) {                                                  \
+    WICK_DISPATCH_CASE(::wick::Dtype::Bool, bool, __VA_ARGS__)      \
+    WICK_DISPATCH_CASE(::wick::Dtype::Int64, int64_t, __VA_ARGS__)  \
+    WICK_DISPATCH_CASE(::wick::Dtype::Float32, float, __VA_ARGS__)  \
+    WICK_DISPATCH_CASE(::wick::Dtype::Float64, double, __VA_ARGS__) \
   }
-#define WICK_DISPATCH_FLOATING(dtype, ...)                            \
-  switch (dtype) {                                                    \
-    WICK_DISPATCH_CASE(::wick::Dtype::Float32, float, __VA_ARGS__)    \
-    WICK_DISPATCH_CASE(::wick::Dtype::Float64, double, __VA_ARGS__)   \
-    default: break;                                                   \
+#define WICK_DISPATCH_FLOATING(dtype, ...)                          \
+  switch (dtype) {                                                  \
+    WICK_DISPATCH_CASE(::wick::Dtype::Float32, float, __VA_ARGS__)  \
+    WICK_DISPATCH_CASE(::wick::Dtype::Float64, double, __VA_ARGS__) \
+    default:                                                        \
+      break;                                                        \
   }
-#define WICK_DISPATCH_NUMERIC(dtype, ...)                             \
-  switch (dtype) {                                                    \
-    WICK_DISPATCH_CASE(::wick::Dtype::Int64, int64_t, __VA_ARGS__)    \
-    WICK_DISPATCH_CASE(::wick::Dtype::Float32, float, __VA_ARGS__)    \
-    WICK_DISPATCH_CASE(::wick::Dtype::Float64, double, __VA_ARGS__)   \
-    default: break;                                                   \
+#define WICK_DISPATCH_NUMERIC(dtype, ...)                           \
+  switch (dtype) {                                                  \
+    WICK_DISPATCH_CASE(::wick::Dtype::Int64, int64_t, __VA_ARGS__)  \
+    WICK_DISPATCH_CASE(::wick::Dtype::Float32, float, __VA_ARGS__)  \
+    WICK_DISPATCH_CASE(::wick::Dtype::Float64, double, __VA_ARGS__) \
+    default:                                                        \
+      break;                                                        \
   }

@@ -15,7 +15,8 @@ class Scalar {
  public:
   Scalar() : Scalar(int64_t{0}) {}
   Scalar(bool v) : kind_(kBool), i_(v), d_(v) {}  // NOLINT
-  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  template <typename T,
+            std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
   Scalar(T v) : kind_(kInt64), i_(static_cast<int64_t>(v)), d_(static_cast<double>(v)) {}  // NOLINT
   template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
   Scalar(T v) : kind_(kFloat64), i_(0), d_(static_cast<double>(v)) {}  // NOLINT

@@ -35,7 +35,7 @@ struct TensorImpl {
   Shape strides;       // in elements
   int64_t offset = 0;  // in elements, from the start of storage
   Dtype dtype;
-  bool requires_grad = false;            // mirrors autograd != nullptr && it is needed, for speed
+  bool requires_grad = false;              // mirrors autograd != nullptr && it is needed, for speed
   std::unique_ptr<AutogradMeta> autograd;  // created on demand by the autograd layer
 };
 

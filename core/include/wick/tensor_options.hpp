@@ -12,7 +12,7 @@ namespace wick {
 class TensorOptions {
  public:
   TensorOptions() = default;
-  TensorOptions(Dtype dtype) : dtype_(dtype) {}     // NOLINT: zeros({2}, kInt64)
+  TensorOptions(Dtype dtype) : dtype_(dtype) {}      // NOLINT: zeros({2}, kInt64)
   TensorOptions(Device device) : device_(device) {}  // NOLINT: zeros({2}, kCUDA)
   TensorOptions(DeviceType type) : device_(type) {}  // NOLINT
 

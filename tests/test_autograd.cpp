@@ -1,0 +1,131 @@
+// test_autograd.cpp: the tape's behaviour: accumulation, broadcasting, shared
+// subexpressions, retain_graph, the errors (non-scalar root, second backward, in-place change
+// of a saved tensor, in-place on a leaf), NoGradGuard and detach, retain_grad.
+#include "reference.hpp"
+
+using namespace wick;
+
+TEST_CASE("autograd: gradients accumulate until zeroed", "[autograd]") {
+  Tensor w = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  (w * w).sum().backward();
+  CHECK(w.grad().to_vector<float>() == std::vector<float>{2, 4, 6});
+  (w * 3.0).sum().backward();
+  CHECK(w.grad().to_vector<float>() == std::vector<float>{5, 7, 9});
+  w.mutable_grad() = Tensor();
+  CHECK_FALSE(w.grad().defined());
+  Tensor fresh = ones({2}).requires_grad_();
+  CHECK_FALSE(fresh.grad().defined());
+}
+
+TEST_CASE("autograd: broadcasting and shared subexpressions", "[autograd]") {
+  Tensor a = tensor({1.0, 2.0}).view({2, 1}).requires_grad_();
+  Tensor b = tensor({10.0, 20.0, 30.0}).requires_grad_();
+  Tensor c = a * b;                 // [2, 3]
+  Tensor loss = (c + c * c).sum();  // c used twice
+  loss.backward();
+  // d/da sum(c + c^2) = sum_j b_j (1 + 2 a b_j)
+  CHECK(a.grad().sizes() == std::vector<int64_t>{2, 1});
+  CHECK(a.grad().to_vector<float>() == std::vector<float>{60 + 2 * 1400, 60 + 4 * 1400});
+  CHECK(b.grad().sizes() == std::vector<int64_t>{3});
+  std::vector<float> gb = b.grad().to_vector<float>();
+  for (int j = 0; j < 3; ++j) {
+    double bj = 10.0 * (j + 1);
+    CHECK(gb[j] == Approx((1 + 2 * 1 * bj) * 1 + (1 + 2 * 2 * bj) * 2));
+  }
+  CHECK(grad_fn_name(loss) == "sum");
+  CHECK(a.is_leaf());
+  CHECK_FALSE(c.is_leaf());
+}
+
+TEST_CASE("autograd: backward with a gradient, retain_graph and the second-backward error",
+          "[autograd]") {
+  Tensor x = tensor({1.0, 2.0}).requires_grad_();
+  Tensor y = x.exp();
+  CHECK_THROWS_AS(y.backward(), AutogradError);  // not a scalar
+  y.backward(tensor({1.0, 0.5}), true);
+  std::vector<float> g1 = x.grad().to_vector<float>();
+  CHECK(g1[0] == Approx(std::exp(1.0)));
+  CHECK(g1[1] == Approx(0.5 * std::exp(2.0)));
+  y.backward(tensor({1.0, 0.5}));  // allowed: the graph was retained
+  CHECK(x.grad().to_vector<float>()[0] == Approx(2 * std::exp(1.0)));
+  CHECK_THROWS_AS(y.backward(tensor({1.0, 0.5})), AutogradError);  // freed now
+  CHECK_THROWS_AS(y.backward(ones({3})), ShapeError);
+}
+
+TEST_CASE("autograd: in-place changes are caught", "[autograd]") {
+  Tensor w = ones({3}).requires_grad_();
+  CHECK_THROWS_AS(w.add_(1.0), AutogradError);  // a leaf that requires grad
+  Tensor x = ones({3});
+  Tensor y = (w * x).sum();  // saves x
+  x.mul_(2.0);               // x changed after it was saved
+  try {
+    y.backward();
+    FAIL("no error");
+  } catch (const AutogradError& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("modified by an in-place operation"));
+  }
+  // Under NoGradGuard, updating a parameter in place is how optimizers work.
+  {
+    NoGradGuard guard;
+    w.add_(1.0);
+  }
+  CHECK(w.to_vector<float>() == std::vector<float>{2, 2, 2});
+  Tensor z = w * 2.0;
+  CHECK_THROWS_AS(z.add_(1.0), AutogradError);  // part of a graph
+}
+
+TEST_CASE("autograd: NoGradGuard, detach, requires_grad_", "[autograd]") {
+  Tensor w = ones({2}).requires_grad_();
+  {
+    NoGradGuard guard;
+    CHECK_FALSE((w * 2.0).requires_grad());
+    {
+      EnableGradGuard enable;
+      CHECK((w * 2.0).requires_grad());
+    }
+  }
+  CHECK((w * 2.0).requires_grad());
+  CHECK_FALSE(w.detach().requires_grad());
+  CHECK_FALSE((w.detach() * 2.0).requires_grad());
+  Tensor plain = ones({2});
+  CHECK_THROWS_AS(plain.backward(), AutogradError);
+  Tensor nonleaf = w * 2.0;
+  CHECK_THROWS_AS(nonleaf.requires_grad_(false), AutogradError);
+  w.requires_grad_(false);
+  CHECK_FALSE(w.requires_grad());
+  // Ops that are not differentiable give results without grad.
+  Tensor v = ones({3}).requires_grad_();
+  CHECK_FALSE((v > 0).requires_grad());
+  CHECK_FALSE(argmax(v).requires_grad());
+}
+
+TEST_CASE("autograd: retain_grad, leaf roots, casts and views", "[autograd]") {
+  Tensor x = tensor({1.0, -2.0, 3.0}, kFloat64).requires_grad_();
+  Tensor h = x * 2.0;
+  h.retain_grad();
+  Tensor out = (h.relu() * h).sum();
+  out.backward();
+  CHECK(h.grad().to_vector<double>() == std::vector<double>{4, 0, 12});
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{8, 0, 24});
+  // Backward from a leaf itself.
+  Tensor leaf = tensor({1.0}).requires_grad_();
+  leaf.backward();
+  CHECK(leaf.grad().to_vector<float>() == std::vector<float>{1});
+  // Through a dtype cast: the gradient comes back in the leaf's dtype.
+  Tensor f = tensor({1.0, 2.0}).requires_grad_();
+  (f.to(kFloat64) * 3.0).sum().backward();
+  CHECK(f.grad().dtype() == kFloat32);
+  CHECK(f.grad().to_vector<float>() == std::vector<float>{3, 3});
+  // Through views: slices and selects put the gradient back in place.
+  Tensor m = zeros({3, 4}, kFloat64).requires_grad_();
+  (m.slice(1, 1, 4, 2).sum() + m.select(0, 2).sum() * 2.0).backward();
+  CHECK(m.grad().to_vector<double>() == std::vector<double>{0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3});
+}
+
+TEST_CASE("autograd: a long chain does not overflow the stack", "[autograd]") {
+  Tensor x = ones({1}).requires_grad_();
+  Tensor y = x;
+  for (int i = 0; i < 20000; ++i) y = y * 1.0;
+  y.sum().backward();
+  CHECK(x.grad().item<float>() == 1.0f);
+}

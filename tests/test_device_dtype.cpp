@@ -1,0 +1,87 @@
+// test_device_dtype.cpp: Device parsing and printing, dtype facts and the promotion rules of
+// docs/type-promotion.md (checked against what PyTorch 1.13 gives for the same programs).
+#include "reference.hpp"
+
+using namespace wick;
+
+TEST_CASE("device: parse, print, compare", "[device]") {
+  CHECK(Device("cpu") == Device(kCPU));
+  CHECK(Device("cuda").type() == kCUDA);
+  CHECK(Device("cuda").index() == -1);
+  CHECK(Device("cuda:1").index() == 1);
+  CHECK(Device("cuda:1").str() == "cuda:1");
+  CHECK(Device(kCUDA, 0) != Device(kCUDA, 1));
+  CHECK(Device("cpu").is_cpu());
+  CHECK(Device("cuda:3").is_cuda());
+  Device implicit = kCPU;
+  CHECK(implicit.str() == "cpu");
+  std::ostringstream s;
+  s << Device("cuda:2") << ' ' << kCPU;
+  CHECK(s.str() == "cuda:2 cpu");
+}
+
+TEST_CASE("dtype: sizes, names, lattice", "[dtype]") {
+  CHECK(element_size(kBool) == 1);
+  CHECK(element_size(kInt64) == 8);
+  CHECK(element_size(kFloat32) == 4);
+  CHECK(element_size(kFloat64) == 8);
+  CHECK(kFloat == kFloat32);
+  CHECK(kDouble == kFloat64);
+  CHECK(kLong == kInt64);
+  CHECK(std::string(dtype_name(kFloat64)) == "float64");
+  CHECK(promote_types(kBool, kInt64) == kInt64);
+  CHECK(promote_types(kInt64, kFloat32) == kFloat32);
+  CHECK(promote_types(kFloat32, kFloat64) == kFloat64);
+}
+
+TEST_CASE("type promotion: PyTorch's result_type", "[dtype]") {
+  Tensor b = ones({2}, kBool), i = ones({2}, kInt64), f = ones({2}), d = ones({2}, kFloat64);
+  CHECK((i + f).dtype() == kFloat32);
+  CHECK((f + d).dtype() == kFloat64);
+  CHECK((b + i).dtype() == kInt64);
+  CHECK((b + b).dtype() == kBool);
+  CHECK((i + 2).dtype() == kInt64);      // an integer number keeps int64
+  CHECK((i + 2.5).dtype() == kFloat32);  // a floating number makes it float32
+  CHECK((f + 2.5).dtype() == kFloat32);  // numbers never widen a float tensor
+  CHECK((b + 1).dtype() == kInt64);
+  CHECK((i / i).dtype() == kFloat32);  // true division
+  CHECK((i / 2).to_vector<float>() == std::vector<float>{0.5f, 0.5f});
+  CHECK(i.pow(2).dtype() == kInt64);
+  CHECK(i.pow(0.5).dtype() == kFloat32);
+  CHECK(i.exp().dtype() == kFloat32);
+  CHECK(sum(b).dtype() == kInt64);
+  CHECK(sum(i).dtype() == kInt64);
+  CHECK(i.clamp(0.5).dtype() == kFloat32);
+  // 0-d tensors rank between dimensioned tensors and numbers.
+  Tensor d0 = scalar_tensor(2.0, kFloat64), i0 = scalar_tensor(3);
+  CHECK((f + d0).dtype() == kFloat32);  // same category: the dimensioned tensor wins
+  CHECK((i + d0).dtype() == kFloat64);  // higher category: the 0-d tensor's dtype counts
+  CHECK((d0 + i0).dtype() == kFloat64);
+  CHECK((i0 + 2.5).dtype() == kFloat32);
+  // Comparisons give bool after promoting both sides.
+  CHECK((i < f).dtype() == kBool);
+  CHECK((f == 1).to_vector<bool>() == std::vector<bool>{true, true});
+  // In place: the result must fit the tensor's dtype.
+  Tensor f2 = ones({2});
+  f2.add_(d);
+  CHECK(f2.dtype() == kFloat32);
+  CHECK(f2.to_vector<float>() == std::vector<float>{2, 2});
+  Tensor i2 = ones({2}, kInt64);
+  CHECK_THROWS_AS(i2.div_(2), DtypeError);
+  i2.mul_(b);
+  CHECK(i2.dtype() == kInt64);
+}
+
+TEST_CASE("shapes: printable, indexable, comparable", "[shape]") {
+  Shape s{1000, 1000};
+  std::ostringstream out;
+  out << s;
+  CHECK(out.str() == "[1000, 1000]");
+  CHECK(s[1] == 1000);
+  CHECK(s == std::vector<int64_t>{1000, 1000});
+  std::vector<int64_t> v = s;
+  CHECK(v.size() == 2);
+  CHECK(broadcast_shapes({3, 1, 5}, {4, 5}) == std::vector<int64_t>{3, 4, 5});
+  CHECK(broadcast_shapes({0}, {1}) == std::vector<int64_t>{0});
+  CHECK_THROWS_AS(broadcast_shapes({3}, {4}), ShapeError);
+}

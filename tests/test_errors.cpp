@@ -1,0 +1,155 @@
+// test_errors.cpp: every kind of bad input gives the right wick::Error subclass, with a
+// message that names the op and the operands' shapes (and dtypes/devices where they matter),
+// and the library keeps working afterwards.
+#include "reference.hpp"
+
+using namespace wick;
+using Catch::Matchers::Contains;
+
+namespace {
+// Runs fn, requires it to throw exactly ErrorKind, and returns the message.
+template <typename ErrorKind, typename Fn>
+std::string error_of(Fn&& fn) {
+  try {
+    fn();
+  } catch (const ErrorKind& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    FAIL("threw the wrong kind: " << e.what());
+  }
+  FAIL("did not throw");
+  return "";
+}
+}  // namespace
+
+TEST_CASE("errors: the message style of shared/API.md", "[errors]") {
+  std::string m = error_of<ShapeError>([] { matmul(randn({64, 10}), randn({5, 1})); });
+  CHECK(m == "matmul: shapes [64, 10] and [5, 1] cannot be multiplied (10 != 5)");
+  // Every kind is a wick::Error and a std::exception.
+  CHECK_THROWS_AS(matmul(randn({64, 10}), randn({5, 1})), Error);
+  CHECK_THROWS_AS(matmul(randn({64, 10}), randn({5, 1})), std::exception);
+}
+
+TEST_CASE("errors: shapes that do not broadcast or do not fit", "[errors]") {
+  CHECK_THAT(error_of<ShapeError>([] {
+               ones({2, 3}) + ones({4});
+             }),
+             Contains("add") && Contains("[2, 3] float32 cpu") && Contains("[4] float32 cpu"));
+  CHECK_THAT(error_of<ShapeError>([] { where(ones({2}, kBool), ones({3}), ones({4})); }),
+             Contains("where") && Contains("[3]") && Contains("[4]"));
+  CHECK_THAT(error_of<ShapeError>([] {
+               matmul(ones({2, 3, 4}), ones({5, 4, 2}));
+             }),
+             Contains("matmul") && Contains("batch"));
+  CHECK_THAT(error_of<ShapeError>([] { matmul(ones({}), ones({3})); }), Contains("matmul"));
+  CHECK_THAT(error_of<ShapeError>([] {
+               ones({2, 3, 4}).t();
+             }),
+             Contains("t:") && Contains("[2, 3, 4]"));
+  CHECK_THAT(error_of<ShapeError>([] { mm(ones({2, 3, 4}), ones({4, 2})); }), Contains("mm"));
+  CHECK_THAT(error_of<ShapeError>([] { ones({2, 3}).expand({4, 3, 2}); }), Contains("expand"));
+  CHECK_THAT(error_of<ShapeError>([] { ones({2, 3}).permute({0}); }), Contains("permute"));
+  Tensor x = ones({2, 3});
+  CHECK_THAT(error_of<ShapeError>([&] {
+               x.add_(ones({3, 3}));
+             }),
+             Contains("add_") && Contains("[2, 3]"));
+  CHECK_THAT(error_of<ShapeError>([&] { x.copy_(ones({4})); }), Contains("copy_"));
+}
+
+TEST_CASE("errors: bad dims and indices", "[errors]") {
+  Tensor x = ones({2, 3});
+  CHECK_THAT(error_of<IndexError>([&] { sum(x, 2); }), Contains("sum") && Contains("dim 2"));
+  CHECK_THAT(error_of<IndexError>([&] { sum(x, -3); }), Contains("-3") && Contains("-2 to 1"));
+  CHECK_THAT(error_of<IndexError>([&] { softmax(x, 5); }), Contains("softmax"));
+  CHECK_THAT(error_of<IndexError>([&] { x.transpose(0, 2); }), Contains("transpose"));
+  CHECK_THAT(error_of<IndexError>([&] { x.select(1, 3); }),
+             Contains("select") && Contains("index 3"));
+  CHECK_THAT(error_of<IndexError>([&] { x.narrow(1, 2, 2); }), Contains("narrow"));
+  CHECK_THAT(error_of<IndexError>([&] { x.permute({0, 0}); }), Contains("repeats"));
+  CHECK_THAT(error_of<IndexError>([&] { sum(x, Shape{1, -1}); }), Contains("more than once"));
+  CHECK_THAT(error_of<IndexError>([&] { x.size(2); }), Contains("size"));
+  CHECK_THAT(error_of<IndexError>([] { max(zeros({0})); }), Contains("max"));
+  CHECK_THAT(error_of<ValueError>([&] { x.slice(1, 0, 3, 0); }), Contains("step"));
+}
+
+TEST_CASE("errors: bad view and reshape sizes", "[errors]") {
+  Tensor x = ones({2, 3});
+  CHECK_THAT(error_of<ShapeError>([&] { x.view({5}); }),
+             Contains("view") && Contains("[5]") && Contains("[2, 3]"));
+  CHECK_THAT(error_of<ShapeError>([&] {
+               x.reshape({-1, -1});
+             }),
+             Contains("only one dimension can be -1"));
+  CHECK_THAT(error_of<ShapeError>([&] { x.reshape({4, -1}); }), Contains("reshape"));
+  CHECK_THAT(error_of<ShapeError>([&] { x.view({-2, 3}); }), Contains("view"));
+  CHECK_THAT(error_of<ShapeError>([&] { x.t().view({6}); }), Contains("reshape()"));
+}
+
+TEST_CASE("errors: dtypes", "[errors]") {
+  CHECK_THAT(error_of<DtypeError>([] {
+               matmul(ones({2, 2}), ones({2, 2}, kFloat64));
+             }),
+             Contains("matmul") && Contains("float32") && Contains("float64"));
+  CHECK_THAT(error_of<DtypeError>([] { where(ones({2}), ones({2}), ones({2})); }),
+             Contains("bool"));
+  CHECK_THAT(error_of<DtypeError>([] { mean(ones({2}, kInt64)); }),
+             Contains("mean") && Contains("int64"));
+  CHECK_THAT(error_of<DtypeError>([] { -ones({2}, kBool); }), Contains("neg"));
+  CHECK_THAT(error_of<DtypeError>([] { ones({2}, kBool) - ones({2}, kBool); }), Contains("sub"));
+  CHECK_THAT(error_of<DtypeError>([] { softmax(ones({2}, kInt64), 0); }), Contains("softmax"));
+  Tensor i = ones({2}, kInt64);
+  CHECK_THAT(error_of<DtypeError>([&] { i.add_(0.5); }),
+             Contains("add_") && Contains("float32") && Contains("int64"));
+  CHECK_THAT(error_of<DtypeError>([&] { i.requires_grad_(); }), Contains("requires_grad_"));
+  CHECK_THAT(error_of<DtypeError>([&] { i.data_ptr<float>(); }), Contains("data_ptr"));
+  CHECK_THAT(error_of<DtypeError>([] { randn({2}, kInt64); }), Contains("randn"));
+}
+
+TEST_CASE("errors: devices", "[errors]") {
+  CHECK_THAT(error_of<DeviceError>([] { Device("gpu"); }), Contains("unknown device type 'gpu'"));
+  CHECK_THAT(error_of<DeviceError>([] { Device("cuda:x"); }), Contains("cuda:x"));
+  CHECK_THAT(error_of<DeviceError>([] { Device("cpu:1"); }), Contains("cpu"));
+  if (!cuda::is_available()) {
+    std::string m = error_of<DeviceError>([] { ones({2}).to(kCUDA); });
+    CHECK_THAT(m, Contains("cuda") && Contains(cuda::unavailable_reason()));
+    CHECK_THROWS_AS(zeros({2}, TensorOptions().device(kCUDA)), DeviceError);
+    CHECK_THROWS_AS(cuda::synchronize(), DeviceError);
+    CHECK(cuda::device_count() == 0);
+    CHECK_FALSE(cuda::unavailable_reason().empty());
+  }
+}
+
+TEST_CASE("errors: item() on a tensor of more than one element", "[errors]") {
+  CHECK_THAT(error_of<ValueError>([] {
+               ones({2, 3}).item<float>();
+             }),
+             Contains("item") && Contains("[2, 3]"));
+  CHECK(ones({1, 1}).item<float>() == 1.0f);
+  CHECK_THROWS_AS(zeros({0}).item<float>(), ValueError);
+}
+
+TEST_CASE("errors: sizes whose element or byte count overflows, and failed allocations",
+          "[errors]") {
+  const int64_t big = int64_t{1} << 40;
+  CHECK_THAT(error_of<ShapeError>([&] {
+               empty({big, big});
+             }),
+             Contains("empty") && Contains("int64"));
+  CHECK_THAT(error_of<ShapeError>([] { empty({int64_t{1} << 61}, kFloat64); }), Contains("bytes"));
+  CHECK_THAT(error_of<ShapeError>([] { zeros({-1}); }), Contains("negative"));
+  CHECK_THAT(error_of<ShapeError>([&] { ones({1}).expand({big, big}); }), Contains("expand"));
+  CHECK_THAT(error_of<ShapeError>([] { Shape(std::vector<int64_t>(17, 1)); }), Contains("16"));
+  // 4 TiB: more than this machine can map. A typed error, and the next allocation works.
+  CHECK_THAT(error_of<OutOfMemoryError>([&] { empty({big}); }), Contains("out of memory"));
+  CHECK(ones({1000}).sum().item<float>() == 1000.0f);
+}
+
+TEST_CASE("errors: in-place writes that cannot be done", "[errors]") {
+  Tensor e = zeros({1, 3}).expand({4, 3});
+  CHECK_THAT(error_of<ValueError>([&] { e.add_(1.0); }), Contains("add_") && Contains("expanded"));
+  CHECK_THAT(error_of<ValueError>([&] { e.copy_(ones({4, 3})); }), Contains("copy_"));
+  // The library still works after every error above.
+  Tensor ok = arange(6).view({2, 3}).to(kFloat32);
+  CHECK(matmul(ok, ok.t()).to_vector<float>() == std::vector<float>{5, 14, 14, 50});
+}

@@ -1,0 +1,70 @@
+// test_factories.cpp: every factory of shared/API.md with its dtype, device and
+// requires_grad options; tensor() from host data; item/to_vector/data_ptr.
+#include "reference.hpp"
+
+using namespace wick;
+
+TEST_CASE("factories: values, dtypes, options", "[factories]") {
+  CHECK(zeros({2, 3}).to_vector<float>() == std::vector<float>(6, 0.0f));
+  CHECK(ones({2}, kInt64).to_vector<int64_t>() == std::vector<int64_t>{1, 1});
+  CHECK(full({2}, 3).dtype() == kInt64);  // dtype follows the value, as torch.full
+  CHECK(full({2}, 3.5).dtype() == kFloat32);
+  CHECK(full({2}, true).dtype() == kBool);
+  CHECK(full({2}, 3.5, kFloat64).to_vector<double>() == std::vector<double>{3.5, 3.5});
+  CHECK(empty({3, 0}).numel() == 0);
+  CHECK(arange(5).dtype() == kInt64);
+  CHECK(arange(5).to_vector<int64_t>() == std::vector<int64_t>{0, 1, 2, 3, 4});
+  CHECK(arange(1, 2, 0.25).to_vector<float>() == std::vector<float>{1, 1.25, 1.5, 1.75});
+  CHECK(arange(5, 0, -2).to_vector<int64_t>() == std::vector<int64_t>{5, 3, 1});
+  CHECK(arange(3, TensorOptions(kFloat64)).dtype() == kFloat64);
+  CHECK_THROWS_AS(arange(0, 5, -1), ValueError);
+  CHECK_THROWS_AS(arange(0, 5, 0), ValueError);
+  CHECK(eye(3).to_vector<float>() == std::vector<float>{1, 0, 0, 0, 1, 0, 0, 0, 1});
+  Tensor r = randn({4, 5}, TensorOptions().dtype(kFloat64).requires_grad(true));
+  CHECK(r.requires_grad());
+  CHECK(r.dtype() == kFloat64);
+  CHECK(zeros_like(r).dtype() == kFloat64);
+  CHECK_FALSE(zeros_like(r).requires_grad());
+  CHECK(ones_like(r).sizes() == r.sizes());
+  CHECK(full_like(r, 2).to_vector<double>() == std::vector<double>(20, 2.0));
+  CHECK(empty_like(r).sizes() == r.sizes());
+  CHECK(rand_like(r).dtype() == kFloat64);
+  CHECK(randn_like(r).sizes() == r.sizes());
+  CHECK(zeros_like(r, kInt64).dtype() == kInt64);
+  CHECK(scalar_tensor(2.5).dim() == 0);
+}
+
+TEST_CASE("tensor(): from host data", "[factories]") {
+  Tensor a = tensor(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{2, 3});
+  CHECK(a.sizes() == std::vector<int64_t>{2, 3});
+  CHECK(a.dtype() == kFloat32);
+  CHECK(a.select(1, 2).to_vector<float>() == std::vector<float>{3, 6});
+  CHECK(tensor(std::vector<int>{1, 2}).dtype() == kInt64);
+  CHECK(tensor(std::vector<bool>{true, false}).to_vector<bool>() == std::vector<bool>{true, false});
+  CHECK(tensor(std::vector<double>{1.5}).dtype() == kFloat64);
+  CHECK(tensor({1.0, 2.0}).dtype() == kFloat32);
+  CHECK(tensor(std::vector<int>{1, 2}, std::nullopt, kFloat64).dtype() == kFloat64);
+  CHECK_THROWS_AS(tensor(std::vector<float>{1, 2, 3}, Shape{2, 2}), ShapeError);
+}
+
+TEST_CASE("element access: item, to_vector, data_ptr, queries", "[factories]") {
+  Tensor t = arange(6).view({2, 3}).to(kFloat64);
+  CHECK(t.data_ptr<double>()[4] == 4.0);
+  CHECK(t.t().to_vector<double>() == std::vector<double>{0, 3, 1, 4, 2, 5});
+  CHECK(t.t().to_vector<int64_t>() == std::vector<int64_t>{0, 3, 1, 4, 2, 5});
+  CHECK(t.sum().item<double>() == 15.0);
+  CHECK(t.sum().item<int64_t>() == 15);
+  CHECK(t.size(-1) == 3);
+  CHECK(t.dim() == 2);
+  CHECK(t.numel() == 6);
+  CHECK(t.is_contiguous());
+  CHECK_FALSE(t.t().is_contiguous());
+  CHECK(t.device() == Device(kCPU));
+  CHECK(t.cpu().is_same(t));
+  CHECK(t.to(kFloat64).is_same(t));  // no-op moves return the same tensor, as PyTorch
+  CHECK(t.to(Device(kCPU), kFloat32).dtype() == kFloat32);
+  // Host memory is 64-byte aligned.
+  for (int64_t n : {1, 3, 17, 1000}) {
+    CHECK(reinterpret_cast<uintptr_t>(empty({n}).data_ptr<float>()) % 64 == 0);
+  }
+}

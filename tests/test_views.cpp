@@ -1,0 +1,96 @@
+// test_views.cpp: views share storage and never copy; writes through a view are seen by the
+// base; strides and offsets are what PyTorch gives; reshape copies only when it must;
+// contiguous() copies only when needed.
+#include "reference.hpp"
+
+using namespace wick;
+
+TEST_CASE("views: strides and offsets match PyTorch's", "[views]") {
+  Tensor x = arange(24).view({2, 3, 4});
+  CHECK(x.strides() == std::vector<int64_t>{12, 4, 1});
+  CHECK(x.transpose(0, 2).strides() == std::vector<int64_t>{1, 4, 12});
+  CHECK(x.permute({2, 0, 1}).sizes() == std::vector<int64_t>{4, 2, 3});
+  CHECK(x.permute({2, 0, 1}).strides() == std::vector<int64_t>{1, 12, 4});
+  CHECK(x.select(1, 2).storage_offset() == 8);
+  CHECK(x.select(1, 2).sizes() == std::vector<int64_t>{2, 4});
+  CHECK(x.narrow(2, 1, 2).storage_offset() == 1);
+  CHECK(x.slice(2, 1, std::nullopt, 2).strides() == std::vector<int64_t>{12, 4, 2});
+  CHECK(x.slice(2, -3, -1).sizes() == std::vector<int64_t>{2, 3, 2});
+  CHECK(x.slice(0, 5, 9).sizes() == std::vector<int64_t>{0, 3, 4});  // clamps like Python
+  CHECK(x.unsqueeze(1).sizes() == std::vector<int64_t>{2, 1, 3, 4});
+  CHECK(x.unsqueeze(-1).strides() == std::vector<int64_t>{12, 4, 1, 1});
+  CHECK(x.unsqueeze(1).squeeze(1).sizes() == x.sizes());
+  CHECK(ones({1, 3, 1}).squeeze().sizes() == std::vector<int64_t>{3});
+  CHECK(ones({2, 3}).squeeze(0).sizes() == std::vector<int64_t>{2, 3});
+  CHECK(x.expand({5, 2, 3, 4}).strides() == std::vector<int64_t>{0, 12, 4, 1});
+  CHECK(ones({3, 1}).expand({-1, 4}).strides() == std::vector<int64_t>{1, 0});
+  CHECK(x.flatten().sizes() == std::vector<int64_t>{24});
+  CHECK(x.flatten(1).sizes() == std::vector<int64_t>{2, 12});
+  CHECK(ones({}).flatten().sizes() == std::vector<int64_t>{1});
+  CHECK(ones({5}).t().sizes() == std::vector<int64_t>{5});
+  CHECK(x.view({-1, 4}).sizes() == std::vector<int64_t>{6, 4});
+  CHECK(x.view({4, -1}).sizes() == std::vector<int64_t>{4, 6});
+}
+
+TEST_CASE("views: share storage, and writes through them reach the base", "[views]") {
+  Tensor base = zeros({4, 6});
+  Tensor col = base.select(1, 2);
+  col.fill_(7.0);
+  Tensor block = base.narrow(0, 1, 2).slice(1, 3, 6);
+  block.add_(1.0);
+  Tensor diag_view = base.t().select(0, 5);
+  diag_view.copy_(arange(4, TensorOptions(kFloat32)));
+  std::vector<float> v = base.to_vector<float>();
+  for (int64_t r = 0; r < 4; ++r) {
+    for (int64_t c = 0; c < 6; ++c) {
+      float want = 0;
+      if (c == 2) want = 7;
+      if (r >= 1 && r <= 2 && c >= 3) want += 1;
+      if (c == 5) want = static_cast<float>(r);
+      CHECK(v[r * 6 + c] == want);
+    }
+  }
+  for (const Tensor& view : {col, block, diag_view, base.view({24}), base.transpose(0, 1),
+                             base.unsqueeze(0), base.expand({3, 4, 6}), base.flatten()}) {
+    CHECK(view.storage() == base.storage());
+  }
+  // A copy is independent.
+  Tensor c = base.clone();
+  c.fill_(0.0);
+  CHECK(base.sum().item<float>() != 0.0f);
+}
+
+TEST_CASE("views: reshape copies only when no view exists; contiguous only when needed",
+          "[views]") {
+  Tensor x = randn({3, 4});
+  CHECK(x.reshape({12}).storage() == x.storage());
+  CHECK(x.contiguous().is_same(x));
+  Tensor t = x.t();
+  CHECK_FALSE(t.is_contiguous());
+  Tensor r = t.reshape({12});
+  CHECK(r.storage() != x.storage());
+  CHECK(r.to_vector<float>() == t.contiguous().to_vector<float>());
+  CHECK_THROWS_AS(t.view({12}), ShapeError);
+  // Viewable although not contiguous: splitting a dim of a transposed tensor.
+  Tensor split = t.view({2, 2, 3});
+  CHECK(split.storage() == x.storage());
+  CHECK(split.strides() == std::vector<int64_t>{2, 1, 4});
+  // Size-1 and zero-size dims never block a view.
+  CHECK(zeros({0, 3}).t().view({3, 0}).sizes() == std::vector<int64_t>{3, 0});
+  CHECK(randn({1, 5}).t().view({5}).sizes() == std::vector<int64_t>{5});
+  // detach shares storage and drops autograd.
+  Tensor w = randn({2}, TensorOptions().requires_grad(true));
+  CHECK(w.detach().storage() == w.storage());
+  CHECK_FALSE(w.detach().requires_grad());
+}
+
+TEST_CASE("tensors are handles: copies share the implementation", "[views]") {
+  Tensor a = zeros({3});
+  Tensor b = a;
+  b.add_(1.0);
+  CHECK(a.to_vector<float>() == std::vector<float>{1, 1, 1});
+  CHECK(a.is_same(b));
+  Tensor undefined;
+  CHECK_FALSE(undefined.defined());
+  CHECK_THROWS_AS(undefined.sizes(), Error);
+}
