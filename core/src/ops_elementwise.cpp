@@ -80,16 +80,16 @@ Device common_device(const char* op, std::initializer_list<Operand> operands) {
 
 Shape broadcast_all(const char* op, std::initializer_list<Operand> operands) {
   Shape out;
-  std::string all;
   for (const Operand& o : operands) {
-    if (o.is_scalar()) continue;
-    all += (all.empty() ? "" : " and ") + describe(*o.tensor);
-  }
-  for (const Operand& o : operands) {
-    if (o.is_scalar()) continue;
+    if (o.is_scalar() || o.tensor->sizes() == out) continue;
     try {
       out = broadcast_shapes(out, o.tensor->sizes());
     } catch (const ShapeError&) {
+      // The message is built only on failure: describe() is far too slow for the hot path.
+      std::string all;
+      for (const Operand& p : operands) {
+        if (!p.is_scalar()) all += (all.empty() ? "" : " and ") + describe(*p.tensor);
+      }
       detail::fail<ShapeError>(op, "operands could not be broadcast together: ", all);
     }
   }
@@ -102,9 +102,10 @@ Tensor prepare(const Operand& o, Dtype dtype, Device device, const Shape& sizes)
   if (o.is_scalar()) {
     t = detail::make_empty({}, dtype, device, "scalar");
     detail::fill_kernel(t, o.scalar);
+  } else if (o.tensor->dtype() != dtype || o.tensor->device() != device) {
+    t = o.tensor->detach().to(device, dtype);  // detached: the cast is part of this op
   } else {
-    t = o.tensor->detach();
-    if (t.dtype() != dtype || t.device() != device) t = t.to(device, dtype);
+    t = *o.tensor;  // kernels ignore autograd state, so no detached copy is needed
   }
   return expand_to(t, sizes);
 }
@@ -197,18 +198,28 @@ bool can_cast(Dtype from, Dtype to) {
   return true;
 }
 
+// "add_" for OpId::add: in-place ops name themselves in errors without building a string.
+const char* inplace_name(OpId op) {
+  static const std::array<std::string, kNumOps> names = [] {
+    std::array<std::string, kNumOps> n;
+    for (size_t i = 0; i < kNumOps; ++i) n[i] = std::string(kOpNames[i]) + "_";
+    return n;
+  }();
+  return names[static_cast<size_t>(op)].c_str();
+}
+
 Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other) {
-  std::string op_ = std::string(op_name(op)) + "_";
-  detail::check_inplace_target(self, op_.c_str());
+  const char* op_ = inplace_name(op);
+  detail::check_inplace_target(self, op_);
   Dtype compute = result_type({Operand(self), other});
   if (op == OpId::div) compute = float_of(compute);
-  WICK_CHECK(can_cast(compute, self.dtype()), DtypeError, op_.c_str(), "result type ", compute,
+  WICK_CHECK(can_cast(compute, self.dtype()), DtypeError, op_, "result type ", compute,
              " can't be cast to the desired output type ", self.dtype(), " of ", describe(self));
-  WICK_CHECK(!(op == OpId::sub && compute == kBool), DtypeError, op_.c_str(),
+  WICK_CHECK(!(op == OpId::sub && compute == kBool), DtypeError, op_,
              "subtraction with two bool operands is not supported");
   if (!other.is_scalar()) {
-    Shape sizes = broadcast_all(op_.c_str(), {Operand(self), other});
-    WICK_CHECK(sizes == self.sizes(), ShapeError, op_.c_str(), "output with shape ", self.sizes(),
+    Shape sizes = broadcast_all(op_, {Operand(self), other});
+    WICK_CHECK(sizes == self.sizes(), ShapeError, op_, "output with shape ", self.sizes(),
                " doesn't match the broadcast shape ", sizes, " of ", describe(self), " and ",
                describe(*other.tensor));
   }

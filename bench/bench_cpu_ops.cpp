@@ -1,0 +1,87 @@
+// bench_cpu_ops.cpp: the CPU ops a training loop spends its time in, each with its napkin
+// maths: elementwise add and exp (bytes moved per second), sum (bytes read per second), and
+// matmul (FLOP/s), at a few sizes, with a memcpy of the same bytes timed in the same run as the
+// ceiling for the memory-bound ops. Run: build/bench/wick_bench_cpu_ops (see README.md).
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <vector>
+
+#include "wick/wick.hpp"
+
+namespace {
+
+// memcpy of n floats into another buffer: the bandwidth an elementwise op can hope for when it
+// reads one array and writes one (add reads two: its ceiling is 1.5x this time).
+void BM_memcpy(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  std::vector<float> src(static_cast<size_t>(n), 1.0f), dst(static_cast<size_t>(n));
+  for (auto _ : state) {
+    std::memcpy(dst.data(), src.data(), static_cast<size_t>(n) * sizeof(float));
+    benchmark::DoNotOptimize(dst.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * n * 2 * int64_t{sizeof(float)});
+}
+
+void BM_add(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor a = wick::randn({n}), b = wick::randn({n});
+  for (auto _ : state) benchmark::DoNotOptimize(a + b);
+  state.SetBytesProcessed(state.iterations() * n * 3 * int64_t{sizeof(float)});
+}
+
+void BM_add_broadcast_row(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor a = wick::randn({n / 1024, 1024}), row = wick::randn({1024});
+  for (auto _ : state) benchmark::DoNotOptimize(a + row);
+  state.SetBytesProcessed(state.iterations() * n * 2 * int64_t{sizeof(float)});
+}
+
+void BM_exp(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor a = wick::randn({n});
+  for (auto _ : state) benchmark::DoNotOptimize(a.exp());
+  state.SetBytesProcessed(state.iterations() * n * 2 * int64_t{sizeof(float)});
+}
+
+void BM_sum(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor a = wick::randn({n});
+  for (auto _ : state) benchmark::DoNotOptimize(a.sum());
+  state.SetBytesProcessed(state.iterations() * n * int64_t{sizeof(float)});
+}
+
+void BM_softmax_rows(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor a = wick::randn({n / 1024, 1024});
+  for (auto _ : state) benchmark::DoNotOptimize(a.softmax(1));
+  state.SetBytesProcessed(state.iterations() * n * 2 * int64_t{sizeof(float)});
+}
+
+void BM_matmul(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor a = wick::randn({n, n}), b = wick::randn({n, n});
+  for (auto _ : state) benchmark::DoNotOptimize(wick::matmul(a, b));
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * 2.0 * n * n * n / 1e9, benchmark::Counter::kIsRate);
+}
+
+// The per-op overhead: a + b on 64x10 floats, the seed program's shapes.
+void BM_add_small(benchmark::State& state) {
+  wick::Tensor a = wick::randn({64, 10}), b = wick::randn({64, 10});
+  for (auto _ : state) benchmark::DoNotOptimize(a + b);
+}
+
+}  // namespace
+
+BENCHMARK(BM_memcpy)->Arg(1 << 16)->Arg(1 << 20)->Arg(1 << 24);
+BENCHMARK(BM_add)->Arg(1 << 16)->Arg(1 << 20)->Arg(1 << 24);
+BENCHMARK(BM_add_broadcast_row)->Arg(1 << 20);
+BENCHMARK(BM_exp)->Arg(1 << 20);
+BENCHMARK(BM_sum)->Arg(1 << 20)->Arg(1 << 24);
+BENCHMARK(BM_softmax_rows)->Arg(1 << 20);
+BENCHMARK(BM_matmul)->Arg(64)->Arg(256)->Arg(1000);
+BENCHMARK(BM_add_small);
+
+BENCHMARK_MAIN();

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# test.sh: the README's test command. On a fresh machine of the project's kind: installs what
+# is missing, builds everything (the CUDA backend and every .cu file when nvcc is found),
+# runs every test with CTest (GPU tests show as skipped without a GPU), then proves that the
+# installed package works: examples/ is built as a separate project with find_package(wick),
+# and tests/consumer/ builds wick with add_subdirectory(). Options: BUILD_DIR (default
+# build-test), WICK_CUDA (default AUTO), JOBS (default nproc).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build-test}
+jobs=${JOBS:-$(nproc)}
+"$root/scripts/install-deps.sh"
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
+
+echo "== configure and build ($build)"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA="${WICK_CUDA:-AUTO}" \
+  -DCMAKE_INSTALL_PREFIX="$build/install" >/dev/null
+cmake --build "$build" -j "$jobs"
+
+echo "== tests"
+ctest --test-dir "$build" --output-on-failure -j "$jobs"
+
+echo "== install, and examples/ as a separate project against the installed package"
+cmake --install "$build" >/dev/null
+cmake -S "$root/examples" -B "$build/examples-installed" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_PREFIX_PATH="$build/install" >/dev/null
+cmake --build "$build/examples-installed" -j "$jobs"
+"$build/examples-installed/matmul" | tee "$build/matmul.out"
+grep -qx '\[1000, 1000\]' "$build/matmul.out"
+"$build/examples-installed/train_linear"
+
+echo "== add_subdirectory(wick) from another project"
+cmake -S "$root/tests/consumer" -B "$build/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DWICK_SOURCE_DIR="$root" -DWICK_CUDA=OFF >/dev/null
+cmake --build "$build/consumer" -j "$jobs"
+"$build/consumer/consumer"
+
+if [ -x "$root/.ci/sanitize.sh" ] && [ "${WICK_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== sanitizers"
+  "$root/.ci/sanitize.sh"
+fi
+echo "== all tests passed"
