@@ -1,22 +1,18 @@
 // matmul.cpp: C[b] = A[b] @ B[b] for every batch index b, A and B with any strides (a
-// transposed view is read in place), C contiguous. The structure is BLIS's, kept small:
-// for each block of KC rows of B, pack that panel into a contiguous buffer (this is where
-// strides and transposes are absorbed), then for each block of 4 rows of A and 64 columns of
-// C accumulate a 4x64 tile in registers/L1 and add it to C. Rows of C are split across
-// threads. The plain triple loop stays in tests/reference.hpp as the oracle; the fast GEMM
-// with a SIMD micro-kernel is the later "fast CPU kernels" work. Measured in bench/.
+// transposed view is read in place, batch strides may be 0), C contiguous. float and double go
+// to gemm/ (BLIS-structured, packing absorbs the strides, SIMD micro-kernel picked at run
+// time: docs/cpu-gemm.md); int64 uses a plain loop that wraps on overflow. Many small matrices
+// run in parallel over the batch, each product on one thread; otherwise the batch is walked
+// in order and each product uses every thread. The plain triple loop in tests/ is the oracle;
+// measured in bench/cpu/.
 #include <algorithm>
-#include <vector>
 
+#include "gemm/gemm.hpp"
 #include "kernels.hpp"
 #include "loops.hpp"
 
 namespace wick::cpu {
 namespace {
-
-constexpr int64_t kKc = 256;  // rows of B per packed panel: a 256 x 64 float tile is 64 KiB
-constexpr int64_t kMr = 4;    // rows of A per tile
-constexpr int64_t kNr = 64;   // columns of C per tile
 
 template <typename T>
 struct Matrix {
@@ -25,68 +21,16 @@ struct Matrix {
   T at(int64_t r, int64_t c) const { return data[r * row_stride + c * col_stride]; }
 };
 
-// C (m x n, contiguous, row stride n) = A @ B.
+// C (m x n, contiguous, row stride n) = A @ B: float and double go to the GEMM in gemm/.
 template <typename T>
-void gemm(const Matrix<T>& a, const Matrix<T>& b, T* c, bool parallel) {
-  const int64_t m = a.rows, k = a.cols, n = b.cols;
-  std::fill(c, c + m * n, T(0));
-  std::vector<T> panel(static_cast<size_t>(std::min(k, kKc) * n));
-  for (int64_t k0 = 0; k0 < k; k0 += kKc) {
-    const int64_t kc = std::min(kKc, k - k0);
-    // Pack B[k0:k0+kc, :] row-major.
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      T* dst = panel.data() + kk * n;
-      if (b.col_stride == 1) {
-        std::copy(b.data + (k0 + kk) * b.row_stride, b.data + (k0 + kk) * b.row_stride + n, dst);
-      } else {
-        for (int64_t j = 0; j < n; ++j) dst[j] = b.at(k0 + kk, j);
-      }
-    }
-    const int64_t row_blocks = (m + kMr - 1) / kMr;
-    auto run = [&](int64_t rb0, int64_t rb1) {
-      T a_tile[kMr][kKc];
-      T acc[kMr][kNr];
-      for (int64_t rb = rb0; rb < rb1; ++rb) {
-        const int64_t i0 = rb * kMr, mr = std::min(kMr, m - i0);
-        for (int64_t r = 0; r < kMr; ++r) {
-          for (int64_t kk = 0; kk < kc; ++kk) a_tile[r][kk] = r < mr ? a.at(i0 + r, k0 + kk) : T(0);
-        }
-        for (int64_t j0 = 0; j0 < n; j0 += kNr) {
-          const int64_t nr = std::min(kNr, n - j0);
-          for (auto& row : acc) std::fill(row, row + kNr, T(0));
-          for (int64_t kk = 0; kk < kc; ++kk) {
-            const T* brow = panel.data() + kk * n + j0;
-            if (nr == kNr) {
-              for (int64_t r = 0; r < kMr; ++r) {
-                const T av = a_tile[r][kk];
-                for (int64_t j = 0; j < kNr; ++j) acc[r][j] += av * brow[j];
-              }
-            } else {
-              for (int64_t r = 0; r < kMr; ++r) {
-                const T av = a_tile[r][kk];
-                for (int64_t j = 0; j < nr; ++j) acc[r][j] += av * brow[j];
-              }
-            }
-          }
-          for (int64_t r = 0; r < mr; ++r) {
-            T* crow = c + (i0 + r) * n + j0;
-            for (int64_t j = 0; j < nr; ++j) crow[j] += acc[r][j];
-          }
-        }
-      }
-    };
-    if (parallel) {
-      parallel_for(row_blocks,
-                   std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kc / 8)), run);
-    } else {
-      run(0, row_blocks);
-    }
-  }
+void product(const Matrix<T>& a, const Matrix<T>& b, T* c, bool parallel) {
+  gemm::gemm<T>({a.data, a.rows, a.cols, a.row_stride, a.col_stride},
+                {b.data, b.rows, b.cols, b.row_stride, b.col_stride}, c, b.cols, parallel ? 0 : 1);
 }
 
 // int64 products wrap instead of overflowing into UB.
 template <>
-void gemm<int64_t>(const Matrix<int64_t>& a, const Matrix<int64_t>& b, int64_t* c, bool) {
+void product<int64_t>(const Matrix<int64_t>& a, const Matrix<int64_t>& b, int64_t* c, bool) {
   for (int64_t i = 0; i < a.rows; ++i) {
     for (int64_t j = 0; j < b.cols; ++j) {
       uint64_t acc = 0;
@@ -122,7 +66,7 @@ void run_matmul(const OpCall& call) {
     }
     Matrix<T> am{a_data + a_off, m, k, a.strides()[nd - 2], a.strides()[nd - 1]};
     Matrix<T> bm{b_data + b_off, k, n, b.strides()[nd - 2], b.strides()[nd - 1]};
-    gemm(am, bm, c_data + bi * m * n, inner_parallel);
+    product(am, bm, c_data + bi * m * n, inner_parallel);
   };
   if (batch_parallel) {
     parallel_for(batch, 1, [&](int64_t b0, int64_t b1) {

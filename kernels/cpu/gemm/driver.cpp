@@ -1,0 +1,253 @@
+// driver.cpp (gemm): the blocking loops of gemm.hpp's loop nest, the packing calls and the
+// OpenMP threads. One parallel region per product; the threads form a grid, tn along N and tm
+// along M (tn as large as balance allows: each thread then packs its own B blocks into its own
+// L2 and only the A block is shared). The A block is packed by all threads together, panel by
+// panel, into one of two buffers used in turn, so each KC step needs one barrier: a thread
+// that is packing step s + 2 has passed barrier s + 1, so every thread is done reading step s.
+// Products under kMinFlopsPerThread per thread run on fewer threads (the team costs a few us).
+// Packing buffers are kept per thread between calls (no allocation on the hot path).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "gemm.hpp"
+#include "kernels.hpp"
+#include "pack.hpp"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+namespace wick::cpu::gemm {
+
+template <typename T>
+KernelSet<T> kernels_for(Isa isa);
+
+template <>
+KernelSet<float> kernels_for<float>(Isa isa) {
+#if defined(WICK_GEMM_X86)
+  if (isa == Isa::avx512) return avx512_kernels_f32();
+  if (isa == Isa::avx2) return avx2_kernels_f32();
+#endif
+  (void)isa;
+  return portable_kernels_f32();
+}
+
+template <>
+KernelSet<double> kernels_for<double>(Isa isa) {
+#if defined(WICK_GEMM_X86)
+  if (isa == Isa::avx512) return avx512_kernels_f64();
+  if (isa == Isa::avx2) return avx2_kernels_f64();
+#endif
+  (void)isa;
+  return portable_kernels_f64();
+}
+
+namespace {
+
+// Below this many FLOPs per thread a product uses fewer threads (see docs/cpu-gemm.md).
+constexpr double kMinFlopsPerThread = 2.0 * 64 * 64 * 64;
+
+// A 64-byte aligned buffer that grows and is kept by its thread.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { std::free(data_); }
+  void* get(size_t bytes) {
+    if (bytes > capacity_) {
+      std::free(data_);
+      capacity_ = (bytes + 4095) / 4096 * 4096;
+      data_ = std::aligned_alloc(64, capacity_);
+      if (data_ == nullptr) {
+        capacity_ = 0;
+        std::abort();  // out of memory inside a kernel: nothing sensible to unwind to
+      }
+    }
+    return data_;
+  }
+
+ private:
+  void* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+thread_local Buffer tl_a_buffer;
+thread_local Buffer tl_b_buffer;
+
+template <typename T>
+using PackA = void (*)(const ConstMatrix<T>&, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       T*);
+template <typename T>
+using PackB = void (*)(const ConstMatrix<T>&, int64_t, int64_t, int64_t, int64_t, T*);
+
+template <typename T>
+PackA<T> pack_a_for(int mr) {
+  switch (mr) {
+    case 4:
+      return &pack_a<T, 4>;
+    case 6:
+      return &pack_a<T, 6>;
+    case 8:
+      return &pack_a<T, 8>;
+    case 12:
+      return &pack_a<T, 12>;
+    default:
+      std::abort();  // a micro-kernel shape without a packer: a build error in spirit
+  }
+}
+
+template <typename T>
+PackB<T> pack_b_for(int nr) {
+  switch (nr) {
+    case 8:
+      return &pack_b<T, 8>;
+    case 16:
+      return &pack_b<T, 16>;
+    case 24:
+      return &pack_b<T, 24>;
+    case 32:
+      return &pack_b<T, 32>;
+    case 48:
+      return &pack_b<T, 48>;
+    case 64:
+      return &pack_b<T, 64>;
+    default:
+      std::abort();
+  }
+}
+
+template <typename T>
+struct Plan {
+  ConstMatrix<T> a, b;
+  T* c;
+  int64_t ldc, m, n, k;
+  KernelSet<T> ks;
+  Blocking bl;
+  PackA<T> pack_a;
+  PackB<T> pack_b;
+  T* a_buf[2];
+};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The thread grid tn x tm = nt with the least work for the busiest thread, in micro-tiles;
+// ties go to the larger tn.
+void choose_grid(int nt, int64_t m_units, int64_t n_units, int& tn, int& tm) {
+  int64_t best = -1;
+  for (int cand = nt; cand >= 1; --cand) {
+    if (nt % cand != 0) continue;
+    const int64_t work = ceil_div(n_units, cand) * ceil_div(m_units, nt / cand);
+    if (best < 0 || work < best) {
+      best = work;
+      tn = cand;
+      tm = nt / cand;
+    }
+  }
+}
+
+template <typename T>
+void run_thread(const Plan<T>& plan, int tid, int nt) {
+  const Blocking& bl = plan.bl;
+  const int64_t mr = bl.mr, nr = bl.nr;
+  const int64_t m_units = ceil_div(plan.m, mr), n_units = ceil_div(plan.n, nr);
+  int tn = 1, tm = 1;
+  choose_grid(nt, m_units, n_units, tn, tm);
+  const int tn_index = tid % tn, tm_index = tid / tn;
+  // This thread's columns: whole NR panels, split evenly.
+  const int64_t j_begin = n_units * tn_index / tn * nr;
+  const int64_t j_end = std::min(plan.n, n_units * (tn_index + 1) / tn * nr);
+  T* b_buf = nullptr;
+  if (j_end > j_begin) {
+    const int64_t widest = std::min(bl.nc, ceil_div(j_end - j_begin, nr) * nr);
+    b_buf = static_cast<T*>(
+        tl_b_buffer.get(sizeof(T) * static_cast<size_t>(widest * std::min(bl.kc, plan.k))));
+  }
+  int parity = 0;
+  for (int64_t ic = 0; ic < plan.m; ic += bl.mc) {
+    const int64_t mc = std::min(bl.mc, plan.m - ic);
+    const int64_t panels = ceil_div(mc, mr);
+    for (int64_t pc = 0; pc < plan.k; pc += bl.kc) {
+      const int64_t kc = std::min(bl.kc, plan.k - pc);
+      T* a_buf = plan.a_buf[parity];
+      parity ^= nt > 1 ? 1 : 0;
+      plan.pack_a(plan.a, ic, mc, pc, kc, panels * tid / nt, panels * (tid + 1) / nt, a_buf);
+#if defined(_OPENMP)
+      if (nt > 1) {
+#pragma omp barrier
+      }
+#endif
+      const int64_t q0 = panels * tm_index / tm, q1 = panels * (tm_index + 1) / tm;
+      const int64_t rows0 = q0 * mr, rows1 = std::min(mc, q1 * mr);
+      if (rows1 <= rows0) continue;
+      for (int64_t jc = j_begin; jc < j_end; jc += bl.nc) {
+        const int64_t nc = std::min(bl.nc, j_end - jc);
+        plan.pack_b(plan.b, pc, kc, jc, nc, b_buf);
+        const MacroArgs<T> args{rows1 - rows0,      nc,    kc,
+                                a_buf + rows0 * kc, b_buf, plan.c + (ic + rows0) * plan.ldc + jc,
+                                plan.ldc,           pc > 0};
+        plan.ks.macro(args);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, int threads) {
+  const int64_t m = a.rows, k = a.cols, n = b.cols;
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    return;
+  }
+  const Isa isa = active_isa();
+  Plan<T> plan{a,
+               b,
+               c,
+               ldc,
+               m,
+               n,
+               k,
+               kernels_for<T>(isa),
+               blocking_for<T>(isa),
+               nullptr,
+               nullptr,
+               {nullptr, nullptr}};
+  plan.pack_a = pack_a_for<T>(plan.ks.mr);
+  plan.pack_b = pack_b_for<T>(plan.ks.nr);
+
+  int nt = 1;
+#if defined(_OPENMP)
+  if (!omp_in_parallel()) nt = threads > 0 ? threads : omp_get_max_threads();
+#endif
+  const double flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  nt = static_cast<int>(std::clamp<double>(flops / kMinFlopsPerThread, 1.0, nt));
+  const int64_t m_units = ceil_div(m, plan.bl.mr), n_units = ceil_div(n, plan.bl.nr);
+  nt = static_cast<int>(std::min<int64_t>(nt, m_units * n_units));
+
+  const int64_t a_block =
+      ceil_div(std::min(plan.bl.mc, m), plan.bl.mr) * plan.bl.mr * std::min(plan.bl.kc, k);
+  T* a_buf =
+      static_cast<T*>(tl_a_buffer.get(sizeof(T) * static_cast<size_t>(a_block * (nt > 1 ? 2 : 1))));
+  plan.a_buf[0] = a_buf;
+  plan.a_buf[1] = a_buf + (nt > 1 ? a_block : 0);
+  if (nt == 1) {
+    run_thread(plan, 0, 1);
+    return;
+  }
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(nt)
+  run_thread(plan, omp_get_thread_num(), omp_get_num_threads());
+#endif
+}
+
+template void gemm<float>(const ConstMatrix<float>&, const ConstMatrix<float>&, float*, int64_t,
+                          int);
+template void gemm<double>(const ConstMatrix<double>&, const ConstMatrix<double>&, double*, int64_t,
+                           int);
+
+}  // namespace wick::cpu::gemm

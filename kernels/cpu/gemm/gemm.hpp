@@ -1,0 +1,63 @@
+// gemm.hpp: wick's own GEMM, C = A @ B for float and double, in the structure of BLIS (Van Zee
+// and van de Geijn, 2015): A and B are packed into panels (where any strides and transposes are
+// absorbed), blocked for the caches the machine reports, and multiplied by a register-blocked
+// micro-kernel chosen at run time for the CPU: AVX-512, AVX2+FMA, or portable C++. The loop nest,
+// with C row-major so that SIMD vectors run along N:
+//
+//   for ic in [0, M) step MC          the A block, MC x KC, packed and shared by the threads (L3)
+//     for pc in [0, K) step KC
+//       pack A[ic:ic+MC, pc:pc+KC] into MR-row panels           (threads split the panels)
+//       for jc in this thread's columns step NC                  the B block, KC x NC (L2)
+//         pack B[pc:pc+KC, jc:jc+NC] into NR-column panels       (each thread its own)
+//         for ir step MR: for jr step NR:                        A micro-panel KC x MR (L1)
+//           micro-kernel: C[ir:ir+MR, jr:jr+NR] (+)= A panel . B panel, in registers
+//
+// Tested in tests/cpu_gemm/ (every ISA at odd sizes against a long-double reference) and by the
+// matmul tests; measured in bench/cpu/ (docs/cpu-gemm.md has the worklog and the figures).
+#pragma once
+
+#include <cstdint>
+
+namespace wick::cpu::gemm {
+
+// The instruction sets with a micro-kernel, in increasing order.
+enum class Isa { portable = 0, avx2 = 1, avx512 = 2 };
+
+const char* isa_name(Isa isa);
+// The best the CPU supports (portable on non-x86 builds).
+Isa best_supported_isa();
+// The ISA used by gemm(): read once from the environment variable WICK_CPU_ISA
+// (portable|avx2|avx512; a request above what the CPU supports falls back to the best it has),
+// else the best supported. set_isa() overrides it (tests and the bench); the same clamp applies.
+Isa active_isa();
+void set_isa(Isa isa);
+
+// A read-only matrix view with strides in elements (any sign-free strides, including 0).
+template <typename T>
+struct ConstMatrix {
+  const T* data;
+  int64_t rows, cols;
+  int64_t row_stride, col_stride;
+};
+
+// Cache blocking, in elements. kc: the depth of one packed panel pair; mc: rows of the packed A
+// block; nc: columns of one packed B block. Derived from the cache sizes in /sys (or sysconf)
+// and the micro-kernel's MR x NR; see blocking.cpp.
+struct Blocking {
+  int64_t mc, kc, nc;
+  int mr, nr;
+};
+template <typename T>
+Blocking blocking_for(Isa isa);
+// Overrides the derived blocking for one ISA and type (the bench's tuning sweeps); zeros restore
+// it.
+template <typename T>
+void set_blocking(Isa isa, int64_t mc, int64_t kc, int64_t nc);
+
+// C[m x n] = A[m x k] @ B[k x n], C row-major with row stride ldc. `threads` bounds the OpenMP
+// team (1: run on the calling thread; <= 0: omp_get_max_threads()); small products run on one
+// thread whatever it says. k == 0 writes zeros.
+template <typename T>
+void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, int threads = 0);
+
+}  // namespace wick::cpu::gemm

@@ -1,0 +1,45 @@
+// kernels.hpp (gemm): what each ISA file exports to the driver: the micro-tile shape MR x NR and
+// a macro-kernel that multiplies one packed A block by one packed B block. Internal to
+// kernels/cpu/gemm/. The ISA files are compiled with their own -m flags (kernels/CMakeLists.txt),
+// so this header declares types and functions only: no inline code that a -mavx512f file could
+// emit a copy of for the linker to pick up elsewhere.
+#pragma once
+
+#include <cstdint>
+
+namespace wick::cpu::gemm {
+
+// One call of the macro-kernel: C[0:mc, 0:nc] (+)= packed A block . packed B block, where
+//  - packed_a holds ceil(mc / MR) panels, each kc x MR (row i of the panel at [p * MR + i] for
+//    depth p), the rows past mc zero;
+//  - packed_b holds ceil(nc / NR) panels, each kc x NR ([p * NR + j]), the columns past nc zero;
+//  - c is row-major with row stride ldc; accumulate = false overwrites it (the first KC block).
+// Both packed buffers are 64-byte aligned.
+template <typename T>
+struct MacroArgs {
+  int64_t mc, nc, kc;
+  const T* packed_a;
+  const T* packed_b;
+  T* c;
+  int64_t ldc;
+  bool accumulate;
+};
+
+template <typename T>
+struct KernelSet {
+  int mr = 0, nr = 0;
+  void (*macro)(const MacroArgs<T>&) = nullptr;
+};
+
+// Defined in kernel_portable.cpp, kernel_avx2.cpp and kernel_avx512.cpp; the x86 ones exist only
+// in x86 builds (WICK_GEMM_X86) and must only be called when the CPU has the ISA.
+KernelSet<float> portable_kernels_f32();
+KernelSet<double> portable_kernels_f64();
+#if defined(WICK_GEMM_X86)
+KernelSet<float> avx2_kernels_f32();
+KernelSet<double> avx2_kernels_f64();
+KernelSet<float> avx512_kernels_f32();
+KernelSet<double> avx512_kernels_f64();
+#endif
+
+}  // namespace wick::cpu::gemm
