@@ -35,7 +35,7 @@ TEST_CASE("factories: values, dtypes, options", "[factories]") {
 }
 
 TEST_CASE("tensor(): from host data", "[factories]") {
-  Tensor a = tensor(std::vector<float>{1, 2, 3, 4, 5, 6}, Shape{2, 3});
+  Tensor a = tensor(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
   CHECK(a.sizes() == std::vector<int64_t>{2, 3});
   CHECK(a.dtype() == kFloat32);
   CHECK(a.select(1, 2).to_vector<float>() == std::vector<float>{3, 6});
@@ -43,7 +43,7 @@ TEST_CASE("tensor(): from host data", "[factories]") {
   CHECK(tensor(std::vector<bool>{true, false}).to_vector<bool>() == std::vector<bool>{true, false});
   CHECK(tensor(std::vector<double>{1.5}).dtype() == kFloat64);
   CHECK(tensor({1.0, 2.0}).dtype() == kFloat32);
-  CHECK(tensor(std::vector<int>{1, 2}, std::nullopt, kFloat64).dtype() == kFloat64);
+  CHECK(tensor(std::vector<int>{1, 2}, kFloat64).dtype() == kFloat64);
   CHECK_THROWS_AS(tensor(std::vector<float>{1, 2, 3}, Shape{2, 2}), ShapeError);
 }
 

@@ -154,7 +154,7 @@ Tensor detail::tensor_from_host(const void* data, size_t count, Dtype source_dty
 }
 
 Tensor tensor(std::initializer_list<double> values, TensorOptions options) {
-  return tensor(std::vector<double>(values), std::nullopt,
+  return tensor(std::vector<double>(values),
                 options.has_dtype() ? options : options.dtype(kDefaultFloat));
 }
 

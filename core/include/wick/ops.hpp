@@ -39,8 +39,11 @@ Tensor ones_like(const Tensor& t, TensorOptions options);
 // The dtype follows the values (bool, int64 for any integer, float32, float64) unless options
 // name one.
 template <typename T>
-Tensor tensor(const std::vector<T>& values, std::optional<Shape> shape = std::nullopt,
-              TensorOptions options = {});
+Tensor tensor(const std::vector<T>& values, const Shape& shape, TensorOptions options = {});
+template <typename T>
+Tensor tensor(const std::vector<T>& values, TensorOptions options = {}) {
+  return tensor(values, Shape{static_cast<int64_t>(values.size())}, options);
+}
 Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
 Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
 
@@ -169,8 +172,7 @@ Tensor tensor_from_host(const void* data, size_t count, Dtype source_dtype, cons
                         TensorOptions options);
 }
 template <typename T>
-Tensor tensor(const std::vector<T>& values, std::optional<Shape> shape, TensorOptions options) {
-  Shape s = shape ? *shape : Shape{static_cast<int64_t>(values.size())};
+Tensor tensor(const std::vector<T>& values, const Shape& s, TensorOptions options) {
   if constexpr (std::is_same_v<T, bool>) {
     std::vector<char> bytes(values.begin(), values.end());
     return detail::tensor_from_host(bytes.data(), bytes.size(), kBool, s, options);
