@@ -3,8 +3,8 @@
 // accumulating gradients per node and into leaves' .grad(). Gradients are computed with grad
 // mode off (no double backward), cast to each input's dtype and device.
 #include <algorithm>
-#include <unordered_map>
-#include <unordered_set>
+#include <atomic>
+#include <vector>
 
 #include "node.hpp"
 #include "wick/ops.hpp"
@@ -12,7 +12,13 @@
 namespace wick {
 namespace {
 
-SavedTensor save(const Tensor& t) { return SavedTensor{t.detach(), t.storage()->version(), true}; }
+// Inputs are saved as they are: the graph only points backwards, so holding an input cannot
+// make a cycle. Outputs are saved detached (a new handle on the same storage), because the
+// output's own autograd slot points at this node.
+SavedTensor save_input(const Tensor& t) { return SavedTensor{t, t.storage()->version(), true}; }
+SavedTensor save_output(const Tensor& t) {
+  return SavedTensor{t.detach(), t.storage()->version(), true};
+}
 
 const Tensor& check_saved(const SavedTensor& s, OpId op, bool released) {
   if (released || !s.saved) {
@@ -45,7 +51,7 @@ class Engine final : public AutogradHooks {
     for (int i = 0; i < call.num_inputs; ++i) {
       const Tensor& in = call.in(i);
       node->input_meta[i] = InputMeta{in.sizes(), in.dtype(), in.device()};
-      if (rule.needs_inputs) node->inputs[i] = save(in);
+      if (rule.needs_inputs) node->inputs[i] = save_input(in);
       Edge& e = node->edges[i];
       e.needed = in.requires_grad();
       any = any || e.needed;
@@ -59,8 +65,9 @@ class Engine final : public AutogradHooks {
     }
     if (!any) return;
     Tensor& out = call.out(0);
-    if (rule.needs_output) node->output = save(out);
-    if (call.num_outputs > 1 && call.outputs[1]->defined()) node->indices = save(call.out(1));
+    if (rule.needs_output) node->output = save_output(out);
+    if (call.num_outputs > 1 && call.outputs[1]->defined())
+      node->indices = save_output(call.out(1));
     node->scalar_a = call.scalar_a;
     node->scalar_b = call.scalar_b;
     node->has_a = call.has_a;
@@ -104,20 +111,24 @@ class Engine final : public AutogradHooks {
       accumulate(root.impl_ptr(), seed);
       return;
     }
-    // Topological order by DFS (iterative, so deep graphs don't exhaust the stack).
+    // Topological order by DFS (iterative, so deep graphs don't exhaust the stack); reverse
+    // postorder puts every node before the nodes it feeds. Nodes are marked with this pass's
+    // epoch and collect their incoming gradient in place, so no hash map is needed. (Two
+    // threads running backward through the same nodes at once are not supported.)
+    static std::atomic<uint64_t> epochs{0};
+    const uint64_t epoch = ++epochs;
     std::vector<Node*> order;
-    std::unordered_map<Node*, int> pending;  // edges from not-yet-run nodes into this one
     {
-      std::unordered_set<Node*> seen;
       std::vector<std::pair<Node*, int>> stack{{root.grad_fn().get(), 0}};
-      seen.insert(root.grad_fn().get());
+      root.grad_fn()->visit_epoch = epoch;
       while (!stack.empty()) {
         auto& [node, next] = stack.back();
         if (next < node->num_inputs) {
           Node* child = node->edges[next++].node.get();
-          if (child != nullptr) {
-            ++pending[child];
-            if (seen.insert(child).second) stack.push_back({child, 0});
+          if (child != nullptr && child->visit_epoch != epoch) {
+            child->visit_epoch = epoch;
+            child->pending_grad = Tensor();
+            stack.push_back({child, 0});
           }
         } else {
           order.push_back(node);
@@ -126,13 +137,11 @@ class Engine final : public AutogradHooks {
       }
       std::reverse(order.begin(), order.end());  // root first
     }
-    std::unordered_map<Node*, Tensor> grads;
-    grads[root.grad_fn().get()] = seed;
+    root.grad_fn()->pending_grad = seed;
     for (Node* node : order) {
-      auto it = grads.find(node);
-      if (it == grads.end()) continue;  // no gradient flowed here
-      Tensor grad = it->second;
-      grads.erase(it);
+      if (!node->pending_grad.defined()) continue;  // no gradient flowed here
+      Tensor grad = std::move(node->pending_grad);
+      node->pending_grad = Tensor();
       if (auto out = node->output_impl.lock();
           out && out->autograd && out->autograd->retains_grad) {
         Tensor& kept = out->autograd->grad;
@@ -147,7 +156,7 @@ class Engine final : public AutogradHooks {
         const InputMeta& meta = node->input_meta[i];
         if (g.dtype() != meta.dtype || g.device() != meta.device) g = g.to(meta.device, meta.dtype);
         if (e.node) {
-          Tensor& slot = grads[e.node.get()];
+          Tensor& slot = e.node->pending_grad;
           slot = slot.defined() ? slot + g : g;
         } else {
           accumulate(e.leaf.lock(), g);

@@ -20,7 +20,7 @@ struct Edge {
 };
 
 struct SavedTensor {
-  Tensor data;  // detached view: same storage, no autograd meta
+  Tensor data;  // inputs: the tensor itself; outputs: a detached handle (see save_output)
   uint32_t version = 0;
   bool saved = false;
 };
@@ -49,6 +49,10 @@ class Node {
   std::array<Edge, 3> edges;
   std::weak_ptr<TensorImpl> output_impl;  // for retain_grad() on non-leaf outputs
   bool released = false;                  // saved tensors freed by a backward without retain_graph
+  // Scratch for one backward pass (engine.cpp): the pass that last visited this node, and
+  // the gradient accumulated for its output so far.
+  uint64_t visit_epoch = 0;
+  Tensor pending_grad;
 
   // The saved tensor, after checking that no in-place op changed it since it was saved.
   const Tensor& input(int i) const;

@@ -2,6 +2,7 @@
 // first dispatch: it registers the CPU kernels, the CUDA backend where this build has it
 // (the one #ifdef for CUDA), and the autograd layer's hooks. Explicit calls, not static
 // initialisers, so that nothing is dropped when wick is linked statically.
+#include <atomic>
 #include <mutex>
 
 #include "wick/dispatch.hpp"
@@ -14,6 +15,9 @@ void register_cuda_backend();
 #endif
 
 void detail::ensure_initialized() {
+  // Every dispatch passes here: after start-up this is one acquire load, not a call_once.
+  static std::atomic<bool> done{false};
+  if (done.load(std::memory_order_acquire)) return;
   static std::once_flag once;
   std::call_once(once, [] {
     register_cpu_kernels();
@@ -21,6 +25,7 @@ void detail::ensure_initialized() {
     register_cuda_backend();
 #endif
     register_autograd();
+    done.store(true, std::memory_order_release);
   });
 }
 

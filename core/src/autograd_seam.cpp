@@ -4,7 +4,9 @@
 
 namespace wick {
 namespace {
-thread_local bool t_grad_enabled = true;
+// initial-exec: libwick is loaded at start-up, never dlopen'ed late, so the flag can live in
+// the static TLS block and be read without a __tls_get_addr call on every op.
+thread_local bool t_grad_enabled __attribute__((tls_model("initial-exec"))) = true;
 AutogradHooks* g_hooks = nullptr;
 
 AutogradHooks& hooks(const char* op) {

@@ -1,4 +1,4 @@
-// backend.cpp: the backend registry, the CPU backend (64-byte aligned host memory, memcpy),
+// backend.cpp: the backend registry, the CPU backend (cpu_allocator.cpp's memory, memcpy),
 // and the kernel table that run_kernel dispatches through.
 #include <array>
 #include <atomic>
@@ -6,6 +6,7 @@
 #include <cstring>
 #include <new>
 
+#include "cpu_allocator.hpp"
 #include "internal.hpp"
 #include "wick/backend.hpp"
 #include "wick/debug.hpp"
@@ -13,25 +14,6 @@
 
 namespace wick {
 namespace {
-
-constexpr size_t kCpuAlignment = 64;  // one cache line; enough for AVX-512 loads
-
-class CpuAllocator final : public Allocator {
- public:
-  DataPtr allocate(size_t nbytes, Device device) override {
-    // aligned_alloc wants a multiple of the alignment, and returns null for 0 on some libcs.
-    size_t rounded = (nbytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
-    WICK_CHECK(rounded >= nbytes, OutOfMemoryError, "cpu allocator", "cannot allocate ", nbytes,
-               " bytes");
-    if (rounded == 0) rounded = kCpuAlignment;
-    void* ptr = std::aligned_alloc(kCpuAlignment, rounded);
-    WICK_CHECK(ptr != nullptr, OutOfMemoryError, "cpu allocator",
-               "out of memory: tried to allocate ", nbytes, " bytes (",
-               static_cast<double>(nbytes) / (1 << 30), " GiB) on cpu");
-    if (debug_fill()) std::memset(ptr, 0xFF, rounded);
-    return DataPtr{ptr, [](void* p, void*) { std::free(p); }, nullptr, device};
-  }
-};
 
 class CpuBackend final : public DeviceBackend {
  public:
@@ -58,7 +40,7 @@ class CpuBackend final : public DeviceBackend {
   std::string device_name(int) const override { return "cpu"; }
 
  private:
-  CpuAllocator allocator_;
+  detail::CpuAllocator allocator_;
 };
 
 CpuBackend g_cpu_backend;
@@ -103,6 +85,10 @@ Device resolve_device(Device device, const char* op) {
 }
 
 Storage make_storage(size_t nbytes, Device device) {
+  if (device.is_cpu()) {  // the common case, without the backend lookup
+    return std::make_shared<StorageImpl>(g_cpu_backend.allocator().allocate(nbytes, device),
+                                         nbytes);
+  }
   Device resolved = resolve_device(device, "allocate");
   DataPtr data = backend_for(resolved, "allocate").allocator().allocate(nbytes, resolved);
   return std::make_shared<StorageImpl>(data, nbytes);

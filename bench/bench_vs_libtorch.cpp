@@ -1,0 +1,115 @@
+// bench_vs_libtorch.cpp: wick against libtorch (Debian's libtorch-dev 1.13, a bench-only
+// dependency) on the CPU, in the same run, with the same thread count: the per-op overhead of
+// a + b on 64x10 floats (with and without requires_grad), the seed training step of
+// shared/API.md (Linear 10->1, batch 64, MSELoss, SGD: forward, loss, zero_grad, backward,
+// step), and an MLP step (1024 -> 1024, ReLU, -> 1024, batch 256, MSELoss, SGD).
+// Ratios are written to docs/results by scripts/bench-vs-libtorch.sh.
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include <omp.h>
+
+#include "wick/wick.hpp"
+
+namespace {
+
+void set_threads(int n) {
+  omp_set_num_threads(n);
+  torch::set_num_threads(n);
+}
+
+void BM_wick_add_small(benchmark::State& state) {
+  set_threads(static_cast<int>(state.range(1)));
+  wick::Tensor a = wick::randn({64, 10}), b = wick::randn({64, 10});
+  if (state.range(0)) a.requires_grad_(true);
+  for (auto _ : state) benchmark::DoNotOptimize(a + b);
+}
+void BM_torch_add_small(benchmark::State& state) {
+  set_threads(static_cast<int>(state.range(1)));
+  torch::Tensor a = torch::randn({64, 10}), b = torch::randn({64, 10});
+  if (state.range(0)) a.requires_grad_(true);
+  for (auto _ : state) benchmark::DoNotOptimize(a + b);
+}
+
+struct WickSeed : wick::nn::Module {
+  WickSeed() : linear(register_module("linear", wick::nn::Linear(10, 1))) {}
+  wick::Tensor forward(const wick::Tensor& x) { return linear(x); }
+  wick::nn::Linear linear;
+};
+
+void BM_wick_seed_step(benchmark::State& state) {
+  set_threads(static_cast<int>(state.range(0)));
+  WickSeed model;
+  wick::Tensor data = wick::randn({64, 10}), target = wick::randn({64, 1});
+  wick::nn::MSELoss criterion;
+  wick::optim::SGD optimizer(model.parameters(), wick::optim::SGDOptions(0.01));
+  for (auto _ : state) {
+    wick::Tensor loss = criterion(model.forward(data), target);
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+  }
+}
+void BM_torch_seed_step(benchmark::State& state) {
+  set_threads(static_cast<int>(state.range(0)));
+  torch::nn::Linear model(10, 1);
+  torch::Tensor data = torch::randn({64, 10}), target = torch::randn({64, 1});
+  torch::nn::MSELoss criterion;
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.01));
+  for (auto _ : state) {
+    torch::Tensor loss = criterion(model->forward(data), target);
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+  }
+}
+
+void BM_wick_mlp_step(benchmark::State& state) {
+  set_threads(static_cast<int>(state.range(0)));
+  wick::nn::Sequential model;
+  model->push_back(wick::nn::Linear(1024, 1024));
+  model->push_back(wick::nn::ReLU());
+  model->push_back(wick::nn::Linear(1024, 1024));
+  wick::Tensor data = wick::randn({256, 1024}), target = wick::randn({256, 1024});
+  wick::nn::MSELoss criterion;
+  wick::optim::SGD optimizer(model->parameters(), wick::optim::SGDOptions(0.01));
+  for (auto _ : state) {
+    wick::Tensor loss = criterion(model->forward(data), target);
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * 6.0 * 2 * 256 * 1024 * 1024 / 1e9,
+      benchmark::Counter::kIsRate);
+}
+void BM_torch_mlp_step(benchmark::State& state) {
+  set_threads(static_cast<int>(state.range(0)));
+  torch::nn::Sequential model(torch::nn::Linear(1024, 1024), torch::nn::ReLU(),
+                              torch::nn::Linear(1024, 1024));
+  torch::Tensor data = torch::randn({256, 1024}), target = torch::randn({256, 1024});
+  torch::nn::MSELoss criterion;
+  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.01));
+  for (auto _ : state) {
+    torch::Tensor loss = criterion(model->forward(data), target);
+    optimizer.zero_grad();
+    loss.backward();
+    optimizer.step();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) * 6.0 * 2 * 256 * 1024 * 1024 / 1e9,
+      benchmark::Counter::kIsRate);
+}
+
+}  // namespace
+
+// Args: {requires_grad, threads} for add; {threads} for the steps. wick and torch alternate so
+// that both see the same machine state.
+BENCHMARK(BM_wick_add_small)->Args({0, 1})->Args({1, 1});
+BENCHMARK(BM_torch_add_small)->Args({0, 1})->Args({1, 1});
+BENCHMARK(BM_wick_seed_step)->Arg(1);
+BENCHMARK(BM_torch_seed_step)->Arg(1);
+BENCHMARK(BM_wick_mlp_step)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_torch_mlp_step)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
