@@ -97,6 +97,19 @@ void check_inplace_target(const Tensor& self, const char* op) {
 
 }  // namespace detail
 
+namespace {
+// Records `result` as a differentiable copy of `input` (to(), clone(), contiguous()).
+void record_copy(const Tensor& input, Tensor& result) {
+  OpCall call;
+  call.op = OpId::copy;
+  call.inputs[0] = &input;
+  call.num_inputs = 1;
+  call.outputs[0] = &result;
+  call.num_outputs = 1;
+  detail::maybe_record(call);
+}
+}  // namespace
+
 Tensor& Tensor::copy_(const Tensor& src) {
   detail::check_inplace_target(*this, "copy_");
   Tensor expanded = src;
@@ -127,13 +140,7 @@ Tensor Tensor::to(Device device, Dtype dtype) const {
   Tensor result = detail::make_empty(sizes(), dtype, target, "to");
   detail::copy_into(result, *this);
   if (requires_grad() && GradMode::is_enabled() && is_floating(dtype)) {
-    OpCall call;
-    call.op = OpId::copy;
-    call.inputs[0] = this;
-    call.num_inputs = 1;
-    call.outputs[0] = &result;
-    call.num_outputs = 1;
-    detail::maybe_record(call);
+    record_copy(*this, result);
   }
   return result;
 }
@@ -145,13 +152,7 @@ Tensor Tensor::clone() const {
   Tensor result = detail::make_empty(sizes(), dtype(), device(), "clone");
   detail::copy_into(result, *this);
   if (requires_grad() && GradMode::is_enabled()) {
-    OpCall call;
-    call.op = OpId::copy;
-    call.inputs[0] = this;
-    call.num_inputs = 1;
-    call.outputs[0] = &result;
-    call.num_outputs = 1;
-    detail::maybe_record(call);
+    record_copy(*this, result);
   }
   return result;
 }

@@ -16,6 +16,9 @@ Shape contiguous_strides(const Shape& sizes);
 Tensor make_empty(const Shape& sizes, Dtype dtype, Device device, const char* op);
 // A view of base's storage with the given layout.
 Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, int64_t offset);
+// The view of t broadcast to `sizes` (zero strides on broadcast dims), not recorded for
+// autograd: what the op boundary hands kernels. t's sizes must broadcast to `sizes`.
+Tensor expand_view(const Tensor& t, const Shape& sizes);
 // dim in [-ndim, ndim) -> [0, ndim); IndexError naming op otherwise.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 // "[2, 3] float32 cpu and [3] int64 cpu", for messages.

@@ -45,17 +45,6 @@ Dtype result_type(std::initializer_list<Operand> operands) {
   return *combine(dim_result, combine(zero_dim_result, number_result));
 }
 
-// The view of t broadcast to `sizes` (zero strides), not recorded for autograd.
-Tensor expand_to(const Tensor& t, const Shape& sizes) {
-  if (t.sizes() == sizes) return t;
-  Shape strides = Shape::filled(sizes.size(), 0);
-  size_t lead = sizes.size() - t.sizes().size();
-  for (size_t i = lead; i < sizes.size(); ++i) {
-    if (t.sizes()[i - lead] == sizes[i]) strides[i] = t.strides()[i - lead];
-  }
-  return detail::make_view(t, sizes, strides, t.storage_offset());
-}
-
 // The device the operands run on: that of the tensors; a 0-d cpu tensor may join any device
 // (as in PyTorch), every other mix is an error.
 Device common_device(const char* op, std::initializer_list<Operand> operands) {
@@ -107,7 +96,7 @@ Tensor prepare(const Operand& o, Dtype dtype, Device device, const Shape& sizes)
   } else {
     t = *o.tensor;  // kernels ignore autograd state, so no detached copy is needed
   }
-  return expand_to(t, sizes);
+  return detail::expand_view(t, sizes);
 }
 
 struct Attrs {

@@ -11,15 +11,6 @@ Tensor raw_view(const Tensor& t, const Shape& sizes, const Shape& strides) {
   return detail::make_view(t, sizes, strides, t.storage_offset());
 }
 
-Tensor raw_expand(const Tensor& t, const Shape& sizes) {
-  Shape strides = Shape::filled(sizes.size(), 0);
-  size_t lead = sizes.size() - t.sizes().size();
-  for (size_t i = lead; i < sizes.size(); ++i) {
-    if (t.sizes()[i - lead] == sizes[i]) strides[i] = t.strides()[i - lead];
-  }
-  return raw_view(t, sizes, strides);
-}
-
 Tensor softmax_impl(OpId op, const Tensor& a, int64_t dim) {
   const char* name = op_name(op).data();
   int64_t d = detail::wrap_dim(dim, a.dim(), name);
@@ -72,7 +63,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   a_sizes.push_back(m), a_sizes.push_back(k);
   b_sizes.push_back(k), b_sizes.push_back(n);
   out_sizes.push_back(m), out_sizes.push_back(n);
-  Tensor a3 = raw_expand(a2, a_sizes), b3 = raw_expand(b2, b_sizes);
+  Tensor a3 = detail::expand_view(a2, a_sizes), b3 = detail::expand_view(b2, b_sizes);
   Tensor out = detail::make_empty(out_sizes, a.dtype(), a.device(), "matmul");
   OpCall call;
   call.op = OpId::matmul;

@@ -36,6 +36,16 @@ Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, i
   return Tensor(std::make_shared<TensorImpl>(base.storage(), sizes, strides, offset, base.dtype()));
 }
 
+Tensor expand_view(const Tensor& t, const Shape& sizes) {
+  if (t.sizes() == sizes) return t;
+  Shape strides = Shape::filled(sizes.size(), 0);
+  size_t lead = sizes.size() - t.sizes().size();
+  for (size_t i = lead; i < sizes.size(); ++i) {
+    if (t.sizes()[i - lead] == sizes[i]) strides[i] = t.strides()[i - lead];
+  }
+  return make_view(t, sizes, strides, t.storage_offset());
+}
+
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   int64_t lo = ndim == 0 ? -1 : -ndim;
   int64_t hi = ndim == 0 ? 0 : ndim - 1;
