@@ -133,17 +133,22 @@ void DistributedDataParallel::broadcast_parameters(int root) {
 void DistributedDataParallel::average_gradients() {
   if (group_->size() == 1) return;
   NoGradGuard no_grad;
-  // Which parameters have a gradient on some rank (logical or), in bucket order.
-  std::vector<int64_t> has;
-  for (const GradientBucket& bucket : buckets_) {
-    for (size_t i : bucket.parameters) has.push_back(parameters_[i].grad().defined() ? 1 : 0);
-  }
-  Tensor any = tensor(has);
-  group_->all_reduce(any, ReduceOp::Max);
-  const std::vector<int64_t> any_grad = any.to_vector<int64_t>();
+  // The buckets' descriptors were checked once, at construction (same parameter list on every
+  // rank), so their all-reduces skip the handshake unless asked for.
+  const bool checked = group_->check_shapes();
+  group_->set_check_shapes(options_.check_buckets);
+  struct Restore {
+    ProcessGroup& group;
+    bool on;
+    ~Restore() { group.set_check_shapes(on); }
+  } restore{*group_, checked};
 
+  // Launch every bucket, in the fixed order (Note [Gradient buckets]); missing gradients are
+  // zeros. Then ask which parameters have a gradient on some rank (logical or), launched after
+  // the buckets so that a future backward hook can start buckets earlier without reordering.
   std::vector<Tensor> flats;
   std::vector<std::shared_ptr<Work>> works;
+  std::vector<int64_t> has;
   for (const GradientBucket& bucket : buckets_) {
     Tensor flat = empty({bucket.numel}, TensorOptions().dtype(bucket.dtype).device(bucket.device));
     int64_t offset = 0;
@@ -155,12 +160,17 @@ void DistributedDataParallel::average_gradients() {
       } else {
         slice.zero_();
       }
+      has.push_back(grad.defined() ? 1 : 0);
       offset += parameters_[i].numel();
     }
     works.push_back(group_->all_reduce_async(flat, ReduceOp::Average));
     flats.push_back(flat);
   }
+  Tensor any = tensor(has);
+  works.push_back(group_->all_reduce_async(any, ReduceOp::Max));
   for (auto& work : works) work->wait();
+
+  const std::vector<int64_t> any_grad = any.to_vector<int64_t>();
   size_t position = 0;
   for (size_t b = 0; b < buckets_.size(); ++b) {
     int64_t offset = 0;

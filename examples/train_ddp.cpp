@@ -118,7 +118,7 @@ int main(int argc, char** argv) {
     group->all_reduce(totals, dist::ReduceOp::Sum);
     const std::vector<double> t = totals.to_vector<double>();
     if (rank == 0) {
-      std::printf("epoch %2d  loss %.6f  train accuracy %6.2f%%  lr %.4g\n", epoch, t[0] / t[2],
+      std::printf("epoch %2d  loss %.9f  train accuracy %6.2f%%  lr %.4g\n", epoch, t[0] / t[2],
                   100.0 * t[1] / t[2], optimizer.lr());
       std::fflush(stdout);
     }

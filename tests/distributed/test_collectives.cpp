@@ -1,8 +1,9 @@
 // test_collectives.cpp: every collective of ProcessGroup against values computed locally, for
 // every dtype (bool, int64, float32, float64), every reduce op, and every layout of
 // test_support.hpp (contiguous, transposed, strided, offset, 0-d, empty), on CPU tensors through
-// MPI. Rank r's element k is value(r, k), so each rank can compute what the others hold. Run
-// with 1, 2 and 3 ranks by CTest.
+// MPI and, where every rank has a GPU of its own, on CUDA tensors through NCCL. Rank r's element k
+// is value(r, k), so each rank can compute what the others hold. Run with 1, 2 and 3 ranks by
+// CTest.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -64,94 +65,109 @@ bool applies(dist::ReduceOp op, wick::Dtype dtype) {
 
 }  // namespace
 
-TEST_CASE("all_reduce: every op, dtype and layout", "[collectives]") {
+TEST_CASE("all_reduce: every op, dtype, layout and device", "[collectives]") {
   const int rank = group().rank();
-  for (wick::Dtype dtype : wick_test::all_dtypes()) {
-    for (dist::ReduceOp op : kOps) {
-      if (!applies(op, dtype)) continue;
-      for (Layout layout : wick_test::all_layouts()) {
-        INFO(dtype << " " << dist::reduce_op_name(op) << " " << wick_test::layout_name(layout));
-        auto v =
-            wick_test::make_viewed(layout, dtype, [&](int64_t k) { return value(rank, k, dtype); });
-        const wick::Shape sizes = v.view.sizes();
-        group().all_reduce(v.view, op);
-        CHECK(v.view.sizes() == sizes);
-        const std::vector<double> got = v.view.to_vector<double>();
-        for (size_t k = 0; k < got.size(); ++k) {
-          CHECK(got[k] == reduced(static_cast<int64_t>(k), dtype, op));
+  for (const wick::Device& device : wick_test::devices()) {
+    for (wick::Dtype dtype : wick_test::all_dtypes()) {
+      for (dist::ReduceOp op : kOps) {
+        if (!applies(op, dtype)) continue;
+        for (Layout layout : wick_test::all_layouts()) {
+          INFO(device << " " << dtype << " " << dist::reduce_op_name(op) << " "
+                      << wick_test::layout_name(layout));
+          auto v = wick_test::make_viewed(
+              layout, dtype, [&](int64_t k) { return value(rank, k, dtype); }, device);
+          const wick::Shape sizes = v.view.sizes();
+          group().all_reduce(v.view, op);
+          CHECK(v.view.sizes() == sizes);
+          CHECK(v.view.device() == device);
+          const std::vector<double> got = v.view.to_vector<double>();
+          for (size_t k = 0; k < got.size(); ++k) {
+            CHECK(got[k] == reduced(static_cast<int64_t>(k), dtype, op));
+          }
+          CHECK(wick_test::sentinel_intact(v));
         }
-        CHECK(wick_test::sentinel_intact(v));
       }
     }
   }
 }
 
-TEST_CASE("broadcast: from every root, every dtype and layout", "[collectives]") {
+TEST_CASE("broadcast: from every root, every dtype, layout and device", "[collectives]") {
   const int rank = group().rank();
-  for (int root = 0; root < group().size(); ++root) {
+  for (const wick::Device& device : wick_test::devices()) {
+    for (int root = 0; root < group().size(); ++root) {
+      for (wick::Dtype dtype : wick_test::all_dtypes()) {
+        for (Layout layout : wick_test::all_layouts()) {
+          INFO(device << " root " << root << " " << dtype << " " << wick_test::layout_name(layout));
+          auto v = wick_test::make_viewed(
+              layout, dtype, [&](int64_t k) { return value(rank, k, dtype); }, device);
+          group().broadcast(v.view, root);
+          const std::vector<double> got = v.view.to_vector<double>();
+          for (size_t k = 0; k < got.size(); ++k) {
+            CHECK(got[k] == value(root, static_cast<int64_t>(k), dtype));
+          }
+          CHECK(wick_test::sentinel_intact(v));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("all_gather: every dtype, layout and device", "[collectives]") {
+  const int rank = group().rank(), n = group().size();
+  for (const wick::Device& device : wick_test::devices()) {
     for (wick::Dtype dtype : wick_test::all_dtypes()) {
       for (Layout layout : wick_test::all_layouts()) {
-        INFO("root " << root << " " << dtype << " " << wick_test::layout_name(layout));
-        auto v =
-            wick_test::make_viewed(layout, dtype, [&](int64_t k) { return value(rank, k, dtype); });
-        group().broadcast(v.view, root);
-        const std::vector<double> got = v.view.to_vector<double>();
-        for (size_t k = 0; k < got.size(); ++k) {
-          CHECK(got[k] == value(root, static_cast<int64_t>(k), dtype));
-        }
-        CHECK(wick_test::sentinel_intact(v));
-      }
-    }
-  }
-}
-
-TEST_CASE("all_gather: every dtype and layout", "[collectives]") {
-  const int rank = group().rank(), n = group().size();
-  for (wick::Dtype dtype : wick_test::all_dtypes()) {
-    for (Layout layout : wick_test::all_layouts()) {
-      INFO(dtype << " " << wick_test::layout_name(layout));
-      auto v =
-          wick_test::make_viewed(layout, dtype, [&](int64_t k) { return value(rank, k, dtype); });
-      const std::vector<double> before = v.view.to_vector<double>();
-      wick::Tensor out = group().all_gather(v.view);
-      std::vector<int64_t> expected_sizes{n};
-      for (int64_t s : v.view.sizes()) expected_sizes.push_back(s);
-      CHECK(out.sizes() == wick::Shape(expected_sizes));
-      CHECK(out.is_contiguous());
-      CHECK(out.dtype() == dtype);
-      const std::vector<double> got = out.to_vector<double>();
-      const auto per_rank = static_cast<size_t>(v.view.numel());
-      REQUIRE(got.size() == per_rank * static_cast<size_t>(n));
-      for (int r = 0; r < n; ++r) {
-        for (size_t k = 0; k < per_rank; ++k) {
-          CHECK(got[static_cast<size_t>(r) * per_rank + k] ==
-                value(r, static_cast<int64_t>(k), dtype));
-        }
-      }
-      CHECK(v.view.to_vector<double>() == before);  // the input is untouched
-    }
-  }
-}
-
-TEST_CASE("reduce_scatter: every op and dtype, contiguous and transposed input", "[collectives]") {
-  const int rank = group().rank(), n = group().size();
-  for (wick::Dtype dtype : wick_test::all_dtypes()) {
-    for (dist::ReduceOp op : kOps) {
-      if (!applies(op, dtype)) continue;
-      for (bool transposed : {false, true}) {
-        INFO(dtype << " " << dist::reduce_op_name(op) << (transposed ? " transposed" : ""));
-        // Input [2n, 3]; element k (row-major) is value(rank, k).
-        std::vector<double> values(static_cast<size_t>(6 * n));
-        for (size_t k = 0; k < values.size(); ++k)
-          values[k] = value(rank, static_cast<int64_t>(k), dtype);
-        wick::Tensor input = wick::tensor(values, {2 * n, 3}).to(dtype);
-        if (transposed) input = input.t().contiguous().t();  // same values, strides [1, 2n]
-        CHECK(input.is_contiguous() == !transposed);
-        wick::Tensor out = group().reduce_scatter(input, op);
-        CHECK(out.sizes() == wick::Shape{2, 3});
+        INFO(device << " " << dtype << " " << wick_test::layout_name(layout));
+        auto v = wick_test::make_viewed(
+            layout, dtype, [&](int64_t k) { return value(rank, k, dtype); }, device);
+        const std::vector<double> before = v.view.to_vector<double>();
+        wick::Tensor out = group().all_gather(v.view);
+        std::vector<int64_t> expected_sizes{n};
+        for (int64_t s : v.view.sizes()) expected_sizes.push_back(s);
+        CHECK(out.sizes() == wick::Shape(expected_sizes));
+        CHECK(out.is_contiguous());
+        CHECK(out.dtype() == dtype);
+        CHECK(out.device() == device);
         const std::vector<double> got = out.to_vector<double>();
-        for (size_t j = 0; j < got.size(); ++j) {
-          CHECK(got[j] == reduced(static_cast<int64_t>(6 * rank + static_cast<int>(j)), dtype, op));
+        const auto per_rank = static_cast<size_t>(v.view.numel());
+        REQUIRE(got.size() == per_rank * static_cast<size_t>(n));
+        for (int r = 0; r < n; ++r) {
+          for (size_t k = 0; k < per_rank; ++k) {
+            CHECK(got[static_cast<size_t>(r) * per_rank + k] ==
+                  value(r, static_cast<int64_t>(k), dtype));
+          }
+        }
+        CHECK(v.view.to_vector<double>() == before);  // the input is untouched
+      }
+    }
+  }
+}
+
+TEST_CASE("reduce_scatter: every op, dtype and device, contiguous and transposed input",
+          "[collectives]") {
+  const int rank = group().rank(), n = group().size();
+  for (const wick::Device& device : wick_test::devices()) {
+    for (wick::Dtype dtype : wick_test::all_dtypes()) {
+      for (dist::ReduceOp op : kOps) {
+        if (!applies(op, dtype)) continue;
+        for (bool transposed : {false, true}) {
+          INFO(device << " " << dtype << " " << dist::reduce_op_name(op)
+                      << (transposed ? " transposed" : ""));
+          // Input [2n, 3]; element k (row-major) is value(rank, k).
+          std::vector<double> values(static_cast<size_t>(6 * n));
+          for (size_t k = 0; k < values.size(); ++k) {
+            values[k] = value(rank, static_cast<int64_t>(k), dtype);
+          }
+          wick::Tensor input = wick::tensor(values, {2 * n, 3}).to(device, dtype);
+          if (transposed) input = input.t().contiguous().t();  // same values, strides [1, 2n]
+          CHECK(input.is_contiguous() == !transposed);
+          wick::Tensor out = group().reduce_scatter(input, op);
+          CHECK(out.sizes() == wick::Shape{2, 3});
+          CHECK(out.device() == device);
+          const std::vector<double> got = out.to_vector<double>();
+          for (size_t j = 0; j < got.size(); ++j) {
+            CHECK(got[j] == reduced(6 * rank + static_cast<int64_t>(j), dtype, op));
+          }
         }
       }
     }

@@ -68,12 +68,14 @@ bool identical_on_every_rank(const std::vector<Tensor>& params) {
   return true;
 }
 
+// The reference trains on the CPU; the DDP model on `device`.
 void check_equivalence(const MakeOptimizer& make_optimizer,
-                       dist::DistributedDataParallelOptions options) {
+                       dist::DistributedDataParallelOptions options, wick::Device device) {
   const int rank = group().rank(), n = group().size();
   const int64_t local = kGlobalBatch / n;
   nn::Sequential reference = make_model(100);
   nn::Sequential model = make_model(100 + static_cast<uint64_t>(rank));  // broadcast fixes it
+  model->to(device);
   dist::DistributedDataParallel ddp(model, wick_test::shared_group(), options);
   auto reference_optimizer = make_optimizer(reference->parameters());
   auto optimizer = make_optimizer(model->parameters());
@@ -85,7 +87,8 @@ void check_equivalence(const MakeOptimizer& make_optimizer,
     reference_loss.backward();
     reference_optimizer->step();
 
-    Tensor loss = mse(model(x.narrow(0, rank * local, local)), y.narrow(0, rank * local, local));
+    Tensor loss = mse(model(x.narrow(0, rank * local, local).to(device)),
+                      y.narrow(0, rank * local, local).to(device));
     optimizer->zero_grad();
     loss.backward();
     ddp.average_gradients();
@@ -94,8 +97,10 @@ void check_equivalence(const MakeOptimizer& make_optimizer,
   const double worst = max_difference(model->parameters(), reference->parameters());
   INFO("max |DDP - single process| after 5 steps: " << worst);
   if (rank == 0) {
-    std::printf("ddp (%d ranks, %zu bucket(s)): max |DDP - single process| after 5 steps %.3g\n", n,
-                ddp.buckets().size(), worst);
+    std::printf(
+        "ddp (%d ranks, %s, %zu bucket(s)): max |DDP - single process| after 5 steps "
+        "%.3g\n",
+        n, device.str().c_str(), ddp.buckets().size(), worst);
   }
   CHECK(worst <= 1e-12);
   CHECK(identical_on_every_rank(model->parameters()));
@@ -138,10 +143,10 @@ struct TwoBranch : nn::Module {
 TEST_CASE("ddp: n ranks equal one process on the concatenated batch", "[ddp]") {
   for (const auto& [name, make] : optimizers()) {
     INFO(name);
-    check_equivalence(make, {});
+    for (const wick::Device& device : wick_test::devices()) check_equivalence(make, {}, device);
     dist::DistributedDataParallelOptions one_per_parameter;
     one_per_parameter.bucket_cap_bytes = 8;
-    check_equivalence(make, one_per_parameter);
+    check_equivalence(make, one_per_parameter, wick::kCPU);
   }
 }
 

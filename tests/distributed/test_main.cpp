@@ -70,11 +70,34 @@ wick::Shape base_sizes(Layout layout) {
   return wick::Shape();
 }
 
-Viewed make_viewed(Layout layout, wick::Dtype dtype, const std::function<double(int64_t)>& value) {
+const std::vector<wick::Device>& devices() {
+  static const std::vector<wick::Device> list = [] {
+    std::vector<wick::Device> d{wick::Device(wick::kCPU)};
+    const wick::Device gpu = group().default_device();
+    const bool own_gpu = gpu.is_cuda() && group().local_size() <= wick::cuda::device_count();
+    wick::Tensor everyone = wick::tensor(std::vector<int64_t>{own_gpu ? 1 : 0});
+    group().all_reduce(everyone, wick::distributed::ReduceOp::Min);
+    if (everyone.item<int64_t>() == 1) d.push_back(gpu);
+    if (group().rank() == 0) {
+      std::printf("distributed tests: devices cpu%s%s\n", d.size() > 1 ? " and " : "",
+                  d.size() > 1 ? (gpu.str() + (wick::distributed::ProcessGroup::has_nccl()
+                                                   ? " (NCCL)"
+                                                   : " (through host memory, no NCCL)"))
+                                     .c_str()
+                               : " (no GPU per rank)");
+    }
+    return d;
+  }();
+  return list;
+}
+
+Viewed make_viewed(Layout layout, wick::Dtype dtype, const std::function<double(int64_t)>& value,
+                   wick::Device device) {
   wick::NoGradGuard no_grad;
   Viewed v;
   v.layout = layout;
-  v.base = wick::full(base_sizes(layout), kSentinel, wick::TensorOptions().dtype(dtype));
+  v.base =
+      wick::full(base_sizes(layout), kSentinel, wick::TensorOptions().dtype(dtype).device(device));
   v.view = view_of(layout, v.base);
   std::vector<double> values(static_cast<size_t>(v.view.numel()));
   for (size_t k = 0; k < values.size(); ++k) values[k] = value(static_cast<int64_t>(k));

@@ -21,6 +21,10 @@ inline const std::vector<wick::Dtype>& all_dtypes() {
   return dtypes;
 }
 
+// The devices every rank can test on: the CPU, and its GPU (default_device()) when every rank
+// has one of its own (NCCL needs one GPU per rank). Collective on first call.
+const std::vector<wick::Device>& devices();
+
 // The layouts a collective must handle: contiguous, a transposed view, a strided slice (every
 // other element of a larger buffer), a narrowed view with an offset, a 0-d tensor, empty.
 enum class Layout { Contiguous, Transposed, Strided, Offset, Scalar, Empty };
@@ -39,7 +43,8 @@ struct Viewed {
   Layout layout = Layout::Contiguous;
 };
 inline constexpr double kSentinel = -7;
-Viewed make_viewed(Layout layout, wick::Dtype dtype, const std::function<double(int64_t)>& value);
+Viewed make_viewed(Layout layout, wick::Dtype dtype, const std::function<double(int64_t)>& value,
+                   wick::Device device = wick::kCPU);
 // Every element of base outside the view still holds kSentinel.
 bool sentinel_intact(const Viewed& v);
 

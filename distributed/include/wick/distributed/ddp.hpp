@@ -30,6 +30,9 @@ struct DistributedDataParallelOptions {
   int64_t bucket_cap_bytes = 25 * 1024 * 1024;
   // Broadcast rank 0's parameters at construction (off: the caller guarantees equal values).
   bool broadcast_parameters = true;
+  // Run the group's descriptor handshake before each bucket's all-reduce too (the parameter
+  // list is checked once at construction; off saves one small all-gather per bucket and step).
+  bool check_buckets = false;
 };
 
 // One bucket: indices into parameters(), in the order they sit in the flat buffer.
