@@ -1,0 +1,378 @@
+// bench_cpu_gemm.cpp: wick's CPU GEMM against OpenBLAS (cblas_sgemm/dgemm) and libtorch's mm,
+// when the build found them, at N = 64..4096 and a few non-square and transposed shapes, for 1
+// and 2 threads in the same run; then the worklog ladder of docs/cpu-gemm.md (naive, loop
+// order, blocking, packing, micro-kernel, threads) at N = 1024; then elementwise add on 2^24
+// floats against memcpy of the same bytes. Every GEMM row reports GFLOP/s and `peak_frac`, the
+// fraction of the FMA peak that this program measures itself at start-up (a tight loop of
+// independent FMAs on every thread; also timed as the fma_peak rows). All peers get the same
+// inputs and thread count and one untimed warm-up call before timing. Run it through
+// /work/shared/tools/quiet-run and turn the JSON into tables with bench/cpu/gemm_table.py
+// (the command is in docs/cpu-gemm.md).
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gemm/gemm.hpp"
+#include "gemm_ladder.hpp"
+#include "kernels.hpp"
+#include "wick/wick.hpp"
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+#if defined(WICK_BENCH_OPENBLAS)
+#include <cblas.h>
+#endif
+#if defined(WICK_BENCH_TORCH)
+#include "torch_peer.hpp"
+#endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace {
+
+namespace gemm = wick::cpu::gemm;
+
+// ---- the FMA peak: 12 independent accumulators per thread, each FMA depending on its own
+// previous result only, so throughput, not latency, bounds the loop. ----
+
+#if defined(__x86_64__)
+__attribute__((target("avx512f"))) double fma_loop_avx512(int64_t iters) {
+  __m512 acc[12];
+  for (auto& r : acc) r = _mm512_set1_ps(1.0f);
+  const __m512 x = _mm512_set1_ps(0.9999999f), y = _mm512_set1_ps(1e-7f);
+  for (int64_t i = 0; i < iters; ++i) {
+    for (auto& r : acc) r = _mm512_fmadd_ps(r, x, y);
+    __asm__ volatile(""
+                     : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]), "+v"(acc[4]),
+                       "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]), "+v"(acc[8]), "+v"(acc[9]),
+                       "+v"(acc[10]), "+v"(acc[11]));
+  }
+  float out[16];
+  __m512 s = acc[0];
+  for (int r = 1; r < 12; ++r) s = _mm512_add_ps(s, acc[r]);
+  _mm512_storeu_ps(out, s);
+  benchmark::DoNotOptimize(out[0]);
+  return static_cast<double>(iters) * 12 * 16 * 2;
+}
+
+__attribute__((target("avx2,fma"))) double fma_loop_avx2(int64_t iters) {
+  __m256 acc[12];
+  for (auto& r : acc) r = _mm256_set1_ps(1.0f);
+  const __m256 x = _mm256_set1_ps(0.9999999f), y = _mm256_set1_ps(1e-7f);
+  for (int64_t i = 0; i < iters; ++i) {
+    for (auto& r : acc) r = _mm256_fmadd_ps(r, x, y);
+    __asm__ volatile(""
+                     : "+x"(acc[0]), "+x"(acc[1]), "+x"(acc[2]), "+x"(acc[3]), "+x"(acc[4]),
+                       "+x"(acc[5]), "+x"(acc[6]), "+x"(acc[7]), "+x"(acc[8]), "+x"(acc[9]),
+                       "+x"(acc[10]), "+x"(acc[11]));
+  }
+  float out[8];
+  __m256 s = acc[0];
+  for (int r = 1; r < 12; ++r) s = _mm256_add_ps(s, acc[r]);
+  _mm256_storeu_ps(out, s);
+  benchmark::DoNotOptimize(out[0]);
+  return static_cast<double>(iters) * 12 * 8 * 2;
+}
+#endif
+
+// FLOPs of one ~20 ms burst of the widest FMA loop the CPU has (0 when it has none).
+double fma_burst() {
+#if defined(__x86_64__)
+  if (gemm::best_supported_isa() == gemm::Isa::avx512) return fma_loop_avx512(1 << 20);
+  if (gemm::best_supported_isa() == gemm::Isa::avx2) return fma_loop_avx2(1 << 21);
+#endif
+  return 0;
+}
+
+// GFLOP/s of `threads` threads running the FMA loop at once: the best of 5 tries.
+double measure_peak(int threads) {
+  double best = 0;
+  for (int trial = 0; trial < 5; ++trial) {
+    double flops = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(threads) reduction(+ : flops)
+#endif
+    flops += fma_burst();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, flops / s / 1e9);
+  }
+  (void)threads;
+  return best;
+}
+
+double g_peak[3] = {0, 0, 0};  // GFLOP/s for 1 and 2 threads, measured in main()
+
+void BM_fma_peak(benchmark::State& state) {
+  const int threads = static_cast<int>(state.range(0));
+  double flops = 0;
+  for (auto _ : state) {
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(threads) reduction(+ : flops)
+#endif
+    flops += fma_burst();
+  }
+  state.counters["GFLOP/s"] = benchmark::Counter(flops / 1e9, benchmark::Counter::kIsRate);
+  state.counters["threads"] = threads;
+}
+
+// ---- GEMM ----
+
+enum class Lib { wick, wick_avx2, wick_portable, openblas, torch, naive, loop_order, blocked };
+
+const char* lib_name(Lib lib) {
+  switch (lib) {
+    case Lib::wick:
+      return "wick";
+    case Lib::wick_avx2:
+      return "wick_avx2";
+    case Lib::wick_portable:
+      return "wick_portable";
+    case Lib::openblas:
+      return "openblas";
+    case Lib::torch:
+      return "torch";
+    case Lib::naive:
+      return "naive";
+    case Lib::loop_order:
+      return "loop_order";
+    case Lib::blocked:
+      return "blocked";
+  }
+  return "?";
+}
+
+void set_threads(int threads) {
+#if defined(_OPENMP)
+  omp_set_num_threads(threads);
+#endif
+#if defined(WICK_BENCH_OPENBLAS)
+  openblas_set_num_threads(threads);
+#endif
+#if defined(WICK_BENCH_TORCH)
+  torch_peer::set_threads(threads);
+#endif
+  (void)threads;
+}
+
+template <typename T>
+std::vector<T> random_matrix(int64_t rows, int64_t cols, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<T> dist(T(-1), T(1));
+  std::vector<T> v(static_cast<size_t>(rows * cols));
+  for (T& x : v) x = dist(rng);
+  return v;
+}
+
+// C = A @ B (trans_b: B is stored n x k and C = A @ B^T), row-major.
+template <typename T>
+void bm_gemm(benchmark::State& state, Lib lib, int64_t m, int64_t k, int64_t n, int threads,
+             bool trans_b) {
+  const std::vector<T> a = random_matrix<T>(m, k, 1), b = random_matrix<T>(k, n, 2);
+  std::vector<T> c(static_cast<size_t>(m * n));
+  set_threads(threads);
+  const gemm::Isa saved = gemm::active_isa();
+  if (lib == Lib::wick_avx2) gemm::set_isa(gemm::Isa::avx2);
+  if (lib == Lib::wick_portable) gemm::set_isa(gemm::Isa::portable);
+  const gemm::ConstMatrix<T> am{a.data(), m, k, k, 1};
+  const gemm::ConstMatrix<T> bm = trans_b ? gemm::ConstMatrix<T>{b.data(), k, n, 1, k}
+                                          : gemm::ConstMatrix<T>{b.data(), k, n, n, 1};
+  auto run = [&] {
+    switch (lib) {
+      case Lib::wick:
+      case Lib::wick_avx2:
+      case Lib::wick_portable:
+        gemm::gemm<T>(am, bm, c.data(), n, threads);
+        break;
+      case Lib::openblas:
+#if defined(WICK_BENCH_OPENBLAS)
+        if constexpr (std::is_same_v<T, float>) {
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
+                      1.0f, a.data(), k, b.data(), trans_b ? k : n, 0.0f, c.data(), n);
+        } else {
+          cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
+                      1.0, a.data(), k, b.data(), trans_b ? k : n, 0.0, c.data(), n);
+        }
+#endif
+        break;
+      case Lib::torch:
+#if defined(WICK_BENCH_TORCH)
+        if constexpr (std::is_same_v<T, float>)
+          torch_peer::mm(a.data(), b.data(), c.data(), m, k, n);
+#endif
+        break;
+      case Lib::naive:
+        if constexpr (std::is_same_v<T, float>)
+          ladder::naive(a.data(), b.data(), c.data(), m, k, n);
+        break;
+      case Lib::loop_order:
+        if constexpr (std::is_same_v<T, float>) {
+          ladder::loop_order(a.data(), b.data(), c.data(), m, k, n);
+        }
+        break;
+      case Lib::blocked:
+        if constexpr (std::is_same_v<T, float>)
+          ladder::blocked(a.data(), b.data(), c.data(), m, k, n);
+        break;
+    }
+  };
+  run();  // warm: caches, packing buffers, thread pools
+  for (auto _ : state) {
+    run();
+    benchmark::ClobberMemory();
+  }
+  gemm::set_isa(saved);
+  const double flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  const double iters = static_cast<double>(state.iterations());
+  state.counters["GFLOP/s"] = benchmark::Counter(iters * flops / 1e9, benchmark::Counter::kIsRate);
+  state.counters["peak_frac"] =
+      benchmark::Counter(iters * flops / (g_peak[threads] * 1e9), benchmark::Counter::kIsRate);
+  state.counters["threads"] = threads;
+  state.SetLabel(gemm::isa_name(lib == Lib::wick_avx2       ? gemm::Isa::avx2
+                                : lib == Lib::wick_portable ? gemm::Isa::portable
+                                                            : gemm::active_isa()));
+}
+
+struct Shape3 {
+  int64_t m, k, n;
+  bool trans_b = false;
+};
+
+template <typename T>
+void register_gemm(const char* prefix, Lib lib, const Shape3& s, int threads) {
+  const std::string name = std::string(prefix) + "/" + lib_name(lib) + "/" + std::to_string(s.m) +
+                           "x" + std::to_string(s.k) + "x" + std::to_string(s.n) +
+                           (s.trans_b ? "T" : "") + "/threads:" + std::to_string(threads);
+  benchmark::RegisterBenchmark(
+      name.c_str(),
+      [=](benchmark::State& st) { bm_gemm<T>(st, lib, s.m, s.k, s.n, threads, s.trans_b); })
+      ->UseRealTime()
+      ->Unit(benchmark::kMillisecond);
+}
+
+std::vector<Lib> peers() {
+  std::vector<Lib> libs{Lib::wick};
+#if defined(WICK_BENCH_OPENBLAS)
+  libs.push_back(Lib::openblas);
+#endif
+#if defined(WICK_BENCH_TORCH)
+  libs.push_back(Lib::torch);
+#endif
+  return libs;
+}
+
+// ---- elementwise add against memcpy ----
+
+void BM_memcpy(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const int threads = static_cast<int>(state.range(1));
+  std::vector<float> src(static_cast<size_t>(n), 1.0f), dst(static_cast<size_t>(n), 0.0f);
+  for (auto _ : state) {
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(threads)
+    {
+      const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+      const int64_t b0 = n * t / nt, b1 = n * (t + 1) / nt;
+      std::memcpy(dst.data() + b0, src.data() + b0, static_cast<size_t>(b1 - b0) * sizeof(float));
+    }
+#else
+    std::memcpy(dst.data(), src.data(), static_cast<size_t>(n) * sizeof(float));
+#endif
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * n * 2 * int64_t{sizeof(float)});
+  state.counters["threads"] = threads;
+}
+
+// out = a + b through the CPU kernel, into an output allocated once (the bytes memcpy moves:
+// two reads and one write, 1.5x memcpy's two streams).
+void BM_add_kernel(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const int threads = static_cast<int>(state.range(1));
+  set_threads(threads);
+  wick::Tensor a = wick::randn({n}), b = wick::randn({n}), out = wick::empty({n});
+  wick::OpCall call{};
+  call.op = wick::OpId::add;
+  call.inputs = {&a, &b, nullptr};
+  call.num_inputs = 2;
+  call.outputs = {&out, nullptr};
+  call.num_outputs = 1;
+  wick::cpu::binary_kernel(call);
+  for (auto _ : state) {
+    wick::cpu::binary_kernel(call);
+    benchmark::ClobberMemory();
+  }
+  state.SetBytesProcessed(state.iterations() * n * 3 * int64_t{sizeof(float)});
+  state.counters["threads"] = threads;
+}
+
+// a + b through the tensor API: the kernel plus allocating (and first touching) the output.
+void BM_add_op(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const int threads = static_cast<int>(state.range(1));
+  set_threads(threads);
+  wick::Tensor a = wick::randn({n}), b = wick::randn({n});
+  benchmark::DoNotOptimize(a + b);
+  for (auto _ : state) benchmark::DoNotOptimize(a + b);
+  state.SetBytesProcessed(state.iterations() * n * 3 * int64_t{sizeof(float)});
+  state.counters["threads"] = threads;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  g_peak[1] = measure_peak(1);
+  g_peak[2] = measure_peak(2);
+  benchmark::AddCustomContext("fma_peak_gflops_1_thread", std::to_string(g_peak[1]));
+  benchmark::AddCustomContext("fma_peak_gflops_2_threads", std::to_string(g_peak[2]));
+  benchmark::AddCustomContext("wick_gemm_isa", gemm::isa_name(gemm::active_isa()));
+  const gemm::Blocking bl = gemm::blocking_for<float>(gemm::active_isa());
+  benchmark::AddCustomContext("wick_sgemm_blocking",
+                              "MR " + std::to_string(bl.mr) + " NR " + std::to_string(bl.nr) +
+                                  " MC " + std::to_string(bl.mc) + " KC " + std::to_string(bl.kc) +
+                                  " NC " + std::to_string(bl.nc));
+
+  benchmark::RegisterBenchmark("fma_peak", BM_fma_peak)->Arg(1)->Arg(2)->UseRealTime();
+
+  std::vector<Shape3> shapes;
+  for (int64_t n : {64, 128, 256, 512, 1024, 2048, 4096}) shapes.push_back({n, n, n});
+  for (Shape3 s : {Shape3{1024, 1024, 1024, true}, Shape3{2048, 256, 2048}, Shape3{256, 4096, 256},
+                   Shape3{1024, 1024, 64}, Shape3{64, 1024, 2048}, Shape3{1000, 1000, 1000}}) {
+    shapes.push_back(s);
+  }
+  for (const Shape3& s : shapes) {
+    for (int threads : {1, 2}) {
+      for (Lib lib : peers()) register_gemm<float>("sgemm", lib, s, threads);
+    }
+  }
+  for (int threads : {1, 2}) {
+    for (Lib lib : peers()) {
+      if (lib != Lib::torch) register_gemm<double>("dgemm", lib, {1024, 1024, 1024}, threads);
+    }
+  }
+  // The worklog ladder at N = 1024 (docs/cpu-gemm.md).
+  for (Lib lib :
+       {Lib::naive, Lib::loop_order, Lib::blocked, Lib::wick_portable, Lib::wick_avx2, Lib::wick}) {
+    register_gemm<float>("ladder", lib, {1024, 1024, 1024}, 1);
+  }
+  register_gemm<float>("ladder", Lib::wick, {1024, 1024, 1024}, 2);
+
+  for (int threads : {1, 2}) {
+    benchmark::RegisterBenchmark("memcpy", BM_memcpy)->Args({1 << 24, threads})->UseRealTime();
+    benchmark::RegisterBenchmark("add_kernel", BM_add_kernel)
+        ->Args({1 << 24, threads})
+        ->UseRealTime();
+    benchmark::RegisterBenchmark("add_op", BM_add_op)->Args({1 << 24, threads})->UseRealTime();
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

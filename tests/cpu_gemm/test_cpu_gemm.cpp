@@ -1,0 +1,296 @@
+// test_cpu_gemm.cpp: wick's GEMM (kernels/cpu/gemm/) on every ISA this CPU has, against a
+// long-double reference, at odd sizes (1, 7, 33, 127, 129 and non-square), with row-major,
+// transposed, strided and zero-stride (broadcast) operands, C with a row stride wider than N,
+// with the default blocking and with a tiny one that makes every loop of the nest run many
+// times, on 1 and 2 threads (which must agree bit for bit). Each element must be within the
+// classic bound |c - ref| <= (k + 2) eps sum_p |a_ip| |b_pj| (Higham, Thm 3.5) for any order
+// of summation. Batched and broadcast-batch products go through wick::matmul.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gemm/gemm.hpp"
+#include "wick/wick.hpp"
+
+namespace gemm = wick::cpu::gemm;
+
+namespace {
+
+enum class Layout { row_major, col_major, strided, broadcast_rows };
+
+const char* layout_name(Layout l) {
+  switch (l) {
+    case Layout::row_major:
+      return "row-major";
+    case Layout::col_major:
+      return "transposed";
+    case Layout::strided:
+      return "strided";
+    case Layout::broadcast_rows:
+      return "zero row stride";
+  }
+  return "?";
+}
+
+// A rows x cols matrix in `storage` with the given layout; values from a fixed seed.
+template <typename T>
+gemm::ConstMatrix<T> make_matrix(int64_t rows, int64_t cols, Layout layout, unsigned seed,
+                                 std::vector<T>& storage) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  auto fill = [&](size_t n) {
+    storage.resize(std::max<size_t>(n, 1));
+    for (T& v : storage) v = static_cast<T>(dist(rng));
+  };
+  switch (layout) {
+    case Layout::row_major:
+      fill(static_cast<size_t>(rows * cols));
+      return {storage.data(), rows, cols, cols, 1};
+    case Layout::col_major:
+      fill(static_cast<size_t>(rows * cols));
+      return {storage.data(), rows, cols, 1, rows};
+    case Layout::strided:  // every other row and column of a (2 rows + 1) x (3 cols) buffer
+      fill(static_cast<size_t>((2 * rows + 1) * 3 * cols));
+      return {storage.data() + 1, rows, cols, 3 * cols, 2};
+    case Layout::broadcast_rows:  // one row repeated: row stride 0
+      fill(static_cast<size_t>(cols));
+      return {storage.data(), rows, cols, 0, 1};
+  }
+  return {};
+}
+
+template <typename T>
+T at(const gemm::ConstMatrix<T>& m, int64_t r, int64_t c) {
+  return m.data[r * m.row_stride + c * m.col_stride];
+}
+
+// The long-double product and, per element, sum_p |a_ip b_pj| for the error bound.
+template <typename T>
+struct Reference {
+  std::vector<long double> value, magnitude;
+};
+
+template <typename T>
+Reference<T> reference(const gemm::ConstMatrix<T>& a, const gemm::ConstMatrix<T>& b) {
+  const int64_t m = a.rows, k = a.cols, n = b.cols;
+  Reference<T> r;
+  r.value.assign(static_cast<size_t>(m * n), 0.0L);
+  r.magnitude.assign(static_cast<size_t>(m * n), 0.0L);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t p = 0; p < k; ++p) {
+      const long double x = at(a, i, p);
+      for (int64_t j = 0; j < n; ++j) {
+        const long double xy = x * at(b, p, j);
+        r.value[static_cast<size_t>(i * n + j)] += xy;
+        r.magnitude[static_cast<size_t>(i * n + j)] += std::fabs(xy);
+      }
+    }
+  }
+  return r;
+}
+
+// Runs gemm into a C with row stride n + 3 and checks every element and the untouched gap.
+template <typename T>
+std::vector<T> check_gemm(const gemm::ConstMatrix<T>& a, const gemm::ConstMatrix<T>& b,
+                          const Reference<T>& ref, int threads) {
+  const int64_t m = a.rows, k = a.cols, n = b.cols, ldc = n + 3;
+  const T sentinel = T(12345);
+  std::vector<T> c(static_cast<size_t>(std::max<int64_t>(m * ldc, 1)), sentinel);
+  gemm::gemm<T>(a, b, c.data(), ldc, threads);
+  const long double eps = std::numeric_limits<T>::epsilon();
+  int64_t bad = 0;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      const long double want = ref.value[static_cast<size_t>(i * n + j)];
+      const long double got = c[static_cast<size_t>(i * ldc + j)];
+      if (!(std::fabs(got - want) <=
+            (k + 2) * eps * ref.magnitude[static_cast<size_t>(i * n + j)])) {
+        if (bad++ < 3) {
+          INFO("C[" << i << ", " << j << "] = " << static_cast<double>(got) << ", reference "
+                    << static_cast<double>(want));
+          CHECK(false);
+        }
+      }
+    }
+    for (int64_t j = n; j < ldc && i + 1 < m; ++j) {
+      if (c[static_cast<size_t>(i * ldc + j)] != sentinel) ++bad;
+    }
+  }
+  CHECK(bad == 0);
+  return c;
+}
+
+std::vector<gemm::Isa> isas() {
+  std::vector<gemm::Isa> out;
+  for (gemm::Isa isa : {gemm::Isa::portable, gemm::Isa::avx2, gemm::Isa::avx512}) {
+    if (static_cast<int>(isa) <= static_cast<int>(gemm::best_supported_isa())) out.push_back(isa);
+  }
+  return out;
+}
+
+// Restores the ISA and the blocking when a test case ends.
+struct Restore {
+  gemm::Isa isa = gemm::active_isa();
+  ~Restore() {
+    gemm::set_isa(isa);
+    for (gemm::Isa i : isas()) {
+      gemm::set_blocking<float>(i, 0, 0, 0);
+      gemm::set_blocking<double>(i, 0, 0, 0);
+    }
+  }
+};
+
+// Every size triple from {1, 7, 33, 127, 129}, the layouts rotating with the sizes, on every
+// ISA with the default and a tiny blocking (odd KC: partial depth blocks everywhere).
+template <typename T>
+void sweep() {
+  Restore restore;
+  const std::vector<int64_t> sizes{1, 7, 33, 127, 129};
+  for (int64_t m : sizes) {
+    for (int64_t k : sizes) {
+      for (int64_t n : sizes) {
+        std::vector<T> sa, sb;
+        const Layout la = static_cast<Layout>((m + k) % 3);
+        const Layout lb = static_cast<Layout>((k + n + 1) % 4);
+        const gemm::ConstMatrix<T> a = make_matrix<T>(m, k, la, 1, sa);
+        const gemm::ConstMatrix<T> b = make_matrix<T>(k, n, lb, 2, sb);
+        const Reference<T> ref = reference(a, b);
+        for (gemm::Isa isa : isas()) {
+          gemm::set_isa(isa);
+          for (bool tiny : {false, true}) {
+            const gemm::Blocking bl = gemm::blocking_for<T>(isa);
+            if (tiny) gemm::set_blocking<T>(isa, 2 * bl.mr, 5, 2 * bl.nr);
+            INFO(gemm::isa_name(isa) << (tiny ? " tiny blocking " : " ") << m << "x" << k << "x"
+                                     << n << " A " << layout_name(la) << ", B " << layout_name(lb));
+            std::vector<T> one = check_gemm(a, b, ref, 1);
+            if (m * n * k >= 127 * 127 * 33) {
+              std::vector<T> two = check_gemm(a, b, ref, 2);
+              CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(T)) == 0);
+            }
+            gemm::set_blocking<T>(isa, 0, 0, 0);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("gemm: the ISA switch", "[gemm][isa]") {
+  Restore restore;
+  const char* env = std::getenv("WICK_CPU_ISA");
+  if (env != nullptr && std::string(env) == "portable") {
+    CHECK(restore.isa == gemm::Isa::portable);
+  }
+  for (gemm::Isa isa : {gemm::Isa::portable, gemm::Isa::avx2, gemm::Isa::avx512}) {
+    gemm::set_isa(isa);
+    // A request above what the CPU has falls back to the best it has.
+    CHECK(static_cast<int>(gemm::active_isa()) <= static_cast<int>(gemm::best_supported_isa()));
+  }
+  gemm::set_isa(gemm::Isa::portable);
+  CHECK(gemm::active_isa() == gemm::Isa::portable);
+  CHECK(std::string(gemm::isa_name(gemm::Isa::avx512)) == "avx512");
+}
+
+TEST_CASE("gemm: blocking comes from the caches and fits the micro-tile", "[gemm]") {
+  for (gemm::Isa isa : isas()) {
+    const gemm::Blocking f = gemm::blocking_for<float>(isa);
+    const gemm::Blocking d = gemm::blocking_for<double>(isa);
+    for (const gemm::Blocking& b : {f, d}) {
+      CHECK(b.mc % b.mr == 0);
+      CHECK(b.nc % b.nr == 0);
+      CHECK(b.kc >= 16);
+    }
+  }
+}
+
+TEST_CASE("gemm: float at odd sizes and layouts, every ISA", "[gemm]") { sweep<float>(); }
+
+TEST_CASE("gemm: double at odd sizes and layouts, every ISA", "[gemm]") { sweep<double>(); }
+
+TEST_CASE("gemm: larger products cross the default blocks", "[gemm]") {
+  Restore restore;
+  for (gemm::Isa isa : isas()) {
+    gemm::set_isa(isa);
+    for (auto [m, k, n] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+             {300, 1100, 260}, {2100, 40, 70}, {65, 600, 1500}}) {
+      std::vector<float> sa, sb;
+      auto a = make_matrix<float>(m, k, Layout::row_major, 3, sa);
+      auto b = make_matrix<float>(k, n, Layout::col_major, 4, sb);
+      INFO(gemm::isa_name(isa) << " " << m << "x" << k << "x" << n);
+      const Reference<float> ref = reference(a, b);
+      std::vector<float> one = check_gemm(a, b, ref, 1);
+      std::vector<float> two = check_gemm(a, b, ref, 2);
+      CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(float)) == 0);
+    }
+  }
+}
+
+TEST_CASE("gemm: empty depth writes zeros, empty M or N writes nothing", "[gemm]") {
+  std::vector<float> c(12, 7.0f);
+  const float x = 1.0f;
+  gemm::gemm<float>({&x, 3, 0, 0, 1}, {&x, 0, 4, 4, 1}, c.data(), 4, 1);
+  for (float v : c) CHECK(v == 0.0f);
+  std::fill(c.begin(), c.end(), 7.0f);
+  gemm::gemm<float>({&x, 0, 5, 5, 1}, {&x, 5, 4, 4, 1}, c.data(), 4, 1);
+  for (float v : c) CHECK(v == 7.0f);
+}
+
+TEST_CASE("gemm: batched matmul on every ISA", "[gemm]") {
+  Restore restore;
+  for (gemm::Isa isa : isas()) {
+    gemm::set_isa(isa);
+    for (wick::Dtype dtype : {wick::kFloat32, wick::kFloat64}) {
+      // Broadcast batch dims (stride 0), a transposed operand, many small products (run in
+      // parallel over the batch) and a few large ones (each threaded inside).
+      for (auto [sa, sb] :
+           std::vector<std::pair<wick::Shape, wick::Shape>>{{{4, 33, 17}, {17, 129}},
+                                                            {{2, 1, 7, 127}, {3, 127, 9}},
+                                                            {{64, 9, 7}, {64, 7, 5}},
+                                                            {{2, 130, 70}, {2, 70, 140}}}) {
+        wick::Tensor a = wick::randn(sa).to(dtype);
+        wick::Tensor b = wick::randn(sb).to(dtype).transpose(-1, -2).contiguous().transpose(-1, -2);
+        wick::Tensor got = wick::matmul(a, b).to(wick::kFloat64);
+        // The same product one matrix at a time in double: broadcast by expand, then loops.
+        wick::Tensor a64 = a.to(wick::kFloat64), b64 = b.to(wick::kFloat64);
+        const int64_t m = a.size(-2), k = a.size(-1), n = b.size(-1);
+        wick::Shape out = got.sizes();
+        wick::Shape ea = out, eb = out;
+        ea[ea.size() - 1] = k;
+        eb[eb.size() - 2] = k;
+        wick::Tensor ax = a64.expand(ea).contiguous(), bx = b64.expand(eb).contiguous();
+        wick::Tensor gc = got.contiguous();
+        const double* pa = ax.data_ptr<double>();
+        const double* pb = bx.data_ptr<double>();
+        const double* pc = gc.data_ptr<double>();
+        const int64_t batch = gc.numel() / (m * n);
+        const double eps = dtype == wick::kFloat32 ? 6e-8 : 1.2e-16;
+        int64_t bad = 0;
+        for (int64_t t = 0; t < batch; ++t) {
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+              double ref = 0, mag = 0;
+              for (int64_t p = 0; p < k; ++p) {
+                const double x = pa[(t * m + i) * k + p], y = pb[(t * k + p) * n + j];
+                ref += x * y;
+                mag += std::fabs(x * y);
+              }
+              if (!(std::fabs(pc[(t * m + i) * n + j] - ref) <= (k + 2) * eps * mag + 1e-300)) {
+                ++bad;
+              }
+            }
+          }
+        }
+        INFO(gemm::isa_name(isa) << " " << wick::describe(a) << " @ " << wick::describe(b));
+        CHECK(bad == 0);
+      }
+    }
+  }
+}
