@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# .ci/sanitize.sh: builds wick and its whole CPU test suite (Debug, clang-14) under
+# AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover=all, so any UB report
+# fails its test) with LeakSanitizer on, runs every CTest test, and fails unless every test
+# passes AND the sanitizer log folder holds 0 reports. With --tsan it instead builds the
+# threaded CPU kernels' tests under ThreadSanitizer (clang + LLVM's libomp, whose Archer tool
+# annotates OpenMP's synchronisation for TSan) and runs the [threads] cases.
+# See docs/hardening.md for what runs where and how to reproduce a report.
+#
+#   .ci/sanitize.sh                 # ASan+UBSan+LSan, build-asan/
+#   .ci/sanitize.sh --tsan          # TSan, build-tsan/
+#   WICK_SANITIZE_CUDA=ON .ci/sanitize.sh   # also compile and link the CUDA backend
+#   WICK_SANITIZE_JOBS=2, WICK_SANITIZE_BUILD=<dir>, WICK_SANITIZE_CTEST_ARGS="-R cpu\."
+#
+# Why WICK_CUDA=OFF by default: the .cu kernels are compiled by nvcc, which cannot instrument
+# device or host code for ASan, so linking them adds no checked code; building them for five
+# architectures in a Debug configuration takes longer than this job's 10-minute budget on
+# 2 cores, and without a GPU (CI) every CUDA test is skipped anyway. The normal CI build
+# compiles and links the CUDA backend; WICK_SANITIZE_CUDA=ON runs this job with it linked in
+# (ASAN_OPTIONS then needs protect_shadow_gap=0 on a GPU machine, which this script sets).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+mode=asan
+if [[ "${1:-}" == "--tsan" ]]; then mode=tsan; fi
+jobs=${WICK_SANITIZE_JOBS:-2}
+cuda=${WICK_SANITIZE_CUDA:-OFF}
+cc=${WICK_SANITIZE_CC:-clang-14}
+cxx=${WICK_SANITIZE_CXX:-clang++-14}
+start=$(date +%s)
+
+if [[ $mode == asan ]]; then
+  build=${WICK_SANITIZE_BUILD:-build-asan}
+  # -O1: ASan's recommended level (the suite runs ~3x faster than at -O0; no checks are lost).
+  # _GLIBCXX_ASSERTIONS: bounds checks in std::vector/array/string operator[].
+  flags="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+  flags+=" -D_GLIBCXX_ASSERTIONS"
+  link="-fsanitize=address,undefined"
+else
+  build=${WICK_SANITIZE_BUILD:-build-tsan}
+  flags="-fsanitize=thread -fno-omit-frame-pointer"
+  link="-fsanitize=thread"
+fi
+
+mkdir -p "$build"
+# WICK_WERROR=OFF: this job looks for memory errors and UB; clang-only warnings in code that
+# the gcc build keeps warning-free should not fail it (the normal build enforces warnings).
+cmake -G Ninja -S . -B "$build" \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
+  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
+  -DCMAKE_CXX_FLAGS="$flags" \
+  -DCMAKE_EXE_LINKER_FLAGS="$link" -DCMAKE_SHARED_LINKER_FLAGS="$link" \
+  -DWICK_CUDA="$cuda" -DWICK_BUILD_BENCH=OFF -DWICK_BUILD_EXAMPLES=ON -DWICK_WERROR=OFF \
+  >"$build/configure.log" || { cat "$build/configure.log"; exit 1; }
+echo "sanitize[$mode]: configured $build (CUDA $cuda) in $(( $(date +%s) - start )) s"
+
+logs="$PWD/$build/sanitizer-logs"
+rm -rf "$logs"
+mkdir -p "$logs"
+# Every report goes to its own file in $logs as well as failing the test that made it.
+# allocator_may_return_null: a request larger than ASan's 1 TiB cap returns null as malloc
+# does, so wick's OutOfMemoryError path is tested instead of ASan aborting the process.
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:allocator_may_return_null=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_invalid_pointer_pairs=0:protect_shadow_gap=0:log_path=$logs/asan"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
+export LSAN_OPTIONS="log_path=$logs/lsan"
+export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:ignore_noninstrumented_modules=1:log_path=$logs/tsan"
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+
+if [[ $mode == asan ]]; then
+  cmake --build "$build" -j "$jobs"
+  echo "sanitize[asan]: built in $(( $(date +%s) - start )) s"
+  status=0
+  # shellcheck disable=SC2086
+  ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 900 \
+    ${WICK_SANITIZE_CTEST_ARGS:-} || status=$?
+else
+  cmake --build "$build" -j "$jobs" --target wick_tests wick_regress_tests
+  echo "sanitize[tsan]: built in $(( $(date +%s) - start )) s"
+  # Archer (LLVM's OpenMP tool) tells TSan about OpenMP's barriers and task dependencies, which
+  # libomp itself does not annotate; without it every parallel region is reported as a race.
+  archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | head -1 || true)
+  [[ -n $archer ]] && export OMP_TOOL_LIBRARIES="$archer"
+  export ARCHER_OPTIONS="verbose=0"
+  status=0
+  for program in "$build/tests/wick_tests" "$build/tests/regress/wick_regress_tests"; do
+    [[ -x $program ]] || continue
+    # [threads]: the cases that run kernels above the parallel grain (regress/test_threads.cpp);
+    # [matmul] and [reduce]: the threaded kernels of the op suite on large shapes.
+    OMP_NUM_THREADS=4 "$program" "[threads],[matmul],[reduce]" || status=$?
+  done
+fi
+
+# A report is an ERROR (ASan, LSan, UBSan), a UBSan "runtime error" or a TSan WARNING; the
+# "failed to allocate 0x40000000000 bytes" warnings of the out-of-memory test are not.
+pattern='ERROR: (AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer)|runtime error:|WARNING: ThreadSanitizer'
+report_files=$(grep -l -E "$pattern" "$logs"/* 2>/dev/null || true)
+reports=$(cat $report_files /dev/null | grep -c -E "$pattern" || true)
+if [[ -n $report_files ]]; then
+  echo "sanitize[$mode]: sanitizer reports:"
+  for f in $report_files; do
+    echo "==== $f"
+    head -80 "$f"
+  done
+fi
+echo "sanitize[$mode]: tests exit status $status, sanitizer reports $reports," \
+  "total $(( $(date +%s) - start )) s"
+if (( status != 0 || reports != 0 )); then exit 1; fi
