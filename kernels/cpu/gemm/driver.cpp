@@ -216,8 +216,8 @@ void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, i
                nullptr,
                nullptr,
                {nullptr, nullptr}};
-  plan.pack_a = pack_a_for<T>(plan.ks.mr);
-  plan.pack_b = pack_b_for<T>(plan.ks.nr);
+  plan.pack_a = plan.ks.pack_a ? plan.ks.pack_a : pack_a_for<T>(plan.ks.mr);
+  plan.pack_b = plan.ks.pack_b ? plan.ks.pack_b : pack_b_for<T>(plan.ks.nr);
 
   int nt = 1;
 #if defined(_OPENMP)

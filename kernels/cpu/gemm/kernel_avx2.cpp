@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels.hpp"
+#include "pack_x86.hpp"
 
 namespace wick::cpu::gemm {
 namespace {
@@ -107,7 +108,12 @@ void macro_kernel(const MacroArgs<T>& g) {
 
 }  // namespace
 
-KernelSet<float> avx2_kernels_f32() { return {6, 16, &macro_kernel<float, 6, 2>}; }
-KernelSet<double> avx2_kernels_f64() { return {6, 8, &macro_kernel<double, 6, 2>}; }
+// MR = 6 is not a multiple of the transpose tile: A packs with the plain loops, B with tiles.
+KernelSet<float> avx2_kernels_f32() {
+  return {6, 16, &macro_kernel<float, 6, 2>, nullptr, &pack_b_simd<float, 16>};
+}
+KernelSet<double> avx2_kernels_f64() {
+  return {6, 8, &macro_kernel<double, 6, 2>, nullptr, &pack_b_simd<double, 8>};
+}
 
 }  // namespace wick::cpu::gemm

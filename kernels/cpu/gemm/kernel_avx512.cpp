@@ -5,12 +5,14 @@
 // Zen 4 issues one 512-bit FMA per cycle (two 256-bit halves) with latency 4, so 16
 // independent accumulators keep it busy; kernel-only runs reach about 98% of the bench's
 // measured FMA peak at any of 8x32, 12x32, 8x48, 6x64 (see docs/cpu-gemm.md). Edges (partial
-// MR or NR) use masked stores. Includes only intrinsics and <cstdint> (see kernels.hpp).
+// MR or NR) use masked stores. Packs with pack_x86.hpp's register transposes. Includes only
+// intrinsics, <cstdint> and headers without std:: templates (see kernels.hpp).
 #include <immintrin.h>
 
 #include <cstdint>
 
 #include "kernels.hpp"
+#include "pack_x86.hpp"
 
 namespace wick::cpu::gemm {
 namespace {
@@ -129,10 +131,12 @@ constexpr int kMrF64 = 8, kNvF64 = 2;
 }  // namespace
 
 KernelSet<float> avx512_kernels_f32() {
-  return {kMrF32, kNvF32 * 16, &macro_kernel<float, kMrF32, kNvF32>};
+  return {kMrF32, kNvF32 * 16, &macro_kernel<float, kMrF32, kNvF32>, &pack_a_simd<float, kMrF32>,
+          &pack_b_simd<float, kNvF32 * 16>};
 }
 KernelSet<double> avx512_kernels_f64() {
-  return {kMrF64, kNvF64 * 8, &macro_kernel<double, kMrF64, kNvF64>};
+  return {kMrF64, kNvF64 * 8, &macro_kernel<double, kMrF64, kNvF64>, &pack_a_simd<double, kMrF64>,
+          &pack_b_simd<double, kNvF64 * 8>};
 }
 
 }  // namespace wick::cpu::gemm

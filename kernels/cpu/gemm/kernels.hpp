@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "gemm.hpp"
+
 namespace wick::cpu::gemm {
 
 // One call of the macro-kernel: C[0:mc, 0:nc] (+)= packed A block . packed B block, where
@@ -25,10 +27,21 @@ struct MacroArgs {
   bool accumulate;
 };
 
+// Packing, see pack.hpp: A panels [q0, q1) of the block at row i0 (mc rows) and depth p0 (kc),
+// and the B block at depth p0 (kc) and column j0 (nc columns).
+template <typename T>
+using PackA = void (*)(const ConstMatrix<T>& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
+                       int64_t q0, int64_t q1, T* dst);
+template <typename T>
+using PackB = void (*)(const ConstMatrix<T>& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                       T* dst);
+
 template <typename T>
 struct KernelSet {
   int mr = 0, nr = 0;
   void (*macro)(const MacroArgs<T>&) = nullptr;
+  PackA<T> pack_a = nullptr;  // null: the driver's plain C++ packing (pack.hpp)
+  PackB<T> pack_b = nullptr;
 };
 
 // Defined in kernel_portable.cpp, kernel_avx2.cpp and kernel_avx512.cpp; the x86 ones exist only

@@ -6,16 +6,23 @@
 // Each has a fast case for the common layouts (unit stride along the panel's rows or along the
 // depth) and a plain strided loop for anything else (including zero strides). Plain C++ with
 // compile-time panel widths, so the compiler vectorises the copies; a row-major A is a
-// transpose, done in 8 x 8 (float) register blocks when MR is 8. Used by driver.cpp only.
+// transpose. The ISA files replace the two transposing cases with SIMD 8 x 8 / 4 x 4 register
+// transposes (pack_x86.hpp). Everything here sits in an anonymous namespace: each file that
+// includes it (the driver at baseline flags, the ISA files at theirs) gets its own copy, so the
+// linker can never hand baseline code an AVX-512 instantiation.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include "gemm.hpp"
 
 namespace wick::cpu::gemm {
+namespace {
+
+// No std:: templates here (see above): an out-of-line std::min built with -mavx512f is a weak
+// symbol that the linker may share with baseline code.
+inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 // One A panel: `rows` (<= MR) rows from i0, depth kc from p0.
 template <typename T, int MR>
@@ -106,7 +113,7 @@ template <typename T, int MR>
 void pack_a(const ConstMatrix<T>& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, int64_t q0,
             int64_t q1, T* dst) {
   for (int64_t q = q0; q < q1; ++q) {
-    const int64_t rows = std::min<int64_t>(MR, mc - q * MR);
+    const int64_t rows = min64(MR, mc - q * MR);
     pack_a_panel<T, MR>(a, i0 + q * MR, rows, p0, kc, dst + q * kc * MR);
   }
 }
@@ -115,8 +122,9 @@ void pack_a(const ConstMatrix<T>& a, int64_t i0, int64_t mc, int64_t p0, int64_t
 template <typename T, int NR>
 void pack_b(const ConstMatrix<T>& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, T* dst) {
   for (int64_t j = 0; j < nc; j += NR) {
-    pack_b_panel<T, NR>(b, p0, kc, j0 + j, std::min<int64_t>(NR, nc - j), dst + j * kc);
+    pack_b_panel<T, NR>(b, p0, kc, j0 + j, min64(NR, nc - j), dst + j * kc);
   }
 }
 
+}  // namespace
 }  // namespace wick::cpu::gemm
