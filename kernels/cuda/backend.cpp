@@ -246,6 +246,7 @@ class CudaBackend final : public DeviceBackend, public Allocator {
   }
 
   void synchronize(int index) override {
+    check_index(index, "cuda::synchronize");
     DeviceGuard guard(index, "cuda::synchronize");
     WICK_CUDA_CHECK(cudaDeviceSynchronize(), "cuda::synchronize", index);
   }
@@ -254,12 +255,17 @@ class CudaBackend final : public DeviceBackend, public Allocator {
   void reset_peak_memory_stats(int index) override { allocator_for(index).reset_peak(); }
   void empty_cache() override {
     if (!is_available()) return;
-    for (int d = 0; d < device_count(); ++d) {
-      DeviceState& s = *states()[static_cast<size_t>(d)];
-      if (s.allocator) s.allocator->empty_cache();  // devices never used have nothing cached
-    }
+    // Through state(), whose call_once orders this read after another thread's first use of
+    // the device (reading s.allocator directly raced with it). An allocator made here for a
+    // device never used costs no CUDA call and has nothing to release.
+    for (int d = 0; d < device_count(); ++d) allocator_for(d).empty_cache();
   }
-  std::string device_name(int index) const override { return device_info(index).name; }
+  std::string device_name(int index) const override {
+    // A bad index is a DeviceError, as for set_device and memory_stats, not a CudaError from
+    // cudaGetDeviceProperties.
+    check_index(index, "cuda::device_name");
+    return device_info(index).name;
+  }
 
   // ---- Allocator ----
   DataPtr allocate(size_t nbytes, Device device) override {
@@ -288,11 +294,14 @@ class CudaBackend final : public DeviceBackend, public Allocator {
     });
     return states_;
   }
+  void check_index(int index, const char* op) const {
+    const size_t count = states().size();
+    WICK_CHECK(index >= 0 && index < static_cast<int>(count), DeviceError, op, "device index ",
+               index, " out of range (", count, " device(s))");
+  }
   DeviceState& state(int index) const {
-    const auto& all = states();
-    WICK_CHECK(index >= 0 && index < static_cast<int>(all.size()), DeviceError, "cuda",
-               "device index ", index, " out of range (", all.size(), " device(s))");
-    DeviceState& s = *all[static_cast<size_t>(index)];
+    check_index(index, "cuda");
+    DeviceState& s = *states()[static_cast<size_t>(index)];
     std::call_once(s.once, [&] {
       s.source = std::make_unique<CudaMemorySource>(index);
       s.allocator = std::make_unique<CachingAllocator>(s.source.get(), index);
@@ -309,21 +318,31 @@ class CudaBackend final : public DeviceBackend, public Allocator {
     Staging& st = s.staging;
     if (!st.tried) {
       st.tried = true;
-      bool ok = true;
-      for (int b = 0; b < Staging::kBuffers && ok; ++b) {
-        const cudaError_t error =
-            cudaHostAlloc(&st.host[b], Staging::kChunk, cudaHostAllocPortable);
-        if (error == cudaErrorMemoryAllocation) {
-          (void)cudaGetLastError();
+      cudaError_t failure = cudaSuccess;
+      for (int b = 0; b < Staging::kBuffers && failure == cudaSuccess; ++b) {
+        failure = cudaHostAlloc(&st.host[b], Staging::kChunk, cudaHostAllocPortable);
+        if (failure != cudaSuccess) {
           st.host[b] = nullptr;
-          ok = false;
         } else {
-          check_cuda(error, "cudaHostAlloc", "to", index);
-          WICK_CUDA_CHECK(cudaEventCreateWithFlags(&st.done[b], cudaEventDisableTiming), "to",
-                          index);
+          failure = cudaEventCreateWithFlags(&st.done[b], cudaEventDisableTiming);
+          if (failure != cudaSuccess) st.done[b] = nullptr;
         }
       }
-      st.usable = ok;
+      st.usable = failure == cudaSuccess;
+      if (!st.usable) {
+        // Give back what was allocated before the failure (locked RAM that the pageable path
+        // never uses), then: out of pinned memory is no error, anything else is reported.
+        for (int b = 0; b < Staging::kBuffers; ++b) {
+          if (st.host[b] != nullptr) (void)cudaFreeHost(st.host[b]);
+          if (st.done[b] != nullptr) (void)cudaEventDestroy(st.done[b]);
+          st.host[b] = nullptr;
+          st.done[b] = nullptr;
+        }
+        (void)cudaGetLastError();
+        if (failure != cudaErrorMemoryAllocation) {
+          throw_cuda_error(failure, "cudaHostAlloc", "to", index);
+        }
+      }
     }
     return st;
   }

@@ -192,14 +192,20 @@ namespace wick::gpu {
 // Threads per block of the memory-bound kernels: 8 warps, so that 8 blocks fill an SM.
 inline constexpr int kBlockThreads = 256;
 
-// A grid of ceil(work / threads) blocks, capped at 8 waves of resident blocks: kernels loop
-// (grid-stride) over whatever the cap leaves, so any size fits in one launch.
-inline unsigned grid_for(const OpContext& ctx, int64_t work, int threads = kBlockThreads) {
+// `blocks` blocks of `threads` threads, capped at 8 waves of resident blocks (far below
+// gridDim.x's 2^31 - 1): the kernel must loop (grid-stride) over whatever the cap leaves.
+inline unsigned capped_grid(const OpContext& ctx, int64_t blocks, int threads) {
   const DeviceInfo& info = device_info(ctx.device);
-  const int64_t resident =
-      static_cast<int64_t>(info.sm_count) * (info.max_threads_per_sm / threads);
-  const int64_t blocks = ceil_div<int64_t>(work > 0 ? work : 1, threads);
+  const int64_t per_sm = info.max_threads_per_sm / threads;
+  const int64_t resident = static_cast<int64_t>(info.sm_count) * (per_sm > 0 ? per_sm : 1);
+  if (blocks < 1) blocks = 1;
   return static_cast<unsigned>(blocks < resident * 8 ? blocks : resident * 8);
+}
+
+// A grid of ceil(work / threads) blocks, capped as capped_grid: kernels loop (grid-stride)
+// over whatever the cap leaves, so any size fits in one launch.
+inline unsigned grid_for(const OpContext& ctx, int64_t work, int threads = kBlockThreads) {
+  return capped_grid(ctx, ceil_div<int64_t>(work > 0 ? work : 1, threads), threads);
 }
 
 // ---- vector loads: 16 bytes per thread where alignment allows ----

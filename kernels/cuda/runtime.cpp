@@ -48,6 +48,11 @@ bool env_flag(const char* name) {
 }  // namespace
 
 void throw_cuda_error(cudaError_t error, const char* call, const char* op, int device) {
+  // A failed runtime call also leaves its error in the thread's last-error slot, which
+  // check_launch reads with cudaGetLastError: not cleared here, a non-sticky error (an invalid
+  // device index, an invalid argument) would be reported again as the launch failure of the
+  // next, innocent kernel. Sticky errors (a kernel fault) stay whatever this does.
+  (void)cudaGetLastError();
   std::string hint;
   if (is_asynchronous_fault(error) && !sync_every_op()) {
     hint =
@@ -59,6 +64,7 @@ void throw_cuda_error(cudaError_t error, const char* call, const char* op, int d
 }
 
 void throw_cublas_error(int status, const char* call, const char* op, int device) {
+  (void)cudaGetLastError();  // a runtime error cuBLAS met inside: reported here, not again
   auto s = static_cast<cublasStatus_t>(status);
   detail::fail<CudaError>(op, call, " failed on ", device_label(device), ": ",
                           cublasGetStatusName(s), " (", cublasGetStatusString(s), ")");

@@ -103,47 +103,56 @@ struct MergeOp {
 };
 
 // blockDim = (lanes per row, rows per block); lanes * kItems >= n; rows per block > 1 only
-// with lanes = 32 (each row's reduction stays within its warp).
+// with lanes = 32 (each row's reduction stays within its warp). Groups of blockDim.y rows are
+// grid-strided: the grid is capped (capped_grid), since one block per 8 rows of n = 1 would
+// exceed gridDim.x's 2^31 - 1 from 2^34 rows. The loop's trip count is the same for every
+// thread of a block, so the barriers in block_allreduce stay uniform.
+// __launch_bounds__: blocks of up to 512 threads must find their registers (at most 128 each).
 template <typename T>
-__global__ void softmax_rows_kernel(SoftmaxArgs<T> a) {
+__global__ void __launch_bounds__(kMaxLanes) softmax_rows_kernel(SoftmaxArgs<T> a) {
   __shared__ ReduceScratch<T> scratch;
   const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
-  const int64_t row = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
-  const bool valid = row < a.num_rows;
-  int64_t offsets[2] = {0, 0};
-  if (valid) a.rows.get(static_cast<uint64_t>(row), offsets);
-  const T* x = a.in + offsets[0];
-  T* y = a.out + offsets[1];
+  const int64_t group_step = static_cast<int64_t>(gridDim.x) * blockDim.y;
+  for (int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.y; first < a.num_rows;
+       first += group_step) {
+    const int64_t row = first + threadIdx.y;
+    const bool valid = row < a.num_rows;
+    int64_t offsets[2] = {0, 0};
+    if (valid) a.rows.get(static_cast<uint64_t>(row), offsets);
+    const T* x = a.in + offsets[0];
+    T* y = a.out + offsets[1];
 
-  T v[kItems];
-  T m = neg_inf<T>();
+    T v[kItems];
+    T m = neg_inf<T>();
 #pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    const int64_t i = lane + static_cast<int64_t>(k) * lanes;
-    v[k] = (valid && i < a.n) ? x[i * a.in_stride] : neg_inf<T>();
-    m = v[k] > m ? v[k] : m;
-  }
-  m = lanes <= kWarpSize ? warp_allreduce(m, MaxOp{}, lanes)
-                         : block_allreduce(m, MaxOp{}, neg_inf<T>(), scratch.get());
-  const T shift = shift_of(m);
-  T s = 0;
+    for (int k = 0; k < kItems; ++k) {
+      const int64_t i = lane + static_cast<int64_t>(k) * lanes;
+      v[k] = (valid && i < a.n) ? x[i * a.in_stride] : neg_inf<T>();
+      m = v[k] > m ? v[k] : m;
+    }
+    m = lanes <= kWarpSize ? warp_allreduce(m, MaxOp{}, lanes)
+                           : block_allreduce(m, MaxOp{}, neg_inf<T>(), scratch.get());
+    const T shift = shift_of(m);
+    T s = 0;
 #pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    if (lane + static_cast<int64_t>(k) * lanes < a.n) s += exp_of(v[k] - shift);
-  }
-  s = lanes <= kWarpSize ? warp_allreduce(s, SumOp{}, lanes)
-                         : block_allreduce(s, SumOp{}, T(0), scratch.get());
-  if (!valid) return;
+    for (int k = 0; k < kItems; ++k) {
+      if (lane + static_cast<int64_t>(k) * lanes < a.n) s += exp_of(v[k] - shift);
+    }
+    s = lanes <= kWarpSize ? warp_allreduce(s, SumOp{}, lanes)
+                           : block_allreduce(s, SumOp{}, T(0), scratch.get());
+    if (valid) {
 #pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    const int64_t i = lane + static_cast<int64_t>(k) * lanes;
-    if (i < a.n) y[i * a.out_stride] = output_of(v[k], shift, s, a.log_form);
+      for (int k = 0; k < kItems; ++k) {
+        const int64_t i = lane + static_cast<int64_t>(k) * lanes;
+        if (i < a.n) y[i * a.out_stride] = output_of(v[k], shift, s, a.log_form);
+      }
+    }
   }
 }
 
 // One block (1-D) per row, rows grid-strided.
 template <typename T>
-__global__ void softmax_online_kernel(SoftmaxArgs<T> a) {
+__global__ void __launch_bounds__(kOnlineThreads) softmax_online_kernel(SoftmaxArgs<T> a) {
   __shared__ ReduceScratch<MaxSum<T>> scratch;
   const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   for (int64_t row = blockIdx.x; row < a.num_rows; row += gridDim.x) {
@@ -221,9 +230,10 @@ void run_softmax(const OpContext& ctx, const OpCall& call) {
     // A row wider than a warp reduces through shared memory over the whole block: one row then.
     const int rows_per_block = lanes == kWarpSize ? kBlockThreads / kWarpSize : 1;
     const dim3 block(static_cast<unsigned>(lanes), static_cast<unsigned>(rows_per_block));
-    launch_kernel(ctx, "softmax_rows_kernel", softmax_rows_kernel<T>,
-                  static_cast<unsigned>(ceil_div<int64_t>(args.num_rows, rows_per_block)), block, 0,
-                  args);
+    launch_kernel(
+        ctx, "softmax_rows_kernel", softmax_rows_kernel<T>,
+        capped_grid(ctx, ceil_div<int64_t>(args.num_rows, rows_per_block), lanes * rows_per_block),
+        block, 0, args);
   } else {
     const int64_t resident = static_cast<int64_t>(device_info(ctx.device).sm_count) * 4;
     launch_kernel(ctx, "softmax_online_kernel", softmax_online_kernel<T>,

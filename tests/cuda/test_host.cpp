@@ -277,6 +277,71 @@ TEST_CASE("collapse_dims merges what every operand walks contiguously", "[host]"
   }
 }
 
+// Row-major multi-index of `linear` over `sizes`, dotted with `strides`.
+int64_t offset_of(int64_t linear, const std::vector<int64_t>& sizes,
+                  const std::vector<int64_t>& strides) {
+  int64_t offset = 0;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    offset += (linear % sizes[d]) * strides[d];
+    linear /= sizes[d];
+  }
+  return offset;
+}
+
+TEST_CASE("select_dims: reduction outputs and reduced indices in row-major order", "[host]") {
+  // reduce.cu reads input element (o, r) at outputs(o) + reduced(r), with o the row-major index
+  // over the kept dims (the keepdim output is contiguous) and r the row-major index over the
+  // reduced dims (what argmax returns); checked against that definition for random shapes,
+  // masks and strides (permuted, sliced, broadcast with stride 0).
+  std::mt19937_64 rng(5);
+  for (int trial = 0; trial < 400; ++trial) {
+    const int nd = 1 + static_cast<int>(rng() % 5);
+    Shape sizes, strides, mask;
+    std::vector<int64_t> kept_sizes, kept_strides, red_sizes, red_strides;
+    for (int d = 0; d < nd; ++d) {
+      const int64_t size = 1 + static_cast<int64_t>(rng() % 4);
+      const int64_t stride = rng() % 5 == 0 ? 0 : 1 + static_cast<int64_t>(rng() % 40);
+      const int64_t reduced = static_cast<int64_t>(rng() % 2);
+      sizes.push_back(size);
+      strides.push_back(stride);
+      mask.push_back(reduced);
+      (reduced ? red_sizes : kept_sizes).push_back(size);
+      (reduced ? red_strides : kept_strides).push_back(stride);
+    }
+    if (trial % 3 == 0) {  // row-major strides, so that dims merge
+      int64_t s = 1;
+      for (int d = nd; d-- > 0;) {
+        strides[static_cast<size_t>(d)] = s;
+        s *= sizes[static_cast<size_t>(d)];
+      }
+      kept_strides.clear();
+      red_strides.clear();
+      for (int d = 0; d < nd; ++d) {
+        (mask[static_cast<size_t>(d)] ? red_strides : kept_strides)
+            .push_back(strides[static_cast<size_t>(d)]);
+      }
+    }
+    const auto kept = gpu::select_dims(sizes, strides, mask, 0);
+    const auto red = gpu::select_dims(sizes, strides, mask, 1);
+    const gpu::OffsetCalculator<1> outputs(kept), reduced(red);
+    int64_t num_kept = 1, num_red = 1;
+    for (int64_t v : kept_sizes) num_kept *= v;
+    for (int64_t v : red_sizes) num_red *= v;
+    REQUIRE(kept.numel == num_kept);
+    REQUIRE(red.numel == num_red);
+    for (int64_t o = 0; o < num_kept; ++o) {
+      int64_t off[1];
+      outputs.get(static_cast<uint64_t>(o), off);
+      REQUIRE(off[0] == offset_of(o, kept_sizes, kept_strides));
+    }
+    for (int64_t r = 0; r < num_red; ++r) {
+      int64_t off[1];
+      reduced.get(static_cast<uint64_t>(r), off);
+      REQUIRE(off[0] == offset_of(r, red_sizes, red_strides));
+    }
+  }
+}
+
 TEST_CASE("every Kernel op of the op list has a CUDA kernel", "[host]") {
   for (size_t i = 0; i < kNumOps; ++i) {
     auto op = static_cast<OpId>(i);
@@ -284,6 +349,20 @@ TEST_CASE("every Kernel op of the op list has a CUDA kernel", "[host]") {
     INFO("op " << op_name(op));
     CHECK(supports(op, kCUDA));
   }
+}
+
+TEST_CASE("a failed CUDA runtime call is reported once, not again by the next launch", "[host]") {
+  // Without a driver every runtime call fails with the same sticky error: nothing to check.
+  if (!cuda::is_available()) return;
+  // cudaGetDeviceProperties on a device that does not exist: a CudaError, and the runtime's
+  // last-error slot is cleared, so the next kernel's launch check does not report it as its own.
+  CHECK_THROWS_AS(gpu::device_info(1 << 20), CudaError);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  CHECK_THROWS_AS(gpu::check_cuda(cudaSetDevice(1 << 20), "cudaSetDevice", "test", 1 << 20),
+                  CudaError);
+  CHECK(cudaGetLastError() == cudaSuccess);
+  Tensor t = ones({1000}, TensorOptions().device(kCUDA));
+  CHECK((t + 1).sum().item<float>() == 2000.0f);
 }
 
 TEST_CASE("without a usable GPU, CUDA says why and CUDA tensors are a DeviceError", "[host]") {

@@ -329,10 +329,12 @@ void sweep_softmax(OpId op) {
   };
   const Shape big = big2d();
   const int64_t longer = small_run() ? 9000 : 20000;
+  // (150001, 3): more rows than one capped grid of softmax_rows_kernel covers (8 waves: 67584
+  // rows of up to 512 on an H200), so that its grid-stride loop runs.
   const std::vector<std::pair<Shape, int64_t>> configs{
-      {{}, 0},          {{1}, 0},          {{20}, 0},      {{812}, -1},
-      {big, 1},         {big, 0},          {{8, 3000}, 0}, {{3000, 8}, 0},
-      {{3, longer}, 1}, {{2, 3, 4, 5}, 2}, {{0, 5}, 1},    {{4096, 7}, 1}};
+      {{}, 0},     {{1}, 0},       {{20}, 0},       {{812}, -1},      {big, 1},
+      {big, 0},    {{8, 3000}, 0}, {{3000, 8}, 0},  {{3, longer}, 1}, {{2, 3, 4, 5}, 2},
+      {{0, 5}, 1}, {{4096, 7}, 1}, {{150001, 3}, 1}};
   for (Dtype dtype : all_dtypes()) {
     for (const auto& [shape, dim] : configs) {
       for (Layout layout : {Layout::Contiguous, Layout::Transposed, Layout::Strided}) {
@@ -347,6 +349,13 @@ void sweep_softmax(OpId op) {
         }
       }
     }
+  }
+  // The same for rows of 513..1024 (64 lanes, one row per block, block-wide reductions inside
+  // the grid-stride loop): more rows than 8 waves of 64-thread blocks.
+  if (!small_run()) {
+    Pair x = make_input({70001, 600}, kFloat32, Layout::Contiguous, Domain::Any);
+    check_op([&](const std::vector<Tensor>& in) { return run_op(in[0], 1); }, {x}, 1e-5,
+             std::string(op_name(op)) + " of 70001 rows of 600", kSoftmax64);
   }
   // Rows that are all -inf (0/0 = NaN), hold +inf (NaN) or NaN (NaN), large values (no overflow).
   for (Dtype dtype : {kFloat32, kFloat64}) {

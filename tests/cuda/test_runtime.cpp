@@ -49,6 +49,16 @@ TEST_CASE("devices: count, names, current device, synchronize", "[runtime]") {
   CHECK(((ones({}) + t).to(kCPU).to_vector<float>() == std::vector<float>{2, 2, 2}));
 }
 
+TEST_CASE("devices: a bad index is a DeviceError and leaves no CUDA error behind", "[runtime]") {
+  const int count = cuda::device_count();
+  CHECK_THROWS_AS(cuda::device_name(count), DeviceError);
+  CHECK_THROWS_AS(cuda::synchronize(count), DeviceError);
+  CHECK_THROWS_AS(cuda::memory_stats(count), DeviceError);
+  // A cudaErrorInvalidDevice left in the runtime's last-error slot would fail this op's launch.
+  Tensor t = ones({1000}, TensorOptions().device(kCUDA));
+  CHECK((t + 1).sum().item<float>() == 2000.0f);
+}
+
 TEST_CASE("transfers: round trips are bit-exact at every size", "[runtime]") {
   constexpr int64_t kMiB = 1 << 20;
   // Around the staging threshold (4 MiB) and its chunk multiples, and odd sizes.
