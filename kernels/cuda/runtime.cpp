@@ -51,7 +51,9 @@ void throw_cuda_error(cudaError_t error, const char* call, const char* op, int d
   // A failed runtime call also leaves its error in the thread's last-error slot, which
   // check_launch reads with cudaGetLastError: not cleared here, a non-sticky error (an invalid
   // device index, an invalid argument) would be reported again as the launch failure of the
-  // next, innocent kernel. Sticky errors (a kernel fault) stay whatever this does.
+  // next, innocent kernel. Sticky errors (a kernel fault) stay whatever this does. Cleared
+  // after device_label, whose cudaGetDevice may fail too.
+  const std::string where = device_label(device);
   (void)cudaGetLastError();
   std::string hint;
   if (is_asynchronous_fault(error) && !sync_every_op()) {
@@ -59,15 +61,16 @@ void throw_cuda_error(cudaError_t error, const char* call, const char* op, int d
         "; the fault may come from earlier asynchronous work: rerun with WICK_CUDA_SYNC=1 to "
         "find the op that caused it";
   }
-  detail::fail<CudaError>(op, call, " failed on ", device_label(device), ": ",
-                          cudaGetErrorName(error), " (", cudaGetErrorString(error), ")", hint);
+  detail::fail<CudaError>(op, call, " failed on ", where, ": ", cudaGetErrorName(error), " (",
+                          cudaGetErrorString(error), ")", hint);
 }
 
 void throw_cublas_error(int status, const char* call, const char* op, int device) {
+  const std::string where = device_label(device);
   (void)cudaGetLastError();  // a runtime error cuBLAS met inside: reported here, not again
   auto s = static_cast<cublasStatus_t>(status);
-  detail::fail<CudaError>(op, call, " failed on ", device_label(device), ": ",
-                          cublasGetStatusName(s), " (", cublasGetStatusString(s), ")");
+  detail::fail<CudaError>(op, call, " failed on ", where, ": ", cublasGetStatusName(s), " (",
+                          cublasGetStatusString(s), ")");
 }
 
 DeviceGuard::DeviceGuard(int device, const char* op) {
