@@ -109,7 +109,7 @@ struct MergeOp {
 // thread of a block, so the barriers in block_allreduce stay uniform.
 // __launch_bounds__: blocks of up to 512 threads must find their registers (at most 128 each).
 template <typename T>
-__global__ void __launch_bounds__(kMaxLanes) softmax_rows_kernel(SoftmaxArgs<T> a) {
+__global__ void __launch_bounds__(kMaxLanes, 1) softmax_rows_kernel(SoftmaxArgs<T> a) {
   __shared__ ReduceScratch<T> scratch;
   const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   const int64_t group_step = static_cast<int64_t>(gridDim.x) * blockDim.y;
@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(kMaxLanes) softmax_rows_kernel(SoftmaxArgs<T> 
 
 // One block (1-D) per row, rows grid-strided.
 template <typename T>
-__global__ void __launch_bounds__(kOnlineThreads) softmax_online_kernel(SoftmaxArgs<T> a) {
+__global__ void __launch_bounds__(kOnlineThreads, 1) softmax_online_kernel(SoftmaxArgs<T> a) {
   __shared__ ReduceScratch<MaxSum<T>> scratch;
   const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   for (int64_t row = blockIdx.x; row < a.num_rows; row += gridDim.x) {
