@@ -1,54 +1,237 @@
 #!/usr/bin/env bash
-# main.sh: the README's main job. Installs what is missing, builds Release, runs the two seed
-# programs, then the CPU benchmarks (and the GPU benchmarks when a GPU answers), writing the
-# raw Google Benchmark JSON and a short summary under report/ (or the folder given).
-# Usage: scripts/main.sh [--quick] [--cpu-only] [OUTPUT_DIR]
+# main.sh: the README's main job. One command on a fresh machine: installs what is missing,
+# builds Release, runs the two seed programs, runs the benchmark suite (with progress: which
+# benchmark, n of N, elapsed, estimated time left), writes a report (report.md, PNG plots, the
+# raw Google Benchmark JSON under raw/) and prints a short summary table.
+#
+# Usage: scripts/main.sh [--quick] [--cpu-only] [--no-install] [OUTPUT_DIR]
+#   --quick       short runs (under 2 minutes of benchmarks on a 2-core machine): CI, first look
+#   --cpu-only    skip the GPU benchmarks even when a GPU answers
+#   --no-install  do not call scripts/install-deps.sh (no root, no network)
+#   OUTPUT_DIR    where the report goes (default: report/ in the repository)
+# Environment: BUILD_DIR (default build-release), WICK_CMAKE_ARGS (extra configure arguments),
+# WICK_PEERS=0 (do not install libtorch, the optional peer; OpenBLAS is always installed).
+# How the report is made and measured: docs/report.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-quick=0; cpu_only=0; out=$root/report
+quick=0; cpu_only=0; install=1; out=$root/report
 for arg in "$@"; do
   case "$arg" in
     --quick) quick=1 ;;
     --cpu-only) cpu_only=1 ;;
-    -h|--help) sed -n '2,5p' "$0"; exit 0 ;;
+    --no-install) install=0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -*) echo "main.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
     *) out=$arg ;;
   esac
 done
 build=${BUILD_DIR:-$root/build-release}
-"$root/scripts/install-deps.sh"
-[ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
-mkdir -p "$out"
+mkdir -p "$out/raw"
+out=$(cd "$out" && pwd)
+raw=$out/raw
+# Only what this script writes is replaced; stale results of an earlier run must not mix in.
+rm -f "$raw"/*.json "$raw"/*.txt "$raw"/*.log "$out"/*.png "$out/report.md"
+t_start=$(date +%s)
+mode=$([ $quick = 1 ] && echo quick || echo full)
+echo "wick main job ($mode$([ $cpu_only = 1 ] && echo ', --cpu-only')): report in $out"
 
-echo "== build (Release, $build)"
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" -j "$(nproc)"
+fmt_s() { local s=${1%.*}; printf '%d:%02d' $((s / 60)) $((s % 60)); }
+elapsed() { echo $(($(date +%s) - t_start)); }
 
-echo "== seed program 1: examples/matmul"
-"$build/examples/matmul" | tee "$out/matmul.txt"
-echo "== seed program 2: examples/train_linear"
-"$build/examples/train_linear" | tee "$out/train_linear.txt"
-[ -x "$build/examples/train_mlp" ] && "$build/examples/train_mlp" | tail -n 3 | tee "$out/train_mlp.txt"
-
-min_time=0.5; [ $quick = 1 ] && min_time=0.05
-quiet="$root/../shared/tools/quiet-run"; [ -x "$quiet" ] || quiet=""
-run_bench() {  # name, binary, extra args...
-  local name=$1 bin=$2; shift 2
-  [ -x "$bin" ] || { echo "($name: not built)"; return 0; }
-  echo "== benchmark: $name"
-  ${quiet:+$quiet --} "$bin" --benchmark_min_time="$min_time" --benchmark_out="$out/$name.json" \
-    --benchmark_out_format=json "$@"
-}
-run_bench cpu_ops "$build/bench/wick_bench_cpu_ops"
-for bin in "$build"/bench/cpu/wick_bench_*; do
-  [ -x "$bin" ] && run_bench "$(basename "$bin")" "$bin"
-done
-"$build/examples/device_info" | tee "$out/devices.txt"
-if [ $cpu_only = 0 ] && grep -q '^cuda: yes' "$out/devices.txt"; then
-  for bin in "$build"/bench/gpu/wick_bench_*; do
-    [ -x "$bin" ] && run_bench "$(basename "$bin")" "$bin"
-  done
-else
-  echo "== GPU benchmarks skipped ($( [ $cpu_only = 1 ] && echo --cpu-only || grep '^cuda:' "$out/devices.txt"))"
+# ---- 1. dependencies ----
+if [ $install = 1 ]; then
+  echo "== [setup] dependencies (scripts/install-deps.sh)"
+  peers=""; [ "${WICK_PEERS:-1}" = 1 ] && peers="libtorch-dev"
+  if ! command -v apt-get >/dev/null || ! command -v dpkg-query >/dev/null; then
+    echo "   no apt-get/dpkg here: using what is installed"
+  elif ! WICK_EXTRA_PACKAGES="${WICK_EXTRA_PACKAGES:-} $peers" timeout 900 "$root/scripts/install-deps.sh"; then
+    echo "   install with the optional peer ($peers) failed; trying without it"
+    timeout 900 "$root/scripts/install-deps.sh" || echo "   install-deps failed: continuing with what is installed"
+  fi
 fi
-echo "== results in $out"
-ls -1 "$out"
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
+
+# ---- 2. build ----
+echo "== [build] Release in $build ($(fmt_s "$(elapsed)") elapsed)"
+cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_BUILD_TESTS=OFF -DWICK_BUILD_BENCH=ON
+            -DWICK_BUILD_EXAMPLES=ON)
+# Machines without Debian packages (the lent GPU) get Google Benchmark from bench/gpu/fetch-deps.sh.
+[ -d "$root/.deps/root/usr" ] && cmake_args+=(-DCMAKE_PREFIX_PATH="$root/.deps/root/usr")
+# shellcheck disable=SC2206
+[ -n "${WICK_CMAKE_ARGS:-}" ] && cmake_args+=(${WICK_CMAKE_ARGS})
+t0=$(date +%s)
+if ! { cmake -S "$root" -B "$build" "${cmake_args[@]}" && cmake --build "$build" -j "$(nproc)"; } \
+    >"$raw/build.log" 2>&1; then
+  tail -n 40 "$raw/build.log"
+  echo "main.sh: the build failed (full log: $raw/build.log)" >&2
+  exit 1
+fi
+echo "   built in $(($(date +%s) - t0)) s"
+
+# ---- 3. versions and devices ----
+cache_get() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt" | head -n 1; }
+pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
+{
+  commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "unknown (no git)")
+  [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] && commit="$commit (with uncommitted changes)"
+  echo "wick_commit: $commit"
+  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "command: scripts/main.sh $*"
+  echo "mode: $mode"
+  echo "host: $(hostname 2>/dev/null || echo unknown)"
+  echo "os: $( (. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME") || uname -s), kernel $(uname -r)"
+  echo "compiler: $("$(cache_get CMAKE_CXX_COMPILER)" --version 2>/dev/null | head -n 1)"
+  echo "cmake: $(cmake --version | head -n 1 | sed 's/cmake version //')"
+  echo "build_type: $(cache_get CMAKE_BUILD_TYPE)"
+  echo "cuda_backend: $(grep -q 'CUDA backend TRUE\|CUDA backend ON' "$raw/build.log" && echo on || echo off)"
+  if command -v nvcc >/dev/null; then echo "nvcc: $(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')"; fi
+  blas=$(cache_get WICK_OPENBLAS_LIBRARY)
+  if [ -n "$blas" ] && [[ "$blas" != *NOTFOUND* ]]; then
+    echo "openblas: $(pkg_version libopenblas0 | sed 's/^$/found/') ($blas)"
+  else
+    echo "openblas: not installed"
+  fi
+  torch_dir=$(cache_get Torch_DIR)
+  if [ -n "$torch_dir" ] && [[ "$torch_dir" != *NOTFOUND* ]]; then
+    v=$(sed -n 's/.*PACKAGE_VERSION "\([^"]*\)".*/\1/p' "$torch_dir/TorchConfigVersion.cmake" 2>/dev/null | head -n 1)
+    echo "libtorch: ${v:-$(pkg_version libtorch-dev)} ($torch_dir)"
+  else
+    echo "libtorch: not installed"
+  fi
+  echo "benchmark_lib: $(pkg_version libbenchmark-dev | sed 's/^$/from .deps or unknown/')"
+  if command -v nvidia-smi >/dev/null; then
+    echo "nvidia_smi: $(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv,noheader 2>/dev/null | head -n 1)"
+  fi
+  echo "omp_num_threads: ${OMP_NUM_THREADS:-unset (all $(nproc) CPUs)}"
+} >"$raw/versions.txt"
+"$build/examples/device_info" >"$raw/devices.txt" 2>&1 || true
+gpu=0; gpu_why=""
+if [ $cpu_only = 1 ]; then
+  gpu_why="--cpu-only was given"
+elif grep -q '^cuda: yes' "$raw/devices.txt"; then
+  gpu=1
+else
+  gpu_why=$(sed -n 's/^cuda: no (\(.*\))$/\1/p' "$raw/devices.txt"); gpu_why=${gpu_why:-device_info failed}
+fi
+echo "gpu_used: $([ $gpu = 1 ] && echo yes || echo "no: $gpu_why")" >>"$raw/versions.txt"
+sed 's/^/   /' "$raw/devices.txt"
+
+# ---- 4. the benchmark suite ----
+# The machine-load check: ../shared/tools/quiet-run when it exists (waits for a quiet machine,
+# then says how much CPU other processes used during the run), else the same measurement built
+# in (without the wait). Both print one line in the same format, collected into raw/load.txt.
+quiet="$root/../shared/tools/quiet-run"; [ -x "$quiet" ] || quiet=""
+quiet_wait=$([ $quick = 1 ] && echo 2 || echo 30)
+cpu_busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
+# CPU time (user + system, in ticks) of the waited-for children of process $1: cutime + cstime.
+child_cpu() { awk '{sub(/.*\) /, ""); print $14 + $15}' "/proc/$1/stat"; }
+load_check() {  # runs "$@", then prints the load line on stderr
+  local hz ncpu b0 b1 c0 c1 t0 t1 rc=0 me=$BASHPID  # this (sub)shell: the command's parent
+  hz=$(getconf CLK_TCK); ncpu=$(nproc)
+  b0=$(cpu_busy); c0=$(child_cpu "$me"); t0=$(date +%s.%N)
+  "$@" || rc=$?
+  b1=$(cpu_busy); c1=$(child_cpu "$me"); t1=$(date +%s.%N)
+  awk -v b0="$b0" -v b1="$b1" -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$hz" -v n="$ncpu" 'BEGIN {
+    wall = t1 - t0; own = (c1 - c0) / hz; other = (b1 - b0) / hz - own; if (other < 0) other = 0;
+    printf "load-check: wall %.2fs, own CPU %.2fs, other processes %.2fs (%.0f%% of %d CPUs)\n", wall, own, other, 100 * other / (wall * n), n > "/dev/stderr" }'
+  return $rc
+}
+measured() {  # name, command...: stdout to the console and raw/<name>.log, stderr (Google
+  # Benchmark's context header, errors) to raw/<name>.stderr.log, the load line to raw/load.txt
+  local name=$1; shift
+  local err="$raw/$name.stderr.log" rc=0
+  if [ -n "$quiet" ]; then
+    "$quiet" --wait "$quiet_wait" -- "$@" 2>"$err" | tee "$raw/$name.log" || rc=$?
+  else
+    load_check "$@" 2>"$err" | tee "$raw/$name.log" || rc=$?
+  fi
+  [ $rc = 0 ] || tail -n 20 "$err" >&2
+  grep '^\(quiet-run\|load-check\): ' "$err" | sed 's/^/   /' || true
+  grep '^\(quiet-run\|load-check\): wall' "$err" | sed "s/^/$name\t/" >>"$raw/load.txt" || true
+  return $rc
+}
+bench() {  # name, binary, args...: one Google Benchmark program, JSON into raw/<name>.json
+  local name=$1 bin=$2; shift 2
+  if [ ! -x "$bin" ]; then
+    echo "   $name: not built ($bin missing)"; echo "$name: not built" >>"$raw/skipped.txt"; return 0
+  fi
+  measured "$name" "$bin" --benchmark_out="$raw/$name.json" --benchmark_out_format=json "$@" ||
+    { echo "   $name: exit status $?"; echo "$name: failed (see raw/$name.log)" >>"$raw/skipped.txt"; }
+}
+
+min_time=$([ $quick = 1 ] && echo 0.05 || echo 0.5)
+q=(); [ $quick = 1 ] && q=(--quick)
+step_machine() { bench machine_info "$build/bench/wick_machine_info" "${q[@]}"; }
+step_seeds() {
+  local ex t0 t1 rc
+  for ex in matmul train_linear train_mlp; do
+    [ -x "$build/examples/$ex" ] || { echo "$ex: not built" >>"$raw/seeds.txt"; continue; }
+    echo "   \$ examples/$ex"
+    t0=$(date +%s.%N); rc=0
+    "$build/examples/$ex" >"$raw/seed_$ex.txt" 2>&1 || rc=$?
+    t1=$(date +%s.%N)
+    tail -n 4 "$raw/seed_$ex.txt" | sed 's/^/     /'
+    echo "$ex: rc=$rc wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.3f", b - a}')" >>"$raw/seeds.txt"
+  done
+}
+step_training() {
+  local extra=(); [ $gpu = 1 ] || extra=(--cpu-only)
+  bench training "$build/bench/wick_bench_training" "${q[@]}" "${extra[@]}"
+}
+step_cpu_ops() { bench cpu_ops "$build/bench/wick_bench_cpu_ops" --benchmark_min_time="$min_time"; }
+step_cpu_gemm() {
+  local f=()
+  [ $quick = 1 ] && f=(--benchmark_filter='^(fma_peak|sgemm/[a-z]+/(64x64x64|128x128x128|256x256x256|512x512x512|1024x1024x1024)/|memcpy|add_kernel)')
+  bench cpu_gemm "$build/bench/cpu/wick_bench_cpu_gemm" --benchmark_min_time="$min_time" "${f[@]}"
+}
+step_vs_libtorch() { bench vs_libtorch "$build/bench/wick_bench_vs_libtorch" --benchmark_min_time="$min_time"; }
+step_gpu() {
+  local f=()
+  [ $quick = 1 ] && f=(--benchmark_filter='-(n:4096|pageable|softmax/8192|softmax/65536)')
+  bench gpu "$build/bench/gpu/wick_bench_gpu" "${f[@]}"
+}
+
+# name, estimated seconds (quick), estimated seconds (full) on the 2-core dev machine
+steps=(); est=()
+add_step() { steps+=("$1"); est+=("$([ $quick = 1 ] && echo "$2" || echo "$3")"); }
+add_step machine 6 20
+add_step seeds 3 5
+add_step training 8 120
+add_step cpu_ops 8 25
+[ -x "$build/bench/cpu/wick_bench_cpu_gemm" ] && add_step cpu_gemm 12 300
+[ $quick = 0 ] && [ -x "$build/bench/wick_bench_vs_libtorch" ] && add_step vs_libtorch 0 30
+[ $gpu = 1 ] && add_step gpu 25 90
+if [ $gpu = 0 ]; then echo "   GPU benchmarks skipped: $gpu_why"; fi
+n=${#steps[@]}; done_est=0; done_real=0; t_bench=$(date +%s)
+for i in "${!steps[@]}"; do
+  left_est=0; for j in $(seq "$i" $((n - 1))); do left_est=$((left_est + est[j])); done
+  scale=1; [ $done_est -gt 0 ] && scale=$(awk -v a=$done_real -v b=$done_est 'BEGIN{s=a/b; if(s<0.3)s=0.3; if(s>5)s=5; print s}')
+  left=$(awk -v l=$left_est -v s="$scale" 'BEGIN{printf "%d", l*s}')
+  echo "== [$((i + 1))/$n] ${steps[i]}: $(fmt_s "$(elapsed)") elapsed, about $(fmt_s "$left") left"
+  ts=$(date +%s)
+  "step_${steps[i]}"
+  took=$(($(date +%s) - ts))
+  echo "${steps[i]} $took" >>"$raw/steps.txt"
+  done_est=$((done_est + est[i])); done_real=$((done_real + took))
+done
+echo "benchmarks_s: $(($(date +%s) - t_bench))" >>"$raw/versions.txt"
+
+# ---- 5. the report ----
+echo "== [report] $(fmt_s "$(elapsed)") elapsed"
+py=""
+for c in /usr/bin/python3 python3; do
+  if command -v "$c" >/dev/null && "$c" -c 'import matplotlib' 2>/dev/null; then py=$c; break; fi
+done
+plots=()
+if [ -z "$py" ]; then
+  py=$(command -v python3 || true); plots=(--no-plots)
+  echo "   matplotlib not found (install python3-matplotlib): report without plots"
+fi
+if [ -z "$py" ]; then
+  echo "main.sh: no python3: the raw results are in $raw, but no report.md" >&2
+  exit 1
+fi
+rc=0
+"$py" "$root/scripts/report/make_report.py" "$out" --check "${plots[@]}" || rc=$?
+echo "== done in $(fmt_s "$(elapsed)"): $out/report.md"
+exit $rc

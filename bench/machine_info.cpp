@@ -1,0 +1,242 @@
+// machine_info.cpp: the two ceilings the report measures every other CPU figure against, on
+// this machine, in this run (scripts/main.sh; docs/report.md):
+//  - fma_peak/<isa>/threads:T: float32 FLOP/s of a loop of independent fused multiply-adds on T
+//    threads at once (12 accumulators per thread, so FMA throughput, not latency, bounds it),
+//    for each vector width the CPU has (AVX-512, AVX2+FMA, else plain scalar code);
+//  - copy/threads:T/bytes:B: memcpy of B bytes split over T threads, counted as bytes read plus
+//    bytes written (2B), for B from 16 KiB (in L1/L2) to 256 MiB (main memory), the ceiling of
+//    the memory-bound ops; the same definition as bench/gpu's device copy.
+// T is 1 and every hardware thread. Each row is repeated (copy: 3 with --quick, else 5; the FMA
+// loop twice as often, in shorter repetitions) and reported per repetition and with Google
+// Benchmark's median, mean, stddev and cv aggregates; each repetition is warmed up by the
+// library's own iteration-count search. A ceiling is what the machine can do, and a busy
+// machine only ever lowers a figure, so the report takes the best repetition as the ceiling
+// (and shows the median beside it). Run through scripts/main.sh, or alone:
+//   build/bench/wick_machine_info [--quick] --benchmark_out=machine.json
+// This is deliberately independent of bench/cpu (which measures its own FMA peak at start-up,
+// with the GEMM's ISA): it needs only the compiler, so the machine section of the report exists
+// whatever else was built.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace {
+
+int hw_threads() {
+#if defined(_OPENMP)
+  return omp_get_num_procs();
+#else
+  return 1;
+#endif
+}
+
+// ---- FMA loops: each returns the FLOPs it performed ----
+constexpr int kAcc = 12;
+
+#if defined(__x86_64__)
+// Twelve named accumulators (not an array: an array may live on the stack, and a store and
+// reload per FMA would bound the loop by store forwarding instead of the FMA units).
+#define WICK_FMA12(FMA, KEEP)                                                     \
+  for (int64_t i = 0; i < iters; ++i) {                                           \
+    a0 = FMA(a0, x, y); a1 = FMA(a1, x, y); a2 = FMA(a2, x, y);                   \
+    a3 = FMA(a3, x, y); a4 = FMA(a4, x, y); a5 = FMA(a5, x, y);                   \
+    a6 = FMA(a6, x, y); a7 = FMA(a7, x, y); a8 = FMA(a8, x, y);                   \
+    a9 = FMA(a9, x, y); a10 = FMA(a10, x, y); a11 = FMA(a11, x, y);               \
+    __asm__ volatile("" : KEEP(a0), KEEP(a1), KEEP(a2), KEEP(a3), KEEP(a4),       \
+                     KEEP(a5), KEEP(a6), KEEP(a7), KEEP(a8), KEEP(a9), KEEP(a10), \
+                     KEEP(a11));                                                  \
+  }
+#define WICK_KEEP_V(r) "+v"(r)
+#define WICK_KEEP_X(r) "+x"(r)
+
+__attribute__((target("avx512f"))) double fma_avx512(int64_t iters) {
+  __m512 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11;
+  a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = a8 = a9 = a10 = a11 = _mm512_set1_ps(1.0f);
+  const __m512 x = _mm512_set1_ps(0.9999999f), y = _mm512_set1_ps(1e-7f);
+  WICK_FMA12(_mm512_fmadd_ps, WICK_KEEP_V)
+  __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                           _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7)));
+  s = _mm512_add_ps(s, _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
+  float out[16];
+  _mm512_storeu_ps(out, s);
+  benchmark::DoNotOptimize(out[0]);
+  return static_cast<double>(iters) * kAcc * 16 * 2;
+}
+
+__attribute__((target("avx2,fma"))) double fma_avx2(int64_t iters) {
+  __m256 a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11;
+  a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = a8 = a9 = a10 = a11 = _mm256_set1_ps(1.0f);
+  const __m256 x = _mm256_set1_ps(0.9999999f), y = _mm256_set1_ps(1e-7f);
+  WICK_FMA12(_mm256_fmadd_ps, WICK_KEEP_X)
+  __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                           _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7)));
+  s = _mm256_add_ps(s, _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
+  float out[8];
+  _mm256_storeu_ps(out, s);
+  benchmark::DoNotOptimize(out[0]);
+  return static_cast<double>(iters) * kAcc * 8 * 2;
+}
+#endif
+
+// Portable fallback: whatever the compiler makes of 12 independent scalar multiply-adds.
+double fma_scalar(int64_t iters) {
+  float acc[kAcc];
+  for (auto& r : acc) r = 1.0f;
+  for (int64_t i = 0; i < iters; ++i) {
+    for (auto& r : acc) r = r * 0.9999999f + 1e-7f;
+    benchmark::ClobberMemory();
+  }
+  float s = 0;
+  for (float r : acc) s += r;
+  benchmark::DoNotOptimize(s);
+  return static_cast<double>(iters) * kAcc * 2;
+}
+
+using FmaLoop = double (*)(int64_t);
+
+void BM_fma_peak(benchmark::State& state, FmaLoop loop, int threads) {
+  constexpr int64_t kIters = 1 << 16;  // ~0.3 ms of work per thread per burst
+  double flops = 0;
+  for (auto _ : state) {
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(threads) reduction(+ : flops)
+#endif
+    flops += loop(kIters);
+  }
+  state.counters["FLOP/s"] = benchmark::Counter(flops, benchmark::Counter::kIsRate);
+  state.counters["threads"] = threads;
+}
+
+// ---- copy bandwidth ----
+void BM_copy(benchmark::State& state, int threads) {
+  const auto bytes = static_cast<size_t>(state.range(0));
+  // Allocated and first touched by the threads that will copy each part (page placement).
+  char* src = static_cast<char*>(std::aligned_alloc(4096, bytes));
+  char* dst = static_cast<char*>(std::aligned_alloc(4096, bytes));
+  auto part = [&](int t, int nt, size_t& lo, size_t& hi) {
+    lo = bytes * static_cast<size_t>(t) / static_cast<size_t>(nt) / 64 * 64;
+    hi = t + 1 == nt ? bytes : bytes * static_cast<size_t>(t + 1) / static_cast<size_t>(nt) / 64 * 64;
+  };
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(threads)
+#endif
+  {
+    int t = 0, nt = 1;
+#if defined(_OPENMP)
+    t = omp_get_thread_num();
+    nt = omp_get_num_threads();
+#endif
+    size_t lo, hi;
+    part(t, nt, lo, hi);
+    std::memset(src + lo, 1, hi - lo);
+    std::memset(dst + lo, 0, hi - lo);
+  }
+  for (auto _ : state) {
+#if defined(_OPENMP)
+#pragma omp parallel num_threads(threads)
+#endif
+    {
+      int t = 0, nt = 1;
+#if defined(_OPENMP)
+      t = omp_get_thread_num();
+      nt = omp_get_num_threads();
+#endif
+      size_t lo, hi;
+      part(t, nt, lo, hi);
+      std::memcpy(dst + lo, src + lo, hi - lo);
+    }
+    benchmark::ClobberMemory();
+  }
+  benchmark::DoNotOptimize(dst[bytes / 2]);
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 * static_cast<int64_t>(bytes));
+  state.counters["threads"] = threads;
+  state.counters["bytes"] = static_cast<double>(bytes);
+  std::free(src);
+  std::free(dst);
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+  }
+  return "unknown";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--quick") {
+      quick = true;
+    } else {
+      std::fprintf(stderr, "machine_info: unknown argument %s\n", argv[i]);
+      return 1;
+    }
+  }
+  const int all = hw_threads();
+  std::vector<int> thread_counts{1};
+  if (all > 1) thread_counts.push_back(all);
+  const int reps = quick ? 3 : 5;
+  const double min_time = quick ? 0.02 : 0.1;
+
+  benchmark::AddCustomContext("cpu_model", cpu_model());
+  benchmark::AddCustomContext("hw_threads", std::to_string(all));
+  benchmark::AddCustomContext("machine_info_mode", quick ? "quick" : "full");
+
+  std::vector<std::pair<std::string, FmaLoop>> loops;
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) loops.emplace_back("avx512", fma_avx512);
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    loops.emplace_back("avx2", fma_avx2);
+  }
+#endif
+  if (loops.empty()) loops.emplace_back("scalar", fma_scalar);
+  std::string isas;
+  for (const auto& [name, loop] : loops) isas += (isas.empty() ? "" : ",") + name;
+  benchmark::AddCustomContext("fma_isas", isas);
+
+  for (const auto& [name, loop] : loops) {
+    for (int t : thread_counts) {
+      const FmaLoop fn = loop;
+      benchmark::RegisterBenchmark(("fma_peak/" + name + "/threads:" + std::to_string(t)).c_str(),
+                                   [fn, t](benchmark::State& s) { BM_fma_peak(s, fn, t); })
+          ->UseRealTime()
+          ->MinTime(0.01)
+          ->Repetitions(2 * reps)
+          ->Unit(benchmark::kMicrosecond);
+    }
+  }
+  const int64_t max_bytes = quick ? int64_t{64} << 20 : int64_t{256} << 20;
+  const int64_t step = 4;
+  for (int t : thread_counts) {
+    auto* b = benchmark::RegisterBenchmark(("copy/threads:" + std::to_string(t)).c_str(),
+                                           [t](benchmark::State& s) { BM_copy(s, t); });
+    for (int64_t bytes = int64_t{16} << 10; bytes <= max_bytes; bytes *= step) b->Arg(bytes);
+    b->ArgName("bytes")->UseRealTime()->MinTime(min_time)->Repetitions(reps)->Unit(
+        benchmark::kMicrosecond);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

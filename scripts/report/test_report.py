@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""test_report.py: the report generator and its plots on recorded results, so that a change to
+the benchmarks' JSON or to the scripts cannot break the report silently. For CI:
+
+    python3 scripts/report/test_report.py            (Debian's python3 with python3-matplotlib)
+
+The recorded results are the committed sample report's raw/ (docs/sample-report/raw, a CPU-only
+--quick run). The GPU path is tested on a copy of them with GPU rows added by this file: those
+numbers are invented, marked synthetic in the JSON, and the report made from them says so on top.
+"""
+import copy
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+RECORDED = os.environ.get("WICK_REPORT_RECORDED", os.path.join(ROOT, "docs", "sample-report", "raw"))
+MAKE = os.path.join(HERE, "make_report.py")
+SECTIONS = ["## Summary", "## 1. The machine", "## 2. Seed program 1", "## 3. Seed program 2",
+            "## 4. GEMM", "## 5. Memory-bound ops", "## 6. How it was measured"]
+
+
+def have_matplotlib():
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def run(folder, *args):
+    p = subprocess.run([sys.executable, MAKE, folder, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def load(folder, name):
+    with open(os.path.join(folder, "raw", name + ".json")) as f:
+        return json.load(f)
+
+
+def save(folder, name, data):
+    with open(os.path.join(folder, "raw", name + ".json"), "w") as f:
+        json.dump(data, f)
+
+
+def row(name, **counters):
+    r = {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
+         "repetition_index": 0, "threads": 1, "iterations": 1, "real_time": 1.0, "cpu_time": 1.0,
+         "time_unit": "ms"}
+    r.update(counters)
+    if "median_ms" in counters:
+        r["real_time"] = counters["median_ms"]
+    return r
+
+
+def add_synthetic_gpu(folder):
+    """GPU rows in the shapes bench_training and bench/gpu write, with invented numbers."""
+    with open(os.path.join(folder, "raw", "versions.txt")) as f:
+        lines = [x for x in f if not x.startswith("gpu_used:")]
+    lines.append("gpu_used: yes\n")
+    lines.append("nvidia_smi: Synthetic GPU, 000.00, 1000 MiB, 1000 MHz, 100 W\n")
+    with open(os.path.join(folder, "raw", "versions.txt"), "w") as f:
+        f.writelines(lines)
+    t = load(folder, "training")
+    t["context"].update({"synthetic": "test fixture of test_report.py, not a measurement",
+                         "gpu": "Synthetic GPU", "gpu_sms": "100", "gpu_compute_capability": "9.0",
+                         "gpu_memory_gib": "80.0", "gpu_l2_mib": "50.0", "cuda_runtime": "13.0",
+                         "cuda_driver_api": "13.0"})
+    stats = lambda ms: {"median_ms": ms, "min_ms": ms * 0.9, "p10_ms": ms * 0.95,
+                        "p90_ms": ms * 1.1, "max_ms": ms * 1.3, "reps": 10}
+    rows = [row("seed1/gpu/iterations:1/manual_time", **stats(1.5), h2d_median_ms=0.8,
+                compute_median_ms=0.1, d2h_median_ms=0.5, **{"GFLOP/s": 20000.0}),
+            row("seed2/gpu/iterations:1/manual_time", **stats(0.2)),
+            row("op_latency/gpu_sync/iterations:1/manual_time", **stats(0.008), us_per_op=8.0),
+            row("op_latency/gpu_queued/iterations:1/manual_time", **stats(0.003), us_per_op=3.0)]
+    for r in t["benchmarks"]:
+        if r["name"].startswith("mlp/cpu/"):
+            w = int(r["width"])
+            flops = 5 * 2 * 256 * w * w
+            for where, floor in (("gpu", 0.15), ("gpu_copy", 0.3)):
+                ms = floor + flops / 20e12 * 1e3
+                g = copy.deepcopy(r)
+                g.update(stats(ms))
+                g["name"] = g["run_name"] = r["name"].replace("mlp/cpu/", f"mlp/{where}/")
+                g["real_time"] = ms
+                g["GFLOP/s"] = flops / (ms / 1e3) / 1e9
+                rows.append(g)
+    t["benchmarks"] += rows
+    save(folder, "training", t)
+    gpu = {"context": {"synthetic": "test fixture of test_report.py, not a measurement"},
+           "benchmarks": [row("BM_device_copy/iterations:30/manual_time", median_ms=0.14, **{"GB/s": 4000.0}),
+                          row("BM_add/iterations:30/manual_time", median_ms=0.2, of_copy=0.92, **{"GB/s": 3680.0}),
+                          row("BM_sum/iterations:30/manual_time", median_ms=0.1, of_copy=0.95, **{"GB/s": 3800.0}),
+                          row("BM_softmax/1024/iterations:30/manual_time", median_ms=0.2, of_copy=0.8, **{"GB/s": 3200.0}),
+                          row("BM_h2d_wick/iterations:10/manual_time", median_ms=5.0, **{"GB/s": 50.0}),
+                          row("BM_d2h_wick/iterations:10/manual_time", median_ms=5.0, **{"GB/s": 50.0})]}
+    for n in (1024, 2048, 4096):
+        for cub, tf in ((0, 20.0), (1, 50.0)):
+            gpu["benchmarks"].append(row(f"BM_matmul/n:{n}/cublas:{cub}/iterations:10/manual_time",
+                                         median_ms=1.0, **{"TFLOP/s": tf * n / 4096}))
+    save(folder, "gpu", gpu)
+
+
+class ReportTest(unittest.TestCase):
+    def setUp(self):
+        if not os.path.isdir(RECORDED):
+            self.skipTest(f"no recorded results at {RECORDED}")
+        self.tmp = tempfile.mkdtemp(prefix="wick-report-test-")
+        shutil.copytree(RECORDED, os.path.join(self.tmp, "raw"))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def report(self):
+        with open(os.path.join(self.tmp, "report.md")) as f:
+            return f.read()
+
+    def assert_sections_in_order(self, text):
+        pos = [text.find(s) for s in SECTIONS]
+        self.assertTrue(all(p >= 0 for p in pos), f"missing sections: {[s for s, p in zip(SECTIONS, pos) if p < 0]}")
+        self.assertEqual(pos, sorted(pos), "sections out of order")
+
+    def assert_pngs(self, names):
+        for n in names:
+            p = os.path.join(self.tmp, n)
+            self.assertTrue(os.path.exists(p) and os.path.getsize(p) > 10000, f"{n} missing or tiny")
+            with open(p, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+            self.assertIn(f"]({n})", self.report(), f"{n} not linked from report.md")
+
+    @unittest.skipUnless(have_matplotlib(), "matplotlib not installed")
+    def test_cpu_only(self):
+        rc, out = run(self.tmp, "--check")
+        self.assertEqual(rc, 0, out)
+        text = self.report()
+        self.assert_sections_in_order(text)
+        self.assertIn("No GPU:", text)
+        self.assertIn("GPU matmul: not measured, no GPU", text)
+        self.assertNotIn("nan", text.lower().replace("nanosec", ""))
+        self.assert_pngs(["crossover.png", "gemm_cpu.png", "membound_cpu.png"])
+        self.assertFalse(os.path.exists(os.path.join(self.tmp, "gemm_gpu.png")))
+        self.assertIn("check: ok", out)
+
+    @unittest.skipUnless(have_matplotlib(), "matplotlib not installed")
+    def test_synthetic_gpu(self):
+        add_synthetic_gpu(self.tmp)
+        rc, out = run(self.tmp, "--check")
+        self.assertEqual(rc, 0, out)
+        text = self.report()
+        self.assert_sections_in_order(text)
+        self.assertIn("SYNTHETIC TEST DATA", text)
+        self.assertIn("with the copies", text)
+        self.assertIn("The GPU is faster than the best CPU step (all threads or one) from **W = ", text)
+        self.assertIn("% of cuBLAS", text)
+        self.assertIn("device copy ceiling", text)
+        self.assertNotIn("No GPU:", text)
+        self.assert_pngs(["seed1.png", "crossover.png", "gemm_cpu.png", "gemm_gpu.png",
+                          "membound_cpu.png", "membound_gpu.png"])
+
+    @unittest.skipUnless(have_matplotlib(), "matplotlib not installed")
+    def test_without_peers(self):
+        os.remove(os.path.join(self.tmp, "raw", "cpu_gemm.json"))
+        with open(os.path.join(self.tmp, "raw", "versions.txt")) as f:
+            v = [x for x in f if not x.startswith(("openblas:", "libtorch:"))]
+        with open(os.path.join(self.tmp, "raw", "versions.txt"), "w") as f:
+            f.writelines(v + ["openblas: not installed\n", "libtorch: not installed\n"])
+        rc, out = run(self.tmp, "--check")
+        self.assertEqual(rc, 0, out)
+        text = self.report()
+        self.assertIn("No library comparison", text)
+        self.assertIn("OpenBLAS: not installed; libtorch: not installed", text)
+
+    def test_insane_numbers_fail_the_check(self):
+        g = load(self.tmp, "cpu_gemm")
+        for r in g["benchmarks"]:
+            if r["name"].startswith("sgemm/wick/"):
+                r["GFLOP/s"] = 1e6
+                break
+        save(self.tmp, "cpu_gemm", g)
+        t = load(self.tmp, "training")
+        t["benchmarks"][0]["median_ms"] = float("nan")
+        save(self.tmp, "training", t)
+        rc, out = run(self.tmp, "--check", "--no-plots")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("exceeds", out)
+        self.assertIn("not finite", out)
+
+    def test_no_plots(self):
+        rc, out = run(self.tmp, "--no-plots")
+        self.assertEqual(rc, 0, out)
+        self.assert_sections_in_order(self.report())
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
