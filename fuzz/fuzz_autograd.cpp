@@ -6,7 +6,7 @@
 // abs at 0, clamp bounds, ties in max/maximum) or ill-conditioned (log/sqrt/pow near 0,
 // division by a small number, values above 1e3) are skipped, since finite differences are
 // not meaningful there. A second check: two backward() calls with retain_graph accumulate
-// exactly twice the gradient, and leaves that do not require grad get none.
+// twice the gradient, and leaves that do not require grad get none.
 // Run by .ci/fuzz.sh; see docs/hardening.md.
 #include <cmath>
 #include <cstdio>
@@ -26,6 +26,13 @@ using wick::Tensor;
 using wick::fuzz::ByteReader;
 
 constexpr int kMaxSteps = 8;
+// Programs that hit a bug already reported (with a failing test in tests/regress/) are cut
+// short when WICK_FUZZ_SKIP_KNOWN is defined; each skip names its test.
+#if defined(WICK_FUZZ_SKIP_KNOWN)
+constexpr bool kSkipKnown = true;
+#else
+constexpr bool kSkipKnown = false;
+#endif
 constexpr double kMargin = 1e-3;       // distance kept from kinks and ties
 constexpr double kMinPositive = 0.05;  // log/sqrt/pow bases and divisors stay above this
 constexpr double kMaxMagnitude = 1e3;
@@ -280,6 +287,10 @@ class Program {
     wick::NoGradGuard no_grad;
     for (int k = 0; k < kMaxSteps && !in_.done(); ++k) {
       Step s = next_step(v);
+      if (kSkipKnown && (s.op == Op::max_dim || s.op == Op::min_dim) &&
+          v[static_cast<size_t>(s.a)].dim() == 0) {
+        continue;  // tests/regress: "backward of max over a dim of a 0-d tensor"
+      }
       Tensor out;
       try {
         out = apply_step(s, v);
@@ -316,7 +327,7 @@ class Program {
     }
     if (result == "the output does not require grad") return;
     if (!result.empty()) fail(result);
-    // backward twice with retain_graph accumulates exactly twice the gradient.
+    // backward twice with retain_graph accumulates twice the gradient.
     Tensor y = run(inputs);
     if (!y.requires_grad()) return;
     Tensor seed = wick::ones_like(y);
@@ -333,7 +344,9 @@ class Program {
       if (!inputs[i].grad().defined()) continue;
       std::vector<double> second = inputs[i].grad().to_vector<double>();
       for (size_t j = 0; j < second.size(); ++j) {
-        if (second[j] != 2 * first[i][j]) {
+        // Exactly 2x when one edge reaches the leaf; a leaf used twice accumulates per edge
+        // ((ga + gb) + ga) + gb, which may differ from 2 (ga + gb) in the last bits.
+        if (!(std::fabs(second[j] - 2 * first[i][j]) <= 1e-12 * (1 + std::fabs(first[i][j])))) {
           fail("second backward gave " + std::to_string(second[j]) + " for input " +
                std::to_string(i) + " element " + std::to_string(j) + ", expected 2 * " +
                std::to_string(first[i][j]));

@@ -1,0 +1,121 @@
+// test_regress_core.cpp: regressions for core bugs found by fuzz/fuzz_ops.cpp and the
+// sanitizer job: signed overflow in stride, slice, narrow and arange arithmetic, float-to-int64
+// conversions of numbers int64 cannot hold, and int64 printing through double. Each case names
+// the input the fuzzer found (reduced by hand) and what PyTorch does with it. Several only fail
+// under UBSan (.ci/sanitize.sh) in a build where the overflow happens to wrap harmlessly;
+// docs/hardening.md lists them with the proposed fixes.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "wick/wick.hpp"
+
+using namespace wick;
+
+namespace {
+
+template <typename Kind, typename Fn>
+bool throws(Fn&& fn) {
+  try {
+    fn();
+  } catch (const Kind&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+  return false;
+}
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+}  // namespace
+
+TEST_CASE("empty tensors whose strides overflow int64", "[regress][core]") {
+  // core/src/tensor.cpp contiguous_strides(): running *= max(size, 1) unchecked. With a 0 dim
+  // the element count is 0, so checked_numel() accepts the shape, but the strides of
+  // [0, 2^62, 4] do not fit int64: PyTorch says "Stride calculation overflowed".
+  CHECK(throws<ShapeError>([] { empty({0, int64_t{1} << 62, 4}); }));
+  CHECK(throws<ShapeError>([] { zeros({3, 0, kMax, 2}); }));
+  // Strides of [2^62, 0, 4] are [4, 4, 1] and fit: this must work, as in PyTorch
+  // (contiguous_strides() also multiplies by the first size, which overflows here for
+  // nothing: UB, caught by UBSan only).
+  Tensor ok = empty({int64_t{1} << 62, 0, 4});
+  CHECK(ok.numel() == 0);
+  CHECK(ok.strides() == std::vector<int64_t>{4, 4, 1});
+  // The same overflow through view() of an empty tensor.
+  CHECK(throws<ShapeError>([] { empty({0}).view({0, int64_t{1} << 62, 4}); }));
+}
+
+TEST_CASE("slice with a huge step", "[regress][core]") {
+  // core/src/views.cpp Tensor::slice(): (e - s + step - 1) / step, strides[w] *= step and
+  // s + len * step overflow for steps near INT64_MAX. Python: list(range(10))[0:10:2**63-1]
+  // is [0].
+  Tensor t = arange(10);
+  Tensor one = t.slice(0, 0, 10, kMax);
+  REQUIRE(one.sizes() == std::vector<int64_t>{1});
+  CHECK(one.item<int64_t>() == 0);
+  Tensor m = arange(80).view({10, 8});
+  Tensor row = m.slice(0, 3, 10, int64_t{1} << 62);  // stride 8 * 2^62 overflows
+  REQUIRE(row.sizes() == std::vector<int64_t>{1, 8});
+  CHECK(row.select(0, 0).to_vector<int64_t>() == m.select(0, 3).to_vector<int64_t>());
+}
+
+TEST_CASE("narrow with a length near INT64_MAX", "[regress][core]") {
+  // core/src/views.cpp Tensor::narrow(): start + length <= n overflows and passes, giving an
+  // empty view instead of an IndexError (PyTorch: "start (2) + length (...) exceeds dimension
+  // size (5)").
+  Tensor t = arange(5);
+  CHECK(throws<IndexError>([&] { t.narrow(0, 2, kMax); }));
+  CHECK(throws<IndexError>([&] { t.narrow(0, -1, kMax - 1); }));
+}
+
+TEST_CASE("full and fill_ with a float int64 can't hold", "[regress][core]") {
+  // Scalar::to<int64_t>() is static_cast<int64_t>(double): UB for NaN, +-inf and values
+  // outside int64 (kernels/cpu/fill_copy.cpp fill_kernel). PyTorch: "value cannot be converted
+  // to type int64_t without overflow".
+  CHECK(throws<Error>([] { full({2}, 1e300, kInt64); }));
+  CHECK(throws<Error>([] { full({2}, std::nan(""), kInt64); }));
+  CHECK(throws<Error>([] { zeros({2}, kInt64).fill_(-std::numeric_limits<double>::infinity()); }));
+  CHECK(throws<Error>([] { zeros({2}, kInt64).fill_(9.3e18); }));
+  // In range, a float truncates towards zero (as PyTorch).
+  CHECK(full({2}, 2.7, kInt64).to_vector<int64_t>() == std::vector<int64_t>{2, 2});
+  CHECK(zeros({1}, kInt64).fill_(-2.7).item<int64_t>() == -2);
+}
+
+TEST_CASE("arange into int64 past its range", "[regress][core]") {
+  // core/src/factories.cpp arange(): static_cast<int64_t>(s + i * st) of a double outside
+  // int64 is UB; 1e19 does not fit.
+  CHECK(throws<Error>(
+      [] { arange(Scalar(0.0), Scalar(3e19), Scalar(1e19), TensorOptions(kInt64)); }));
+}
+
+TEST_CASE("arange with a step whose multiples overflow", "[regress][core]") {
+  // core/src/factories.cpp arange(): si + i * sti computes i * sti first, which overflows
+  // although every value lies between start and end (UB; wraps to the right answer on x86,
+  // so this fails under UBSan only). Fix: accumulate (v += step) or compute in uint64.
+  const int64_t start = -9'000'000'000'000'000'000, end = 9'000'000'000'000'000'000;
+  const int64_t step = 8'000'000'000'000'000'000;
+  Tensor t = arange(start, end, step);
+  CHECK(t.to_vector<int64_t>() ==
+        std::vector<int64_t>{start, -1'000'000'000'000'000'000, 7'000'000'000'000'000'000});
+}
+
+TEST_CASE("printing int64 values near INT64_MAX", "[regress][core]") {
+  // core/src/print.cpp: int64 values are printed through double: static_cast<long long>(v) of
+  // 2^63 (INT64_MAX rounded) is UB, and 2^53 + 1 prints as 2^53.
+  std::ostringstream out;
+  out << tensor(std::vector<int64_t>{kMax, 9'007'199'254'740'993});
+  CHECK(out.str().find("9223372036854775807") != std::string::npos);
+  CHECK(out.str().find("9007199254740993") != std::string::npos);
+}
+
+TEST_CASE("flatten of a 0-d tensor checks its dims", "[regress][core]") {
+  // core/src/views.cpp Tensor::flatten(): a 0-d tensor returns reshape({1}) before wrapping
+  // start_dim/end_dim, so flatten(5, 3) works; PyTorch wraps first (a 0-d tensor takes dims
+  // -1 and 0) and raises IndexError.
+  Tensor s = scalar_tensor(1.0);
+  CHECK(throws<IndexError>([&] { s.flatten(5, 3); }));
+  CHECK(s.flatten(0, -1).sizes() == std::vector<int64_t>{1});
+}
