@@ -23,8 +23,9 @@ struct Health {
   std::string reason;
 };
 
-// Marks the process so that MPI_Finalize is skipped at exit (process_group.cpp).
-void poison_process();
+// Marks the process after a timeout or a transport failure: MPI_Finalize at exit is then
+// bounded by a watchdog of finalize_limit (Note [Finalize after a timeout], process_group.cpp).
+void poison_process(std::chrono::milliseconds finalize_limit);
 
 // The polling rhythm of every bounded wait: yield for the first 100 ms (collectives that are
 // merely slow keep their latency), then sleep 200 us between polls (a peer that is gone for

@@ -8,9 +8,11 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iomanip>
@@ -38,6 +40,7 @@ namespace detail {
 namespace {
 
 std::atomic<bool> g_poisoned{false};
+std::atomic<int64_t> g_finalize_limit_ms{0};
 
 // Buffers an abandoned MPI or NCCL operation may still write into: never freed.
 std::vector<Tensor>& graveyard() {
@@ -45,10 +48,27 @@ std::vector<Tensor>& graveyard() {
   return *tensors;
 }
 
+// Note [Finalize after a timeout]: skipping MPI_Finalize (so that the launcher tears the job
+// down) made Open MPI 4.1's mpirun crash or hang in its own teardown when a peer was already
+// inside MPI_Finalize; finalizing leaves every launcher a clean job. But a peer that hangs would
+// hold MPI_Finalize for ever, so after a timeout a watchdog thread ends the process (exit status
+// 1) if MPI_Finalize has not returned within the group's timeout (at least 10 s).
 void finalize_at_exit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (finalized != 0 || g_poisoned.load()) return;
+  if (finalized != 0) return;
+  if (g_poisoned.load()) {
+    const auto limit =
+        std::chrono::milliseconds(std::max<int64_t>(g_finalize_limit_ms.load(), 10000));
+    std::thread([limit] {
+      std::this_thread::sleep_for(limit);
+      std::fprintf(stderr,
+                   "wick::distributed: MPI_Finalize did not return within %.1f s after a "
+                   "timeout; exiting\n",
+                   std::chrono::duration<double>(limit).count());
+      std::_Exit(1);
+    }).detach();
+  }
   MPI_Finalize();
 }
 
@@ -78,7 +98,13 @@ std::string seconds(double s) {
 
 }  // namespace
 
-void poison_process() { g_poisoned = true; }
+void poison_process(std::chrono::milliseconds finalize_limit) {
+  g_poisoned = true;
+  int64_t previous = g_finalize_limit_ms.load();
+  while (previous < finalize_limit.count() &&
+         !g_finalize_limit_ms.compare_exchange_weak(previous, finalize_limit.count())) {
+  }
+}
 
 void Backoff::pause() {
   if (Clock::now() - start_ < std::chrono::milliseconds(100)) {
@@ -95,12 +121,11 @@ double Backoff::elapsed_s() const {
 void throw_timeout(const std::string& what, double waited_s, Health& health) {
   health.broken = true;
   health.reason = "timed out in " + what;
-  poison_process();
+  poison_process(std::chrono::milliseconds(std::llround(waited_s * 1000)));
   ::wick::detail::fail<TimeoutError>(
       what.c_str(), "no answer from the other ranks after ", seconds(waited_s),
       " (the group's timeout): a peer has exited, crashed or hangs, or is calling a different "
-      "collective. The process group is unusable now, and MPI_Finalize will be skipped at exit "
-      "so that the launcher ends the job");
+      "collective. The process group is unusable now");
 }
 
 bool PollWork::is_completed() {
@@ -113,7 +138,7 @@ bool PollWork::is_completed() {
     failed_ = true;
     health_->broken = true;
     health_->reason = e.what();
-    poison_process();
+    poison_process(std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - start_));
     for (Tensor& t : keep_alive_) graveyard().push_back(std::move(t));
     throw;
   }

@@ -63,9 +63,10 @@ class Work {
 class ProcessGroup {
  public:
   // The group of every process of the MPI job (MPI_COMM_WORLD, duplicated so that wick's
-  // traffic never mixes with the user's). Initialises MPI when nobody has (and finalises it at
-  // exit, unless a collective timed out: then MPI_Finalize could hang, so it is skipped and the
-  // launcher ends the job). Collective: every rank must call it.
+  // traffic never mixes with the user's). Initialises MPI when nobody has, and finalises it at
+  // exit; after a timeout that MPI_Finalize is bounded by a watchdog that ends the process with
+  // status 1 (Note [Finalize after a timeout] in process_group.cpp). Collective: every rank
+  // must call it.
   static std::shared_ptr<ProcessGroup> world(ProcessGroupOptions options = {});
   ~ProcessGroup();
   ProcessGroup(const ProcessGroup&) = delete;
