@@ -2,7 +2,9 @@
 // this machine, in this run (scripts/main.sh; docs/report.md):
 //  - fma_peak/<isa>/threads:T: float32 FLOP/s of a loop of independent fused multiply-adds on T
 //    threads at once (12 accumulators per thread, so FMA throughput, not latency, bounds it),
-//    for each vector width the CPU has (AVX-512, AVX2+FMA, else plain scalar code);
+//    for each vector width the CPU has (AVX-512, AVX2+FMA, else plain scalar code): per second
+//    of wall clock, and per second of each thread's own CPU time summed over the threads (the
+//    cores' capacity, which other processes on a shared machine hardly disturb);
 //  - copy/threads:T/bytes:B: memcpy of B bytes split over T threads, counted as bytes read plus
 //    bytes written (2B), for B from 16 KiB (in L1/L2) to 256 MiB (main memory), the ceiling of
 //    the memory-bound ops; the same definition as bench/gpu's device copy.
@@ -21,6 +23,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -107,16 +110,37 @@ double fma_scalar(int64_t iters) {
 
 using FmaLoop = double (*)(int64_t);
 
+double thread_cpu_s() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Two figures: FLOP/s, all threads' FLOPs per second of wall clock (what the machine delivered
+// in this run), and FLOP/s_capacity, the sum over threads of each thread's FLOPs per second of
+// its own CPU time (what the cores do while they run this loop: a busy machine that takes a
+// core away for a while lowers the first, hardly the second).
 void BM_fma_peak(benchmark::State& state, FmaLoop loop, int threads) {
-  constexpr int64_t kIters = 1 << 16;  // ~0.3 ms of work per thread per burst
-  double flops = 0;
+  constexpr int64_t kIters = 1 << 16;  // ~0.2 ms of work per thread per burst
+  double flops = 0, capacity = 0;
+  int64_t bursts = 0;
   for (auto _ : state) {
+    double rate = 0;
 #if defined(_OPENMP)
-#pragma omp parallel num_threads(threads) reduction(+ : flops)
+#pragma omp parallel num_threads(threads) reduction(+ : flops, rate)
 #endif
-    flops += loop(kIters);
+    {
+      const double t0 = thread_cpu_s();
+      const double f = loop(kIters);
+      const double dt = thread_cpu_s() - t0;
+      flops += f;
+      if (dt > 0) rate += f / dt;
+    }
+    capacity += rate;
+    ++bursts;
   }
   state.counters["FLOP/s"] = benchmark::Counter(flops, benchmark::Counter::kIsRate);
+  state.counters["FLOP/s_capacity"] = bursts > 0 ? capacity / static_cast<double>(bursts) : 0;
   state.counters["threads"] = threads;
 }
 

@@ -6,7 +6,7 @@
 #
 # Usage: scripts/main.sh [--quick] [--cpu-only] [--no-install] [OUTPUT_DIR]
 #   --quick       short runs (under 2 minutes of benchmarks on a 2-core machine): CI, first look
-#   --cpu-only    skip the GPU benchmarks even when a GPU answers
+#   --cpu-only    build without CUDA and skip the GPU benchmarks even when a GPU answers
 #   --no-install  do not call scripts/install-deps.sh (no root, no network)
 #   OUTPUT_DIR    where the report goes (default: report/ in the repository)
 # Environment: BUILD_DIR (default build-release), WICK_CMAKE_ARGS (extra configure arguments),
@@ -57,6 +57,16 @@ cmake_args=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_BUILD_TESTS=OFF -DWICK_BU
             -DWICK_BUILD_EXAMPLES=ON)
 # Machines without Debian packages (the lent GPU) get Google Benchmark from bench/gpu/fetch-deps.sh.
 [ -d "$root/.deps/root/usr" ] && cmake_args+=(-DCMAKE_PREFIX_PATH="$root/.deps/root/usr")
+# No GPU driver at all (no nvidia-smi, no /dev/nvidia0, no libcuda.so.1), or --cpu-only: the CUDA
+# backend could not run here, so it is not built (minutes saved on machines with nvcc and no GPU).
+no_driver=""
+if ! command -v nvidia-smi >/dev/null && [ ! -e /dev/nvidia0 ] && ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+  no_driver="no GPU driver on this machine (no nvidia-smi, /dev/nvidia0 or libcuda.so.1)"
+fi
+if [ -n "$no_driver" ] || [ $cpu_only = 1 ]; then
+  cmake_args+=(-DWICK_CUDA=OFF)
+  echo "   building without CUDA: ${no_driver:---cpu-only}"
+fi
 # shellcheck disable=SC2206
 [ -n "${WICK_CMAKE_ARGS:-}" ] && cmake_args+=(${WICK_CMAKE_ARGS})
 t0=$(date +%s)
@@ -110,6 +120,8 @@ if [ $cpu_only = 1 ]; then
   gpu_why="--cpu-only was given"
 elif grep -q '^cuda: yes' "$raw/devices.txt"; then
   gpu=1
+elif [ -n "$no_driver" ]; then
+  gpu_why="$no_driver, so main.sh built wick without CUDA"
 else
   gpu_why=$(sed -n 's/^cuda: no (\(.*\))$/\1/p' "$raw/devices.txt"); gpu_why=${gpu_why:-device_info failed}
 fi

@@ -40,6 +40,10 @@ def img(plots, key, alt):
     return f"![{alt}]({os.path.basename(path)})\n" if path else ""
 
 
+def no_gpu(r):
+    return f"No GPU: {r.gpu_reason()}."
+
+
 def seed_text(line):
     """'rc=0 wall_s=0.176' -> '0.176 s, exit status 0'."""
     kv = dict(p.split("=", 1) for p in line.split() if "=" in p)
@@ -155,8 +159,10 @@ def section_machine(r):
         rows = []
         if peak:
             isa = next(iter(peak.values()))["isa"]
-            rows.append([f"FMA peak, float32 ({isa}), GFLOP/s: best (median)"] + [
+            rows.append([f"FMA peak, float32 ({isa}): GFLOP per second of the threads' own CPU time, best (median)"] + [
                 f"**{gf(peak[t]['best'])}** ({gf(peak[t]['median'])})" if t in peak else "-" for t in ts])
+            rows.append(["the same loop: GFLOP per second of wall clock in this run, best (median)"] + [
+                f"{gf(peak[t]['wall_best'])} ({gf(peak[t]['wall_median'])})" if t in peak else "-" for t in ts])
         if bw:
             big = {t: pts[-1] for t, pts in bw.items()}
             size = fmt_bytes(next(iter(big.values()))[0] / 2)
@@ -164,6 +170,12 @@ def section_machine(r):
                 f"**{gf(big[t][1])}** ({gf(big[t][2])})" if t in big else "-" for t in ts])
         out.append(table(["measured here"] + [f"{t} thread{'s' if t > 1 else ''}" for t in ts], rows))
         out.append("")
+        if peak:
+            out.append("The FMA peak is the cores' capacity: each thread's FLOPs per second of its own CPU "
+                       "time, summed over the threads, which other processes taking a core for a while hardly "
+                       "change; the wall-clock row shows what this run actually got. Percentages of peak "
+                       "below divide by the capacity.")
+            out.append("")
         g = r.b("cpu_gemm")
         if g and g.context.get("fma_peak_gflops_1_thread"):
             out.append(f"bench/cpu measures its own FMA peak at start-up (with the GEMM's ISA, "
@@ -188,13 +200,14 @@ def section_machine(r):
             rows.append(["nvidia-smi (name, driver, memory, max SM clock, power limit)", r.versions["nvidia_smi"]])
         out += [table(["", ""], rows), ""]
     else:
-        out += [f"**GPU**: none used. {r.gpu_reason()}.", ""]
+        out += [f"**GPU**: none used: {r.gpu_reason()}.", ""]
     v = r.versions
     rows = [["wick", v.get("wick_commit", "?")],
             ["compiler", v.get("compiler", "?")],
             ["CMake", v.get("cmake", "?")],
             ["build", f"{v.get('build_type', '?')}, CUDA backend {v.get('cuda_backend', '?')}"],
-            ["CUDA (nvcc)", v.get("nvcc", "not installed")],
+            ["CUDA (nvcc)", v.get("nvcc", "not installed") + (" (installed; the backend was not built)"
+                                                              if v.get("nvcc") and v.get("cuda_backend") == "off" else "")],
             ["OpenBLAS", v.get("openblas", "unknown")],
             ["libtorch", v.get("libtorch", "unknown")],
             ["Google Benchmark", v.get("benchmark_lib", "?")],
@@ -234,7 +247,7 @@ def section_seed1(r, plots):
         out.append("")
         out.append(img(plots, "plot_seed1", "seed program 1: CPU time against the GPU's copy, compute and copy back"))
     else:
-        out += [f"GPU columns missing: no GPU ({r.gpu_reason()}).", ""]
+        out += [f"GPU columns missing: {r.gpu_reason()}.", ""]
     if "gpu_error" in s:
         out += [f"The GPU run failed: {s['gpu_error']}", ""]
     return out
@@ -299,7 +312,7 @@ def section_training(r, plots):
                     + (f" to W = {r.crossover('gpu_copy')}." if r.crossover("gpu_copy") else " beyond the widths measured."))
         out.append("")
     else:
-        out.append(f"Without a GPU only the CPU lines are drawn ({r.gpu_reason()}). ")
+        out.append(f"Without a GPU only the CPU lines are drawn. ")
         if peak:
             w_hi = max(cpu)
             eff = 5 * 2 * batch * w_hi * w_hi / (best[w_hi] / 1e3) / peak
@@ -373,7 +386,7 @@ def section_gemm(r, plots):
             rows.append([k] + [f"{fmt(d[n])} ({pct(d[n] / cub[n])})" if n in d and n in cub else fmt(d.get(n)) for n in ns])
         out += ["GPU, float32, TFLOP/s (% of cuBLAS at the same N):", "", table(["kernel"] + [f"N = {n}" for n in ns], rows), ""]
     else:
-        out += [f"GPU matmul: not measured, no GPU ({r.gpu_reason()}).", ""]
+        out += [f"GPU matmul: not measured. {no_gpu(r)}", ""]
     return out
 
 
@@ -403,7 +416,7 @@ def section_membound(r, plots):
         if tr:
             out += ["Host-device transfers, 256 MiB:", "", table(["transfer", "GB/s"], [[k, fmt(v)] for k, v in tr]), ""]
     else:
-        out += [f"GPU memory-bound ops: not measured, no GPU ({r.gpu_reason()}).", ""]
+        out += [f"GPU memory-bound ops: not measured. {no_gpu(r)}", ""]
     return out
 
 

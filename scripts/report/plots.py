@@ -9,12 +9,13 @@ log axes where sizes span decades, and a legend. A plot whose data is missing is
 """
 import os
 import sys
+import textwrap
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FuncFormatter  # noqa: E402
+from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from results import Results, fmt_bytes  # noqa: E402
@@ -31,7 +32,12 @@ def _style():
 
 def _save(fig, folder, name):
     path = os.path.join(folder, name)
-    fig.tight_layout()
+    stamp = getattr(fig, "wick_stamp", "")
+    lines = stamp.count("\n") + 1 if stamp else 0
+    bottom = lines * 0.11 / fig.get_figheight()  # about 0.11 inch per line of 6.5 pt text
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+    if stamp:
+        fig.text(0.995, 0.005, stamp, ha="right", va="bottom", fontsize=6.5, color="#555555")
     fig.savefig(path)
     plt.close(fig)
     return path
@@ -59,7 +65,7 @@ def _stamp(fig, r):
         text += f", other processes used up to {load}% of the CPUs"
     if r.synthetic:
         text = "SYNTHETIC TEST DATA, not a measurement. " + text
-    fig.text(0.995, 0.005, text, ha="right", va="bottom", fontsize=6.5, color="#555555")
+    fig.wick_stamp = textwrap.fill(text, int(fig.get_figwidth() * 19))  # drawn by _save
 
 
 def plot_crossover(r, folder):
@@ -101,6 +107,8 @@ def plot_crossover(r, folder):
                 alpha=0.6, lw=1, label=f"GPU if every FLOP ran at the cuBLAS peak ({tp / 1e12:.0f} TFLOP/s)")
     _pow2_axis(ax, widths)
     ax.set_yscale("log")
+    measured = [p[1] for key in ("cpu", "cpu_1thread", "gpu", "gpu_copy") for p in m.get(key, []) if p[1]]
+    ax.set_ylim(bottom=min(measured) / 30)  # the peak lines may go lower: cut them off
     ax.set_xlabel(f"model width W (Linear(W, W), ReLU, Linear(W, W); batch {batch})")
     ax.set_ylabel("training step time, ms (median; band: p10 to p90)")
     cross = r.crossover()
@@ -112,8 +120,8 @@ def plot_crossover(r, folder):
                         textcoords="offset points", fontsize=8.5)
     else:
         ax.set_title("One training step against model width (CPU only)")
-        ax.text(0.02, 0.97, "no GPU line: " + r.gpu_reason(), transform=ax.transAxes, va="top",
-                fontsize=8.5, color="#a00000")
+        ax.text(0.02, 0.97, textwrap.fill("no GPU line: " + r.gpu_reason(), 70), transform=ax.transAxes,
+                va="top", fontsize=8, color="#a00000")
     ax.legend(loc="lower right")
     if has_gpu:
         ax2 = axes[0][1]
@@ -139,17 +147,25 @@ def plot_seed1(r, folder):
     s = r.seed1()
     if "gpu_total_ms" not in s or "cpu_ms" not in s:
         return None
-    fig, ax = plt.subplots(figsize=(8, 2.8))
-    ax.barh(["CPU"], [s["cpu_ms"]], color=CPU_C, label="CPU matmul")
-    left = 0
-    for key, label, color in (("h2d_ms", "copy to GPU", "#ffbb78"), ("compute_ms", "GPU matmul", GPU_C),
-                              ("d2h_ms", "copy back", "#ff7f0e")):
-        ax.barh(["GPU"], [s[key]], left=left, color=color, label=label)
-        left += s[key]
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 3.2), gridspec_kw={"width_ratios": [1, 1.3]})
+    bars = [("CPU", s["cpu_ms"], CPU_C), ("GPU, copies included", s["gpu_total_ms"], GPU_C),
+            ("GPU, matmul only", s["compute_ms"], GPU2_C)]
+    ax.barh([b[0] for b in bars], [b[1] for b in bars], color=[b[2] for b in bars])
+    for i, b in enumerate(bars):
+        ax.text(b[1], i, f" {b[1]:.3g} ms", va="center", fontsize=8.5)
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(b[1] for b in bars) * 1.25)
     ax.set_xlabel("time, ms (median)")
-    ax.set_title(f"Seed program 1, 1000x1000 matmul: GPU {s['speedup_with_copies']:.1f}x faster with "
-                 f"copies, {s['speedup_compute_only']:.1f}x without")
-    ax.legend(loc="lower right", ncol=2)
+    ax.set_title(f"1000x1000 matmul: GPU {s['speedup_with_copies']:.1f}x faster with copies, "
+                 f"{s['speedup_compute_only']:.1f}x without", fontsize=10)
+    left = 0
+    for key, label, color in (("h2d_ms", "copy x, y to the GPU", "#ffbb78"),
+                              ("compute_ms", "matmul", GPU_C), ("d2h_ms", "copy the result back", "#ff7f0e")):
+        ax2.barh(["GPU"], [s[key]], left=left, color=color, label=f"{label}: {s[key]:.3g} ms")
+        left += s[key]
+    ax2.set_xlabel("time, ms (median of each phase)")
+    ax2.set_title("Where the GPU's time goes", fontsize=10)
+    ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncol=3, fontsize=8)
     _stamp(fig, r)
     return _save(fig, folder, "seed1.png")
 
@@ -173,14 +189,15 @@ def plot_gemm_cpu(r, folder):
             ax.axhline(peak / 1e9, color=PEAK_C, ls="--", lw=1,
                        label=f"measured FMA peak ({peak / 1e9:.0f} GFLOP/s)")
         _pow2_axis(ax, ns)
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, max([peak / 1e9 if peak else 0] + [v for lib in g.values() for v in
+                                                         [p[1] for p in lib.get(t, [])]]) * 1.12)
         ax.set_xlabel("N (square float32 matrices, C = A @ B)")
         ax.set_ylabel("GFLOP/s (2 N^3 / median time)")
         ax.set_title(f"CPU GEMM, {t} thread{'s' if t > 1 else ''}: wick against the libraries")
         if missing:
             ax.text(0.02, 0.97, ", ".join(missing) + ": not installed", transform=ax.transAxes,
                     va="top", fontsize=8.5, color="#a00000")
-        ax.legend(loc="lower right")
+        ax.legend(loc="best")
     _stamp(fig, r)
     return _save(fig, folder, "gemm_cpu.png")
 
@@ -196,6 +213,9 @@ def plot_gemm_gpu(r, folder):
                 lw=2.2 if kernel == "cuBLAS" else 1.5, color="k" if kernel == "cuBLAS" else None)
     _pow2_axis(ax, ns)
     ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
     ax.set_xlabel("N (square float32 matrices)")
     ax.set_ylabel("TFLOP/s (2 N^3 / median time, CUDA events)")
     ax.set_title("GPU matmul: every wick kernel against cuBLAS")
@@ -254,14 +274,16 @@ def plot_membound_gpu(r, folder):
     labels = [o[0] for o in ops]
     ax.barh(labels, [o[1] for o in ops], color=GPU_C)
     if copy:
-        ax.axvline(copy, color="k", ls="--", lw=1.5, label=f"device copy ceiling ({copy:.0f} GB/s)")
+        ax.axvline(copy, color="k", ls="--", lw=1.5)
+        ax.text(copy, 1.01, f"device copy: {copy:.0f} GB/s", transform=ax.get_xaxis_transform(),
+                ha="center", va="bottom", fontsize=8)
+        ax.set_xlim(0, copy * 1.12)
     for i, o in enumerate(ops):
         if o[2]:
             ax.text(o[1], i, f" {100 * o[2]:.0f}%", va="center", fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel("GB/s (bytes read + written / median time, CUDA events), 2^26 floats")
-    ax.set_title("GPU memory-bound ops: share of the device copy bandwidth")
-    ax.legend(loc="lower right")
+    ax.set_title("GPU memory-bound ops: share of the device copy bandwidth", pad=16)
     _stamp(fig, r)
     return _save(fig, folder, "membound_gpu.png")
 

@@ -140,7 +140,7 @@ class ReportTest(unittest.TestCase):
         text = self.report()
         self.assert_sections_in_order(text)
         self.assertIn("No GPU:", text)
-        self.assertIn("GPU matmul: not measured, no GPU", text)
+        self.assertIn("GPU matmul: not measured. No GPU: ", text)
         self.assertNotIn("nan", text.lower().replace("nanosec", ""))
         self.assert_pngs(["crossover.png", "gemm_cpu.png", "membound_cpu.png"])
         self.assertFalse(os.path.exists(os.path.join(self.tmp, "gemm_gpu.png")))
