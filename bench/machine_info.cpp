@@ -8,7 +8,7 @@
 //  - copy/threads:T/bytes:B: memcpy of B bytes split over T threads, counted as bytes read plus
 //    bytes written (2B), for B from 16 KiB (in L1/L2) to 256 MiB (main memory), the ceiling of
 //    the memory-bound ops; the same definition as bench/gpu's device copy.
-// T is 1 and every hardware thread. Each row is repeated (copy: 3 with --quick, else 5; the FMA
+// T is 1, 2 and every hardware thread. Each row is repeated (copy: 3 with --quick, else 5; the FMA
 // loop twice as often, in shorter repetitions) and reported per repetition and with Google
 // Benchmark's median, mean, stddev and cv aggregates; each repetition is warmed up by the
 // library's own iteration-count search. A ceiling is what the machine can do, and a busy
@@ -218,7 +218,9 @@ int main(int argc, char** argv) {
     }
   }
   const int all = hw_threads();
+  // 1, 2 (bench/cpu's GEMMs run on 1 and 2 threads) and every hardware thread.
   std::vector<int> thread_counts{1};
+  if (all > 2) thread_counts.push_back(2);
   if (all > 1) thread_counts.push_back(all);
   const int reps = quick ? 3 : 5;
   const double min_time = quick ? 0.02 : 0.1;

@@ -10,7 +10,8 @@
 #   --no-install  do not call scripts/install-deps.sh (no root, no network)
 #   OUTPUT_DIR    where the report goes (default: report/ in the repository)
 # Environment: BUILD_DIR (default build-release), WICK_CMAKE_ARGS (extra configure arguments),
-# WICK_PEERS=0 (do not install libtorch, the optional peer; OpenBLAS is always installed).
+# WICK_PEERS=0 (do not install libtorch, the optional peer; OpenBLAS is always installed),
+# WICK_QUIET_RUN (the load-check tool; default ../shared/tools/quiet-run, empty: the built-in check).
 # How the report is made and measured: docs/report.md.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +21,7 @@ for arg in "$@"; do
     --quick) quick=1 ;;
     --cpu-only) cpu_only=1 ;;
     --no-install) install=0 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     -*) echo "main.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
     *) out=$arg ;;
   esac
@@ -44,9 +45,9 @@ if [ $install = 1 ]; then
   peers=""; [ "${WICK_PEERS:-1}" = 1 ] && peers="libtorch-dev"
   if ! command -v apt-get >/dev/null || ! command -v dpkg-query >/dev/null; then
     echo "   no apt-get/dpkg here: using what is installed"
-  elif ! WICK_EXTRA_PACKAGES="${WICK_EXTRA_PACKAGES:-} $peers" timeout 900 "$root/scripts/install-deps.sh"; then
+  elif ! WICK_EXTRA_PACKAGES="${WICK_EXTRA_PACKAGES:-} $peers" timeout 300 "$root/scripts/install-deps.sh"; then
     echo "   install with the optional peer ($peers) failed; trying without it"
-    timeout 900 "$root/scripts/install-deps.sh" || echo "   install-deps failed: continuing with what is installed"
+    timeout 300 "$root/scripts/install-deps.sh" || echo "   install-deps failed: continuing with what is installed"
   fi
 fi
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
@@ -132,7 +133,7 @@ sed 's/^/   /' "$raw/devices.txt"
 # The machine-load check: ../shared/tools/quiet-run when it exists (waits for a quiet machine,
 # then says how much CPU other processes used during the run), else the same measurement built
 # in (without the wait). Both print one line in the same format, collected into raw/load.txt.
-quiet="$root/../shared/tools/quiet-run"; [ -x "$quiet" ] || quiet=""
+quiet=${WICK_QUIET_RUN-$root/../shared/tools/quiet-run}; [ -n "$quiet" ] && [ -x "$quiet" ] || quiet=""
 quiet_wait=$([ $quick = 1 ] && echo 2 || echo 30)
 cpu_busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
 # CPU time (user + system, in ticks) of the waited-for children of process $1: cutime + cstime.

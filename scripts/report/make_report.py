@@ -329,9 +329,16 @@ def section_training(r, plots):
         rows = []
         for (what, args), d in sorted(vt.items()):
             if "wick" in d and "torch" in d:
-                rows.append([what.replace("_", " "), args, ms_us(d["wick"]), ms_us(d["torch"]), f"{d['torch'] / d['wick']:.2f}"])
-        out += ["The same kind of work against libtorch on the CPU (bench_vs_libtorch, same run, same threads):", "",
-                table(["what", "args", "wick", "libtorch", "libtorch / wick"], rows), ""]
+                parts = args.split("/")
+                label = {"add_small": "a + b, 64x10 floats", "seed_step": "seed step (Linear 10->1, batch 64)",
+                         "mlp_step": "MLP step (1024 wide, batch 256)"}.get(what, what.replace("_", " "))
+                if what == "add_small" and len(parts) == 2:
+                    label += ", requires_grad" if parts[0] == "1" else ""
+                    parts = parts[1:]
+                rows.append([label, parts[0], ms_us(d["wick"]), ms_us(d["torch"]), f"{d['torch'] / d['wick']:.2f}"])
+        out += ["The same kind of work against libtorch on the CPU (bench_vs_libtorch, same run, same threads; "
+                "a ratio above 1: wick is faster):", "",
+                table(["what", "threads", "wick", "libtorch", "libtorch / wick"], rows), ""]
     return out
 
 

@@ -19,7 +19,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-RECORDED = os.environ.get("WICK_REPORT_RECORDED", os.path.join(ROOT, "docs", "sample-report", "raw"))
+RECORDED = os.environ.get("WICK_REPORT_RECORDED") or os.path.join(ROOT, "docs", "sample-report", "raw")
 MAKE = os.path.join(HERE, "make_report.py")
 SECTIONS = ["## Summary", "## 1. The machine", "## 2. Seed program 1", "## 3. Seed program 2",
             "## 4. GEMM", "## 5. Memory-bound ops", "## 6. How it was measured"]
