@@ -67,6 +67,14 @@ fi
 if [ -n "$no_driver" ] || [ $cpu_only = 1 ]; then
   cmake_args+=(-DWICK_CUDA=OFF)
   echo "   building without CUDA: ${no_driver:---cpu-only}"
+else
+  # A GPU that nvidia-smi can name: build for its architecture only (a benchmark build; five
+  # architectures would multiply the CUDA compile time).
+  cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .') || cc=""
+  if [[ "$cc" =~ ^[0-9]+$ ]]; then
+    cmake_args+=(-DCMAKE_CUDA_ARCHITECTURES="$cc")
+    echo "   CUDA code for this GPU only: sm_$cc"
+  fi
 fi
 # shellcheck disable=SC2206
 [ -n "${WICK_CMAKE_ARGS:-}" ] && cmake_args+=(${WICK_CMAKE_ARGS})
@@ -104,7 +112,7 @@ pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
   fi
   torch_dir=$(cache_get Torch_DIR)
   if [ -n "$torch_dir" ] && [[ "$torch_dir" != *NOTFOUND* ]]; then
-    v=$(sed -n 's/.*PACKAGE_VERSION "\([^"]*\)".*/\1/p' "$torch_dir/TorchConfigVersion.cmake" 2>/dev/null | head -n 1)
+    v=$(sed -n 's/.*PACKAGE_VERSION "\([^"]*\)".*/\1/p' "$torch_dir/TorchConfigVersion.cmake" 2>/dev/null | head -n 1) || v=""
     echo "libtorch: ${v:-$(pkg_version libtorch-dev)} ($torch_dir)"
   else
     echo "libtorch: not installed"
