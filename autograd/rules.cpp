@@ -132,6 +132,8 @@ Grads mean_rule(const Node& n, const Tensor& g) {
 Grads extreme_rule(const Node& n, const Tensor& g) {
   const Tensor& x = n.input(0);
   if (n.indices.saved) {
+    // A 0-d input has one element, and it is the extreme.
+    if (x.dim() == 0) return {g.reshape({})};
     // Over one dim: the gradient goes to the element each index names.
     int64_t dim = 0;
     while (!n.ints[dim]) ++dim;

@@ -227,7 +227,13 @@ Header read_header(int fd, uint64_t file_size, const std::string& where) {
   // Duplicate keys would silently keep one value; the callback records the first duplicate.
   std::vector<std::set<std::string>> keys;
   std::optional<std::string> duplicate;
-  auto on_event = [&](int, Json::parse_event_t event, Json& parsed) {
+  // The format needs 3 levels of nesting; deeper headers are rejected while parsing, before
+  // anything recursive (dump() in messages, destruction) can run out of stack on them.
+  constexpr int kMaxJsonDepth = 64;
+  auto on_event = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (depth > kMaxJsonDepth) {
+      fail<FormatError>("load", where, ": the header nests deeper than ", kMaxJsonDepth, " levels");
+    }
     if (event == Json::parse_event_t::object_start) {
       keys.emplace_back();
     } else if (event == Json::parse_event_t::object_end) {

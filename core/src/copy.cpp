@@ -74,6 +74,13 @@ void copy_into(const Tensor& dst, const Tensor& src) {
 }
 
 void fill_kernel(const Tensor& t, const Scalar& value) {
+  // A floating value becomes an int64 by truncation; one that int64 can't hold (NaN, inf,
+  // beyond +-2^63) is an error here, as in PyTorch, not undefined behaviour in a kernel.
+  if (t.dtype() == kInt64 && value.is_floating()) {
+    const double v = value.to_double();
+    WICK_CHECK(v >= -9223372036854775808.0 && v < 9223372036854775808.0, ValueError, "fill_",
+               "value ", v, " cannot be converted to int64 without overflow (", describe(t), ")");
+  }
   if (t.numel() == 0) return;
   OpCall call;
   call.op = OpId::fill;

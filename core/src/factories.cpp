@@ -110,12 +110,25 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
   int64_t n = static_cast<int64_t>(count);
   Tensor host = detail::make_empty({n}, opts.dtype(), Device(kCPU), "arange");
   if (all_integer) {
-    int64_t si = start.to_int64(), sti = step.to_int64();
+    // start + i * step in uint64: every value lies between start and end, but i * step alone
+    // may not fit int64 (two's-complement wrap-around gives the right value, without UB).
+    const uint64_t si = static_cast<uint64_t>(start.to_int64());
+    const uint64_t sti = static_cast<uint64_t>(step.to_int64());
     WICK_DISPATCH_ALL(opts.dtype(), {
       T* p = host.data_ptr<T>();
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(si + i * sti);
+      for (int64_t i = 0; i < n; ++i) {
+        p[i] = static_cast<T>(static_cast<int64_t>(si + static_cast<uint64_t>(i) * sti));
+      }
     })
   } else {
+    if (opts.dtype() == kInt64 && n > 0) {
+      const double last = s + static_cast<double>(n - 1) * st;
+      for (double v : {s, last}) {
+        WICK_CHECK(v >= -9223372036854775808.0 && v < 9223372036854775808.0, ValueError, "arange",
+                   "value ", v, " does not fit int64 (start ", start, ", end ", end, ", step ",
+                   step, ")");
+      }
+    }
     WICK_DISPATCH_ALL(opts.dtype(), {
       T* p = host.data_ptr<T>();
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(s + static_cast<double>(i) * st);

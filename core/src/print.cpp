@@ -13,6 +13,10 @@
 namespace wick {
 namespace {
 
+// Values pass through long double: its 64-bit mantissa holds every int64 exactly (double's
+// 53 bits would print 2^53 + 1 as 2^53).
+using Value = long double;
+
 constexpr int64_t kThreshold = 1000;
 constexpr int64_t kEdgeItems = 3;
 constexpr int kLineWidth = 80;
@@ -23,11 +27,12 @@ struct Formatter {
   bool sci_mode = false;
   size_t width = 1;
 
-  std::string format(double v) const {
+  std::string format(Value value) const {
+    const double v = static_cast<double>(value);
     char buf[64];
     if (dtype == kBool) return v != 0 ? "True" : "False";
     if (dtype == kInt64) {
-      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(value));
       return buf;
     }
     if (std::isnan(v)) return "nan";
@@ -41,15 +46,15 @@ struct Formatter {
     }
     return buf;
   }
-  std::string padded(double v) const {
+  std::string padded(Value v) const {
     std::string s = format(v);
     return std::string(width > s.size() ? width - s.size() : 0, ' ') + s;
   }
 };
 
 // The values a summarised print shows, as a nested walk would visit them.
-void collect(const std::vector<double>& all, const Shape& sizes, size_t depth, int64_t base,
-             bool summarise, std::vector<double>& shown) {
+void collect(const std::vector<Value>& all, const Shape& sizes, size_t depth, int64_t base,
+             bool summarise, std::vector<Value>& shown) {
   if (depth == sizes.size()) {
     shown.push_back(all[static_cast<size_t>(base)]);
     return;
@@ -63,10 +68,10 @@ void collect(const std::vector<double>& all, const Shape& sizes, size_t depth, i
   }
 }
 
-Formatter make_formatter(Dtype dtype, const std::vector<double>& shown) {
+Formatter make_formatter(Dtype dtype, const std::vector<Value>& shown) {
   Formatter f{dtype};
   if (is_floating(dtype)) {
-    std::vector<double> finite;
+    std::vector<Value> finite;
     for (double v : shown) {
       if (std::isfinite(v)) finite.push_back(v);
     }
@@ -90,14 +95,14 @@ Formatter make_formatter(Dtype dtype, const std::vector<double>& shown) {
   }
   // As PyTorch: floats take their width from the non-zero finite values only (nan, inf and 0
   // are padded to it); integers and bools from every value.
-  for (double v : shown) {
-    if (is_floating(dtype) && (v == 0 || !std::isfinite(v))) continue;
+  for (Value v : shown) {
+    if (is_floating(dtype) && (v == 0 || !std::isfinite(static_cast<double>(v)))) continue;
     f.width = std::max(f.width, f.format(v).size());
   }
   return f;
 }
 
-void write(std::string& out, const std::vector<double>& all, const Shape& sizes, size_t depth,
+void write(std::string& out, const std::vector<Value>& all, const Shape& sizes, size_t depth,
            int64_t base, bool summarise, const Formatter& f, size_t indent) {
   int64_t n = sizes[depth];
   int64_t inner = 1;
@@ -140,9 +145,14 @@ void write(std::string& out, const std::vector<double>& all, const Shape& sizes,
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
-  std::vector<double> all = t.to_vector<double>();
+  std::vector<Value> all;
+  if (t.dtype() == kInt64) {
+    for (int64_t v : t.to_vector<int64_t>()) all.push_back(static_cast<Value>(v));
+  } else {
+    for (double v : t.to_vector<double>()) all.push_back(v);
+  }
   bool summarise = t.numel() > kThreshold;
-  std::vector<double> shown;
+  std::vector<Value> shown;
   if (t.dim() == 0) {
     shown = all;
   } else if (t.numel() > 0) {

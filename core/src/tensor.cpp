@@ -16,7 +16,12 @@ Shape contiguous_strides(const Shape& sizes) {
   int64_t running = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = running;
-    running *= std::max<int64_t>(sizes[i], 1);
+    // An empty tensor's strides can overflow although it holds no element (PyTorch checks
+    // the same); the outermost size never enters a stride, so it is not multiplied in.
+    if (i > 0) {
+      WICK_CHECK(!__builtin_mul_overflow(running, std::max<int64_t>(sizes[i], 1), &running),
+                 ShapeError, "strides", "stride calculation overflowed for size ", sizes);
+    }
   }
   return strides;
 }

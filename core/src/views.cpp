@@ -171,9 +171,9 @@ Tensor Tensor::squeeze(int64_t d) const {
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
-  if (dim() == 0) return reshape({1});
-  int64_t s = wrap_dim(start_dim, dim(), "flatten");
+  int64_t s = wrap_dim(start_dim, dim(), "flatten");  // a 0-d tensor takes dims -1 and 0
   int64_t e = wrap_dim(end_dim, dim(), "flatten");
+  if (dim() == 0) return reshape({1});
   WICK_CHECK(s <= e, IndexError, "flatten", "start_dim ", start_dim, " comes after end_dim ",
              end_dim, " for ", describe(*this));
   Shape sizes;
@@ -195,13 +195,20 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
   auto clampi = [n](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + n : v, 0, n); };
   int64_t s = start ? clampi(*start) : 0;
   int64_t e = end ? clampi(*end) : n;
-  int64_t len = e > s ? (e - s + step - 1) / step : 0;
+  // Written so that nothing overflows for steps near INT64_MAX.
+  int64_t len = e > s ? 1 + (e - s - 1) / step : 0;
   Shape sizes = this->sizes(), strides = this->strides();
   sizes[w] = len;
-  strides[w] *= step;
+  // A dim of size <= 1 never steps, so its stride needs no scaling (and may not fit).
+  if (len > 1) {
+    WICK_CHECK(!__builtin_mul_overflow(strides[w], step, &strides[w]), ShapeError, "slice",
+               "stride ", this->strides()[w], " times step ", step, " overflows int64");
+  }
   int64_t offset = storage_offset() + (len > 0 ? s * this->strides()[w] : 0);
+  // The recorded end s + (len - 1) * step + 1 selects the same elements and cannot overflow.
+  int64_t last_end = len > 0 ? s + (len - 1) * step + 1 : s;
   return record_view(OpId::slice, *this, make_view(*this, sizes, strides, offset),
-                     {w, s, s + len * step, step});
+                     {w, s, last_end, step});
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -211,7 +218,7 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
   WICK_CHECK(start >= -n && start <= n, IndexError, "narrow", "start ", start,
              " out of range for dim ", d, " of ", describe(*this));
   if (start < 0) start += n;
-  WICK_CHECK(length >= 0 && start + length <= n, IndexError, "narrow", "start (", start,
+  WICK_CHECK(length >= 0 && length <= n - start, IndexError, "narrow", "start (", start,
              ") + length (", length, ") exceeds dim ", d, " of ", describe(*this));
   return slice(w, start, start + length, 1);
 }

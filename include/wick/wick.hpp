@@ -4,6 +4,7 @@
 
 #include "wick/cuda.hpp"
 #include "wick/debug.hpp"
+#include "wick/deterministic.hpp"
 #include "wick/matmul_backend.hpp"
 #include "wick/ops.hpp"
 #include "wick/tensor.hpp"
