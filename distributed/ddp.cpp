@@ -5,6 +5,7 @@
 #include "wick/distributed/ddp.hpp"
 
 #include <sstream>
+#include <utility>
 
 #include "wick/autograd.hpp"
 #include "wick/ops.hpp"
@@ -75,6 +76,83 @@ DistributedDataParallel::DistributedDataParallel(const nn::Module& module,
     if (parameters_[i].requires_grad()) order.push_back(i);
   }
   buckets_ = make_buckets(parameters_, order, options_.bucket_cap_bytes);
+  bucket_of_.assign(parameters_.size(), buckets_.size());
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    for (size_t i : buckets_[b].parameters) bucket_of_[i] = b;
+  }
+  reset_step();
+#if defined(WICK_AUTOGRAD_HAS_GRAD_READY_HOOK)
+  if (options_.overlap_with_backward && group_->size() > 1) {
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      for (size_t i : buckets_[b].parameters) {
+        hook_handles_.push_back(autograd::register_grad_ready_hook(
+            parameters_[i], [this, i](const Tensor&) { on_grad_ready(i); }));
+      }
+    }
+  }
+#endif
+}
+
+DistributedDataParallel::~DistributedDataParallel() {
+#if defined(WICK_AUTOGRAD_HAS_GRAD_READY_HOOK)
+  for (uint64_t handle : hook_handles_) autograd::remove_grad_ready_hook(handle);
+#endif
+}
+
+void DistributedDataParallel::reset_step() {
+  state_.assign(buckets_.size(), BucketState{});
+  ready_.assign(parameters_.size(), false);
+  has_grad_.assign(parameters_.size(), 0);
+  next_launch_ = 0;
+}
+
+// Called from backward (the grad-ready hook) when parameter i's gradient is final.
+void DistributedDataParallel::on_grad_ready(size_t i) {
+  const size_t b = bucket_of_[i];
+  if (b == buckets_.size()) return;
+  WICK_CHECK(b >= next_launch_, ValueError, "DistributedDataParallel",
+             "a second backward() reached parameter ", i, " after its bucket's all-reduce had ",
+             "started; call average_gradients() after every backward(), or set ",
+             "overlap_with_backward = false to accumulate gradients over several passes");
+  if (ready_[i]) return;
+  ready_[i] = true;
+  ++state_[b].ready;
+  while (next_launch_ < buckets_.size() &&
+         state_[next_launch_].ready == buckets_[next_launch_].parameters.size()) {
+    launch(next_launch_++);
+    ++started_in_backward_;
+  }
+  // MPI moves data only inside MPI calls: poll what is in flight to keep it going.
+  for (size_t k = 0; k < next_launch_; ++k) state_[k].work->is_completed();
+}
+
+// Packs bucket b's gradients (zeros where there is none) and starts its all-reduce.
+void DistributedDataParallel::launch(size_t b) {
+  NoGradGuard no_grad;
+  const GradientBucket& bucket = buckets_[b];
+  Tensor flat = empty({bucket.numel}, TensorOptions().dtype(bucket.dtype).device(bucket.device));
+  int64_t offset = 0;
+  for (size_t i : bucket.parameters) {
+    Tensor slice = flat_slice(flat, offset, parameters_[i]);
+    const Tensor& grad = parameters_[i].grad();
+    if (grad.defined()) {
+      slice.copy_(grad);
+    } else {
+      slice.zero_();
+    }
+    has_grad_[i] = grad.defined() ? 1 : 0;
+    offset += parameters_[i].numel();
+  }
+  // The parameter list was checked at construction: skip the per-call handshake unless asked.
+  const bool checked = group_->check_shapes();
+  group_->set_check_shapes(options_.check_buckets);
+  struct Restore {
+    ProcessGroup& group;
+    bool on;
+    ~Restore() { group.set_check_shapes(on); }
+  } restore{*group_, checked};
+  state_[b].flat = flat;
+  state_[b].work = group_->all_reduce_async(flat, ReduceOp::Average);
 }
 
 void DistributedDataParallel::check_same_structure() {
@@ -133,42 +211,19 @@ void DistributedDataParallel::broadcast_parameters(int root) {
 void DistributedDataParallel::average_gradients() {
   if (group_->size() == 1) return;
   NoGradGuard no_grad;
-  // The buckets' descriptors were checked once, at construction (same parameter list on every
-  // rank), so their all-reduces skip the handshake unless asked for.
-  const bool checked = group_->check_shapes();
-  group_->set_check_shapes(options_.check_buckets);
-  struct Restore {
-    ProcessGroup& group;
-    bool on;
-    ~Restore() { group.set_check_shapes(on); }
-  } restore{*group_, checked};
-
-  // Launch every bucket, in the fixed order (Note [Gradient buckets]); missing gradients are
-  // zeros. Then ask which parameters have a gradient on some rank (logical or), launched after
-  // the buckets so that a future backward hook can start buckets earlier without reordering.
-  std::vector<Tensor> flats;
-  std::vector<std::shared_ptr<Work>> works;
+  // Buckets backward has not started (no hook here, or parameters without a gradient), in
+  // order; then which parameters have a gradient on some rank (logical or), launched after the
+  // buckets so that the sequence of collectives is the same with and without the hook.
+  const size_t started = started_in_backward_;
+  while (next_launch_ < buckets_.size()) launch(next_launch_++);
   std::vector<int64_t> has;
   for (const GradientBucket& bucket : buckets_) {
-    Tensor flat = empty({bucket.numel}, TensorOptions().dtype(bucket.dtype).device(bucket.device));
-    int64_t offset = 0;
-    for (size_t i : bucket.parameters) {
-      Tensor slice = flat_slice(flat, offset, parameters_[i]);
-      const Tensor& grad = parameters_[i].grad();
-      if (grad.defined()) {
-        slice.copy_(grad);
-      } else {
-        slice.zero_();
-      }
-      has.push_back(grad.defined() ? 1 : 0);
-      offset += parameters_[i].numel();
-    }
-    works.push_back(group_->all_reduce_async(flat, ReduceOp::Average));
-    flats.push_back(flat);
+    for (size_t i : bucket.parameters) has.push_back(has_grad_[i]);
   }
   Tensor any = tensor(has);
-  works.push_back(group_->all_reduce_async(any, ReduceOp::Max));
-  for (auto& work : works) work->wait();
+  std::shared_ptr<Work> any_work = group_->all_reduce_async(any, ReduceOp::Max);
+  for (BucketState& s : state_) s.work->wait();
+  any_work->wait();
 
   const std::vector<int64_t> any_grad = any.to_vector<int64_t>();
   size_t position = 0;
@@ -176,11 +231,14 @@ void DistributedDataParallel::average_gradients() {
     int64_t offset = 0;
     for (size_t i : buckets_[b].parameters) {
       if (any_grad[position++] != 0) {
-        parameters_[i].mutable_grad() = flat_slice(flats[b], offset, parameters_[i]);
+        parameters_[i].mutable_grad() = flat_slice(state_[b].flat, offset, parameters_[i]);
       }
       offset += parameters_[i].numel();
     }
   }
+  reset_step();
+  started_in_backward_ = 0;
+  last_started_in_backward_ = started;
 }
 
 }  // namespace wick::distributed
