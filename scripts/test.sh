@@ -35,6 +35,9 @@ cmake -S "$root/tests/consumer" -B "$build/consumer" -G Ninja -DCMAKE_BUILD_TYPE
 cmake --build "$build/consumer" -j "$jobs"
 "$build/consumer/consumer"
 
+echo "== the report generator's own tests"
+/usr/bin/python3 "$root/scripts/report/test_report.py"
+
 if [ -x "$root/.ci/sanitize.sh" ] && [ "${WICK_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== sanitizers"
   "$root/.ci/sanitize.sh"
