@@ -101,6 +101,8 @@ PackA<T> pack_a_for(int mr) {
 template <typename T>
 PackB<T> pack_b_for(int nr) {
   switch (nr) {
+    case 4:
+      return &pack_b<T, 4>;
     case 8:
       return &pack_b<T, 8>;
     case 16:

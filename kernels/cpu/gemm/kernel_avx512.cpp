@@ -66,6 +66,17 @@ inline void micro_kernel(int64_t kc, const T* __restrict pa, const T* __restrict
   using Reg = typename V::Reg;
   constexpr int kW = V::kWidth;
   constexpr int kNr = NV * kW;
+  // Fetch the C tile while the depth loop runs: it is read at the end (accumulate) or written,
+  // and with C larger than L2 it would otherwise cost a full miss per row after the loop.
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) {
+    if (i < mr) {
+#pragma GCC unroll 4
+      for (int v = 0; v < NV * kW * static_cast<int>(sizeof(T)); v += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc) + v, _MM_HINT_T0);
+      }
+    }
+  }
   Reg acc[MR][NV];
 #pragma GCC unroll 16
   for (int i = 0; i < MR; ++i) {
