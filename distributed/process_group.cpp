@@ -1,8 +1,8 @@
 // process_group.cpp: ProcessGroup (process_group.hpp) and what every transport shares: the MPI
-// environment (initialised on demand, finalised at exit unless a wait timed out), bounded
-// waits (Backoff, PollWork), the descriptor handshake that turns a mismatch across ranks into
-// the same wick::Error on every rank, the staging of non-contiguous tensors, and the routing of
-// CPU tensors to MPI and CUDA tensors to NCCL (or through host memory over MPI where this build
+// environment (initialised on demand, finalised at exit, under a watchdog after a timeout),
+// bounded waits (Backoff, PollWork), the descriptor handshake that turns a mismatch across ranks
+// into the same wick::Error on every rank, the staging of non-contiguous tensors, and the routing
+// of CPU tensors to MPI and CUDA tensors to NCCL (or through host memory over MPI where this build
 // has no NCCL). Tested by tests/distributed (collectives, mismatches, timeouts).
 #include "wick/distributed/process_group.hpp"
 
