@@ -4,6 +4,8 @@
 // mode off (no double backward), cast to each input's dtype and device.
 #include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "node.hpp"
@@ -36,6 +38,51 @@ const Tensor& check_saved(const SavedTensor& s, OpId op, bool released) {
   }
   return s.data;
 }
+
+// ---- grad-ready hooks (autograd::register_grad_ready_hook) ----
+struct ReadyHook {
+  uint64_t handle;
+  std::weak_ptr<TensorImpl> leaf;
+  autograd::GradReadyHook fn;
+};
+struct ReadyHookRegistry {
+  std::mutex mutex;
+  uint64_t next_handle = 1;
+  std::unordered_map<const TensorImpl*, std::vector<ReadyHook>> by_leaf;
+  std::atomic<size_t> count{0};  // read without the lock: backward's fast path
+};
+ReadyHookRegistry& ready_hooks() {
+  static ReadyHookRegistry registry;
+  return registry;
+}
+
+bool has_ready_hook(const TensorImpl* leaf) {
+  ReadyHookRegistry& r = ready_hooks();
+  if (r.count.load(std::memory_order_relaxed) == 0) return false;
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return r.by_leaf.count(leaf) != 0;
+}
+
+void fire_ready_hooks(const std::shared_ptr<TensorImpl>& leaf) {
+  std::vector<autograd::GradReadyHook> fns;
+  {
+    ReadyHookRegistry& r = ready_hooks();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto it = r.by_leaf.find(leaf.get());
+    if (it == r.by_leaf.end()) return;
+    for (const ReadyHook& h : it->second) {
+      if (h.leaf.lock() == leaf) fns.push_back(h.fn);  // not a reused address
+    }
+  }
+  const Tensor t(leaf);
+  for (const auto& fn : fns) fn(t);
+}
+
+// Per backward pass: the edges still to run into each hooked leaf, and whether it got any.
+struct LeafCountdown {
+  int edges_left = 0;
+  bool received = false;
+};
 
 class Engine final : public AutogradHooks {
  public:
@@ -109,6 +156,7 @@ class Engine final : public AutogradHooks {
     NoGradGuard no_grad;
     if (!root.grad_fn()) {
       accumulate(root.impl_ptr(), seed);
+      if (has_ready_hook(root.unsafe_impl())) fire_ready_hooks(root.impl_ptr());
       return;
     }
     // Topological order by DFS (iterative, so deep graphs don't exhaust the stack); reverse
@@ -137,6 +185,20 @@ class Engine final : public AutogradHooks {
       }
       std::reverse(order.begin(), order.end());  // root first
     }
+    // Leaves with a grad-ready hook: how many edges of this pass lead into each (counted down
+    // as the edges run; at zero the leaf's gradient is final for this pass).
+    std::unordered_map<const TensorImpl*, LeafCountdown> countdown;
+    if (ready_hooks().count.load(std::memory_order_relaxed) != 0) {
+      for (Node* node : order) {
+        for (int i = 0; i < node->num_inputs; ++i) {
+          const Edge& e = node->edges[i];
+          if (!e.needed || e.node) continue;
+          if (auto leaf = e.leaf.lock(); leaf && has_ready_hook(leaf.get())) {
+            ++countdown[leaf.get()].edges_left;
+          }
+        }
+      }
+    }
     root.grad_fn()->pending_grad = seed;
     for (Node* node : order) {
       if (!node->pending_grad.defined()) continue;  // no gradient flowed here
@@ -151,18 +213,44 @@ class Engine final : public AutogradHooks {
       std::array<Tensor, 3> input_grads = rule.fn(*node, grad);
       for (int i = 0; i < node->num_inputs; ++i) {
         const Edge& e = node->edges[i];
-        if (!e.needed || !input_grads[i].defined()) continue;
-        Tensor g = input_grads[i];
-        const InputMeta& meta = node->input_meta[i];
-        if (g.dtype() != meta.dtype || g.device() != meta.device) g = g.to(meta.device, meta.dtype);
-        if (e.node) {
-          Tensor& slot = e.node->pending_grad;
-          slot = slot.defined() ? slot + g : g;
-        } else {
-          accumulate(e.leaf.lock(), g);
+        if (!e.needed) continue;
+        std::shared_ptr<TensorImpl> leaf = e.node ? nullptr : e.leaf.lock();
+        if (input_grads[i].defined()) {
+          Tensor g = input_grads[i];
+          const InputMeta& meta = node->input_meta[i];
+          if (g.dtype() != meta.dtype || g.device() != meta.device) {
+            g = g.to(meta.device, meta.dtype);
+          }
+          if (e.node) {
+            Tensor& slot = e.node->pending_grad;
+            slot = slot.defined() ? slot + g : g;
+          } else {
+            accumulate(leaf, g);
+          }
+        }
+        if (leaf && !countdown.empty()) {
+          auto it = countdown.find(leaf.get());
+          if (it != countdown.end()) {
+            it->second.received = it->second.received || input_grads[i].defined();
+            if (--it->second.edges_left == 0 && it->second.received) fire_ready_hooks(leaf);
+          }
         }
       }
       if (!retain_graph) release(*node);
+    }
+    // Leaves whose remaining edges came from nodes no gradient reached: final now.
+    for (auto& [impl, c] : countdown) {
+      if (c.edges_left > 0 && c.received) {
+        // Find the owner through the registry (impl is only a key here).
+        std::shared_ptr<TensorImpl> leaf;
+        {
+          ReadyHookRegistry& r = ready_hooks();
+          std::lock_guard<std::mutex> lock(r.mutex);
+          auto it = r.by_leaf.find(impl);
+          if (it != r.by_leaf.end() && !it->second.empty()) leaf = it->second.front().leaf.lock();
+        }
+        if (leaf) fire_ready_hooks(leaf);
+      }
     }
   }
 
@@ -205,5 +293,32 @@ std::string grad_fn_name(const Tensor& t) {
 }
 
 void register_autograd() { set_autograd_hooks(&g_engine); }
+
+uint64_t autograd::register_grad_ready_hook(const Tensor& leaf, GradReadyHook hook) {
+  WICK_CHECK(leaf.defined() && leaf.is_leaf() && leaf.requires_grad(), AutogradError,
+             "register_grad_ready_hook", "needs a leaf tensor that requires grad, got ",
+             leaf.defined() ? describe(leaf) : std::string("an undefined tensor"));
+  ReadyHookRegistry& r = ready_hooks();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const uint64_t handle = r.next_handle++;
+  r.by_leaf[leaf.unsafe_impl()].push_back({handle, leaf.impl_ptr(), std::move(hook)});
+  r.count.fetch_add(1, std::memory_order_relaxed);
+  return handle;
+}
+
+void autograd::remove_grad_ready_hook(uint64_t handle) {
+  ReadyHookRegistry& r = ready_hooks();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (auto it = r.by_leaf.begin(); it != r.by_leaf.end(); ++it) {
+    auto& hooks = it->second;
+    for (auto h = hooks.begin(); h != hooks.end(); ++h) {
+      if (h->handle != handle) continue;
+      hooks.erase(h);
+      if (hooks.empty()) r.by_leaf.erase(it);
+      r.count.fetch_sub(1, std::memory_order_relaxed);
+      return;
+    }
+  }
+}
 
 }  // namespace wick

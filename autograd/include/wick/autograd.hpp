@@ -3,6 +3,7 @@
 // turns each record into a Node whose backward rule lives in autograd/rules.cpp.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -42,6 +43,16 @@ std::string grad_fn_name(const Tensor& t);
 
 namespace autograd {
 
+// Runs hook(leaf) each time a backward pass has accumulated into leaf.grad() the last gradient
+// that pass produces for `leaf` (PyTorch's register_post_accumulate_grad_hook), so that work on
+// the gradient (DistributedDataParallel's bucket all-reduce) can start while backward goes on.
+// Hooks run on the thread of backward(), with grad mode off, in the order leaves complete; a
+// leaf that receives no gradient in a pass gets no call. `leaf` must be a leaf that requires
+// grad; remove the hook (the handle) before the leaf is freed.
+using GradReadyHook = std::function<void(const Tensor& leaf)>;
+uint64_t register_grad_ready_hook(const Tensor& leaf, GradReadyHook hook);
+void remove_grad_ready_hook(uint64_t handle);
+
 // Checks the analytic gradients of fn at inputs (float64 tensors that require grad) against
 // central differences, as torch.autograd.gradcheck: |analytic - numeric| <= atol + rtol *
 // |numeric| for every element of every input's gradient, for each output element's
@@ -57,3 +68,6 @@ std::string gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f
 
 }  // namespace autograd
 }  // namespace wick
+
+// Lets layers above autograd (wick::distributed) use the hook where this build has it.
+#define WICK_AUTOGRAD_HAS_GRAD_READY_HOOK 1
