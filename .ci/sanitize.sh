@@ -12,12 +12,14 @@
 #   WICK_SANITIZE_CUDA=ON .ci/sanitize.sh   # also compile and link the CUDA backend
 #   WICK_SANITIZE_JOBS=2, WICK_SANITIZE_BUILD=<dir>, WICK_SANITIZE_CTEST_ARGS="-R cpu\."
 #
-# Why WICK_CUDA=OFF by default: the .cu kernels are compiled by nvcc, which cannot instrument
-# device or host code for ASan, so linking them adds no checked code; building them for five
-# architectures in a Debug configuration takes longer than this job's 10-minute budget on
-# 2 cores, and without a GPU (CI) every CUDA test is skipped anyway. The normal CI build
-# compiles and links the CUDA backend; WICK_SANITIZE_CUDA=ON runs this job with it linked in
-# (ASAN_OPTIONS then gets protect_shadow_gap=0, which the CUDA runtime needs on a GPU machine).
+# Why WICK_CUDA=OFF by default: nvcc cannot instrument the .cu kernels, so linking them adds
+# no checked code; linking them at all needs nvcc to use clang as its host compiler (with g++
+# the library gets GCC's ASan runtime next to clang's and every program aborts with
+# "incompatible ASan runtimes"), which means compiling every .cu file again for five
+# architectures: 14 minutes on the 2-core dev machine, past this job's 10-minute budget; and
+# CI has no GPU, so every CUDA test is skipped anyway. The normal CI build compiles and links
+# the CUDA backend. WICK_SANITIZE_CUDA=ON runs this job with it linked in (and ASAN_OPTIONS
+# protect_shadow_gap=0, which the CUDA runtime needs on a GPU machine); docs/hardening.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -42,6 +44,22 @@ else
   link="-fsanitize=thread"
 fi
 
+# The sanitizer runtimes ship in libclang-rt-14-dev (a Recommends of clang-14, so an install
+# with --no-install-recommends lacks them); llvm-14 brings llvm-symbolizer for readable reports.
+# shellcheck disable=SC2086
+if ! echo 'int main() { return 0; }' | "$cxx" -x c++ - $link -o /dev/null 2>/dev/null; then
+  echo "sanitize: $cxx cannot link $link; install clang-14 libclang-rt-14-dev llvm-14" >&2
+  exit 1
+fi
+cuda_flags=()
+if [[ $cuda == ON ]]; then
+  # nvcc cannot instrument .cu files; compile them with the normal build's Release flags so
+  # that ccache reuses its objects (host .cpp files of kernels/cuda are instrumented as usual).
+  # nvcc also links the library; with its default host compiler (g++) it would pull in GCC's
+  # ASan runtime next to clang's ("incompatible ASan runtimes"), so clang is its host compiler.
+  cuda_flags=(-DCMAKE_CUDA_FLAGS_DEBUG="-O3 -DNDEBUG" -DCMAKE_CUDA_HOST_COMPILER="$cxx")
+fi
+
 mkdir -p "$build"
 # WICK_WERROR=OFF: this job looks for memory errors and UB; clang-only warnings in code that
 # the gcc build keeps warning-free should not fail it (the normal build enforces warnings).
@@ -50,7 +68,8 @@ cmake -G Ninja -S . -B "$build" \
   -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-g -O1" \
   -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="$link" -DCMAKE_SHARED_LINKER_FLAGS="$link" \
-  -DWICK_CUDA="$cuda" -DWICK_BUILD_BENCH=OFF -DWICK_BUILD_EXAMPLES=ON -DWICK_WERROR=OFF \
+  -DWICK_CUDA="$cuda" "${cuda_flags[@]}" -DWICK_BUILD_BENCH=OFF -DWICK_BUILD_EXAMPLES=ON \
+  -DWICK_WERROR=OFF \
   >"$build/configure.log" || { cat "$build/configure.log"; exit 1; }
 echo "sanitize[$mode]: configured $build (CUDA $cuda) in $(( $(date +%s) - start )) s"
 

@@ -181,7 +181,8 @@ TEST_CASE("deterministic mode: MLP training losses are bitwise identical for 1 a
   DeterministicGuard guard;
   // The example's MLP (2-64-64-2, batches of 64), and a wider one whose products and
   // reductions are large enough to use several threads.
-  for (auto [hidden, batch] : {std::pair<int64_t, int64_t>{64, 64}, {256, 512}}) {
+  for (const auto& shape : {std::pair<int64_t, int64_t>{64, 64}, {256, 512}}) {
+    const int64_t hidden = shape.first, batch = shape.second;  // (clang 14 can't capture a binding)
     INFO("hidden " << hidden << ", batch " << batch);
     const auto one = with_threads(1, [&] { return train_losses(hidden, batch, 12); });
     const auto two = with_threads(2, [&] { return train_losses(hidden, batch, 12); });
