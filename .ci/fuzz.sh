@@ -23,10 +23,16 @@ targets=("$@")
 (( ${#targets[@]} )) || targets=(ops safetensors autograd)
 start=$(date +%s)
 
+cxx=${WICK_FUZZ_CXX:-clang++-14}
+if ! echo 'int main() { return 0; }' | "$cxx" -x c++ - -fsanitize=fuzzer-no-link,address,undefined \
+    -o /dev/null 2>/dev/null; then
+  echo "fuzz: $cxx cannot link the sanitizers; install clang-14 libclang-rt-14-dev llvm-14" >&2
+  exit 1
+fi
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 mkdir -p "$build"
-cmake -G Ninja -S fuzz -B "$build" -DCMAKE_CXX_COMPILER="${WICK_FUZZ_CXX:-clang++-14}" \
+cmake -G Ninja -S fuzz -B "$build" -DCMAKE_CXX_COMPILER="$cxx" \
   "${launcher[@]}" -DWICK_FUZZ_SKIP_KNOWN="$skip_known" >"$build/configure.log" ||
   { cat "$build/configure.log"; exit 1; }
 cmake --build "$build" -j "${WICK_FUZZ_BUILD_JOBS:-2}" -- $(printf 'fuzz_%s ' "${targets[@]}")
