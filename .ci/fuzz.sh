@@ -8,7 +8,7 @@
 #   .ci/fuzz.sh                      # 60 s per target
 #   WICK_FUZZ_SECONDS=600 .ci/fuzz.sh ops      # one target, longer
 #   WICK_FUZZ_JOBS=2                 # parallel fuzzing processes per target (libFuzzer -fork)
-#   WICK_FUZZ_SKIP_KNOWN=ON          # skip inputs hitting bugs reported in tests/regress (none now)
+#   WICK_FUZZ_SKIP_KNOWN=OFF         # also hit the bugs already reported in tests/regress
 #
 # Work corpora grow in build-fuzz/corpus/<target> (seeded from fuzz/corpus/<target>); keeping
 # build-fuzz between runs keeps them, so every run starts where the last one stopped.
@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 seconds=${WICK_FUZZ_SECONDS:-60}
 jobs=${WICK_FUZZ_JOBS:-1}
 build=${WICK_FUZZ_BUILD:-build-fuzz}
-skip_known=${WICK_FUZZ_SKIP_KNOWN:-OFF}
+skip_known=${WICK_FUZZ_SKIP_KNOWN:-ON}
 targets=("$@")
 (( ${#targets[@]} )) || targets=(ops safetensors autograd)
 start=$(date +%s)

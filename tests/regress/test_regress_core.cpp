@@ -119,3 +119,40 @@ TEST_CASE("flatten of a 0-d tensor checks its dims", "[regress][core]") {
   CHECK(throws<IndexError>([&] { s.flatten(5, 3); }));
   CHECK(s.flatten(0, -1).sizes() == std::vector<int64_t>{1});
 }
+
+TEST_CASE("unsqueeze of an empty tensor with a huge dim", "[regress][core]") {
+  // core/src/views.cpp Tensor::unsqueeze(): the new dim's stride is strides[w] * sizes[w],
+  // which overflows for [2^63-1, 0, 3] (strides [3, 3, 1]): UB, caught by UBSan. The new dim
+  // has size 1, so its stride never steps; any value that fits will do.
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Tensor t = zeros({big, 0, 3});
+  Tensor u = t.unsqueeze(0);
+  CHECK(u.sizes() == std::vector<int64_t>{1, big, 0, 3});
+  CHECK(u.numel() == 0);
+  CHECK(empty({big, 1, 0, 3}).unsqueeze(1).sizes() == std::vector<int64_t>{big, 1, 1, 0, 3});
+}
+
+TEST_CASE("reductions of an empty tensor whose reduced sizes overflow int64", "[regress][core]") {
+  // core/src/ops_reduce.cpp reduce(): reduced_count *= size over the reduced dims overflows
+  // for [2^63-1, 0, 3] reduced over dims 0 and 2 (UB, caught by UBSan); the result is empty
+  // (the 0 dim is kept), as in PyTorch. Same product in autograd/rules.cpp reduced_count().
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Tensor t = zeros({big, 0, 3});
+  CHECK(t.sum(Shape{0, 2}).sizes() == std::vector<int64_t>{0});
+  CHECK(t.mean(Shape{0, 2}, true).sizes() == std::vector<int64_t>{1, 0, 1});
+  CHECK(t.to(kInt64).sum(Shape{0, 2}).sizes() == std::vector<int64_t>{0});
+  Tensor x = zeros({big, 0, 3}, TensorOptions(kFloat64)).requires_grad_(true);
+  x.mean(Shape{0, 2}).sum().backward();
+  CHECK(x.grad().sizes() == x.sizes());
+}
+
+TEST_CASE("flatten of an empty tensor whose merged size overflows", "[regress][core]") {
+  // core/src/views.cpp Tensor::flatten(): merged *= sizes[i] unchecked. [2^63-1, 0, 3]
+  // permuted to [0, 3, 2^63-1] flattened over dims 1-2 multiplies 3 * (2^63-1) (UB); the
+  // merged size does not fit int64, so the answer is a ShapeError.
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Tensor p = zeros({big, 0, 3}).permute({1, 2, 0});
+  REQUIRE(p.sizes() == std::vector<int64_t>{0, 3, big});
+  CHECK(throws<ShapeError>([&] { p.flatten(1, 2); }));
+  CHECK(p.flatten(0, 1).sizes() == std::vector<int64_t>{0, big});
+}
