@@ -118,17 +118,17 @@ Tensor unreduce(const Node& n, const Tensor& g) {
   }
   return k.expand(in_sizes(n, 0));
 }
-int64_t reduced_count(const Node& n) {
-  int64_t count = 1;
+// In double: the product of the reduced sizes can pass int64 when another dim is 0 (then the
+// gradient is empty and the divisor unused).
+double reduced_count(const Node& n) {
+  double count = 1;
   for (size_t d = 0; d < n.ints.size(); ++d) {
-    if (n.ints[d]) count *= in_sizes(n, 0)[d];
+    if (n.ints[d]) count *= static_cast<double>(in_sizes(n, 0)[d]);
   }
   return count;
 }
 Grads sum_rule(const Node& n, const Tensor& g) { return {unreduce(n, g).contiguous()}; }
-Grads mean_rule(const Node& n, const Tensor& g) {
-  return {unreduce(n, g) / static_cast<double>(reduced_count(n))};
-}
+Grads mean_rule(const Node& n, const Tensor& g) { return {unreduce(n, g) / reduced_count(n)}; }
 Grads extreme_rule(const Node& n, const Tensor& g) {
   const Tensor& x = n.input(0);
   if (n.indices.saved) {

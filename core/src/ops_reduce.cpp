@@ -35,7 +35,10 @@ Reduced reduce(OpId op, const Tensor& a, const Shape& dims, bool all, bool keepd
   int64_t reduced_count = 1;
   for (int64_t i = 0; i < a.dim(); ++i) {
     if (mask[i]) {
-      reduced_count *= a.sizes()[i];
+      // Saturates: a product past int64 only happens when another dim is 0 (the output is
+      // empty), and then only "is it 0" matters.
+      if (__builtin_mul_overflow(reduced_count, a.sizes()[i], &reduced_count))
+        reduced_count = std::numeric_limits<int64_t>::max();
       kept_sizes[i] = 1;
       if (keepdim) final_sizes.push_back(1);
     } else {

@@ -143,7 +143,10 @@ Tensor Tensor::permute(const Shape& dims) const {
 Tensor Tensor::unsqueeze(int64_t d) const {
   int64_t w = wrap_dim(d, dim() + 1, "unsqueeze");
   Shape sizes = this->sizes(), strides = this->strides();
-  int64_t stride = w < dim() ? strides[w] * sizes[w] : 1;
+  // The new dim has size 1, so its stride never steps; when strides[w] * sizes[w] does not fit
+  // (only possible for an empty tensor such as [2^63-1, 0, 3]), any value that fits will do.
+  int64_t stride = 1;
+  if (w < dim() && __builtin_mul_overflow(strides[w], sizes[w], &stride)) stride = 1;
   sizes.insert(w, 1);
   strides.insert(w, stride);
   return record_view(OpId::view, *this, make_view(*this, sizes, strides, storage_offset()));
@@ -179,7 +182,10 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
   Shape sizes;
   for (int64_t i = 0; i < s; ++i) sizes.push_back(this->sizes()[i]);
   int64_t merged = 1;
-  for (int64_t i = s; i <= e; ++i) merged *= this->sizes()[i];
+  for (int64_t i = s; i <= e; ++i)
+    WICK_CHECK(!__builtin_mul_overflow(merged, this->sizes()[i], &merged), ShapeError, "flatten",
+               "dims ", start_dim, "..", end_dim, " of ", describe(*this),
+               " merge into a size that does not fit int64");
   sizes.push_back(merged);
   for (int64_t i = e + 1; i < dim(); ++i) sizes.push_back(this->sizes()[i]);
   return reshape(sizes);
