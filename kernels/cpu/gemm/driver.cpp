@@ -5,10 +5,14 @@
 // panel, into one of two buffers used in turn, so each KC step needs one barrier: a thread
 // that is packing step s + 2 has passed barrier s + 1, so every thread is done reading step s.
 // Products under kMinFlopsPerThread per thread run on fewer threads (the team costs a few us).
-// Packing buffers are kept per thread between calls (no allocation on the hot path).
+// Packing buffers (the shared A blocks and every thread's B block) are carved from one buffer
+// that the calling thread keeps between calls and grows before the parallel region, so an
+// allocation failure is a wick::OutOfMemoryError on the caller, never inside a worker.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+
+#include "wick/error.hpp"
 
 #include "gemm.hpp"
 #include "kernels.hpp"
@@ -61,8 +65,10 @@ class Buffer {
       capacity_ = (bytes + 4095) / 4096 * 4096;
       data_ = std::aligned_alloc(64, capacity_);
       if (data_ == nullptr) {
+        const size_t wanted = capacity_;
         capacity_ = 0;
-        std::abort();  // out of memory inside a kernel: nothing sensible to unwind to
+        WICK_CHECK(false, OutOfMemoryError, "matmul", "could not allocate ", wanted,
+                   " bytes for the CPU GEMM's packing buffers");
       }
     }
     return data_;
@@ -73,8 +79,7 @@ class Buffer {
   size_t capacity_ = 0;
 };
 
-thread_local Buffer tl_a_buffer;
-thread_local Buffer tl_b_buffer;
+thread_local Buffer tl_pack_buffer;
 
 template <typename T>
 using PackA = void (*)(const ConstMatrix<T>&, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
@@ -93,8 +98,9 @@ PackA<T> pack_a_for(int mr) {
       return &pack_a<T, 8>;
     case 12:
       return &pack_a<T, 12>;
-    default:
-      std::abort();  // a micro-kernel shape without a packer: a build error in spirit
+    default:  // a micro-kernel shape without a packer: a build error in spirit
+      WICK_CHECK(false, Error, "matmul", "internal: no A packer for MR = ", mr);
+      return nullptr;
   }
 }
 
@@ -116,7 +122,8 @@ PackB<T> pack_b_for(int nr) {
     case 64:
       return &pack_b<T, 64>;
     default:
-      std::abort();
+      WICK_CHECK(false, Error, "matmul", "internal: no B packer for NR = ", nr);
+      return nullptr;
   }
 }
 
@@ -130,6 +137,8 @@ struct Plan {
   PackA<T> pack_a;
   PackB<T> pack_b;
   T* a_buf[2];
+  T* b_bufs;        // thread t's B block starts at b_bufs + t * b_block
+  int64_t b_block;  // elements, a multiple of 16 (64 bytes)
 };
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -160,12 +169,7 @@ void run_thread(const Plan<T>& plan, int tid, int nt) {
   // This thread's columns: whole NR panels, split evenly.
   const int64_t j_begin = n_units * tn_index / tn * nr;
   const int64_t j_end = std::min(plan.n, n_units * (tn_index + 1) / tn * nr);
-  T* b_buf = nullptr;
-  if (j_end > j_begin) {
-    const int64_t widest = std::min(bl.nc, ceil_div(j_end - j_begin, nr) * nr);
-    b_buf = static_cast<T*>(
-        tl_b_buffer.get(sizeof(T) * static_cast<size_t>(widest * std::min(bl.kc, plan.k))));
-  }
+  T* b_buf = plan.b_bufs + tid * plan.b_block;
   int parity = 0;
   for (int64_t ic = 0; ic < plan.m; ic += bl.mc) {
     const int64_t mc = std::min(bl.mc, plan.m - ic);
@@ -217,7 +221,9 @@ void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, i
                blocking_for<T>(isa),
                nullptr,
                nullptr,
-               {nullptr, nullptr}};
+               {nullptr, nullptr},
+               nullptr,
+               0};
   plan.pack_a = plan.ks.pack_a ? plan.ks.pack_a : pack_a_for<T>(plan.ks.mr);
   plan.pack_b = plan.ks.pack_b ? plan.ks.pack_b : pack_b_for<T>(plan.ks.nr);
 
@@ -231,12 +237,20 @@ void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, i
   const int64_t m_units = ceil_div(m, plan.bl.mr), n_units = ceil_div(n, plan.bl.nr);
   nt = static_cast<int>(std::min<int64_t>(nt, m_units * n_units));
 
+  // Every size rounded up to 16 elements, so each block starts 64-byte aligned.
   const int64_t a_block =
-      ceil_div(std::min(plan.bl.mc, m), plan.bl.mr) * plan.bl.mr * std::min(plan.bl.kc, k);
-  T* a_buf =
-      static_cast<T*>(tl_a_buffer.get(sizeof(T) * static_cast<size_t>(a_block * (nt > 1 ? 2 : 1))));
-  plan.a_buf[0] = a_buf;
-  plan.a_buf[1] = a_buf + (nt > 1 ? a_block : 0);
+      ceil_div(ceil_div(std::min(plan.bl.mc, m), plan.bl.mr) * plan.bl.mr * std::min(plan.bl.kc, k),
+               16) *
+      16;
+  // A thread's columns span at most ceil(n_units / tn) panels; tn >= 1 bounds it by n.
+  plan.b_block =
+      ceil_div(std::min(plan.bl.nc, n_units * plan.bl.nr) * std::min(plan.bl.kc, k), 16) * 16;
+  const int64_t a_blocks = nt > 1 ? 2 : 1;
+  T* buffer = static_cast<T*>(
+      tl_pack_buffer.get(sizeof(T) * static_cast<size_t>(a_block * a_blocks + plan.b_block * nt)));
+  plan.a_buf[0] = buffer;
+  plan.a_buf[1] = buffer + (nt > 1 ? a_block : 0);
+  plan.b_bufs = buffer + a_block * a_blocks;
   if (nt == 1) {
     run_thread(plan, 0, 1);
     return;
