@@ -3,7 +3,7 @@
 # -fsanitize=fuzzer-no-link,address,undefined; CPU only) in build-fuzz/, replays each committed
 # seed corpus, then fuzzes each target for a bounded time and fails on any crash, sanitizer
 # report, leak, timeout or out-of-memory. Crashing inputs are kept in build-fuzz/artifacts/.
-# See docs/hardening.md (what each target checks, how to reproduce a crash).
+# See docs/reliability.md (what each target checks, how to reproduce a crash).
 #
 #   .ci/fuzz.sh                      # 60 s per target
 #   WICK_FUZZ_SECONDS=600 .ci/fuzz.sh ops      # one target, longer

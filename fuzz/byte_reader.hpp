@@ -1,7 +1,7 @@
 // byte_reader.hpp: turns a fuzzer's input bytes into the choices a fuzz program makes (which
 // op, which shape, which value). Reads past the end give zeros, so every byte string decodes
 // to some program and short inputs give short, simple programs. Shared by fuzz_ops.cpp and
-// fuzz_autograd.cpp; the decoding is documented in docs/hardening.md.
+// fuzz_autograd.cpp; the decoding is documented in docs/reliability.md.
 #pragma once
 
 #include <cstddef>

@@ -7,7 +7,7 @@
 // division by a small number, values above 1e3) are skipped, since finite differences are
 // not meaningful there. A second check: two backward() calls with retain_graph accumulate
 // twice the gradient, and leaves that do not require grad get none.
-// Run by .ci/fuzz.sh; see docs/hardening.md.
+// Run by .ci/fuzz.sh; see docs/reliability.md.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>

@@ -10,7 +10,7 @@
 // Any other exception, a result where an error was due, an error where a result was due, or a
 // wrong value aborts (a crash for libFuzzer). Debug fill is on: unwritten output elements are
 // NaN / -1 / 255 and show up as wrong values.
-// Built with fuzz/CMakeLists.txt; run by .ci/fuzz.sh; see docs/hardening.md.
+// Built with fuzz/CMakeLists.txt; run by .ci/fuzz.sh; see docs/reliability.md.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

@@ -4,7 +4,7 @@
 // A file that loads is also saved again and re-read: the second load must give the same
 // names, shapes, dtypes and bytes (save/load round trip on whatever the fuzzer invented).
 // Seeds: fuzz/corpus/safetensors (made by fuzz/make_seeds.py); JSON tokens for mutations:
-// fuzz/safetensors.dict. Run by .ci/fuzz.sh; see docs/hardening.md.
+// fuzz/safetensors.dict. Run by .ci/fuzz.sh; see docs/reliability.md.
 #include <unistd.h>
 
 #include <cstdio>

@@ -4,7 +4,7 @@
 # package here: when nvcc is at /usr/local/cuda the CUDA backend is built, else it is not.
 set -euo pipefail
 packages=(cmake ninja-build g++ ccache catch2 libbenchmark-dev nlohmann-json3-dev
-          libopenblas-dev libomp-14-dev clang libopenmpi-dev openmpi-bin python3
+          libopenblas-dev libomp-14-dev clang-14 libclang-rt-14-dev llvm-14 libopenmpi-dev openmpi-bin python3
           python3-matplotlib ${WICK_EXTRA_PACKAGES:-})
 missing=()
 for p in "${packages[@]}"; do

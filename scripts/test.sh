@@ -3,13 +3,18 @@
 # is missing, builds everything (the CUDA backend and every .cu file when nvcc is found),
 # runs every test with CTest (GPU tests show as skipped without a GPU), then proves that the
 # installed package works: examples/ is built as a separate project with find_package(wick),
-# and tests/consumer/ builds wick with add_subdirectory(). Options: BUILD_DIR (default
-# build-test), WICK_CUDA (default AUTO), JOBS (default nproc).
+# and tests/consumer/ builds wick with add_subdirectory(); then the sanitizer job
+# (.ci/sanitize.sh: the CPU suite under ASan+UBSan+LSan) and the bounded fuzz runs (.ci/fuzz.sh).
+# Options: BUILD_DIR (default build-test), WICK_CUDA (default AUTO), JOBS (default nproc),
+# WICK_SKIP_SANITIZERS=1, WICK_SKIP_FUZZ=1, WICK_FUZZ_SECONDS (default 60).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build-test}
 jobs=${JOBS:-$(nproc)}
 "$root/scripts/install-deps.sh"
+# ccache: paths relative to the checkout and no working directory in the hash, so that clones
+# in other folders (CI, a second checkout) reuse each other's objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 
 echo "== configure and build ($build)"
@@ -41,5 +46,9 @@ echo "== the report generator's own tests"
 if [ -x "$root/.ci/sanitize.sh" ] && [ "${WICK_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== sanitizers"
   "$root/.ci/sanitize.sh"
+fi
+if [ -x "$root/.ci/fuzz.sh" ] && [ "${WICK_SKIP_FUZZ:-0}" != 1 ]; then
+  echo "== fuzzers: seed replay, then ${WICK_FUZZ_SECONDS:-60} s of fuzzing per target"
+  "$root/.ci/fuzz.sh"
 fi
 echo "== all tests passed"

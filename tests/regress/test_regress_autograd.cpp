@@ -1,5 +1,5 @@
 // test_regress_autograd.cpp: regressions for autograd bugs found by fuzz/fuzz_autograd.cpp.
-// docs/hardening.md lists each with its proposed fix.
+// docs/reliability.md lists each with its proposed fix.
 #include <catch2/catch.hpp>
 
 #include "wick/wick.hpp"

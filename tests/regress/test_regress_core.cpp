@@ -3,7 +3,7 @@
 // conversions of numbers int64 cannot hold, and int64 printing through double. Each case names
 // the input the fuzzer found (reduced by hand) and what PyTorch does with it. Several only fail
 // under UBSan (.ci/sanitize.sh) in a build where the overflow happens to wrap harmlessly;
-// docs/hardening.md lists them with the proposed fixes.
+// docs/reliability.md lists them with the proposed fixes.
 #include <catch2/catch.hpp>
 
 #include <cmath>

@@ -1,5 +1,5 @@
 // test_regress_serialize.cpp: regressions for the safetensors reader (nn/serialize.cpp) found
-// while fuzzing it (fuzz/fuzz_safetensors.cpp). docs/hardening.md lists the proposed fixes.
+// while fuzzing it (fuzz/fuzz_safetensors.cpp). docs/reliability.md lists the proposed fixes.
 #include <unistd.h>
 
 #include <catch2/catch.hpp>

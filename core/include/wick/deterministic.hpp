@@ -4,7 +4,7 @@
 // thread count; and every new allocation on every device is filled with NaN (0xFF bytes: -1
 // for int64, 255 for bool), as wick::set_debug_fill(true) does, so that a read of memory no
 // kernel wrote shows up instead of differing from run to run.
-// Why most kernels need no change (docs/hardening.md, "Deterministic mode"): CPU reductions
+// Why most kernels need no change (docs/reliability.md, "Deterministic mode"): CPU reductions
 // sum fixed blocks of 16384 elements combined in order, elementwise loops and softmax rows
 // split by index, the CPU GEMM splits M and N (never K) across threads, random numbers come
 // from counter-based Philox, and the CUDA reductions combine partials in an order fixed by the
