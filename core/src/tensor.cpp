@@ -97,9 +97,16 @@ int64_t Tensor::size(int64_t d) const { return sizes()[detail::wrap_dim(d, dim()
 int64_t Tensor::stride(int64_t d) const { return strides()[detail::wrap_dim(d, dim(), "stride")]; }
 
 int64_t Tensor::numel() const {
-  int64_t n = 1;
-  for (int64_t d : sizes()) n *= d;  // checked when the tensor was made
-  return n;
+  // The product of the nonzero sizes was checked when the tensor was made, but a view may put
+  // a 0 after sizes whose running product passes int64 ([2^62, 1, 2, 0]): multiply unsigned
+  // (wraps, defined) and answer 0 when any size is 0.
+  uint64_t n = 1;
+  bool empty = false;
+  for (int64_t d : sizes()) {
+    n *= static_cast<uint64_t>(d);
+    empty |= d == 0;
+  }
+  return empty ? 0 : static_cast<int64_t>(n);
 }
 
 bool Tensor::is_contiguous() const {

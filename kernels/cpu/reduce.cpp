@@ -166,6 +166,14 @@ void run_reduce(const OpCall& call) {
   const Tensor& in = call.in(0);
   const Tensor& out = call.out(0);
   const bool want_indices = call.num_outputs > 1;
+  if (in.numel() == 0) {
+    // Reducing nothing (the output is not empty: the boundary runs no kernel then): sum is 0
+    // and mean is 0/0 = NaN (the boundary rejects max/min). Decided before the dims are
+    // merged, since an empty tensor's other sizes and strides may not multiply within int64.
+    const T identity = call.op == OpId::mean ? static_cast<T>(NAN) : T(0);
+    std::fill(out.data_ptr<T>(), out.data_ptr<T>() + out.numel(), identity);
+    return;
+  }
   Dims kept, reduced;
   for (int64_t d = 0; d < in.dim(); ++d) {
     (call.ints[d] ? reduced : kept).add(in.sizes()[d], in.strides()[d]);

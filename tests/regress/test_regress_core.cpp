@@ -156,3 +156,24 @@ TEST_CASE("flatten of an empty tensor whose merged size overflows", "[regress][c
   CHECK(throws<ShapeError>([&] { p.flatten(1, 2); }));
   CHECK(p.flatten(0, 1).sizes() == std::vector<int64_t>{0, big});
 }
+
+TEST_CASE("numel of a view that puts the 0 after sizes whose product overflows",
+          "[regress][core]") {
+  // core/src/tensor.cpp Tensor::numel(): multiplied the sizes in order, so [2^62, 0, 2, 1]
+  // transposed to [2^62, 1, 2, 0] computed 2^62 * 2 before reaching the 0 (UB, found by
+  // fuzz_ops under UBSan). Same order problem for a reduction's input dims in
+  // kernels/cpu/reduce.cpp, now decided before the dims are merged.
+  const int64_t big = int64_t{1} << 62;
+  Tensor t = zeros({big, 0, 2, 1}, TensorOptions(kInt64));
+  Tensor v = t.transpose(-1, -3);
+  CHECK(v.sizes() == std::vector<int64_t>{big, 1, 2, 0});
+  CHECK(v.numel() == 0);
+  CHECK(v.contiguous().numel() == 0);
+  Tensor w = zeros({3, 0}).expand({2, 3, 0}).permute({2, 0, 1});
+  CHECK(w.sum(Shape{0}).sizes() == std::vector<int64_t>{2, 3});
+  CHECK(w.sum(Shape{0}).abs().sum().item<double>() == 0.0);
+  // Reduce away the 0 dim of [0, 2^61, 2]: 2^62 float outputs, 2^64 bytes: an error.
+  Tensor e = zeros({big / 2, 2, 0}).permute({2, 0, 1});
+  CHECK(throws<Error>([&] { e.sum(Shape{0}); }));
+  CHECK(zeros({2, big / 2, 0}).permute({2, 0, 1}).sum(Shape{0, 1, 2}).item<double>() == 0.0);
+}
