@@ -210,7 +210,8 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
     WICK_CHECK(!__builtin_mul_overflow(strides[w], step, &strides[w]), ShapeError, "slice",
                "stride ", this->strides()[w], " times step ", step, " overflows int64");
   }
-  int64_t offset = storage_offset() + (len > 0 ? s * this->strides()[w] : 0);
+  // An empty tensor's view reads nothing, and s * stride may not fit: keep the offset.
+  int64_t offset = storage_offset() + (len > 0 && numel() > 0 ? s * this->strides()[w] : 0);
   // The recorded end s + (len - 1) * step + 1 selects the same elements and cannot overflow.
   int64_t last_end = len > 0 ? s + (len - 1) * step + 1 : s;
   return record_view(OpId::slice, *this, make_view(*this, sizes, strides, offset),
@@ -237,7 +238,8 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
              " out of range for dim ", d, " of ", describe(*this));
   if (index < 0) index += n;
   Shape sizes = this->sizes(), strides = this->strides();
-  int64_t offset = storage_offset() + index * strides[w];
+  // An empty tensor's view reads nothing, and index * stride may not fit: keep the offset.
+  int64_t offset = storage_offset() + (numel() > 0 ? index * strides[w] : 0);
   sizes.erase(w);
   strides.erase(w);
   return record_view(OpId::select, *this, make_view(*this, sizes, strides, offset), {w, index});

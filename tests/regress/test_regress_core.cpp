@@ -177,3 +177,18 @@ TEST_CASE("numel of a view that puts the 0 after sizes whose product overflows",
   CHECK(throws<Error>([&] { e.sum(Shape{0}); }));
   CHECK(zeros({2, big / 2, 0}).permute({2, 0, 1}).sum(Shape{0, 1, 2}).item<double>() == 0.0);
 }
+
+TEST_CASE("select and slice far into an empty tensor", "[regress][core]") {
+  // core/src/views.cpp Tensor::select()/slice(): the view's offset index * stride overflowed
+  // for select(0, 2^63 - 4) of [2^63-1, 0, 1, 4] (stride 4; UB, found by fuzz_ops under UBSan).
+  // The view is empty and reads nothing, so its offset stays the input's.
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Tensor t = zeros({big, 0, 1, 4});
+  Tensor s = t.select(0, -3);
+  CHECK(s.sizes() == std::vector<int64_t>{0, 1, 4});
+  CHECK(s.numel() == 0);
+  Tensor l = t.slice(0, big - 5, big);
+  CHECK(l.sizes() == std::vector<int64_t>{5, 0, 1, 4});
+  CHECK(t.narrow(0, big - 3, 2).sizes() == std::vector<int64_t>{2, 0, 1, 4});
+  CHECK(l.contiguous().numel() == 0);
+}
