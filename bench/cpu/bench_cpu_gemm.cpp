@@ -42,43 +42,51 @@ namespace gemm = wick::cpu::gemm;
 // previous result only, so throughput, not latency, bounds the loop. ----
 
 #if defined(__x86_64__)
+// Twelve independent FMA chains in named registers (an array kept in registers through an asm
+// barrier made GCC store and reload it every iteration, which measured 42 instead of ~117
+// GFLOP/s: the store-forwarding latency, not the FMA units). The compiler cannot fold the
+// chains, and their sum is used.
+#define WICK_FMA12(FMA)                                                                         \
+  a0 = FMA(a0, x, y), a1 = FMA(a1, x, y), a2 = FMA(a2, x, y), a3 = FMA(a3, x, y),            \
+  a4 = FMA(a4, x, y), a5 = FMA(a5, x, y), a6 = FMA(a6, x, y), a7 = FMA(a7, x, y),            \
+  a8 = FMA(a8, x, y), a9 = FMA(a9, x, y), a10 = FMA(a10, x, y), a11 = FMA(a11, x, y)
+
 __attribute__((target("avx512f"))) double fma_loop_avx512(int64_t iters) {
-  __m512 acc[12];
-  for (auto& r : acc) r = _mm512_set1_ps(1.0f);
+  // Different starting values, so that the compiler cannot merge the chains into one.
+  __m512 a0 = _mm512_set1_ps(1.00f), a1 = _mm512_set1_ps(1.01f), a2 = _mm512_set1_ps(1.02f),
+         a3 = _mm512_set1_ps(1.03f), a4 = _mm512_set1_ps(1.04f), a5 = _mm512_set1_ps(1.05f),
+         a6 = _mm512_set1_ps(1.06f), a7 = _mm512_set1_ps(1.07f), a8 = _mm512_set1_ps(1.08f),
+         a9 = _mm512_set1_ps(1.09f), a10 = _mm512_set1_ps(1.10f), a11 = _mm512_set1_ps(1.11f);
   const __m512 x = _mm512_set1_ps(0.9999999f), y = _mm512_set1_ps(1e-7f);
-  for (int64_t i = 0; i < iters; ++i) {
-    for (auto& r : acc) r = _mm512_fmadd_ps(r, x, y);
-    __asm__ volatile(""
-                     : "+v"(acc[0]), "+v"(acc[1]), "+v"(acc[2]), "+v"(acc[3]), "+v"(acc[4]),
-                       "+v"(acc[5]), "+v"(acc[6]), "+v"(acc[7]), "+v"(acc[8]), "+v"(acc[9]),
-                       "+v"(acc[10]), "+v"(acc[11]));
-  }
+  for (int64_t i = 0; i < iters; ++i) WICK_FMA12(_mm512_fmadd_ps);
+  const __m512 s = _mm512_add_ps(
+      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
+                    _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7))),
+      _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
   float out[16];
-  __m512 s = acc[0];
-  for (int r = 1; r < 12; ++r) s = _mm512_add_ps(s, acc[r]);
   _mm512_storeu_ps(out, s);
   benchmark::DoNotOptimize(out[0]);
   return static_cast<double>(iters) * 12 * 16 * 2;
 }
 
 __attribute__((target("avx2,fma"))) double fma_loop_avx2(int64_t iters) {
-  __m256 acc[12];
-  for (auto& r : acc) r = _mm256_set1_ps(1.0f);
+  // Different starting values, so that the compiler cannot merge the chains into one.
+  __m256 a0 = _mm256_set1_ps(1.00f), a1 = _mm256_set1_ps(1.01f), a2 = _mm256_set1_ps(1.02f),
+         a3 = _mm256_set1_ps(1.03f), a4 = _mm256_set1_ps(1.04f), a5 = _mm256_set1_ps(1.05f),
+         a6 = _mm256_set1_ps(1.06f), a7 = _mm256_set1_ps(1.07f), a8 = _mm256_set1_ps(1.08f),
+         a9 = _mm256_set1_ps(1.09f), a10 = _mm256_set1_ps(1.10f), a11 = _mm256_set1_ps(1.11f);
   const __m256 x = _mm256_set1_ps(0.9999999f), y = _mm256_set1_ps(1e-7f);
-  for (int64_t i = 0; i < iters; ++i) {
-    for (auto& r : acc) r = _mm256_fmadd_ps(r, x, y);
-    __asm__ volatile(""
-                     : "+x"(acc[0]), "+x"(acc[1]), "+x"(acc[2]), "+x"(acc[3]), "+x"(acc[4]),
-                       "+x"(acc[5]), "+x"(acc[6]), "+x"(acc[7]), "+x"(acc[8]), "+x"(acc[9]),
-                       "+x"(acc[10]), "+x"(acc[11]));
-  }
+  for (int64_t i = 0; i < iters; ++i) WICK_FMA12(_mm256_fmadd_ps);
+  const __m256 s = _mm256_add_ps(
+      _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
+                    _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7))),
+      _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
   float out[8];
-  __m256 s = acc[0];
-  for (int r = 1; r < 12; ++r) s = _mm256_add_ps(s, acc[r]);
   _mm256_storeu_ps(out, s);
   benchmark::DoNotOptimize(out[0]);
   return static_cast<double>(iters) * 12 * 8 * 2;
 }
+#undef WICK_FMA12
 #endif
 
 // FLOPs of one ~20 ms burst of the widest FMA loop the CPU has (0 when it has none).
