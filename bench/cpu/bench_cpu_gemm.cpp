@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fma_loops.hpp"
 #include "gemm/gemm.hpp"
 #include "gemm_ladder.hpp"
 #include "kernels.hpp"
@@ -41,59 +42,11 @@ namespace gemm = wick::cpu::gemm;
 // ---- the FMA peak: 12 independent accumulators per thread, each FMA depending on its own
 // previous result only, so throughput, not latency, bounds the loop. ----
 
-#if defined(__x86_64__)
-// Twelve independent FMA chains in named registers (an array kept in registers through an asm
-// barrier made GCC store and reload it every iteration, which measured 42 instead of ~117
-// GFLOP/s: the store-forwarding latency, not the FMA units). The compiler cannot fold the
-// chains, and their sum is used.
-#define WICK_FMA12(FMA)                                                                         \
-  a0 = FMA(a0, x, y), a1 = FMA(a1, x, y), a2 = FMA(a2, x, y), a3 = FMA(a3, x, y),            \
-  a4 = FMA(a4, x, y), a5 = FMA(a5, x, y), a6 = FMA(a6, x, y), a7 = FMA(a7, x, y),            \
-  a8 = FMA(a8, x, y), a9 = FMA(a9, x, y), a10 = FMA(a10, x, y), a11 = FMA(a11, x, y)
-
-__attribute__((target("avx512f"))) double fma_loop_avx512(int64_t iters) {
-  // Different starting values, so that the compiler cannot merge the chains into one.
-  __m512 a0 = _mm512_set1_ps(1.00f), a1 = _mm512_set1_ps(1.01f), a2 = _mm512_set1_ps(1.02f),
-         a3 = _mm512_set1_ps(1.03f), a4 = _mm512_set1_ps(1.04f), a5 = _mm512_set1_ps(1.05f),
-         a6 = _mm512_set1_ps(1.06f), a7 = _mm512_set1_ps(1.07f), a8 = _mm512_set1_ps(1.08f),
-         a9 = _mm512_set1_ps(1.09f), a10 = _mm512_set1_ps(1.10f), a11 = _mm512_set1_ps(1.11f);
-  const __m512 x = _mm512_set1_ps(0.9999999f), y = _mm512_set1_ps(1e-7f);
-  for (int64_t i = 0; i < iters; ++i) WICK_FMA12(_mm512_fmadd_ps);
-  const __m512 s = _mm512_add_ps(
-      _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)),
-                    _mm512_add_ps(_mm512_add_ps(a4, a5), _mm512_add_ps(a6, a7))),
-      _mm512_add_ps(_mm512_add_ps(a8, a9), _mm512_add_ps(a10, a11)));
-  float out[16];
-  _mm512_storeu_ps(out, s);
-  benchmark::DoNotOptimize(out[0]);
-  return static_cast<double>(iters) * 12 * 16 * 2;
-}
-
-__attribute__((target("avx2,fma"))) double fma_loop_avx2(int64_t iters) {
-  // Different starting values, so that the compiler cannot merge the chains into one.
-  __m256 a0 = _mm256_set1_ps(1.00f), a1 = _mm256_set1_ps(1.01f), a2 = _mm256_set1_ps(1.02f),
-         a3 = _mm256_set1_ps(1.03f), a4 = _mm256_set1_ps(1.04f), a5 = _mm256_set1_ps(1.05f),
-         a6 = _mm256_set1_ps(1.06f), a7 = _mm256_set1_ps(1.07f), a8 = _mm256_set1_ps(1.08f),
-         a9 = _mm256_set1_ps(1.09f), a10 = _mm256_set1_ps(1.10f), a11 = _mm256_set1_ps(1.11f);
-  const __m256 x = _mm256_set1_ps(0.9999999f), y = _mm256_set1_ps(1e-7f);
-  for (int64_t i = 0; i < iters; ++i) WICK_FMA12(_mm256_fmadd_ps);
-  const __m256 s = _mm256_add_ps(
-      _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                    _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(a6, a7))),
-      _mm256_add_ps(_mm256_add_ps(a8, a9), _mm256_add_ps(a10, a11)));
-  float out[8];
-  _mm256_storeu_ps(out, s);
-  benchmark::DoNotOptimize(out[0]);
-  return static_cast<double>(iters) * 12 * 8 * 2;
-}
-#undef WICK_FMA12
-#endif
-
 // FLOPs of one ~20 ms burst of the widest FMA loop the CPU has (0 when it has none).
 double fma_burst() {
 #if defined(__x86_64__)
-  if (gemm::best_supported_isa() == gemm::Isa::avx512) return fma_loop_avx512(1 << 20);
-  if (gemm::best_supported_isa() == gemm::Isa::avx2) return fma_loop_avx2(1 << 21);
+  if (gemm::best_supported_isa() == gemm::Isa::avx512) return fma_loops::fma_avx512(1 << 20);
+  if (gemm::best_supported_isa() == gemm::Isa::avx2) return fma_loops::fma_avx2(1 << 21);
 #endif
   return 0;
 }
