@@ -239,7 +239,8 @@ void BM_mlp(benchmark::State& state, Where where, int64_t width) {
     wick::nn::Sequential model(wick::nn::Linear(width, width), wick::nn::ReLU(),
                                wick::nn::Linear(width, width));
     model->to(device);
-    wick::Tensor host_data = wick::randn({kBatch, width}), host_target = wick::randn({kBatch, width});
+    wick::Tensor host_data = wick::randn({kBatch, width}),
+                 host_target = wick::randn({kBatch, width});
     wick::Tensor data = host_data.to(device), target = host_target.to(device);
     wick::nn::MSELoss criterion;
     wick::optim::SGD optimizer(model->parameters(), wick::optim::SGDOptions(0.01));
@@ -260,7 +261,8 @@ void BM_mlp(benchmark::State& state, Where where, int64_t width) {
     const Stats s = summarize(time_reps(step, warmups));
     benchmark::DoNotOptimize(last_loss);
     report(state, s);
-    const double flops = 5.0 * 2.0 * kBatch * static_cast<double>(width) * static_cast<double>(width);
+    const double flops =
+        5.0 * 2.0 * kBatch * static_cast<double>(width) * static_cast<double>(width);
     state.counters["width"] = static_cast<double>(width);
     state.counters["batch"] = kBatch;
     state.counters["GFLOP/s"] = flops / (s.median / 1e3) / 1e9;
@@ -294,7 +296,9 @@ void BM_op_latency(benchmark::State& state, bool gpu, bool queued) {
 void add_context() {
   benchmark::AddCustomContext("wick_bench_training_mode", g_cfg.quick ? "quick" : "full");
   benchmark::AddCustomContext("mlp_batch", "256");
-  benchmark::AddCustomContext("timing", "host clock, wick::cuda::synchronize() inside the timed region on the GPU; real_time is the median");
+  benchmark::AddCustomContext("timing",
+                              "host clock, wick::cuda::synchronize() inside the timed region on "
+                              "the GPU; real_time is the median");
   if (!wick::cuda::is_available()) {
     benchmark::AddCustomContext("gpu", "none: " + wick::cuda::unavailable_reason());
     return;
@@ -306,19 +310,19 @@ void add_context() {
     benchmark::AddCustomContext("gpu_sms", std::to_string(prop.multiProcessorCount));
     benchmark::AddCustomContext("gpu_compute_capability",
                                 std::to_string(prop.major) + "." + std::to_string(prop.minor));
-    benchmark::AddCustomContext("gpu_memory_gib",
-                                std::to_string(static_cast<double>(prop.totalGlobalMem) / (1 << 30)));
+    benchmark::AddCustomContext(
+        "gpu_memory_gib", std::to_string(static_cast<double>(prop.totalGlobalMem) / (1 << 30)));
     benchmark::AddCustomContext("gpu_l2_mib",
                                 std::to_string(static_cast<double>(prop.l2CacheSize) / (1 << 20)));
   }
   int runtime = 0, driver = 0;
   if (cudaRuntimeGetVersion(&runtime) == cudaSuccess) {
-    benchmark::AddCustomContext("cuda_runtime",
-                                std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10));
+    benchmark::AddCustomContext(
+        "cuda_runtime", std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10));
   }
   if (cudaDriverGetVersion(&driver) == cudaSuccess) {
-    benchmark::AddCustomContext("cuda_driver_api",
-                                std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10));
+    benchmark::AddCustomContext("cuda_driver_api", std::to_string(driver / 1000) + "." +
+                                                       std::to_string(driver % 1000 / 10));
   }
 #endif
 }
