@@ -182,12 +182,6 @@ void run_reduce(const OpCall& call) {
   T* values = out.data_ptr<T>();
   int64_t* indices = want_indices ? call.out(1).data_ptr<int64_t>() : nullptr;
   const int64_t n_out = kept.numel;
-  if (reduced.numel == 0) {
-    // Reducing nothing: sum is 0 and mean is 0/0 = NaN (the boundary rejects max/min).
-    const T identity = call.op == OpId::mean ? static_cast<T>(NAN) : T(0);
-    std::fill(values, values + n_out, identity);
-    return;
-  }
   // Many outputs: one thread per range of outputs. Few: split each output's range instead.
   const bool per_output_parallel = n_out >= 2 * max_threads();
   parallel_for(n_out,
