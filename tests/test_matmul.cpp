@@ -2,6 +2,7 @@
 // at sizes 1, 7, 16, 33, 127, 128, 129, 1000 and non-square, transposed operands read in
 // place, 1-D operands, and batched products with broadcast batch dims.
 #include "reference.hpp"
+#include "wick/matmul_backend.hpp"
 
 using namespace wick;
 using ref::Layout;
@@ -128,4 +129,32 @@ TEST_CASE("matmul: int64 products are exact", "[matmul]") {
   Tensor got = matmul(a, b);
   CHECK(got.dtype() == kInt64);
   CHECK(ref::values(got) == ref::values(reference_matmul(a, b)));
+}
+
+TEST_CASE("matmul kernel choice: names, errors, the old interface", "[matmul]") {
+  const std::string before = wick::matmul_kernel();
+  CHECK(before == "auto");
+  wick::set_matmul_kernel("07_warptile");
+  CHECK(std::string(wick::matmul_kernel()) == "07_warptile");
+  CHECK(wick::matmul_backend() == wick::MatmulBackend::Tiled);
+  wick::set_matmul_backend(wick::MatmulBackend::Cublas);
+  CHECK(std::string(wick::matmul_kernel()) == "cublas");
+  wick::set_matmul_kernel("tiled");  // the old name of "auto"
+  CHECK(std::string(wick::matmul_kernel()) == "auto");
+  try {
+    wick::set_matmul_kernel("10_magic");
+    FAIL("an unknown kernel name was accepted");
+  } catch (const wick::ValueError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("10_magic") != std::string::npos);
+    CHECK(what.find("09_tf32_mma") != std::string::npos);  // the message lists the known names
+  }
+  CHECK(std::string(wick::matmul_kernel()) == "auto");  // unchanged by the failed call
+  CHECK_FALSE(wick::allow_tf32());
+  wick::set_allow_tf32(true);
+  CHECK(wick::allow_tf32());
+  wick::set_allow_tf32(false);
+  // A CPU matmul is not a CUDA kernel: nothing is recorded.
+  const wick::Tensor c = wick::ones({2, 3}).matmul(wick::ones({3, 2}));
+  CHECK(std::string(wick::last_matmul_kernel()).empty());
 }

@@ -38,6 +38,7 @@ class CpuBackend final : public DeviceBackend {
   void reset_peak_memory_stats(int) override {}
   void empty_cache() override {}
   std::string device_name(int) const override { return "cpu"; }
+  DeviceProperties properties(int) const override { return DeviceProperties{"cpu", 0, 0, 1, 0, 0}; }
 
  private:
   detail::CpuAllocator allocator_;

@@ -36,6 +36,10 @@ std::string device_name(int index) {
   DeviceBackend& b = need("cuda::device_name");
   return b.device_name(pick(b, index));
 }
+DeviceProperties get_device_properties(int index) {
+  DeviceBackend& b = need("cuda::get_device_properties");
+  return b.properties(pick(b, index));
+}
 void synchronize(int index) {
   // Like torch.cuda.synchronize, this needs a device; without one it is an error, not a no-op.
   DeviceBackend& b = need("cuda::synchronize");

@@ -267,6 +267,17 @@ class CudaBackend final : public DeviceBackend, public Allocator {
     return device_info(index).name;
   }
 
+  DeviceProperties properties(int index) const override {
+    check_index(index, "cuda::get_device_properties");
+    const DeviceInfo& info = device_info(index);
+    return DeviceProperties{info.name,
+                            info.major,
+                            info.minor,
+                            info.sm_count,
+                            static_cast<int64_t>(info.total_memory),
+                            static_cast<int64_t>(info.l2_bytes)};
+  }
+
   // ---- Allocator ----
   DataPtr allocate(size_t nbytes, Device device) override {
     const int index = device.index();

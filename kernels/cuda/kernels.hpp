@@ -16,7 +16,7 @@ void launch_compare(const OpCall& call);  // compare.cu: eq ne lt le gt ge
 void launch_where(const OpCall& call);    // compare.cu
 void launch_reduce(const OpCall& call);   // reduce.cu: sum mean max min (+ arg indices)
 void launch_softmax(const OpCall& call);  // softmax.cu: softmax, log_softmax
-void launch_matmul(const OpCall& call);   // matmul.cu: tiled kernel, or cuBLAS when chosen
+void launch_matmul(const OpCall& call);   // gemm/ladder.cu: a ladder kernel, or cuBLAS
 
 // matmul_cublas.cpp: whether cuBLAS can run this matmul (float32/float64, sizes that fit its
 // int arguments), and running it.

@@ -387,3 +387,106 @@ TEST_CASE("without a usable GPU, CUDA says why and CUDA tensors are a DeviceErro
   CHECK_THROWS_AS(ones({2}).to(kCUDA), DeviceError);
   CHECK_THROWS_AS(cuda::synchronize(), DeviceError);
 }
+
+// ---- the matmul ladder's kernel choice (kernels/cuda/gemm/select.cpp) ----
+#include "gemm/problem.hpp"
+#include "gemm/select.hpp"
+#include "wick/matmul_backend.hpp"
+
+namespace {
+
+gpu::gemm::MatmulFacts facts_for(int64_t m, int64_t n, int64_t k, int sm) {
+  gpu::gemm::MatmulFacts f;
+  f.type = gpu::gemm::ElementType::Float32;
+  f.vector_ready = true;
+  f.cublas_ok = true;
+  f.m = m, f.n = n, f.k = k;
+  f.sm = sm;
+  f.sm_count = 132;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("matmul ladder: core's kernel names are the ladder's", "[gemm][host]") {
+  const auto names = matmul_kernel_names();
+  const auto ladder = gpu::gemm::ladder_kernels();
+  REQUIRE(names.size() == ladder.size() + 2);
+  CHECK(std::string(names[0]) == "auto");
+  CHECK(std::string(names[1]) == "cublas");
+  for (size_t i = 0; i < ladder.size(); ++i) CHECK(std::string(names[i + 2]) == ladder[i].name);
+}
+
+TEST_CASE("matmul ladder: the automatic choice", "[gemm][host]") {
+  using gpu::gemm::automatic_kernel;
+  using gpu::gemm::choose_kernel;
+  using std::string;
+  auto f = facts_for(4096, 4096, 4096, 90);
+  CHECK(string(automatic_kernel(f, false)) == "08_cp_async");
+  CHECK(string(automatic_kernel(f, true)) == "09_tf32_mma");
+  f.sm = 75;  // no cp.async, no mma.sync tf32
+  CHECK(string(automatic_kernel(f, true)) == "07_warptile");
+  f.sm = 90;
+  f.vector_ready = false;  // a strided view or a misaligned base
+  CHECK(string(automatic_kernel(f, true)) == "05_blocktile_2d");
+  f.vector_ready = true;
+  f.type = gpu::gemm::ElementType::Float64;
+  CHECK(string(automatic_kernel(f, false)) == "05_blocktile_2d");
+  // Too few 128 x 128 tiles for 132 SMs (8 x 8 = 64): the general kernel's small tiles.
+  CHECK(string(automatic_kernel(facts_for(1000, 1000, 1000, 90), false)) == "05_blocktile_2d");
+  auto batched = facts_for(1000, 1000, 64, 90);
+  batched.batch = 4;  // 256 tiles
+  CHECK(string(automatic_kernel(batched, false)) == "08_cp_async");
+}
+
+TEST_CASE("matmul ladder: a forced kernel runs what it can take, else the automatic choice",
+          "[gemm][host]") {
+  using gpu::gemm::choose_kernel;
+  using std::string;
+  auto f = facts_for(512, 512, 512, 90);
+  for (const auto& kernel : gpu::gemm::ladder_kernels()) {
+    CHECK(string(choose_kernel(f, kernel.name, false)) == kernel.name);
+  }
+  CHECK(string(choose_kernel(f, "cublas", false)) == "cublas");
+  CHECK(string(choose_kernel(f, "auto", false)) == "05_blocktile_2d");  // 16 tiles, 132 SMs
+  CHECK(string(choose_kernel(facts_for(4096, 4096, 64, 90), "auto", false)) == "08_cp_async");
+  f.type = gpu::gemm::ElementType::Int64;
+  f.vector_ready = false;
+  f.cublas_ok = false;  // cuBLAS has no int64 GEMM
+  CHECK(string(choose_kernel(f, "cublas", false)) == "05_blocktile_2d");
+  CHECK(string(choose_kernel(f, "07_warptile", false)) == "05_blocktile_2d");
+  f = facts_for(512, 512, 512, 80);
+  f.vector_ready = false;
+  CHECK(string(choose_kernel(f, "03_shared_tiles", false)) == "03_shared_tiles");
+  CHECK(string(choose_kernel(f, "06_vectorized", false)) == "05_blocktile_2d");
+  f = facts_for(4096, 4096, 512, 75);
+  CHECK(string(choose_kernel(f, "09_tf32_mma", true)) == "07_warptile");
+  // Grid limits: step 2 puts M / 32 on grid y (at most 65535).
+  f = facts_for(65535 * 32 + 1, 8, 8, 90);
+  CHECK(string(choose_kernel(f, "02_coalesced", false)) != "02_coalesced");
+  CHECK(string(choose_kernel(f, "06_vectorized", false)) == "06_vectorized");  // M / 128 fits
+  f = facts_for(8, 65535 * 32 + 1, 8, 90);
+  CHECK(string(choose_kernel(f, "01_naive", false)) != "01_naive");
+}
+
+TEST_CASE("matmul ladder: which operands the 128-bit loads can read", "[gemm][host]") {
+  using gpu::gemm::Major;
+  using gpu::gemm::vector_major;
+  CHECK(vector_major(5, 8, 8, 1) == Major::Row);    // row-major, leading dim 8
+  CHECK(vector_major(5, 7, 7, 1) == Major::None);   // leading dim 7: rows not 16-byte aligned
+  CHECK(vector_major(8, 5, 1, 8) == Major::Col);    // a transposed view
+  CHECK(vector_major(5, 8, 16, 2) == Major::None);  // every second column
+  CHECK(vector_major(1, 7, 3, 1) == Major::Row);    // one row: its stride never moves
+  CHECK(vector_major(7, 1, 1, 3) == Major::Col);    // one column, contiguous down
+  CHECK(vector_major(1, 1, 5, 9) == Major::Row);
+  alignas(16) float buffer[64] = {};
+  gpu::gemm::Problem<float> p;
+  p.a = buffer, p.b = buffer, p.m = 4, p.n = 4, p.k = 4;
+  p.a_rs = 4, p.a_cs = 1, p.b_rs = 1, p.b_cs = 4;
+  CHECK(gpu::gemm::vector_ready(p));
+  p.a = buffer + 1;  // misaligned base
+  CHECK_FALSE(gpu::gemm::vector_ready(p));
+  p.a = buffer;
+  p.a_bs = 6;  // a batch stride that breaks alignment
+  CHECK_FALSE(gpu::gemm::vector_ready(p));
+}

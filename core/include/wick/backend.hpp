@@ -22,6 +22,15 @@ struct MemoryStats {
   int64_t num_ooms = 0;
 };
 
+// torch.cuda.get_device_properties's main fields.
+struct DeviceProperties {
+  std::string name;
+  int major = 0, minor = 0;  // compute capability
+  int multi_processor_count = 0;
+  int64_t total_memory = 0;   // bytes
+  int64_t l2_cache_size = 0;  // bytes
+};
+
 class DeviceBackend {
  public:
   virtual ~DeviceBackend() = default;
@@ -43,6 +52,7 @@ class DeviceBackend {
   virtual void reset_peak_memory_stats(int index) = 0;
   virtual void empty_cache() = 0;
   virtual std::string device_name(int index) const = 0;
+  virtual DeviceProperties properties(int index) const = 0;
 };
 
 void register_backend(DeviceBackend* backend);  // not owned; lives for the program

@@ -17,6 +17,7 @@ int device_count();
 int current_device();
 void set_device(int index);
 std::string device_name(int index = -1);
+DeviceProperties get_device_properties(int index = -1);
 void synchronize(int index = -1);
 MemoryStats memory_stats(int index = -1);
 int64_t memory_allocated(int index = -1);

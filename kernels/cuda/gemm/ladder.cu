@@ -1,0 +1,171 @@
+// ladder.cu: matmul on CUDA tensors. Turns the op's operands into the ladder's Problem
+// (problem.hpp), picks the kernel (select.cpp: the user's choice from wick/matmul_backend.hpp
+// when it can take the matmul, else the automatic one), records it for last_matmul_kernel(),
+// and launches it, or hands the matmul to cuBLAS (matmul_cublas.cpp).
+// Inputs arrive as A [batch..., M, K] and B [batch..., K, N], expanded to the same batch dims
+// with any strides (0 for broadcast batch dims; transposed views have their strides swapped);
+// they are read in place, never copied. C [batch..., M, N] is contiguous. The batch dims are
+// collapsed (common.cuh: collapse_dims); the innermost collapsed dim becomes the kernels' batch
+// (grid z), and each index of the outer ones, when there are any, one more launch.
+// Tested by tests/cuda/test_gemm_ladder.cpp (every kernel on a GPU against cuBLAS and the
+// float64 CPU reference), tests/cuda/test_gemm_emulated.cpp (every kernel on the CPU) and
+// tests/cuda/test_host.cpp (the choices).
+#include <string_view>
+#include <vector>
+
+#include "common.cuh"
+#include "gemm/01_naive.cuh"
+#include "gemm/02_coalesced.cuh"
+#include "gemm/03_shared_tiles.cuh"
+#include "gemm/04_blocktile_1d.cuh"
+#include "gemm/05_blocktile_2d.cuh"
+#include "gemm/06_vectorized.cuh"
+#include "gemm/07_warptile.cuh"
+#include "gemm/08_cp_async.cuh"
+#include "gemm/09_tf32_mma.cuh"
+#include "gemm/select.hpp"
+#include "kernels.hpp"
+#include "wick/matmul_backend.hpp"
+
+namespace wick::gpu {
+namespace {
+
+using gemm::Problem;
+
+template <typename Step, typename T>
+auto kernel_of(const Problem<T>& p) {
+  if constexpr (requires { Step::kernel_for(p); }) {
+    return Step::kernel_for(p);
+  } else {
+    return Step::kernel;
+  }
+}
+
+template <typename Step, typename T>
+void launch_step(const OpContext& ctx, const Problem<T>& p) {
+  launch_kernel(ctx, Step::kName, kernel_of<Step>(p), Step::grid(p), Step::block(), 0, p);
+}
+
+// One Problem per launch: the innermost collapsed batch dim in each, the outer ones split.
+template <typename T>
+std::vector<Problem<T>> problems_of(const OpCall& call) {
+  const Tensor& a = call.in(0);
+  const Tensor& b = call.in(1);
+  const Tensor& c = call.out();
+  const auto nd = static_cast<size_t>(a.dim());
+  Problem<T> base;
+  base.a = static_cast<const T*>(a.raw_data());
+  base.b = static_cast<const T*>(b.raw_data());
+  base.c = static_cast<T*>(c.raw_data());
+  base.m = a.sizes()[nd - 2];
+  base.k = a.sizes()[nd - 1];
+  base.n = b.sizes()[nd - 1];
+  base.a_rs = a.strides()[nd - 2];
+  base.a_cs = a.strides()[nd - 1];
+  base.b_rs = b.strides()[nd - 2];
+  base.b_cs = b.strides()[nd - 1];
+  const Shape batch_sizes(a.sizes().begin(), a.sizes().end() - 2);
+  const Shape a_batch(a.strides().begin(), a.strides().end() - 2);
+  const Shape b_batch(b.strides().begin(), b.strides().end() - 2);
+  const Shape c_batch(c.strides().begin(), c.strides().end() - 2);
+  const StridedLayout<3> layout = collapse_dims<3>(batch_sizes, {&a_batch, &b_batch, &c_batch});
+  std::vector<Problem<T>> out;
+  if (layout.numel == 0 || base.m == 0 || base.n == 0) return out;
+  if (layout.ndim == 0) {
+    out.push_back(base);
+    return out;
+  }
+  base.batch = layout.sizes[0];
+  base.a_bs = layout.strides[0][0];
+  base.b_bs = layout.strides[1][0];
+  base.c_bs = layout.strides[2][0];
+  const int64_t outer = layout.numel / layout.sizes[0];
+  for (int64_t index = 0; index < outer; ++index) {
+    int64_t rest = index, offsets[3] = {0, 0, 0};
+    for (int d = 1; d < layout.ndim; ++d) {
+      const int64_t i = rest % layout.sizes[d];
+      rest /= layout.sizes[d];
+      for (int op = 0; op < 3; ++op) offsets[op] += i * layout.strides[op][d];
+    }
+    Problem<T> p = base;
+    p.a += offsets[0];
+    p.b += offsets[1];
+    p.c += offsets[2];
+    out.push_back(p);
+  }
+  return out;
+}
+
+template <typename T>
+void run_general(const OpContext& ctx, const Problem<T>& p) {
+  // 128 x 128 tiles when they are full enough and plentiful enough to fill the device.
+  const int64_t big_tiles = ceil_div<int64_t>(p.m, 128) * ceil_div<int64_t>(p.n, 128);
+  if (p.m >= 128 && p.n >= 128 && big_tiles * p.batch >= device_info(ctx.device).sm_count) {
+    launch_step<gemm::Blocktile2d<T>>(ctx, p);
+  } else {
+    launch_step<gemm::Blocktile2dSmall<T>>(ctx, p);
+  }
+}
+
+template <typename T>
+void run_named(const OpContext& ctx, std::string_view name, const Problem<T>& p) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (name == "01_naive") return launch_step<gemm::Naive<float>>(ctx, p);
+    if (name == "02_coalesced") return launch_step<gemm::Coalesced<float>>(ctx, p);
+    if (name == "03_shared_tiles") return launch_step<gemm::SharedTiles<float>>(ctx, p);
+    if (name == "04_blocktile_1d") return launch_step<gemm::Blocktile1d<float>>(ctx, p);
+    if (name == "06_vectorized") return launch_step<gemm::Vectorized<float>>(ctx, p);
+    if (name == "07_warptile") return launch_step<gemm::Warptile<float>>(ctx, p);
+    if (name == "08_cp_async") return launch_step<gemm::CpAsync<float>>(ctx, p);
+    if (name == "09_tf32_mma") return launch_step<gemm::Tf32Mma<float>>(ctx, p);
+  }
+  run_general(ctx, p);  // "05_blocktile_2d"
+}
+
+template <typename T>
+void run(const OpContext& ctx, const OpCall& call, gemm::ElementType type) {
+  const std::vector<Problem<T>> problems = problems_of<T>(call);
+  const DeviceInfo& info = device_info(ctx.device);
+  gemm::MatmulFacts facts;
+  facts.type = type;
+  facts.cublas_ok = cublas_supports(call);
+  facts.sm = info.major * 10 + info.minor;
+  facts.sm_count = info.sm_count;
+  facts.vector_ready = !problems.empty();
+  for (const Problem<T>& p : problems) {
+    facts.m = p.m, facts.n = p.n, facts.k = p.k, facts.batch = p.batch;
+    if constexpr (std::is_same_v<T, float>) {
+      facts.vector_ready = facts.vector_ready && gemm::vector_ready(p);
+    } else {
+      facts.vector_ready = false;
+    }
+  }
+  const char* name = gemm::choose_kernel(facts, matmul_kernel(), allow_tf32());
+  detail::note_matmul_kernel(name);
+  if (std::string_view(name) == "cublas") {
+    launch_matmul_cublas(ctx, call);
+    return;
+  }
+  for (const Problem<T>& p : problems) run_named(ctx, name, p);
+}
+
+}  // namespace
+
+void launch_matmul(const OpCall& call) {
+  OpContext ctx(call);
+  switch (call.out().dtype()) {
+    case kFloat32:
+      run<float>(ctx, call, gemm::ElementType::Float32);
+      break;
+    case kFloat64:
+      run<double>(ctx, call, gemm::ElementType::Float64);
+      break;
+    case kInt64:
+      run<int64_t>(ctx, call, gemm::ElementType::Int64);
+      break;
+    default:
+      detail::fail<DtypeError>(ctx.op, "not implemented for ", describe(call.in(0)));
+  }
+}
+
+}  // namespace wick::gpu

@@ -1,0 +1,64 @@
+// select.cpp: the matmul kernel choice (select.hpp).
+// The automatic rule, for a float32 matmul whose operands allow 128-bit loads:
+//  - TF32 tensor cores (step 9) on sm_80+ when the user allowed TF32;
+//  - else step 8 (cp.async double buffering) on sm_80+, step 7 (warp tiles) before;
+//  - but step 5 with its 64 x 64 tiles when the 128 x 128 tiles would not give every SM a
+//    block: a half-empty device loses more than the smaller tiles cost.
+// Everything else (float64, int64, strided views, misaligned bases) runs step 5, which takes
+// any layout. These thresholds are reasoned, not yet measured: no GPU was lent while they were
+// written; bench/gpu's ladder runs say where they should move (docs/gemm.md).
+#include "select.hpp"
+
+namespace wick::gpu::gemm {
+namespace {
+
+constexpr int64_t kGridLimit = 65535;
+
+constexpr LadderKernel kLadder[] = {
+    {"01_naive", true, false, 0, 0, 32},        {"02_coalesced", true, false, 0, 32, 0},
+    {"03_shared_tiles", true, false, 0, 32, 0}, {"04_blocktile_1d", true, false, 0, 64, 0},
+    {"05_blocktile_2d", false, false, 0, 0, 0},  // loops over M tiles: no limit
+    {"06_vectorized", true, true, 0, 128, 0},   {"07_warptile", true, true, 0, 128, 0},
+    {"08_cp_async", true, true, 80, 128, 0},    {"09_tf32_mma", true, true, 80, 128, 0},
+};
+
+bool fits(int64_t extent, int64_t tile) {
+  return tile == 0 || (extent + tile - 1) / tile <= kGridLimit;
+}
+
+}  // namespace
+
+std::span<const LadderKernel> ladder_kernels() { return kLadder; }
+
+bool can_take(std::string_view name, const MatmulFacts& f) {
+  if (name == "cublas") return f.cublas_ok;
+  for (const LadderKernel& kernel : kLadder) {
+    if (name != kernel.name) continue;
+    if (kernel.float32_only && f.type != ElementType::Float32) return false;
+    if (kernel.needs_vector && !f.vector_ready) return false;
+    if (f.sm < kernel.min_sm) return false;
+    return fits(f.m, kernel.max_m_tile) && fits(f.n, kernel.max_n_tile);
+  }
+  return false;
+}
+
+const char* automatic_kernel(const MatmulFacts& f, bool allow_tf32) {
+  if (f.type != ElementType::Float32 || !f.vector_ready) return "05_blocktile_2d";
+  const int64_t big_tiles = ((f.m + 127) / 128) * ((f.n + 127) / 128) * f.batch;
+  if (big_tiles < f.sm_count) return "05_blocktile_2d";
+  const char* order[] = {allow_tf32 ? "09_tf32_mma" : "08_cp_async", "08_cp_async", "07_warptile"};
+  for (const char* name : order) {
+    if (can_take(name, f)) return name;
+  }
+  return "05_blocktile_2d";
+}
+
+const char* choose_kernel(const MatmulFacts& f, std::string_view requested, bool allow_tf32) {
+  if (requested == "cublas" && f.cublas_ok) return "cublas";
+  for (const LadderKernel& kernel : kLadder) {
+    if (requested == kernel.name && can_take(kernel.name, f)) return kernel.name;
+  }
+  return automatic_kernel(f, allow_tf32);
+}
+
+}  // namespace wick::gpu::gemm

@@ -1,0 +1,44 @@
+// select.hpp: which kernel of the matmul ladder runs a matmul. Host C++ with no CUDA header, so
+// that tests/cuda/test_host.cpp checks the choices on any machine.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+namespace wick::gpu::gemm {
+
+enum class ElementType : uint8_t { Float32, Float64, Int64 };
+
+// What the choice depends on.
+struct MatmulFacts {
+  ElementType type = ElementType::Float32;
+  bool vector_ready = false;  // problem.hpp: vector_ready, for every launch of the matmul
+  bool cublas_ok = false;     // matmul_cublas.cpp: cublas_supports
+  int64_t m = 0, n = 0, k = 0, batch = 1;
+  int sm = 0;        // compute capability as 10 * major + minor, e.g. 90
+  int sm_count = 1;  // streaming multiprocessors
+};
+
+// The ladder's kernels and what each needs.
+struct LadderKernel {
+  const char* name;
+  bool float32_only;   // steps 1 to 4 and 6 to 9 are instantiated for float32 only
+  bool needs_vector;   // 128-bit loads: problem.hpp's vector_ready
+  int min_sm;          // cp.async and mma.sync: 80
+  int64_t max_m_tile;  // rows per block along grid y (M tiles must fit 65535), 0: no limit
+  int64_t max_n_tile;  // likewise for N along grid y (step 1 puts N there)
+};
+std::span<const LadderKernel> ladder_kernels();
+
+// Whether `name` ("cublas" or a ladder step) can run this matmul.
+bool can_take(std::string_view name, const MatmulFacts& facts);
+
+// The automatic choice (what "auto" runs).
+const char* automatic_kernel(const MatmulFacts& facts, bool allow_tf32);
+
+// The kernel that runs: `requested` if it is a kernel that can take the matmul, else the
+// automatic choice. Returns a static string.
+const char* choose_kernel(const MatmulFacts& facts, std::string_view requested, bool allow_tf32);
+
+}  // namespace wick::gpu::gemm

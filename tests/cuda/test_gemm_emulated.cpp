@@ -1,0 +1,215 @@
+// test_gemm_emulated.cpp: every kernel of the matmul ladder (kernels/cuda/gemm/), run on the CPU
+// by gemm_emulator.hpp, against a float64 reference. Runs on every machine, CI included: it
+// checks the kernels' index maths, edge tiles, batch strides, transposed and strided operands,
+// shared-memory staging and the tensor-core fragment layouts. Speed and true concurrency are
+// the GPU suite's business (tests/cuda/test_gemm_ladder.cpp, skipped without a GPU).
+// Sizes are those of the issue up to 129 (the emulator runs one CPU thread per CUDA thread,
+// so 1000^3 would take minutes); M, N, K of 1000 and more are covered by the GPU suite.
+// Each run draws fresh inputs (seeded from the clock; the seed is printed first); C starts as NaN.
+#include <catch2/catch.hpp>
+
+// The emulator first: it defines the CUDA keywords and built-ins the kernels use.
+#include "gemm_emulator.hpp"
+
+#include "gemm/01_naive.cuh"
+#include "gemm/02_coalesced.cuh"
+#include "gemm/03_shared_tiles.cuh"
+#include "gemm/04_blocktile_1d.cuh"
+#include "gemm/05_blocktile_2d.cuh"
+#include "gemm/06_vectorized.cuh"
+#include "gemm/07_warptile.cuh"
+#include "gemm/08_cp_async.cuh"
+#include "gemm/09_tf32_mma.cuh"
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+using namespace wick::gpu::gemm;
+
+namespace {
+
+std::mt19937_64& rng() {
+  static std::mt19937_64 gen = [] {
+    const auto seed =
+        static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    std::printf("test_gemm_emulated: seed %llu\n", static_cast<unsigned long long>(seed));
+    return std::mt19937_64(seed);
+  }();
+  return gen;
+}
+
+enum class Layout { RowMajor, Transposed, Strided };
+const char* layout_name(Layout l) {
+  return l == Layout::RowMajor ? "row-major" : l == Layout::Transposed ? "transposed" : "strided";
+}
+
+// An operand of rows x cols per batch, in one buffer, with its strides.
+template <typename T>
+struct Operand {
+  std::vector<T> data;
+  int64_t rs = 0, cs = 0, bs = 0;
+  T at(int64_t z, int64_t r, int64_t c) const {
+    return data[static_cast<size_t>(z * bs + r * rs + c * cs)];
+  }
+};
+
+template <typename T>
+Operand<T> make_operand(int64_t batch, int64_t rows, int64_t cols, Layout layout, bool broadcast) {
+  Operand<T> op;
+  // Leading dims padded to a multiple of 4 (and past it), as a sliced view would have them.
+  const int64_t ld_row = (cols + 3) / 4 * 4 + 4, ld_col = (rows + 3) / 4 * 4 + 4;
+  int64_t per_batch = 0;
+  switch (layout) {
+    case Layout::RowMajor:
+      op.rs = ld_row, op.cs = 1, per_batch = rows * ld_row;
+      break;
+    case Layout::Transposed:
+      op.rs = 1, op.cs = ld_col, per_batch = cols * ld_col;
+      break;
+    case Layout::Strided:
+      op.rs = 2 * ld_row, op.cs = 2, per_batch = rows * 2 * ld_row;
+      break;
+  }
+  per_batch = (per_batch + 3) / 4 * 4;
+  op.bs = broadcast ? 0 : per_batch;
+  op.data.assign(static_cast<size_t>((broadcast ? 1 : batch) * per_batch + 8), T(0));
+  std::uniform_int_distribution<int> ints(-8, 8);
+  std::uniform_real_distribution<double> reals(-1.0, 1.0);
+  for (auto& v : op.data) {
+    if constexpr (std::is_integral_v<T>) {
+      v = ints(rng());
+    } else {
+      v = static_cast<T>(reals(rng()));
+    }
+  }
+  return op;
+}
+
+struct Case {
+  int64_t m, n, k, batch;
+  Layout a_layout, b_layout;
+  bool broadcast_b;
+  std::string describe() const {
+    std::ostringstream s;
+    s << "M=" << m << " N=" << n << " K=" << k << " batch=" << batch << ", A "
+      << layout_name(a_layout) << ", B " << layout_name(b_layout)
+      << (broadcast_b ? " broadcast over the batch" : "");
+    return s.str();
+  }
+};
+
+template <typename Step>
+auto kernel_of(const auto& p) {
+  if constexpr (requires { Step::kernel_for(p); }) {
+    return Step::kernel_for(p);
+  } else {
+    return Step::kernel;
+  }
+}
+
+// Runs Step on one case and returns ||C - C_ref||_F / ||C_ref||_F (0 for exact int64 results;
+// +inf when an element was never written or an int64 differs).
+template <typename T, template <typename> class Step>
+double run_case(const Case& cs) {
+  const Operand<T> a = make_operand<T>(cs.batch, cs.m, cs.k, cs.a_layout, false);
+  const Operand<T> b = make_operand<T>(cs.batch, cs.k, cs.n, cs.b_layout, cs.broadcast_b);
+  std::vector<T> c(
+      static_cast<size_t>(cs.batch * cs.m * cs.n),
+      std::is_integral_v<T> ? std::numeric_limits<T>::min() : std::numeric_limits<T>::quiet_NaN());
+  Problem<T> p;
+  p.a = a.data.data(), p.b = b.data.data(), p.c = c.data();
+  p.m = cs.m, p.n = cs.n, p.k = cs.k;
+  p.a_rs = a.rs, p.a_cs = a.cs, p.b_rs = b.rs, p.b_cs = b.cs;
+  p.batch = cs.batch, p.a_bs = a.bs, p.b_bs = b.bs, p.c_bs = cs.m * cs.n;
+  REQUIRE(Step<T>::fits(p));
+  emu::launch(kernel_of<Step<T>>(p), Step<T>::grid(p), Step<T>::block(), p);
+  double diff = 0, norm = 0;
+  for (int64_t z = 0; z < cs.batch; ++z) {
+    for (int64_t i = 0; i < cs.m; ++i) {
+      for (int64_t j = 0; j < cs.n; ++j) {
+        double want = 0;
+        for (int64_t k = 0; k < cs.k; ++k) {
+          want += static_cast<double>(a.at(z, i, k)) * static_cast<double>(b.at(z, k, j));
+        }
+        const double got = static_cast<double>(c[static_cast<size_t>((z * cs.m + i) * cs.n + j)]);
+        if (std::isnan(got) || (std::is_integral_v<T> && got != want)) {
+          return std::numeric_limits<double>::infinity();
+        }
+        diff += (got - want) * (got - want);
+        norm += want * want;
+      }
+    }
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+std::vector<Case> cases(bool vector_layouts_only) {
+  const std::vector<std::array<int64_t, 3>> sizes{
+      {1, 1, 1},       {7, 7, 7},       {16, 16, 16}, {33, 17, 65}, {127, 129, 33},
+      {128, 128, 128}, {129, 127, 131}, {5, 6, 0},    {1, 129, 7},  {129, 1, 16}};
+  std::vector<Case> out;
+  for (const auto& s : sizes)
+    out.push_back({s[0], s[1], s[2], 1, Layout::RowMajor, Layout::RowMajor, false});
+  const std::vector<Layout> layouts =
+      vector_layouts_only
+          ? std::vector<Layout>{Layout::RowMajor, Layout::Transposed}
+          : std::vector<Layout>{Layout::RowMajor, Layout::Transposed, Layout::Strided};
+  for (Layout la : layouts) {
+    for (Layout lb : layouts) {
+      out.push_back({33, 65, 17, 1, la, lb, false});
+      out.push_back({130, 70, 9, 1, la, lb, false});
+    }
+  }
+  out.push_back({17, 33, 9, 3, Layout::RowMajor, Layout::RowMajor, false});
+  out.push_back({17, 33, 9, 3, Layout::Transposed, Layout::RowMajor, true});
+  return out;
+}
+
+template <typename T, template <typename> class Step>
+void check_step(double tolerance, bool vector_layouts_only = false) {
+  for (const Case& cs : cases(vector_layouts_only)) {
+    INFO(Step<T>::kName << ": " << cs.describe());
+    const double err = run_case<T, Step>(cs);
+    CHECK(err <= tolerance);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("emulated ladder: 01 naive", "[gemm][emulated]") { check_step<float, Naive>(1e-6); }
+TEST_CASE("emulated ladder: 02 coalesced", "[gemm][emulated]") {
+  check_step<float, Coalesced>(1e-6);
+}
+TEST_CASE("emulated ladder: 03 shared-memory tiles", "[gemm][emulated]") {
+  check_step<float, SharedTiles>(1e-6);
+}
+TEST_CASE("emulated ladder: 04 1-D block tiling", "[gemm][emulated]") {
+  check_step<float, Blocktile1d>(1e-6);
+}
+TEST_CASE("emulated ladder: 05 2-D block tiling, every dtype and both shapes", "[gemm][emulated]") {
+  check_step<float, Blocktile2d>(1e-6);
+  check_step<float, Blocktile2dSmall>(1e-6);
+  check_step<double, Blocktile2d>(1e-14);
+  check_step<int64_t, Blocktile2dSmall>(0);
+}
+TEST_CASE("emulated ladder: 06 vectorised loads", "[gemm][emulated]") {
+  check_step<float, Vectorized>(1e-6, true);
+}
+TEST_CASE("emulated ladder: 07 warp tiling", "[gemm][emulated]") {
+  check_step<float, Warptile>(1e-6, true);
+}
+TEST_CASE("emulated ladder: 08 double buffering with cp.async", "[gemm][emulated]") {
+  check_step<float, CpAsync>(1e-6, true);
+}
+TEST_CASE("emulated ladder: 09 TF32 tensor cores (mma.sync m16n8k8)", "[gemm][emulated]") {
+  // TF32 keeps 10 mantissa bits: relative error of a product about 2^-11, of a sum of K
+  // products about that over sqrt(K) cancellations; 2e-3 of the norm is the issue's bound.
+  check_step<float, Tf32Mma>(2e-3, true);
+}

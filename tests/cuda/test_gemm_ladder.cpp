@@ -1,0 +1,153 @@
+// test_gemm_ladder.cpp: every kernel of the matmul ladder (kernels/cuda/gemm/) forced by name
+// on the GPU, against cuBLAS (FP32, default math) and the float64 CPU reference, at M, N, K
+// in {1, 7, 16, 33, 127, 128, 129, 1000, 1023, 2048} (square, and non-square triples drawn
+// from the set), row-major, transposed and (for the kernels that read scalars) strided
+// operands, and batches. Tolerances: ||C - C_ref||_F / ||C_ref||_F <= 1e-5 for FP32, <= 1e-3
+// for TF32. Inputs are fresh random values each run (randn on the GPU); every output starts
+// poisoned (debug fill: NaN). Each case also checks that the forced kernel is the one that ran
+// (last_matmul_kernel()), so a kernel that silently fell back cannot pass as itself.
+// WICK_CUDA_TEST_SMALL=1 (compute-sanitizer) keeps sizes up to 129.
+#include <string>
+#include <vector>
+
+#include "gpu_test.hpp"
+#include "wick/matmul_backend.hpp"
+
+using namespace gpu_test;
+
+namespace {
+
+struct KernelScope {
+  explicit KernelScope(const char* name) : previous(matmul_kernel()) { set_matmul_kernel(name); }
+  ~KernelScope() { set_matmul_kernel(previous); }
+  KernelScope(const KernelScope&) = delete;
+  KernelScope& operator=(const KernelScope&) = delete;
+  std::string previous;
+};
+
+double relative_error(const Tensor& got, const Tensor& want) {
+  const std::vector<double> g = got.to(kCPU).to(kFloat64).contiguous().to_vector<double>();
+  const std::vector<double> w = want.to(kCPU).to(kFloat64).contiguous().to_vector<double>();
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < g.size(); ++i) {
+    diff += (g[i] - w[i]) * (g[i] - w[i]);
+    norm += w[i] * w[i];
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+// A [.., rows, cols] float32 operand on the GPU: row-major, a transposed view of a row-major
+// [cols, rows] tensor, or every second column of a wider one.
+Tensor operand(Shape shape, Layout layout) {
+  const auto opts = TensorOptions().device(kCUDA);
+  const size_t nd = shape.size();
+  if (layout == Layout::Transposed) {
+    std::swap(shape[nd - 1], shape[nd - 2]);
+    return randn(shape, opts).transpose(-1, -2);
+  }
+  if (layout == Layout::Strided) {
+    const int64_t cols = shape[nd - 1];
+    shape[nd - 1] = 2 * cols;
+    return randn(shape, opts).slice(-1, 0, std::nullopt, 2);
+  }
+  return randn(shape, opts);
+}
+
+const std::vector<const char*>& ladder() {
+  static const std::vector<const char*> names{
+      "01_naive",      "02_coalesced", "03_shared_tiles", "04_blocktile_1d", "05_blocktile_2d",
+      "06_vectorized", "07_warptile",  "08_cp_async",     "09_tf32_mma"};
+  return names;
+}
+
+bool reads_vectors(const std::string& name) { return name >= "06"; }
+bool is_tf32(const std::string& name) { return name == "09_tf32_mma"; }
+bool needs_sm80(const std::string& name) { return name == "08_cp_async" || name == "09_tf32_mma"; }
+
+// Runs every kernel (and cuBLAS) on a @ b and checks each against the float64 reference.
+void check_all(const Tensor& a, const Tensor& b, const std::string& what) {
+  const Tensor want = matmul(a.to(kCPU).to(kFloat64), b.to(kCPU).to(kFloat64));
+  Tensor by_cublas;
+  {
+    KernelScope scope("cublas");
+    by_cublas = matmul(a, b);
+    CHECK(std::string(last_matmul_kernel()) == "cublas");
+    INFO(what << " with cuBLAS");
+    CHECK(relative_error(by_cublas, want) <= 1e-5);
+  }
+  const bool strided = !a.is_contiguous() && !a.transpose(-1, -2).is_contiguous();
+  const bool strided_b = !b.is_contiguous() && !b.transpose(-1, -2).is_contiguous();
+  const int major = cuda::get_device_properties(0).major;
+  for (const char* name : ladder()) {
+    if (reads_vectors(name) && (strided || strided_b)) continue;
+    if (needs_sm80(name) && major < 8) continue;
+    KernelScope scope(name);
+    PoisonScope poison;
+    const Tensor got = matmul(a, b);
+    INFO(what << " with " << name);
+    REQUIRE(std::string(last_matmul_kernel()) == name);
+    REQUIRE(got.sizes() == want.sizes());
+    const double tolerance = is_tf32(name) ? 1e-3 : 1e-5;
+    CHECK(relative_error(got, want) <= tolerance);
+    CHECK(relative_error(got, by_cublas) <= tolerance);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("matmul ladder: every kernel at every size of the issue", "[matmul][ladder]") {
+  std::vector<int64_t> sizes{1, 7, 16, 33, 127, 128, 129, 1000, 1023, 2048};
+  if (small_run()) sizes.resize(7);
+  for (int64_t s : sizes) {
+    check_all(operand({s, s}, Layout::Contiguous), operand({s, s}, Layout::Contiguous),
+              "square " + std::to_string(s));
+  }
+  // Non-square: each size as M, N and K in turn against two others of the set.
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t x = sizes[i], y = sizes[(i + 3) % sizes.size()],
+                  z = sizes[(i + 5) % sizes.size()];
+    check_all(
+        operand({x, y}, Layout::Contiguous), operand({y, z}, Layout::Contiguous),
+        "M, K, N = " + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z));
+  }
+}
+
+TEST_CASE("matmul ladder: transposed and strided operands, read in place", "[matmul][ladder]") {
+  const int64_t m = small_run() ? 65 : 1023, k = small_run() ? 33 : 129,
+                n = small_run() ? 17 : 1000;
+  for (Layout la : {Layout::Contiguous, Layout::Transposed, Layout::Strided}) {
+    for (Layout lb : {Layout::Contiguous, Layout::Transposed, Layout::Strided}) {
+      check_all(operand({m, k}, la), operand({k, n}, lb),
+                std::string("A ") + layout_name(la) + ", B " + layout_name(lb));
+    }
+  }
+}
+
+TEST_CASE("matmul ladder: batches, broadcast batches", "[matmul][ladder]") {
+  const int64_t s = small_run() ? 33 : 129;
+  check_all(operand({3, s, s + 2}, Layout::Contiguous),
+            operand({3, s + 2, s - 1}, Layout::Transposed), "batch of 3");
+  check_all(operand({2, 3, s, 16}, Layout::Transposed), operand({16, s}, Layout::Contiguous),
+            "batch 2 x 3 @ one matrix (broadcast)");
+  check_all(operand({4, 1, 7, s}, Layout::Contiguous), operand({1, 5, s, 9}, Layout::Contiguous),
+            "batch dims broadcast both ways (4 x 5 launches)");
+}
+
+TEST_CASE("matmul ladder: automatic choice and TF32 switch", "[matmul][ladder]") {
+  KernelScope scope("auto");
+  const Tensor a = operand({2048, 2048}, Layout::Contiguous),
+               b = operand({2048, 2048}, Layout::Contiguous);
+  const bool sm80 = cuda::get_device_properties(0).major >= 8;
+  set_allow_tf32(false);
+  Tensor c = matmul(a, b);
+  CHECK(std::string(last_matmul_kernel()) == (sm80 ? "08_cp_async" : "07_warptile"));
+  set_allow_tf32(true);
+  c = matmul(a, b);
+  CHECK(std::string(last_matmul_kernel()) == (sm80 ? "09_tf32_mma" : "07_warptile"));
+  set_allow_tf32(false);
+  // float64 and strided views take the general kernel.
+  c = matmul(a.to(kFloat64), b.to(kFloat64));
+  CHECK(std::string(last_matmul_kernel()) == "05_blocktile_2d");
+  c = matmul(operand({300, 300}, Layout::Strided), b.narrow(0, 0, 300));
+  CHECK(std::string(last_matmul_kernel()) == "05_blocktile_2d");
+}
