@@ -211,6 +211,11 @@ step_gpu() {
   [ $quick = 1 ] && f=(--benchmark_filter='-(n:4096|pageable|softmax/8192|softmax/65536)')
   bench gpu "$build/bench/gpu/wick_bench_gpu" "${f[@]}"
 }
+step_gemm_ladder() {
+  local f=()
+  [ $quick = 1 ] && f=(--benchmark_filter='^gemm/square_(512|1024|2048)/')
+  bench gemm_ladder "$build/bench/gpu/wick_bench_gemm_ladder" "${f[@]}"
+}
 
 # name, estimated seconds (quick), estimated seconds (full) on the 2-core dev machine
 steps=(); est=()
@@ -222,6 +227,7 @@ add_step cpu_ops 8 25
 [ -x "$build/bench/cpu/wick_bench_cpu_gemm" ] && add_step cpu_gemm 12 300
 [ $quick = 0 ] && [ -x "$build/bench/wick_bench_vs_libtorch" ] && add_step vs_libtorch 0 30
 [ $gpu = 1 ] && add_step gpu 25 90
+[ $gpu = 1 ] && [ -x "$build/bench/gpu/wick_bench_gemm_ladder" ] && add_step gemm_ladder 20 120
 if [ $gpu = 0 ]; then echo "   GPU benchmarks skipped: $gpu_why"; fi
 n=${#steps[@]}; done_est=0; done_real=0; t_bench=$(date +%s)
 for i in "${!steps[@]}"; do

@@ -6,14 +6,15 @@
 #      tests, the matmul example and the GPU benchmarks;
 #   2. run the CUDA test programs (host-side tests, then the GPU suite);
 #   3. run examples/matmul (it must print [1000, 1000], on the GPU);
-#   4. run the GPU benchmarks with JSON output;
+#   4. run the GPU benchmarks, then the matmul ladder against cuBLAS, with JSON output;
 #   5. rerun the GPU suite under compute-sanitizer memcheck, then racecheck (small shapes,
-#      WICK_CUDA_TEST_SMALL=1), as far as the time left allows;
-#   6. print a short table last.
-# Every step has a time limit taken from one overall deadline (CHECK_BUDGET_S, 460 s by
+#      WICK_CUDA_TEST_SMALL=1; every ladder kernel included), as far as the time left allows;
+#   6. print a short table last, and the ladder's tables and plot (bench/gpu/gemm_table.py).
+# Every step has a time limit taken from one overall deadline (CHECK_BUDGET_S, 520 s by
 # default), so the table always prints. Logs and results go under $OUT (at most 8 files):
-# check.log (everything), build.log, tests.log, sanitizer.log, bench_gpu.json,
-# gpu-results.md (ready for docs/gpu-results.md), summary.txt.
+# check.log (everything), build.log, tests.log (tests and sanitizers), bench_gpu.json,
+# bench_gemm_ladder.json, gpu-results.md (ready for docs/gpu-results.md, the ladder's tables
+# included), gemm-ladder.png, summary.txt.
 # Usage, from the repository root:   bash bench/gpu/check.sh
 # Dry run without a GPU: CHECK_DRY_RUN=1 bash bench/gpu/check.sh (configure and build only).
 set -uo pipefail
@@ -23,7 +24,7 @@ cd "$root"
 OUT="${OUT:-$root/check-out}"
 mkdir -p "$OUT"
 BUILD="${CHECK_BUILD_DIR:-$root/build-gpu-check}"
-BUDGET="${CHECK_BUDGET_S:-460}"
+BUDGET="${CHECK_BUDGET_S:-520}"
 START=$(date +%s)
 JOBS="$(nproc 2>/dev/null || echo 8)"
 LOG="$OUT/check.log"
@@ -70,7 +71,7 @@ summary() {
     echo "== wick GPU check: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - START))s"
     echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git here)")"
     echo "gpu: ${GPU_NAME:-unknown}"
-    for name in configure build bench-build host-tests gpu-tests example bench memcheck racecheck; do
+    for name in configure build bench-build host-tests gpu-tests example bench ladder memcheck racecheck; do
       printf '  %-11s %s\n' "$name" "${STATUS[$name]:-not run}"
     done
   } | tee "$OUT/summary.txt" | tee -a "$LOG"
@@ -112,6 +113,18 @@ open(sys.argv[2], "w").write(open(sys.argv[3]).read() + "\n" + "\n".join(header)
 print("\n".join(header) + table)
 PY
   fi
+  if [[ -s "$OUT/bench_gemm_ladder.json" ]] && command -v python3 >/dev/null; then
+    {
+      echo
+      echo "## The matmul ladder (bench/gpu/gemm_table.py)"
+      echo
+      python3 "$root/bench/gpu/gemm_table.py" "$OUT/bench_gemm_ladder.json" \
+        --plot "$OUT/gemm-ladder.png" \
+        --commit "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+        --command "bash bench/gpu/check.sh"
+    } >>"$OUT/gpu-results.md" 2>>"$LOG"
+    sed -n '/^TFLOP\/s at square/,/^$/p' "$OUT/gpu-results.md" | tee -a "$LOG"
+  fi
 }
 trap summary EXIT
 
@@ -134,8 +147,10 @@ step configure 120 "$OUT/build.log" cmake -S "$root" -B "$BUILD" -G Ninja \
   -DCMAKE_PREFIX_PATH="$deps" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 || exit 1
 targets=(wick_cuda_tests wick_cuda_host_tests matmul)
 have_bench=0
-if ninja -C "$BUILD" -t targets all 2>/dev/null | grep -q '^wick_bench_gpu:'; then
-  targets+=(wick_bench_gpu)
+# (The list is read whole first: with pipefail, `ninja ... | grep -q` fails when grep stops early.)
+all_targets="$(ninja -C "$BUILD" -t targets all 2>/dev/null)"
+if grep -q '^wick_bench_gpu:' <<<"$all_targets"; then
+  targets+=(wick_bench_gpu wick_bench_gemm_ladder)
   have_bench=1
 fi
 step build 300 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" || exit 1
@@ -149,6 +164,7 @@ if ((have_bench == 0)); then
       -DCMAKE_PREFIX_PATH='$BUILD/install;$deps' && cmake --build '$BUILD/bench-standalone' -j $JOBS"
   bench_exe="$BUILD/bench-standalone/wick_bench_gpu"
 fi
+ladder_exe="$(dirname "$bench_exe")/wick_bench_gemm_ladder"
 if [[ -n "${CHECK_DRY_RUN:-}" ]]; then
   say "dry run: stopping after the build"
   exit 0
@@ -168,21 +184,27 @@ if [[ -x "$bench_exe" ]]; then
 else
   STATUS[bench]="not built"
 fi
+if [[ -x "$ladder_exe" ]]; then
+  step ladder 170 "$LOG" "$ladder_exe" --benchmark_out="$OUT/bench_gemm_ladder.json" \
+    --benchmark_out_format=json --benchmark_counters_tabular=true
+else
+  STATUS[ladder]="not built"
+fi
 
 # ---- 5. compute-sanitizer ----
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 if [[ -x "$sanitizer" ]]; then
   export WICK_CUDA_TEST_SMALL=1
   # Not under the sanitizers: the out-of-memory test (the failing cudaMalloc is the point).
-  step memcheck 150 "$OUT/sanitizer.log" "$sanitizer" --tool memcheck --error-exitcode 86 \
+  step memcheck 120 "$OUT/tests.log" "$sanitizer" --tool memcheck --error-exitcode 86 \
     --print-limit 20 "$BUILD/tests/cuda/wick_cuda_tests" "~[oom]"
   # racecheck follows shared memory: the kernels that use it.
-  step racecheck 150 "$OUT/sanitizer.log" "$sanitizer" --tool racecheck --error-exitcode 86 \
+  step racecheck 120 "$OUT/tests.log" "$sanitizer" --tool racecheck --error-exitcode 86 \
     --print-limit 20 "$BUILD/tests/cuda/wick_cuda_tests" \
     "gpu sweep: reductions,gpu sweep: softmax and log_softmax,[matmul]"
   unset WICK_CUDA_TEST_SMALL
-  if grep -q "Device not supported\|not supported on this" "$OUT/sanitizer.log" 2>/dev/null; then
-    say "compute-sanitizer does not support this machine (see sanitizer.log)"
+  if grep -q "Device not supported\|not supported on this" "$OUT/tests.log" 2>/dev/null; then
+    say "compute-sanitizer does not support this machine (see tests.log)"
     STATUS[memcheck]+=" (sanitizer: device not supported)"
   fi
 else

@@ -385,13 +385,16 @@ def section_gemm(r, plots):
     if gg:
         out.append(img(plots, "plot_gemm_gpu", "GPU matmul TFLOP/s against N for each kernel and cuBLAS"))
         ns = sorted({n for pts in gg.values() for n, _ in pts})
-        cub = dict(gg.get("cuBLAS", []))
-        kernels = sorted(gg, key=lambda k: (k == "cuBLAS", k))
+        kernels = sorted(gg, key=lambda k: (k.startswith("cuBLAS"), k))
         rows = []
         for k in kernels:
             d = dict(gg[k])
+            # TF32 kernels against cuBLAS TF32 when it ran, the others against cuBLAS SGEMM.
+            ref = "cuBLAS TF32" if "tf32" in k.lower() and "cuBLAS TF32" in gg and k != "cuBLAS TF32" else "cuBLAS"
+            cub = dict(gg.get(ref, []))
             rows.append([k] + [f"{fmt(d[n])} ({pct(d[n] / cub[n])})" if n in d and n in cub else fmt(d.get(n)) for n in ns])
-        out += ["GPU, float32, TFLOP/s (% of cuBLAS at the same N):", "", table(["kernel"] + [f"N = {n}" for n in ns], rows), ""]
+        out += ["GPU, float32, TFLOP/s (% of cuBLAS of the same precision at the same N: SGEMM, or TF32 for "
+                "TF32 kernels):", "", table(["kernel"] + [f"N = {n}" for n in ns], rows), ""]
     else:
         out += [f"GPU matmul: not measured. {no_gpu(r)}", ""]
     return out

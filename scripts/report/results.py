@@ -126,7 +126,7 @@ class Results:
         self.skipped = read_kv(os.path.join(self.raw, "skipped.txt"))
         self.benches = {}
         self.broken = {}
-        for name in ("machine_info", "training", "cpu_ops", "cpu_gemm", "vs_libtorch", "gpu"):
+        for name in ("machine_info", "training", "cpu_ops", "cpu_gemm", "vs_libtorch", "gpu", "gemm_ladder"):
             path = os.path.join(self.raw, name + ".json")
             if os.path.exists(path):
                 try:
@@ -425,10 +425,23 @@ class Results:
         return sorted(out)
 
     def gemm_gpu(self):
-        """{kernel: [(N, TFLOP/s)]}: every GPU matmul row with n and TFLOP/s; the kernel named by
-        the rest of the benchmark name (cublas:0/1 read as 'tiled'/'cuBLAS')."""
-        g = self.b("gpu")
+        """{kernel: [(N, TFLOP/s)]}: square GPU matmuls. From bench/gpu's matmul ladder when it
+        ran (gemm/square_N/<kernel>: every ladder step, 'cuBLAS' for SGEMM, 'cuBLAS TF32'),
+        else from bench_gpu's BM_matmul rows (cublas:0/1 read as 'wick auto'/'cuBLAS')."""
         out = {}
+        ladder = self.b("gemm_ladder")
+        if ladder:
+            names = {"cublas": "cuBLAS", "cublas_tf32": "cuBLAS TF32"}
+            for r in ladder.runs():
+                m = re.match(r"gemm/square_(\d+)/([^/]+)", r["name"])
+                if m and finite(r.get("TFLOP/s")):
+                    kernel = names.get(m.group(2), m.group(2))
+                    out.setdefault(kernel, []).append((int(m.group(1)), r["TFLOP/s"]))
+            for v in out.values():
+                v.sort()
+            if out:
+                return out
+        g = self.b("gpu")
         if not g:
             return out
         for r in g.runs():
@@ -441,7 +454,7 @@ class Results:
             parts = [p for p in name.split("/") if not p.startswith(("n:", "iterations:", "manual_time",
                                                                      "real_time", "min_time:"))]
             kernel = "/".join(parts).replace("BM_matmul", "").strip("/")
-            kernel = {"cublas:0": "wick tiled", "cublas:1": "cuBLAS"}.get(kernel, kernel or "matmul")
+            kernel = {"cublas:0": "wick auto", "cublas:1": "cuBLAS"}.get(kernel, kernel or "matmul")
             out.setdefault(kernel, []).append((n, r["TFLOP/s"]))
         for v in out.values():
             v.sort()

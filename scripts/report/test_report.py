@@ -104,6 +104,14 @@ def add_synthetic_gpu(folder):
             gpu["benchmarks"].append(row(f"BM_matmul/n:{n}/cublas:{cub}/iterations:10/manual_time",
                                          median_ms=1.0, **{"TFLOP/s": tf * n / 4096}))
     save(folder, "gpu", gpu)
+    ladder = {"context": {"synthetic": "test fixture of test_report.py, not a measurement"},
+              "benchmarks": []}
+    for n in (512, 1024, 2048):
+        for kernel, tf in (("01_naive", 0.5), ("08_cp_async", 30.0), ("cublas", 40.0),
+                           ("cublas_tf32", 120.0)):
+            ladder["benchmarks"].append(row(f"gemm/square_{n}/{kernel}/iterations:10/manual_time",
+                                            median_ms=1.0, **{"TFLOP/s": tf * n / 2048}))
+    save(folder, "gemm_ladder", ladder)
 
 
 class ReportTest(unittest.TestCase):
@@ -157,6 +165,7 @@ class ReportTest(unittest.TestCase):
         self.assertIn("with the copies", text)
         self.assertIn("The GPU is faster than the best CPU step (all threads or one) from **W = ", text)
         self.assertIn("% of cuBLAS", text)
+        self.assertIn("| 08_cp_async | 7.50 (75%) |", text)  # the ladder bench's rows
         self.assertIn("device copy ceiling", text)
         self.assertNotIn("No GPU:", text)
         self.assert_pngs(["seed1.png", "crossover.png", "gemm_cpu.png", "gemm_gpu.png",

@@ -12,7 +12,8 @@
 // Tiles are loaded with consecutive threads along whichever of the operand's two dims has
 // stride 1 (coalesced for row-major and for transposed views); out-of-range elements load as 0.
 // A second shape, 64 x 64 x 8 with 4 x 4 thread tiles, is for problems with too few 128 x 128
-// tiles to fill the device. Grid y covers the M tiles, looping when there are more than 65535.
+// tiles to fill the device, and for float64 (whose 8 x 8 double accumulators do not fit in 255
+// registers). Grid y covers the M tiles, looping when there are more than 65535.
 // Limits: none (any M, N, K, strides, batch, dtype).
 // Measured on the H200 at 4096^3: pending, no GPU was lent yet (docs/gemm.md has the table).
 #pragma once

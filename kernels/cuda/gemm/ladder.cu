@@ -98,13 +98,16 @@ std::vector<Problem<T>> problems_of(const OpCall& call) {
 
 template <typename T>
 void run_general(const OpContext& ctx, const Problem<T>& p) {
-  // 128 x 128 tiles when they are full enough and plentiful enough to fill the device.
+  // 128 x 128 tiles when they are full enough and plentiful enough to fill the device. Not for
+  // float64: 64 double accumulators per thread need more than 255 registers (ptxas spills).
   const int64_t big_tiles = ceil_div<int64_t>(p.m, 128) * ceil_div<int64_t>(p.n, 128);
-  if (p.m >= 128 && p.n >= 128 && big_tiles * p.batch >= device_info(ctx.device).sm_count) {
-    launch_step<gemm::Blocktile2d<T>>(ctx, p);
-  } else {
-    launch_step<gemm::Blocktile2dSmall<T>>(ctx, p);
+  if constexpr (!std::is_same_v<T, double>) {
+    if (p.m >= 128 && p.n >= 128 && big_tiles * p.batch >= device_info(ctx.device).sm_count) {
+      launch_step<gemm::Blocktile2d<T>>(ctx, p);
+      return;
+    }
   }
+  launch_step<gemm::Blocktile2dSmall<T>>(ctx, p);
 }
 
 template <typename T>

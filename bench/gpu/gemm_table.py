@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""gemm_table.py: turns wick_bench_gemm_ladder's Google Benchmark JSON into the tables of
+docs/gemm.md and a plot of TFLOP/s against size per kernel. Every ratio is between rows of the
+same run: each ladder kernel against cuBLAS of the same precision (SGEMM for the FP32 steps,
+cuBLAS TF32 for step 9) and against the chip's FP32 FMA rate measured at the start of the run.
+
+    gemm_table.py bench.json [--doc docs/gemm.md] [--plot docs/gemm-ladder.png]
+                  [--commit C] [--command "..."]
+
+With --doc, the text between the markers <!-- gemm-table:begin --> and <!-- gemm-table:end -->
+is replaced by the tables; otherwise they go to standard output.
+"""
+import argparse
+import json
+import math
+import sys
+from collections import defaultdict
+
+BEGIN, END = "<!-- gemm-table:begin -->", "<!-- gemm-table:end -->"
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    rows = {}
+    errors = []
+    for b in data.get("benchmarks", []):
+        parts = b["name"].split("/")
+        if len(parts) < 3 or parts[0] != "gemm":
+            continue
+        shape, kernel = parts[1], parts[2]
+        if b.get("error_occurred"):
+            errors.append((shape, kernel, b.get("error_message", "")))
+            continue
+        rows[(shape, kernel)] = b
+    return data.get("context", {}), rows, errors
+
+
+def reference_of(kernel):
+    return "cublas_tf32" if "tf32" in kernel else "cublas"
+
+
+def ordered_kernels(rows):
+    names = sorted({k for _, k in rows}, key=lambda k: (not k[0].isdigit(), k))
+    return names
+
+
+def square_sizes(rows):
+    return sorted({int(s.split("_")[1]) for s, _ in rows if s.startswith("square_")})
+
+
+def fmt_ratio(x):
+    return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def tables(context, rows, errors, commit, command):
+    out = []
+    device = context.get("device", "unknown device")
+    peak = float(context.get("peak_fp32_tflops", "nan"))
+    out.append(f"Run of {context.get('date', '?')} on {device} (sm_{context.get('sm', '?')}), "
+               f"commit {commit}, command `{command}`; measured FP32 FMA peak "
+               f"{peak:.1f} TFLOP/s. Medians of timed products, L2 flushed before each.")
+    out.append("")
+    kernels = ordered_kernels(rows)
+    sizes = square_sizes(rows)
+    # 1. square sizes: TFLOP/s and the fraction of the same-precision cuBLAS.
+    out.append("TFLOP/s at square sizes (in brackets: of cuBLAS of the same precision)")
+    out.append("")
+    out.append("| kernel | " + " | ".join(f"N = {n}" for n in sizes) + " |")
+    out.append("|---|" + "---:|" * len(sizes))
+    for k in kernels:
+        cells = []
+        for n in sizes:
+            b = rows.get((f"square_{n}", k))
+            ref = rows.get((f"square_{n}", reference_of(k)))
+            if b is None:
+                cells.append("-")
+                continue
+            tf = b["TFLOP/s"]
+            ratio = tf / ref["TFLOP/s"] if ref and k != reference_of(k) else None
+            cells.append(f"{tf:.2f}" + (f" ({fmt_ratio(ratio)})" if ratio is not None else ""))
+        out.append(f"| {k} | " + " | ".join(cells) + " |")
+    out.append("")
+    # 2. every shape in detail.
+    out.append("| shape | kernel | median ms | spread ms | TFLOP/s | of cuBLAS | of FP32 peak "
+               "| error vs cuBLAS SGEMM |")
+    out.append("|---|---|---:|---:|---:|---:|---:|---:|")
+    shapes = sorted({s for s, _ in rows},
+                    key=lambda s: (not s.startswith("square_"),
+                                   int(s.split("_")[1]) if s.startswith("square_") else s))
+    for s in shapes:
+        for k in kernels:
+            b = rows.get((s, k))
+            if b is None:
+                continue
+            ref = rows.get((s, reference_of(k)))
+            ratio = b["TFLOP/s"] / ref["TFLOP/s"] if ref and k != reference_of(k) else None
+            of_peak = b["TFLOP/s"] / peak if peak > 0 and "tf32" not in k else None
+            out.append(f"| {s} | {k} | {b['median_ms']:.3f} | {b['min_ms']:.3f} to "
+                       f"{b['max_ms']:.3f} | {b['TFLOP/s']:.2f} | {fmt_ratio(ratio)} | "
+                       f"{fmt_ratio(of_peak)} | {b['rel_err']:.1e} |")
+    if errors:
+        out.append("")
+        out.append("Not timed:")
+        out.append("")
+        for s, k, msg in errors:
+            out.append(f"- {s} / {k}: {msg}")
+    return "\n".join(out) + "\n"
+
+
+def plot(rows, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("gemm_table.py: matplotlib not installed, no plot", file=sys.stderr)
+        return False
+    sizes = square_sizes(rows)
+    fig, ax = plt.subplots(figsize=(8, 5))
+    for k in ordered_kernels(rows):
+        xs = [n for n in sizes if (f"square_{n}", k) in rows]
+        ys = [rows[(f"square_{n}", k)]["TFLOP/s"] for n in xs]
+        if not xs:
+            continue
+        style = "--" if k.startswith("cublas") else "-"
+        ax.plot(xs, ys, style, marker="o", label=k)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("N (square N x N x N product)")
+    ax.set_ylabel("TFLOP/s (log scale)")
+    ax.set_title("wick's CUDA matmul ladder against cuBLAS")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("json")
+    parser.add_argument("--doc")
+    parser.add_argument("--plot")
+    parser.add_argument("--commit", default="unknown")
+    parser.add_argument("--command", default="bash bench/gpu/check.sh")
+    args = parser.parse_args()
+    context, rows, errors = load(args.json)
+    if not rows:
+        print(f"gemm_table.py: no gemm rows in {args.json}", file=sys.stderr)
+        return 1
+    for b in rows.values():
+        for key in ("TFLOP/s", "median_ms", "rel_err"):
+            if not math.isfinite(b[key]) or b[key] < 0:
+                print(f"gemm_table.py: {b['name']}: {key} = {b[key]}", file=sys.stderr)
+                return 1
+    text = tables(context, rows, errors, args.commit, args.command)
+    if args.doc:
+        with open(args.doc) as f:
+            doc = f.read()
+        if BEGIN not in doc or END not in doc:
+            print(f"gemm_table.py: {args.doc} has no {BEGIN} ... {END} markers", file=sys.stderr)
+            return 1
+        head, rest = doc.split(BEGIN, 1)
+        _, tail = rest.split(END, 1)
+        with open(args.doc, "w") as f:
+            f.write(head + BEGIN + "\n" + text + END + tail)
+    else:
+        sys.stdout.write(text)
+    if args.plot:
+        plot(rows, args.plot)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# ptxas_table.sh: registers, shared memory and spills of every matmul ladder kernel, as ptxas
+# reports them when it compiles kernels/cuda/gemm/ladder.cu for one architecture (default 90),
+# printed as the Markdown table of docs/gemm.md. Needs a configured CUDA build tree (it reuses
+# that tree's nvcc command line); no GPU.
+#   bash bench/gpu/ptxas_table.sh [build-dir] [arch]
+set -euo pipefail
+build="${1:-build}"
+arch="${2:-90}"
+cmd="$(ninja -C "$build" -t commands wick_kernels_cuda | grep 'gemm/ladder.cu' | head -n 1)"
+[[ -n "$cmd" ]] || { echo "ptxas_table.sh: no ladder.cu in $build (configure with CUDA)" >&2; exit 1; }
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+cmd="$(sed -E "s|/usr/bin/ccache ||; s|--generate-code=arch=[^ ]+|--generate-code=arch=compute_$arch,code=[sm_$arch]|g; \
+  s|-o [^ ]*ladder.cu.o|-o $tmp/ladder.o -Xptxas -v|; s|-MF [^ ]*|-MF $tmp/ladder.d|" <<<"$cmd")"
+(cd "$build" && eval "$cmd") 2>&1 | grep -E "Compiling entry|registers|spill" | paste - - - |
+  python3 -c '
+import re, sys
+rows = []
+for line in sys.stdin:
+    name = re.search(r"entry function .(\S+).", line).group(1)
+    m = re.search(r"gemm\d+(\w+?_kernel)I(.*)EEvNS1_7Problem", name)
+    kernel, targs = m.group(1), m.group(2)
+    dtype = {"f": "float32", "d": "float64", "l": "int64"}.get(targs[0], "float32")
+    layouts = re.findall(r"Lb([01])E", targs)
+    layout = ("A %s, B %s" % ("k-contiguous" if layouts[0] == "1" else "m-contiguous",
+                              "n-contiguous" if layouts[1] == "1" else "k-contiguous")) if layouts else "any"
+    tiles = "x".join(re.findall(r"Li(\d+)E", targs)) or "-"
+    regs = re.search(r"Used (\d+) registers", line).group(1)
+    smem = re.search(r"(\d+) bytes smem", line)
+    spill = re.search(r"(\d+) bytes spill stores", line).group(1)
+    rows.append((kernel, dtype, tiles, layout, regs, smem.group(1) if smem else "0", spill))
+print("| kernel | dtype | template sizes | operands | registers | shared bytes | spill bytes |")
+print("|---|---|---|---|---:|---:|---:|")
+for r in sorted(rows):
+    print("| " + " | ".join(r) + " |")
+'
