@@ -12,7 +12,7 @@
 namespace {
 
 constexpr int kChains = 8;
-constexpr int kSteps = 4096;
+constexpr int kSteps = 1024;  // about 0.3 s per run on an H200
 
 __global__ void fma_chains(float* out, float x) {
   float acc[kChains];
