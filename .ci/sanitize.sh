@@ -118,19 +118,22 @@ if [[ $mode == asan ]]; then
     supp="$PWD/$build/lsan-openmpi.supp"
     printf 'leak:%s\n' libmpi.so libopen-pal.so libopen-rte.so libhwloc.so libevent \
       libpmix.so >"$supp"
-    ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" \
-      LSAN_OPTIONS="$LSAN_OPTIONS:suppressions=$supp:print_suppressions=0" \
-      # The float32 train_ddp curve is left out: clang -O1 rounds differently from the normal
+    # The float32 train_ddp curve is left out: clang -O1 rounds differently from the normal
     # build, and Adam makes the 1- and 2-process float32 curves part at epoch 8 (a numerical
     # property the normal build checks; the float64 run still goes through the sanitizers).
-    ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 1800 \
+    ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" \
+      LSAN_OPTIONS="$LSAN_OPTIONS:suppressions=$supp:print_suppressions=0" \
+      ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 1800 \
       -R "$mpi_tests" -E "forced (portable|avx2)|train_ddp.*float32" || status=$?
   fi
 else
   # The [threads] cases of tests/regress (every threaded kernel family at 1, 2 and 4 OpenMP
   # threads, and wick used from four std::threads at once); without tests/regress registered,
   # the matmul cases of the CPU suite.
-  if ninja -C "$build" -t targets all | grep -q '^wick_regress_tests:'; then
+  # (The list is read whole first: with pipefail, `ninja ... | grep -q` fails when grep stops
+  # early and ninja gets SIGPIPE.)
+  all_targets="$(ninja -C "$build" -t targets all)"
+  if grep -q '^wick_regress_tests:' <<<"$all_targets"; then
     program="$build/tests/regress/wick_regress_tests"; filter="[threads]"
   else
     program="$build/tests/wick_tests"; filter="[matmul]"

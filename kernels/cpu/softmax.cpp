@@ -1,11 +1,15 @@
 // softmax.cpp: softmax and log_softmax along one dim. Each row (the elements along `dim` for
 // one index of the other dims) takes three passes: max, sum of exp(x - max) in double, write.
-// Subtracting the max keeps exp from overflowing; rows run in parallel.
+// Subtracting the max keeps exp from overflowing; rows run in parallel. A float32 row with
+// unit stride (softmax over the last dim) goes to vec::softmax_row_f32: two passes, the exps
+// written once and rescaled, vectorised exp (vec_math.hpp, 2 ulp) with the sum still in
+// double; about 10x the scalar path on Zen 4 (docs/cpu-kernels.md).
 #include <cmath>
 #include <limits>
 
 #include "kernels.hpp"
 #include "loops.hpp"
+#include "vec_kernels.hpp"
 
 namespace wick::cpu {
 namespace {
@@ -38,6 +42,12 @@ void run_softmax(const OpCall& call) {
         for (int64_t r = r0; r < r1; ++r) {
           const T* x = src + row_offset(in, r);
           T* y = dst + row_offset(out, r);
+          if constexpr (std::is_same_v<T, float>) {
+            if (in_stride == 1 && out_stride == 1) {
+              vec::softmax_row_f32(x, y, n, log_form);
+              continue;
+            }
+          }
           T max_value = -std::numeric_limits<T>::infinity();
           for (int64_t i = 0; i < n; ++i) {
             T v = x[i * in_stride];

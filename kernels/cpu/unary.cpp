@@ -1,11 +1,17 @@
 // unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, pow with a scalar exponent, and
 // clamp, for the dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh,
-// int64 and floating for the rest). NaN propagates as in PyTorch (relu(nan) = nan).
+// int64 and floating for the rest). NaN propagates as in PyTorch (relu(nan) = nan). float32
+// exp, sigmoid and tanh use vec_math.hpp's straight-line versions (2-3 ulp): unit-stride runs
+// go to vec_kernels.cpp's AVX-512/AVX2/baseline clones, other runs use the same code one
+// element at a time, so the result does not depend on the layout. 4.6x libm's expf through
+// the op on Zen 4 (docs/cpu-kernels.md). float64 keeps libm.
 #include <cmath>
 #include <limits>
 
 #include "kernels.hpp"
 #include "loops.hpp"
+#include "vec_kernels.hpp"
+#include "vec_math.hpp"
 
 namespace wick::cpu {
 namespace {
@@ -33,6 +39,21 @@ inline int64_t int_pow(int64_t base, int64_t e) {
     e >>= 1;
   }
   return static_cast<int64_t>(result);
+}
+
+// out = f(in) for float32 with f's vectorised loop for unit-stride runs.
+template <void (*kContiguous)(const float*, float*, int64_t), float (*kScalar)(float)>
+void map_f32(const Tensor& out, const Tensor& in) {
+  for_each_strided<2>({&out, &in}, [](char** p, const int64_t* s, int64_t n) {
+    if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
+      kContiguous(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), n);
+      return;
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      *reinterpret_cast<float*>(p[0] + j * s[0]) =
+          kScalar(*reinterpret_cast<const float*>(p[1] + j * s[1]));
+    }
+  });
 }
 
 template <typename T>
@@ -95,6 +116,21 @@ void run_unary(const OpCall& call) {
       }
       break;
     default:
+      if constexpr (std::is_same_v<T, float>) {
+        switch (call.op) {
+          case OpId::exp:
+            map_f32<vec::exp_f32, vec::exp>(out, call.in(0));
+            return;
+          case OpId::sigmoid:
+            map_f32<vec::sigmoid_f32, vec::sigmoid>(out, call.in(0));
+            return;
+          case OpId::tanh:
+            map_f32<vec::tanh_f32, vec::tanh>(out, call.in(0));
+            return;
+          default:
+            break;
+        }
+      }
       if constexpr (std::is_floating_point_v<T>) {
         switch (call.op) {
           case OpId::exp:

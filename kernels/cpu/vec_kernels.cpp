@@ -1,0 +1,110 @@
+// vec_kernels.cpp: see vec_kernels.hpp. Every loop body is straight-line code (vec_math.hpp's
+// exp, selects instead of branches, fixed partial-sum lanes instead of one running sum), so GCC
+// vectorises it at each clone's width; built with -fno-trapping-math (it lets GCC turn selects
+// into masks) and -ffp-contract=off (see the header). Measured on Zen 4 (docs/cpu-kernels.md):
+// exp of 2^20 floats through the op 24.8 GB/s with the AVX-512 clone against 5.3 GB/s with
+// libm's expf; a sum of 2^20 floats 82 GB/s against 7.7.
+#include "vec_kernels.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "vec_math.hpp"
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define WICK_VEC_CLONES \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define WICK_VEC_CLONES
+#endif
+
+namespace wick::cpu::vec {
+
+namespace {
+constexpr int kLanes = 16;
+}  // namespace
+
+WICK_VEC_CLONES void exp_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = exp(x[i]);
+}
+
+WICK_VEC_CLONES void sigmoid_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = sigmoid(x[i]);
+}
+
+WICK_VEC_CLONES void tanh_f32(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = tanh(x[i]);
+}
+
+namespace {
+
+template <typename T>
+inline double sum_lanes(const T* x, int64_t n) {
+  double lane[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lane[j] += static_cast<double>(x[i + j]);
+  }
+  for (int j = 0; i < n; ++i, ++j) lane[j] += static_cast<double>(x[i]);
+  // Pairwise, in a fixed order.
+  for (int width = kLanes / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
+  }
+  return lane[0];
+}
+
+}  // namespace
+
+WICK_VEC_CLONES double sum_f32(const float* x, int64_t n) { return sum_lanes(x, n); }
+WICK_VEC_CLONES double sum_f64(const double* x, int64_t n) { return sum_lanes(x, n); }
+
+WICK_VEC_CLONES void accumulate_f32(double* acc, const float* x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<double>(x[j]);
+}
+WICK_VEC_CLONES void accumulate_f64(double* acc, const double* x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) acc[j] += x[j];
+}
+
+WICK_VEC_CLONES void softmax_row_f32(const float* x, float* y, int64_t n, bool log_form) {
+  // max over lanes; `v > m ? v : m` skips NaN, in any order.
+  float lane_max[kLanes];
+  for (int j = 0; j < kLanes; ++j) lane_max[j] = -std::numeric_limits<float>::infinity();
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lane_max[j] = x[i + j] > lane_max[j] ? x[i + j] : lane_max[j];
+  }
+  for (int j = 0; i < n; ++i, ++j) lane_max[j] = x[i] > lane_max[j] ? x[i] : lane_max[j];
+  float shift = lane_max[0];
+  for (int j = 1; j < kLanes; ++j) shift = lane_max[j] > shift ? lane_max[j] : shift;
+  if (shift == -std::numeric_limits<float>::infinity()) shift = 0;
+  // exp(x - max) into y, summed in double.
+  double lane_sum[kLanes] = {};
+  i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const float e = exp(x[i + j] - shift);
+      y[i + j] = e;
+      lane_sum[j] += static_cast<double>(e);
+    }
+  }
+  for (int j = 0; i < n; ++i, ++j) {
+    const float e = exp(x[i] - shift);
+    y[i] = e;
+    lane_sum[j] += static_cast<double>(e);
+  }
+  for (int width = kLanes / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) lane_sum[j] += lane_sum[j + width];
+  }
+  const double total = lane_sum[0];
+  if (log_form) {
+    const double log_total = std::log(total);
+    for (int64_t k = 0; k < n; ++k) {
+      y[k] = static_cast<float>(static_cast<double>(x[k] - shift) - log_total);
+    }
+  } else {
+    const float inv = static_cast<float>(1.0 / total);
+    for (int64_t k = 0; k < n; ++k) y[k] *= inv;
+  }
+}
+
+}  // namespace wick::cpu::vec

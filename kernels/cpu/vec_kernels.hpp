@@ -1,0 +1,29 @@
+// vec_kernels.hpp: contiguous float loops that the other CPU kernels hand their unit-stride
+// runs to. vec_kernels.cpp compiles each one three times (GCC target_clones: x86-64-v4, i.e.
+// AVX-512; x86-64-v3, i.e. AVX2+FMA; and the baseline), and the dynamic loader picks the widest
+// the CPU runs; elsewhere they are plain loops. The file is built with -ffp-contract=off, so
+// every clone rounds exactly as the scalar code does: results do not depend on the CPU.
+#pragma once
+
+#include <cstdint>
+
+namespace wick::cpu::vec {
+
+void exp_f32(const float* x, float* y, int64_t n);
+void sigmoid_f32(const float* x, float* y, int64_t n);
+void tanh_f32(const float* x, float* y, int64_t n);
+
+// Sums in double: 16 partial sums, lane j taking elements j, j + 16, ..., added in a fixed order
+// at the end. Error about n/16 * 2^-53 relative to sum |x|: float32-exact far past 10^8.
+double sum_f32(const float* x, int64_t n);
+double sum_f64(const double* x, int64_t n);
+// acc[j] += x[j] for j < n (the rows of a reduction over outer dims).
+void accumulate_f32(double* acc, const float* x, int64_t n);
+void accumulate_f64(double* acc, const double* x, int64_t n);
+
+// One softmax row: y = exp(x - max) / sum, or log_softmax: y = x - max - log(sum), with the
+// sum in double. max ignores NaN (NaN flows through exp into the sum, so a NaN row is all NaN,
+// as in PyTorch); a row of -inf gets shift 0 (0/0 = NaN everywhere, as in PyTorch).
+void softmax_row_f32(const float* x, float* y, int64_t n, bool log_form);
+
+}  // namespace wick::cpu::vec

@@ -1,0 +1,270 @@
+// test_cpu_kernels.cpp: the fast paths of the CPU elementwise, reduction and softmax kernels
+// (vec_math.hpp, vec_kernels.cpp, reduce.cpp's outer_reduce, loops.hpp's broadcast runs),
+// checked where the op sweep's small shapes do not reach them: float32 exp/sigmoid/tanh over a
+// sample of every float bit pattern against float64 libm, in ulps; sums over rows, columns and
+// several dims of layouts wide enough for the vectorised loops, with NaNs and ties for max/min;
+// softmax rows with -inf, NaN and odd lengths; a float32 sum of 10^8 elements against float64;
+// row and column broadcasts. Results are compared with plain double loops written here.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "vec_math.hpp"
+#include "wick/wick.hpp"
+
+using namespace wick;
+
+namespace {
+
+// |got - want| in units of the float spacing at want (subnormal spacing below FLT_MIN).
+double ulps(float got, double want) {
+  if (std::isnan(want)) return std::isnan(got) ? 0 : 1e30;
+  const float w = static_cast<float>(want);
+  if (std::isinf(w)) return got == w ? 0 : 1e30;
+  const double spacing =
+      std::max<double>(std::fabs(std::nextafter(w, INFINITY) - w), 1.401298464324817e-45);
+  return std::fabs(static_cast<double>(got) - want) / spacing;
+}
+
+std::vector<float> sample_floats() {
+  std::vector<float> xs;
+  for (uint64_t bits = 0; bits < (uint64_t{1} << 32); bits += 509) {  // every 509th pattern
+    const uint32_t b = static_cast<uint32_t>(bits);
+    float f;
+    std::memcpy(&f, &b, sizeof f);
+    xs.push_back(f);
+  }
+  for (float f : {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 88.72f, 88.73f, -87.33f, -103.9f, -104.0f,
+                  0.625f, -0.625f, 1e-30f, -1e-30f}) {
+    xs.push_back(f);
+  }
+  return xs;
+}
+
+std::vector<float> floats_of(const Tensor& t) {
+  Tensor c = t.contiguous();
+  const float* p = c.data_ptr<float>();
+  return std::vector<float>(p, p + c.numel());
+}
+
+std::vector<double> doubles_of(const Tensor& t) {
+  Tensor c = t.to(kFloat64).contiguous();
+  const double* p = c.data_ptr<double>();
+  return std::vector<double>(p, p + c.numel());
+}
+
+bool close(double got, double want, double rtol, double atol) {
+  if (std::isnan(want)) return std::isnan(got);
+  if (std::isinf(want)) return got == want;
+  return std::fabs(got - want) <= atol + rtol * std::fabs(want);
+}
+
+}  // namespace
+
+TEST_CASE("vec math: float exp, sigmoid and tanh within a few ulp of float64 libm", "[kernels]") {
+  const std::vector<float> xs = sample_floats();
+  Tensor x = tensor(xs, {static_cast<int64_t>(xs.size())});
+  // Through the op (vectorised clones) and one element at a time (vec_math.hpp directly).
+  const std::vector<float> e = floats_of(x.exp()), s = floats_of(x.sigmoid()),
+                           t = floats_of(x.tanh());
+  double worst_exp = 0, worst_tanh = 0, worst_sigmoid = 0;
+  int64_t layout_mismatch = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double xd = xs[i];
+    worst_exp = std::max(worst_exp, ulps(e[i], std::exp(xd)));
+    worst_tanh = std::max(worst_tanh, ulps(t[i], std::tanh(xd)));
+    // sigmoid: relative to 1/(1 + e^-x), where e^-x itself is computed in float: when it
+    // overflows (x < -88.7) the float op gives 0, as libm's expf would.
+    const double sig = 1.0 / (1.0 + std::exp(-xd));
+    if (sig > 1e-37) worst_sigmoid = std::max(worst_sigmoid, ulps(s[i], sig));
+    const float scalar = cpu::vec::exp(xs[i]);
+    if (std::memcmp(&scalar, &e[i], sizeof scalar) != 0) ++layout_mismatch;
+  }
+  INFO("max ulp: exp " << worst_exp << ", tanh " << worst_tanh << ", sigmoid " << worst_sigmoid);
+  CHECK(worst_exp <= 2.0);
+  CHECK(worst_tanh <= 3.0);
+  CHECK(worst_sigmoid <= 4.0);
+  CHECK(layout_mismatch == 0);  // the clones round exactly as the scalar code
+  // A strided view takes the element-at-a-time path: same bits (compared as bytes: the sample
+  // holds NaNs, which == never matches, and a failed CHECK on two 8-million-float vectors
+  // would spend minutes printing them).
+  Tensor wide = x.unsqueeze(1).expand({x.numel(), 2});
+  const std::vector<float> strided = floats_of(wide.exp().select(1, 1));
+  REQUIRE(strided.size() == e.size());
+  int64_t strided_mismatch = 0;
+  for (size_t i = 0; i < e.size(); ++i) {
+    if (std::memcmp(&strided[i], &e[i], sizeof(float)) != 0) ++strided_mismatch;
+  }
+  CHECK(strided_mismatch == 0);
+}
+
+TEST_CASE("reductions: rows, columns and several dims, vectorised paths", "[kernels]") {
+  std::mt19937 rng(7);
+  std::normal_distribution<double> dist;
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    // [A, B, C] with C wider than the 512-output chunk and odd sizes everywhere.
+    const int64_t A = 3, B = 37, C = 1041;
+    std::vector<double> v(static_cast<size_t>(A * B * C));
+    for (double& x : v) x = dist(rng);
+    v[5] = NAN;                   // column 5 of row (0, 0): max/min over dim 1 propagate it
+    v[C + 7] = v[2 * C + 7] = 9;  // a tie in column 7: the first index wins
+    Tensor t = tensor(v, {A, B, C}).to(dtype);
+    auto at = [&](int64_t a, int64_t b, int64_t c) {
+      return v[static_cast<size_t>((a * B + b) * C + c)];
+    };
+    const double rtol = dtype == kFloat32 ? 1e-6 : 1e-13;
+    for (bool transposed : {false, true}) {
+      // The same logical tensor, stored as [C, B, A] and permuted back: other strides.
+      Tensor in = transposed ? t.permute({2, 1, 0}).contiguous().permute({2, 1, 0}) : t;
+      INFO((dtype == kFloat32 ? "float32" : "float64") << (transposed ? " permuted" : ""));
+      // sum and mean over dim 1 (kept [A, C]) and over dims (0, 1) (kept [C]).
+      std::vector<double> s1 = doubles_of(in.sum(1)), m01 = doubles_of(in.mean({0, 1}));
+      auto [mx, imx] = in.max(1);
+      auto [mn, imn] = in.min(1);
+      std::vector<double> mxv = doubles_of(mx), mnv = doubles_of(mn);
+      std::vector<double> imxv = doubles_of(imx), imnv = doubles_of(imn);
+      int64_t bad = 0;
+      for (int64_t a = 0; a < A; ++a) {
+        for (int64_t c = 0; c < C; ++c) {
+          double sum = 0, hi = -INFINITY, lo = INFINITY;
+          int64_t ihi = -1, ilo = -1;
+          bool nan = false;
+          for (int64_t b = 0; b < B; ++b) {
+            const double x = at(a, b, c);
+            if (dtype == kFloat32 && !std::isnan(x))
+              sum += static_cast<float>(x);
+            else
+              sum += x;
+            const double xr = dtype == kFloat32 ? static_cast<float>(x) : x;
+            if (std::isnan(x)) {
+              if (!nan) ihi = ilo = b;
+              nan = true;
+            } else if (!nan) {
+              if (xr > hi) hi = xr, ihi = b;
+              if (xr < lo) lo = xr, ilo = b;
+            }
+          }
+          const size_t o = static_cast<size_t>(a * C + c);
+          if (!close(s1[o], sum, rtol, rtol)) ++bad;
+          if (nan ? !std::isnan(mxv[o]) || !std::isnan(mnv[o]) : (mxv[o] != hi || mnv[o] != lo)) {
+            ++bad;
+          }
+          if (imxv[o] != ihi || imnv[o] != ilo) ++bad;
+        }
+      }
+      for (int64_t c = 0; c < C; ++c) {
+        double sum = 0;
+        for (int64_t a = 0; a < A; ++a) {
+          for (int64_t b = 0; b < B; ++b) {
+            sum += dtype == kFloat32 ? static_cast<float>(at(a, b, c)) : at(a, b, c);
+          }
+        }
+        if (!close(m01[static_cast<size_t>(c)], sum / (A * B), rtol, rtol)) ++bad;
+      }
+      // sum over the last dim (unit-stride runs) and over everything.
+      std::vector<double> s2 = doubles_of(in.sum(2));
+      for (int64_t a = 0; a < A; ++a) {
+        for (int64_t b = 0; b < B; ++b) {
+          double sum = 0;
+          for (int64_t c = 0; c < C; ++c) {
+            sum += dtype == kFloat32 ? static_cast<float>(at(a, b, c)) : at(a, b, c);
+          }
+          if (!close(s2[static_cast<size_t>(a * B + b)], sum, rtol, rtol)) ++bad;
+        }
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
+TEST_CASE("reductions: a float32 sum of 10^8 elements stays within float32 rounding", "[kernels]") {
+  const int64_t n = 100'000'000;
+  std::vector<float> v(static_cast<size_t>(n));
+  // Values in [0.5, 1.5): a plain float running sum would be off by percents at this length.
+  uint32_t state = 12345;
+  for (float& x : v) {
+    state = state * 1664525u + 1013904223u;
+    x = 0.5f + static_cast<float>(state >> 8) * (1.0f / 16777216.0f);
+  }
+  long double want = 0;
+  for (float x : v) want += x;
+  Tensor t = tensor(v, {n});
+  v.clear();
+  v.shrink_to_fit();
+  const double got = t.sum().item<float>();
+  INFO("sum " << got << ", float64 reference " << static_cast<double>(want));
+  CHECK(std::fabs(got - static_cast<double>(want)) <=
+        0.5 * std::fabs(static_cast<double>(want)) * std::numeric_limits<float>::epsilon());
+  CHECK(std::fabs(t.mean().item<float>() - static_cast<double>(want) / n) <=
+        std::numeric_limits<float>::epsilon() * static_cast<double>(want) / n);
+}
+
+TEST_CASE("softmax rows: -inf, NaN, odd lengths, both forms", "[kernels]") {
+  for (int64_t n : {1, 15, 16, 17, 1000}) {
+    std::vector<double> v(static_cast<size_t>(4 * n));
+    std::mt19937 rng(static_cast<unsigned>(n));
+    std::normal_distribution<double> dist(0, 20);
+    for (double& x : v) x = dist(rng);
+    v[0] = -INFINITY;                                                           // row 0: one -inf
+    for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(n + i)] = -INFINITY;  // row 1: all
+    v[static_cast<size_t>(2 * n + n / 2)] = NAN;                                // row 2: a NaN
+    Tensor x = tensor(v, {4, n}).to(kFloat32);
+    const std::vector<float> xs = floats_of(x);
+    for (bool log_form : {false, true}) {
+      std::vector<float> got = floats_of(log_form ? x.log_softmax(1) : x.softmax(1));
+      int64_t bad = 0;
+      for (int64_t r = 0; r < 4; ++r) {
+        double hi = -INFINITY;
+        bool nan = false;
+        for (int64_t i = 0; i < n; ++i) {
+          const double e = xs[static_cast<size_t>(r * n + i)];
+          nan = nan || std::isnan(e);
+          hi = e > hi ? e : hi;
+        }
+        if (std::isinf(hi)) hi = 0;
+        double total = 0;
+        for (int64_t i = 0; i < n; ++i) total += std::exp(xs[static_cast<size_t>(r * n + i)] - hi);
+        for (int64_t i = 0; i < n; ++i) {
+          const double e = xs[static_cast<size_t>(r * n + i)];
+          const double want = nan        ? NAN
+                              : log_form ? (e - hi) - std::log(total)
+                                         : std::exp(e - hi) / total;
+          if (!close(got[static_cast<size_t>(r * n + i)], want, 1e-5, 1e-6)) ++bad;
+        }
+      }
+      INFO("n = " << n << (log_form ? " log_softmax" : " softmax"));
+      CHECK(bad == 0);
+    }
+  }
+}
+
+TEST_CASE("elementwise: row and column broadcasts without copies", "[kernels]") {
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    const int64_t R = 67, C = 1029;
+    Tensor a = randn({R, C}).to(dtype), row = randn({C}).to(dtype), col = randn({R, 1}).to(dtype);
+    const std::vector<double> av = doubles_of(a), rv = doubles_of(row), cv = doubles_of(col);
+    const std::vector<double> sum_row = doubles_of(a + row), sum_col = doubles_of(a + col);
+    const std::vector<double> prod_col = doubles_of(col * a), sub_row = doubles_of(row - a);
+    const std::vector<double> outer = doubles_of(col + row);  // both broadcast
+    int64_t bad = 0;
+    for (int64_t i = 0; i < R; ++i) {
+      for (int64_t j = 0; j < C; ++j) {
+        const size_t k = static_cast<size_t>(i * C + j);
+        const double x = av[k], r = rv[static_cast<size_t>(j)], c = cv[static_cast<size_t>(i)];
+        auto round = [&](double y) {
+          return dtype == kFloat32 ? static_cast<double>(static_cast<float>(y)) : y;
+        };
+        if (sum_row[k] != round(x + r) || sum_col[k] != round(x + c) ||
+            prod_col[k] != round(c * x) || sub_row[k] != round(r - x) || outer[k] != round(c + r)) {
+          ++bad;
+        }
+      }
+    }
+    CHECK(bad == 0);
+  }
+}
