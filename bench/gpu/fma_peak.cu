@@ -12,7 +12,7 @@
 namespace {
 
 constexpr int kChains = 8;
-constexpr int kSteps = 1024;  // about 0.3 s per run on an H200
+constexpr int kSteps = 65536;  // 1.1 TFLOP per run: about 17 ms on an H200, clocks boosted
 
 __global__ void fma_chains(float* out, float x) {
   float acc[kChains];

@@ -183,9 +183,13 @@ inline bool is_aligned(const void* ptr, size_t bytes) {
 
 }  // namespace wick::gpu
 
-#if defined(__CUDACC__)
+// Device code: compiled by nvcc, or by the host compiler for tests/cuda/emulator (the CUDA
+// emulator, tests/cuda/cuda_emulator.hpp, is then included first and defines the built-ins).
+#if defined(__CUDACC__) || defined(WICK_GPU_EMULATOR)
 
+#if defined(__CUDACC__)
 #include <cuda_runtime.h>
+#endif
 
 namespace wick::gpu {
 
@@ -367,10 +371,15 @@ struct alignas(16) ReduceScratch {
 template <typename... Params, typename... Args>
 void launch_kernel(const OpContext& ctx, const char* name, void (*kernel)(Params...), dim3 grid,
                    dim3 block, size_t shared_bytes, Args&&... args) {
+#if defined(__CUDACC__)
   kernel<<<grid, block, shared_bytes, ctx.stream>>>(std::forward<Args>(args)...);
+#else
+  (void)shared_bytes;
+  emu::launch(kernel, grid, block, static_cast<Params>(args)...);
+#endif
   check_launch(ctx, name);
 }
 
 }  // namespace wick::gpu
 
-#endif  // __CUDACC__
+#endif  // __CUDACC__ || WICK_GPU_EMULATOR

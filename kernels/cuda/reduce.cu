@@ -175,7 +175,7 @@ template <typename P>
 __global__ void reduce_outer_kernel(ReduceArgs<P> a) {
   using T = typename P::Value;
   using Acc = typename P::Acc;
-  __shared__ alignas(16) unsigned char raw[kBlockThreads * sizeof(Acc)];
+  alignas(16) __shared__ unsigned char raw[kBlockThreads * sizeof(Acc)];
   Acc* tree = reinterpret_cast<Acc*>(raw);
   const int x = static_cast<int>(threadIdx.x), y = static_cast<int>(threadIdx.y);
   const int width = static_cast<int>(blockDim.x);

@@ -1,5 +1,5 @@
 // test_gemm_emulated.cpp: every kernel of the matmul ladder (kernels/cuda/gemm/), run on the CPU
-// by gemm_emulator.hpp, against a float64 reference. Runs on every machine, CI included: it
+// by cuda_emulator.hpp, against a float64 reference. Runs on every machine, CI included: it
 // checks the kernels' index maths, edge tiles, batch strides, transposed and strided operands,
 // shared-memory staging and the tensor-core fragment layouts. Speed and true concurrency are
 // the GPU suite's business (tests/cuda/test_gemm_ladder.cpp, skipped without a GPU).
@@ -9,7 +9,7 @@
 #include <catch2/catch.hpp>
 
 // The emulator first: it defines the CUDA keywords and built-ins the kernels use.
-#include "gemm_emulator.hpp"
+#include "cuda_emulator.hpp"
 
 #include "gemm/01_naive.cuh"
 #include "gemm/02_coalesced.cuh"

@@ -11,7 +11,9 @@
 // row, or 4 consecutive m of a k, as one 128-bit load, whichever the stage holds. Rows are
 // padded (k-major rows by 4 floats, m/n-major rows by 8) to keep those loads, and step 9's
 // scalar fragment loads, free of bank conflicts. Block, warp and thread tiles as step 7
-// (128 x 128 x 16, 64 x 32, 8 x 8); 2 stages of A and B take 40 KB of shared memory.
+// (128 x 128 x 16, 64 x 32, 8 x 8); 2 stages of A and B take 34 to 40 KB of shared memory
+// (by layout). Known cost: a transposed B (staged b[n][k]) reads with a 2-way bank conflict
+// (rows 4 apart are 80 words apart); a swizzle of the 16-byte k chunks would remove it.
 // Partial vectors at the edges use cp.async's zero fill (src-size below 16).
 // Limits: float32, operands as step 6 (problem.hpp: vector_ready); the dispatcher uses it on
 // sm_80 and later (on sm_75 the copies fall back to synchronous loads, correct but no faster).

@@ -34,7 +34,7 @@ __device__ __forceinline__ uint32_t to_tf32(float x) {
 #elif defined(__CUDA_ARCH__)
   return __float_as_uint(x);
 #elif !defined(__CUDACC__)
-  return emulated_tf32(x);             // tests/cuda/gemm_emulator.hpp
+  return emulated_tf32(x);             // tests/cuda/cuda_emulator.hpp
 #else
   (void)x;
   return 0;  // nvcc's host pass: device code never runs there
@@ -54,7 +54,7 @@ __device__ __forceinline__ void mma_tf32_m16n8k8(float (&d)[4], const uint32_t (
   (void)d, (void)a, (void)b;
   __trap();
 #elif !defined(__CUDACC__)
-  emulated_mma_m16n8k8_tf32(d, a, b);  // tests/cuda/gemm_emulator.hpp
+  emulated_mma_m16n8k8_tf32(d, a, b);  // tests/cuda/cuda_emulator.hpp
 #else
   (void)d, (void)a, (void)b;
 #endif

@@ -10,6 +10,8 @@
 // Tested by tests/cuda/test_gemm_ladder.cpp (every kernel on a GPU against cuBLAS and the
 // float64 CPU reference), tests/cuda/test_gemm_emulated.cpp (every kernel on the CPU) and
 // tests/cuda/test_host.cpp (the choices).
+#include <algorithm>
+#include <mutex>
 #include <string_view>
 #include <vector>
 
@@ -98,10 +100,11 @@ std::vector<Problem<T>> problems_of(const OpCall& call) {
 
 template <typename T>
 void run_general(const OpContext& ctx, const Problem<T>& p) {
-  // 128 x 128 tiles when they are full enough and plentiful enough to fill the device. Not for
-  // float64: 64 double accumulators per thread need more than 255 registers (ptxas spills).
+  // 128 x 128 tiles when they are full enough and plentiful enough to fill the device. float32
+  // only: 64 double or int64 accumulators per thread need more than 255 registers (ptxas spills
+  // for float64 everywhere, for int64 on sm_75 and sm_80).
   const int64_t big_tiles = ceil_div<int64_t>(p.m, 128) * ceil_div<int64_t>(p.n, 128);
-  if constexpr (!std::is_same_v<T, double>) {
+  if constexpr (std::is_same_v<T, float>) {
     if (p.m >= 128 && p.n >= 128 && big_tiles * p.batch >= device_info(ctx.device).sm_count) {
       launch_step<gemm::Blocktile2d<T>>(ctx, p);
       return;
@@ -125,6 +128,27 @@ void run_named(const OpContext& ctx, std::string_view name, const Problem<T>& p)
   run_general(ctx, p);  // "05_blocktile_2d"
 }
 
+// The newest architecture the ladder's device code was compiled for, as the PTX of step 9 says
+// (cudaFuncGetAttributes): a build for sm_75 only runs on an H200 through that PTX, where
+// cp.async and mma.sync are compiled out (step 9 would trap), so the choice must not go by the
+// device alone. Asked once per device.
+int compiled_sm(int device) {
+  static std::mutex mutex;
+  static std::vector<int> known;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (known.size() <= static_cast<size_t>(device)) known.resize(static_cast<size_t>(device) + 1, 0);
+  int& sm = known[static_cast<size_t>(device)];
+  if (sm == 0) {
+    cudaFuncAttributes attributes{};
+    check_cuda(cudaFuncGetAttributes(
+                   &attributes, reinterpret_cast<const void*>(
+                                    &gemm::tf32_mma_kernel<gemm::Tf32Mma<float>::BK, true, true>)),
+               "cudaFuncGetAttributes", "matmul", device);
+    sm = attributes.ptxVersion;
+  }
+  return sm;
+}
+
 template <typename T>
 void run(const OpContext& ctx, const OpCall& call, gemm::ElementType type) {
   const std::vector<Problem<T>> problems = problems_of<T>(call);
@@ -132,11 +156,13 @@ void run(const OpContext& ctx, const OpCall& call, gemm::ElementType type) {
   gemm::MatmulFacts facts;
   facts.type = type;
   facts.cublas_ok = cublas_supports(call);
-  facts.sm = info.major * 10 + info.minor;
+  facts.sm = std::min(info.major * 10 + info.minor, compiled_sm(ctx.device));
   facts.sm_count = info.sm_count;
   facts.vector_ready = !problems.empty();
+  facts.batch = 0;  // every launch's batches: the tiles that fill the device
   for (const Problem<T>& p : problems) {
-    facts.m = p.m, facts.n = p.n, facts.k = p.k, facts.batch = p.batch;
+    facts.m = p.m, facts.n = p.n, facts.k = p.k;
+    facts.batch += p.batch;
     if constexpr (std::is_same_v<T, float>) {
       facts.vector_ready = facts.vector_ready && gemm::vector_ready(p);
     } else {

@@ -1,0 +1,296 @@
+// fake_runtime.cpp: the parts of the CUDA runtime API and of cuBLAS that wick's CUDA backend
+// calls, written for the CPU emulator (tests/cuda/cuda_emulator.hpp): one device, "cuda:0",
+// whose memory is host memory (2 GiB of it, so that the out-of-memory path can be reached),
+// streams and events that are already complete (every launch runs to completion), and a
+// cuBLAS whose GEMMs are plain loops with double accumulation (the tests' reference for the
+// ladder kernels). It links in place of libcudart and libcublas, into the emulated library
+// only (tests/cuda/emulator/CMakeLists.txt); the real backend never sees it.
+// Errors behave as the runtime's: a failed call returns its code and leaves it for
+// cudaGetLastError; an invalid launch configuration (the emulator's check) is returned by
+// the next cudaGetLastError.
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <unordered_map>
+
+#include "cuda_emulator.hpp"
+
+struct CUevent_st {
+  double ms = 0;
+};
+struct cublasContext {
+  cudaStream_t stream = nullptr;
+};
+
+namespace {
+
+constexpr size_t kDeviceBytes = size_t{2} << 30;
+
+std::mutex g_mutex;
+std::unordered_map<void*, size_t> g_allocations;
+size_t g_used = 0;
+thread_local cudaError_t t_last_error = cudaSuccess;
+thread_local int t_device = 0;
+
+cudaError_t fail(cudaError_t error) {
+  t_last_error = error;
+  return error;
+}
+
+double now_ms() {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+extern "C" {
+
+cudaError_t cudaRuntimeGetVersion(int* version) {
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+cudaError_t cudaDriverGetVersion(int* version) {
+  *version = CUDART_VERSION;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDeviceCount(int* count) {
+  *count = 1;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDevice(int* device) {
+  *device = t_device;
+  return cudaSuccess;
+}
+cudaError_t cudaSetDevice(int device) {
+  if (device != 0) return fail(cudaErrorInvalidDevice);
+  t_device = device;
+  return cudaSuccess;
+}
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (device != 0) return fail(cudaErrorInvalidDevice);
+  std::memset(prop, 0, sizeof *prop);
+  std::strncpy(prop->name, "wick CPU emulator (as sm_90)", sizeof prop->name - 1);
+  prop->major = 9;
+  prop->minor = 0;
+  prop->multiProcessorCount = 2;
+  prop->maxThreadsPerMultiProcessor = 2048;
+  prop->maxThreadsPerBlock = 1024;
+  prop->warpSize = 32;
+  prop->sharedMemPerBlock = 48 << 10;
+  prop->totalGlobalMem = kDeviceBytes;
+  prop->l2CacheSize = 1 << 20;
+  return cudaSuccess;
+}
+cudaError_t cudaGetLastError(void) {
+  cudaError_t error = t_last_error;
+  t_last_error = cudaSuccess;
+  if (error == cudaSuccess && emu::g_launch.config_error) {
+    emu::g_launch.config_error = false;
+    error = cudaErrorInvalidConfiguration;
+  }
+  return error;
+}
+cudaError_t cudaPeekAtLastError(void) { return t_last_error; }
+const char* cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess:
+      return "cudaSuccess";
+    case cudaErrorMemoryAllocation:
+      return "cudaErrorMemoryAllocation";
+    case cudaErrorInvalidDevice:
+      return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidConfiguration:
+      return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidValue:
+      return "cudaErrorInvalidValue";
+    default:
+      return "cudaErrorUnknown";
+  }
+}
+const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess:
+      return "no error";
+    case cudaErrorMemoryAllocation:
+      return "out of memory";
+    case cudaErrorInvalidDevice:
+      return "invalid device ordinal";
+    case cudaErrorInvalidConfiguration:
+      return "invalid configuration argument";
+    default:
+      return "unknown error (CPU emulator)";
+  }
+}
+
+cudaError_t cudaMalloc(void** ptr, size_t size) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  *ptr = nullptr;
+  if (size > kDeviceBytes - g_used) return fail(cudaErrorMemoryAllocation);
+  void* p = std::aligned_alloc(256, (size + 255) / 256 * 256);
+  if (p == nullptr) return fail(cudaErrorMemoryAllocation);
+  g_allocations[p] = size;
+  g_used += size;
+  *ptr = p;
+  return cudaSuccess;
+}
+cudaError_t cudaFree(void* ptr) {
+  if (ptr == nullptr) return cudaSuccess;
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto it = g_allocations.find(ptr);
+  if (it == g_allocations.end()) return fail(cudaErrorInvalidValue);
+  g_used -= it->second;
+  g_allocations.erase(it);
+  std::free(ptr);
+  return cudaSuccess;
+}
+cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  *free_bytes = kDeviceBytes - g_used;
+  *total = kDeviceBytes;
+  return cudaSuccess;
+}
+cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int) {
+  *ptr = std::malloc(size == 0 ? 1 : size);
+  return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
+}
+cudaError_t cudaFreeHost(void* ptr) {
+  std::free(ptr);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind) {
+  if (count) std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind,
+                            cudaStream_t) {
+  if (count) std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+cudaError_t cudaMemcpyPeerAsync(void* dst, int, const void* src, int, size_t count, cudaStream_t) {
+  if (count) std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t) {
+  if (count) std::memset(ptr, value, count);
+  return cudaSuccess;
+}
+cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  *event = new CUevent_st;
+  return cudaSuccess;
+}
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
+  *event = new CUevent_st;
+  return cudaSuccess;
+}
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+  event->ms = now_ms();
+  return cudaSuccess;
+}
+cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  *ms = static_cast<float>(end->ms - start->ms);
+  return cudaSuccess;
+}
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  delete event;
+  return cudaSuccess;
+}
+
+// ---- cuBLAS ----
+cublasStatus_t cublasCreate_v2(cublasHandle_t* handle) {
+  *handle = new cublasContext;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasDestroy_v2(cublasHandle_t handle) {
+  delete handle;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetStream_v2(cublasHandle_t handle, cudaStream_t stream) {
+  handle->stream = stream;
+  return CUBLAS_STATUS_SUCCESS;
+}
+cublasStatus_t cublasSetMathMode(cublasHandle_t, cublasMath_t) { return CUBLAS_STATUS_SUCCESS; }
+const char* cublasGetStatusName(cublasStatus_t status) {
+  return status == CUBLAS_STATUS_SUCCESS ? "CUBLAS_STATUS_SUCCESS"
+                                         : "CUBLAS_STATUS_(emulated error)";
+}
+const char* cublasGetStatusString(cublasStatus_t status) {
+  return status == CUBLAS_STATUS_SUCCESS ? "success" : "error (CPU emulator)";
+}
+
+}  // extern "C"
+
+namespace {
+
+// Column-major C (m x n, ldc) = alpha op(A) op(B) + beta C for each of `count` batches.
+template <typename T>
+cublasStatus_t gemm_strided_batched(cublasOperation_t transa, cublasOperation_t transb, int m,
+                                    int n, int k, const T* alpha, const T* a, int lda,
+                                    long long stride_a, const T* b, int ldb, long long stride_b,
+                                    const T* beta, T* c, int ldc, long long stride_c, int count) {
+  if (m < 0 || n < 0 || k < 0 || count < 0) return CUBLAS_STATUS_INVALID_VALUE;
+  const bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
+  for (int z = 0; z < count; ++z) {
+    const T* az = a + z * stride_a;
+    const T* bz = b + z * stride_b;
+    T* cz = c + z * stride_c;
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < m; ++i) {
+        double acc = 0;
+        for (int l = 0; l < k; ++l) {
+          const double x = ta ? az[l + static_cast<long long>(i) * lda]
+                              : az[i + static_cast<long long>(l) * lda];
+          const double y = tb ? bz[j + static_cast<long long>(l) * ldb]
+                              : bz[l + static_cast<long long>(j) * ldb];
+          acc += x * y;
+        }
+        T& out = cz[i + static_cast<long long>(j) * ldc];
+        const double prior = *beta == T(0) ? 0.0 : static_cast<double>(*beta) * out;
+        out = static_cast<T>(static_cast<double>(*alpha) * acc + prior);
+      }
+    }
+  }
+  return CUBLAS_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const float* alpha, const float* A, int lda,
+                                         long long int strideA, const float* B, int ldb,
+                                         long long int strideB, const float* beta, float* C,
+                                         int ldc, long long int strideC, int batchCount) {
+  return gemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
+                              beta, C, ldc, strideC, batchCount);
+}
+cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const double* alpha, const double* A, int lda,
+                                         long long int strideA, const double* B, int ldb,
+                                         long long int strideB, const double* beta, double* C,
+                                         int ldc, long long int strideC, int batchCount) {
+  return gemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
+                              beta, C, ldc, strideC, batchCount);
+}
+
+}  // extern "C"
+
+extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, const void*) {
+  std::memset(attributes, 0, sizeof *attributes);
+  attributes->ptxVersion = 90;  // the emulator runs every path of the device code
+  attributes->binaryVersion = 90;
+  attributes->maxThreadsPerBlock = 1024;
+  return cudaSuccess;
+}
