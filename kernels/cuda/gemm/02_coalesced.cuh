@@ -34,11 +34,7 @@ struct Coalesced {
   static constexpr const char* kName = "02_coalesced";
   static constexpr auto kernel = &coalesced_kernel<T>;
   static dim3 block() { return dim3(32, 32); }
-  static dim3 grid(const Problem<T>& p) {
-    return dim3(static_cast<unsigned>(ceil_div<int64_t>(p.n, 32)),
-                static_cast<unsigned>(ceil_div<int64_t>(p.m, 32)),
-                static_cast<unsigned>(p.batch < kMaxGridYZ ? p.batch : kMaxGridYZ));
-  }
+  static dim3 grid(const Problem<T>& p) { return tile_grid<dim3>(p.n, 32, p.m, 32, p.batch); }
   static bool fits(const Problem<T>& p) { return ceil_div<int64_t>(p.m, 32) <= kMaxGridYZ; }
 };
 

@@ -63,11 +63,7 @@ struct Blocktile1d {
   static constexpr const char* kName = "04_blocktile_1d";
   static constexpr auto kernel = &blocktile_1d_kernel<T, BM, BN, BK, TM>;
   static dim3 block() { return dim3(BM * BN / TM); }
-  static dim3 grid(const Problem<T>& p) {
-    return dim3(static_cast<unsigned>(ceil_div<int64_t>(p.n, BN)),
-                static_cast<unsigned>(ceil_div<int64_t>(p.m, BM)),
-                static_cast<unsigned>(p.batch < kMaxGridYZ ? p.batch : kMaxGridYZ));
-  }
+  static dim3 grid(const Problem<T>& p) { return tile_grid<dim3>(p.n, BN, p.m, BM, p.batch); }
   static bool fits(const Problem<T>& p) { return ceil_div<int64_t>(p.m, BM) <= kMaxGridYZ; }
 };
 

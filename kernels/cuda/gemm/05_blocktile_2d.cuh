@@ -97,12 +97,7 @@ template <typename T, int BM, int BN, int BK, int TM, int TN>
 struct Blocktile2dShape {
   static constexpr auto kernel = &blocktile_2d_kernel<T, BM, BN, BK, TM, TN>;
   static dim3 block() { return dim3((BM / TM) * (BN / TN)); }
-  static dim3 grid(const Problem<T>& p) {
-    const int64_t m_tiles = ceil_div<int64_t>(p.m, BM);
-    return dim3(static_cast<unsigned>(ceil_div<int64_t>(p.n, BN)),
-                static_cast<unsigned>(m_tiles < kMaxGridYZ ? m_tiles : kMaxGridYZ),
-                static_cast<unsigned>(p.batch < kMaxGridYZ ? p.batch : kMaxGridYZ));
-  }
+  static dim3 grid(const Problem<T>& p) { return tile_grid<dim3>(p.n, BN, p.m, BM, p.batch); }
   static bool fits(const Problem<T>&) { return true; }
 };
 

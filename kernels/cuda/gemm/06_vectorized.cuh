@@ -31,6 +31,29 @@ __device__ __forceinline__ float4 load4(const float* ptr, int64_t valid) {
 
 __device__ __forceinline__ int64_t clamp4(int64_t n) { return n < 0 ? 0 : (n > 4 ? 4 : n); }
 
+// Vector e of a ROWS x COLS tile at (r0, c0) of X(r, c) = x[r * rs + c * cs] (rows x cols in
+// all), when threads move 4 consecutive elements along the unit-stride dim (c when
+// kColContiguous, else r): its first element's place (r, c) in the tile, where it starts in
+// X, and how many of its 4 elements are inside X (the rest read as 0).
+struct TileVector {
+  int r, c;
+  const float* source;  // x itself when none is inside (never read then)
+  int64_t valid;
+};
+
+template <int ROWS, int COLS, bool kColContiguous>
+__device__ __forceinline__ TileVector tile_vector(int e, const float* x, int64_t rows, int64_t cols,
+                                                  int64_t rs, int64_t cs, int64_t r0, int64_t c0) {
+  TileVector v;
+  v.r = kColContiguous ? e / (COLS / 4) : (e % (ROWS / 4)) * 4;
+  v.c = kColContiguous ? (e % (COLS / 4)) * 4 : e / (ROWS / 4);
+  const int64_t gr = r0 + v.r, gc = c0 + v.c;
+  v.valid =
+      kColContiguous ? (gr < rows ? clamp4(cols - gc) : 0) : (gc < cols ? clamp4(rows - gr) : 0);
+  v.source = v.valid > 0 ? x + gr * rs + gc * cs : x;
+  return v;
+}
+
 // Stages the ROWS x COLS tile at (r0, c0) of the matrix X(r, c) = x[r * rs + c * cs] (rows x
 // cols in all) into `tile`, as tile[c][r] (TRANSPOSE) or tile[r][c], with the threads of the
 // block each moving 4 consecutive elements along the unit-stride dim at a time: along c when
@@ -42,18 +65,13 @@ __device__ __forceinline__ void load_tile(float* tile, const float* x, int64_t r
   static_assert(kVectors % THREADS == 0, "every thread moves the same number of vectors");
 #pragma unroll
   for (int e = tid; e < kVectors; e += THREADS) {
-    // (r, c) of the vector's first element within the tile; it spans 4 along the fast dim.
-    const int r = kColContiguous ? e / (COLS / 4) : (e % (ROWS / 4)) * 4;
-    const int c = kColContiguous ? (e % (COLS / 4)) * 4 : e / (ROWS / 4);
-    const int64_t gr = r0 + r, gc = c0 + c;
-    const int64_t valid =
-        kColContiguous ? (gr < rows ? clamp4(cols - gc) : 0) : (gc < cols ? clamp4(rows - gr) : 0);
-    const float4 v = load4(valid > 0 ? x + gr * rs + gc * cs : x, valid);
+    const TileVector tv = tile_vector<ROWS, COLS, kColContiguous>(e, x, rows, cols, rs, cs, r0, c0);
+    const float4 v = load4(tv.source, tv.valid);
     const float values[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
     for (int q = 0; q < 4; ++q) {
-      const int tr = kColContiguous ? r : r + q;  // element q's place in the tile
-      const int tc = kColContiguous ? c + q : c;
+      const int tr = kColContiguous ? tv.r : tv.r + q;  // element q's place in the tile
+      const int tc = kColContiguous ? tv.c + q : tv.c;
       if (kTranspose) {
         tile[tc * LD + tr] = values[q];
       } else {
@@ -152,11 +170,7 @@ struct Vectorized {
   static constexpr const char* kName = "06_vectorized";
   static auto kernel_for(const Problem<float>& p) { return kernel_for_layout<For>(p); }
   static dim3 block() { return dim3((BM / TM) * (BN / TN)); }
-  static dim3 grid(const Problem<float>& p) {
-    return dim3(static_cast<unsigned>(ceil_div<int64_t>(p.n, BN)),
-                static_cast<unsigned>(ceil_div<int64_t>(p.m, BM)),
-                static_cast<unsigned>(p.batch < kMaxGridYZ ? p.batch : kMaxGridYZ));
-  }
+  static dim3 grid(const Problem<float>& p) { return tile_grid<dim3>(p.n, BN, p.m, BM, p.batch); }
   static bool fits(const Problem<float>& p) {
     return vector_ready(p) && ceil_div<int64_t>(p.m, BM) <= kMaxGridYZ;
   }

@@ -39,6 +39,23 @@ struct WarpGeometry {
   __device__ __forceinline__ int col(int ni, int j) const {
     return wn0 + ni * (WN / WN_ITER) + lane_n * TN + j;
   }
+  // Writes the lane's 8 x 8 results (acc[mi * TM + i][ni * TN + j] is C's element at row(mi, i),
+  // col(ni, j) of the block tile at m0, n0) as runs of 4 along N.
+  __device__ __forceinline__ void store(const float (&acc)[WM_ITER * TM][WN_ITER * TN], float* c,
+                                        int64_t m, int64_t n, int64_t m0, int64_t n0) const {
+#pragma unroll
+    for (int mi = 0; mi < WM_ITER; ++mi) {
+#pragma unroll
+      for (int i = 0; i < TM; ++i) {
+#pragma unroll
+        for (int ni = 0; ni < WN_ITER; ++ni) {
+          const float* v = &acc[mi * TM + i][ni * TN];
+          const float run[4] = {v[0], v[1], v[2], v[3]};
+          store4(c, m, n, m0 + row(mi, i), n0 + col(ni, 0), run);
+        }
+      }
+    }
+  }
 };
 
 template <int BK, bool kAK, bool kBN>
@@ -86,19 +103,7 @@ __global__ void __launch_bounds__(WarpGeometry::kThreads, 1) warptile_kernel(Pro
       }
       __syncthreads();
     }
-    float* c = p.c + z * p.c_bs;
-#pragma unroll
-    for (int mi = 0; mi < G::WM_ITER; ++mi) {
-#pragma unroll
-      for (int i = 0; i < G::TM; ++i) {
-#pragma unroll
-        for (int ni = 0; ni < G::WN_ITER; ++ni) {
-          const float* v = &acc[mi * G::TM + i][ni * G::TN];
-          const float run[4] = {v[0], v[1], v[2], v[3]};
-          store4(c, p.m, p.n, m0 + g.row(mi, i), n0 + g.col(ni, 0), run);
-        }
-      }
-    }
+    g.store(acc, p.c + z * p.c_bs, p.m, p.n, m0, n0);
   }
 }
 
@@ -113,9 +118,7 @@ struct Warptile {
   static auto kernel_for(const Problem<float>& p) { return kernel_for_layout<For>(p); }
   static dim3 block() { return dim3(WarpGeometry::kThreads); }
   static dim3 grid(const Problem<float>& p) {
-    return dim3(static_cast<unsigned>(ceil_div<int64_t>(p.n, WarpGeometry::BN)),
-                static_cast<unsigned>(ceil_div<int64_t>(p.m, WarpGeometry::BM)),
-                static_cast<unsigned>(p.batch < kMaxGridYZ ? p.batch : kMaxGridYZ));
+    return tile_grid<dim3>(p.n, WarpGeometry::BN, p.m, WarpGeometry::BM, p.batch);
   }
   static bool fits(const Problem<float>& p) {
     return vector_ready(p) && ceil_div<int64_t>(p.m, WarpGeometry::BM) <= kMaxGridYZ;

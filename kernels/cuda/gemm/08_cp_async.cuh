@@ -62,13 +62,9 @@ __device__ __forceinline__ void copy_tile_async(float* tile, const float* x, int
   static_assert(kVectors % THREADS == 0, "every thread moves the same number of vectors");
 #pragma unroll
   for (int e = tid; e < kVectors; e += THREADS) {
-    const int r = kColContiguous ? e / (COLS / 4) : (e % (ROWS / 4)) * 4;
-    const int c = kColContiguous ? (e % (COLS / 4)) * 4 : e / (ROWS / 4);
-    const int64_t gr = r0 + r, gc = c0 + c;
-    const int64_t valid =
-        kColContiguous ? (gr < rows ? clamp4(cols - gc) : 0) : (gc < cols ? clamp4(rows - gr) : 0);
-    float* dst = kColContiguous ? tile + r * LD + c : tile + c * LD + r;
-    cp_async16(dst, valid > 0 ? x + gr * rs + gc * cs : x, static_cast<int>(valid) * 4);
+    const TileVector tv = tile_vector<ROWS, COLS, kColContiguous>(e, x, rows, cols, rs, cs, r0, c0);
+    float* dst = kColContiguous ? tile + tv.r * LD + tv.c : tile + tv.c * LD + tv.r;
+    cp_async16(dst, tv.source, static_cast<int>(tv.valid) * 4);
   }
 }
 
@@ -176,19 +172,7 @@ __global__ void __launch_bounds__(WarpGeometry::kThreads, 1) cp_async_kernel(Pro
       }
       __syncthreads();  // the stage is read before the next iteration's copies overwrite it
     }
-    float* c = p.c + z * p.c_bs;
-#pragma unroll
-    for (int mi = 0; mi < G::WM_ITER; ++mi) {
-#pragma unroll
-      for (int i = 0; i < G::TM; ++i) {
-#pragma unroll
-        for (int ni = 0; ni < G::WN_ITER; ++ni) {
-          const float* v = &acc[mi * G::TM + i][ni * G::TN];
-          const float run[4] = {v[0], v[1], v[2], v[3]};
-          store4(c, p.m, p.n, m0 + g.row(mi, i), n0 + g.col(ni, 0), run);
-        }
-      }
-    }
+    g.store(acc, p.c + z * p.c_bs, p.m, p.n, m0, n0);
   }
 }
 
