@@ -47,8 +47,7 @@ constexpr WICK_GEMM_HD I ceil_div(I a, I b) {
 // batch (at most 65535: the kernels loop over the rest; a y beyond 65535 is the caller's to
 // rule out or loop over).
 template <typename Dim3>
-Dim3 tile_grid(int64_t extent_x, int64_t tile_x, int64_t extent_y, int64_t tile_y,
-               int64_t batch) {
+Dim3 tile_grid(int64_t extent_x, int64_t tile_x, int64_t extent_y, int64_t tile_y, int64_t batch) {
   const int64_t y = ceil_div(extent_y, tile_y);
   return Dim3(static_cast<unsigned>(ceil_div(extent_x, tile_x)),
               static_cast<unsigned>(y < kMaxGridYZ ? y : kMaxGridYZ),
