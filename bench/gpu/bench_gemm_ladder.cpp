@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "wick/matmul_backend.hpp"
 #include "wick/wick.hpp"
 
@@ -35,11 +36,8 @@ namespace {
 
 double g_peak_tflops = 0;
 
-void check(cudaError_t error, const char* what) {
-  if (error != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(error));
-  }
-}
+using gpu_bench::check;
+using gpu_bench::median;
 
 void check_cublas(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS) {
@@ -83,12 +81,6 @@ void cublas_tf32(const wick::Tensor& a, const wick::Tensor& b, wick::Tensor& c, 
                    &beta, c.raw_data(), CUDA_R_32F, static_cast<int>(n), m * n,
                    static_cast<int>(batch), CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT),
                "cublasGemmStridedBatchedEx (TF32)");
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
 }
 
 double relative_error(const wick::Tensor& got, const wick::Tensor& want) {

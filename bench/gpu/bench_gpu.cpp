@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_util.hpp"
 #include "wick/matmul_backend.hpp"
 #include "wick/wick.hpp"
 
@@ -34,18 +35,8 @@ namespace {
 constexpr int64_t kElements = int64_t{1} << 26;  // 2^26 floats = 256 MiB
 double g_copy_gbps = 0;                          // set by BM_device_copy, which runs first
 
-void check(cudaError_t error, const char* what) {
-  if (error != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(error));
-  }
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t mid = v.size() / 2;
-  return v.size() % 2 == 1 ? v[mid] : 0.5 * (v[mid - 1] + v[mid]);
-}
+using gpu_bench::check;
+using gpu_bench::median;
 
 // Milliseconds of device time that fn's work takes, between two events on the legacy default
 // stream (where wick queues every op).
