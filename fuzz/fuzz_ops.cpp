@@ -1345,7 +1345,8 @@ class Program {
     Ref want_indices{final_sizes, wick::kInt64, {}};
     std::vector<double> abs_sums;
     // Outputs whose finite terms add up past the largest double: whether wick's partial sums
-    // overflow (to inf, as PyTorch's would) depends on its order, so the value is not checked.
+    // overflow (to inf, as PyTorch's would; or to NaN next to an inf term of the other sign)
+    // depends on its order, so the value is not checked.
     std::vector<bool> may_overflow;
     if (expect == Expect::Ok) {
       // Contiguous strides of xs (the snapshot is row-major).
@@ -1372,7 +1373,7 @@ class Program {
           if (floating(x.dtype)) {
             dsum += v.d;
             abs_sum += std::fabs(v.d);
-            abs_exact += std::fabs(static_cast<long double>(v.d));
+            if (std::isfinite(v.d)) abs_exact += std::fabs(static_cast<long double>(v.d));
           } else {
             isum += static_cast<uint64_t>(v.i);
           }
@@ -1418,8 +1419,7 @@ class Program {
         want.v.push_back(r);
         want_indices.v.push_back(V{0, best_index});
         abs_sums.push_back(abs_sum);
-        may_overflow.push_back(std::isfinite(abs_exact) &&
-                               abs_exact > static_cast<long double>(1.7976931348623157e308));
+        may_overflow.push_back(abs_exact > static_cast<long double>(1.7976931348623157e308));
       });
     }
     Tensor values, indices;
