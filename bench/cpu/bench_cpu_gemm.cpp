@@ -11,7 +11,9 @@
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
@@ -122,11 +124,32 @@ void set_threads(int threads) {
   (void)threads;
 }
 
+// Matrices start on a 64-byte boundary, as wick's tensors do (core/src/cpu_allocator.cpp) and
+// as any BLAS user's buffers should: with std::vector's 16-byte alignment every 64-byte row
+// segment of C and B straddles two cache lines, which cost wick about 1% of the one-thread
+// figure at N = 1024 (docs/cpu-gemm.md). Every library gets the same buffers.
 template <typename T>
-std::vector<T> random_matrix(int64_t rows, int64_t cols, unsigned seed) {
+struct Aligned64 {
+  using value_type = T;
+  Aligned64() = default;
+  template <typename U>
+  Aligned64(const Aligned64<U>&) {}
+  T* allocate(size_t n) {
+    void* p = std::aligned_alloc(64, (n * sizeof(T) + 63) / 64 * 64);
+    if (p == nullptr) throw std::bad_alloc();
+    return static_cast<T*>(p);
+  }
+  void deallocate(T* p, size_t) { std::free(p); }
+  bool operator==(const Aligned64&) const { return true; }
+};
+template <typename T>
+using Buffer = std::vector<T, Aligned64<T>>;
+
+template <typename T>
+Buffer<T> random_matrix(int64_t rows, int64_t cols, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<T> dist(T(-1), T(1));
-  std::vector<T> v(static_cast<size_t>(rows * cols));
+  Buffer<T> v(static_cast<size_t>(rows * cols));
   for (T& x : v) x = dist(rng);
   return v;
 }
@@ -135,8 +158,8 @@ std::vector<T> random_matrix(int64_t rows, int64_t cols, unsigned seed) {
 template <typename T>
 void bm_gemm(benchmark::State& state, Lib lib, int64_t m, int64_t k, int64_t n, int threads,
              bool trans_b) {
-  const std::vector<T> a = random_matrix<T>(m, k, 1), b = random_matrix<T>(k, n, 2);
-  std::vector<T> c(static_cast<size_t>(m * n));
+  const Buffer<T> a = random_matrix<T>(m, k, 1), b = random_matrix<T>(k, n, 2);
+  Buffer<T> c(static_cast<size_t>(m * n));
   set_threads(threads);
   const gemm::Isa saved = gemm::active_isa();
   if (lib == Lib::wick_avx2) gemm::set_isa(gemm::Isa::avx2);
