@@ -32,6 +32,8 @@ MPI_Datatype mpi_type(Dtype dtype) {
       return MPI_FLOAT;
     case kFloat64:
       return MPI_DOUBLE;
+    case kBFloat16:
+      return MPI_UINT16_T;  // moved as bits; reductions are refused in mpi_op()
   }
   return MPI_DATATYPE_NULL;
 }
@@ -53,6 +55,9 @@ bool MpiWork::test() {
 namespace {
 
 MPI_Op mpi_op(ReduceOp op, Dtype dtype) {
+  WICK_CHECK(dtype != kBFloat16, DtypeError, "reduce",
+             "the MPI backend cannot reduce bfloat16 tensors (MPI has no bfloat16 arithmetic); "
+             "reduce a float32 copy");
   if (dtype == kBool) return op == ReduceOp::Min ? MPI_MIN : MPI_MAX;
   switch (op) {
     case ReduceOp::Sum:

@@ -28,6 +28,8 @@ ncclDataType_t nccl_type(Dtype dtype) {
       return ncclFloat32;
     case kFloat64:
       return ncclFloat64;
+    case kBFloat16:
+      return ncclBfloat16;
   }
   return ncclUint8;
 }

@@ -45,6 +45,8 @@ const char* safetensors_dtype(Dtype dtype) {
       return "I64";
     case kBool:
       return "BOOL";
+    case kBFloat16:
+      return "BF16";
   }
   return "?";
 }
@@ -56,12 +58,13 @@ Dtype parse_dtype(const std::string& name, const std::string& tensor, const std:
   if (name == "F64") return kFloat64;
   if (name == "I64") return kInt64;
   if (name == "BOOL") return kBool;
+  if (name == "BF16") return kBFloat16;
   static const std::set<std::string> kKnownElsewhere = {
-      "F16",     "BF16",    "I8",      "I16", "I32",     "U8",      "U16", "U32", "U64",
+      "F16",     "I8",      "I16",     "I32", "U8",      "U16",     "U32", "U64",
       "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4",  "F6_E2M3", "F6_E3M2", "C64", "C128"};
   if (kKnownElsewhere.count(name) != 0) {
     fail<DtypeError>("load", where, ": tensor '", tensor, "' has dtype ", name,
-                     ", which wick does not support (F32, F64, I64, BOOL)");
+                     ", which wick does not support (F32, F64, I64, BOOL, BF16)");
   }
   fail<FormatError>("load", where, ": tensor '", tensor, "' has unknown dtype \"", name, "\"");
 }

@@ -45,6 +45,8 @@ inline double read_at(const Tensor& t, int64_t offset) {
       return reinterpret_cast<const float*>(base)[offset];
     case wick::kFloat64:
       return reinterpret_cast<const double*>(base)[offset];
+    case wick::kBFloat16:
+      return static_cast<float>(reinterpret_cast<const wick::BFloat16*>(base)[offset]);
   }
   return 0;
 }
@@ -63,6 +65,9 @@ inline void write_at(const Tensor& t, int64_t offset, double v) {
       break;
     case wick::kFloat64:
       reinterpret_cast<double*>(base)[offset] = v;
+      break;
+    case wick::kBFloat16:
+      reinterpret_cast<wick::BFloat16*>(base)[offset] = wick::BFloat16(static_cast<float>(v));
       break;
   }
 }

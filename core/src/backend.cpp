@@ -48,6 +48,7 @@ CpuBackend g_cpu_backend;
 std::atomic<bool> g_debug_fill{false};
 std::array<std::atomic<DeviceBackend*>, kNumDeviceTypes> g_backends{&g_cpu_backend, nullptr};
 std::array<std::array<KernelFn, kNumDeviceTypes>, kNumOps> g_kernels{};
+std::array<std::array<bool, kNumDeviceTypes>, kNumOps> g_computes_bf16{};
 
 }  // namespace
 
@@ -95,8 +96,9 @@ Storage make_storage(size_t nbytes, Device device) {
   return std::make_shared<StorageImpl>(data, nbytes);
 }
 
-void register_kernel(OpId op, DeviceType device, KernelFn fn) {
+void register_kernel(OpId op, DeviceType device, KernelFn fn, bool computes_bf16) {
   g_kernels[static_cast<size_t>(op)][static_cast<int>(device)] = fn;
+  g_computes_bf16[static_cast<size_t>(op)][static_cast<int>(device)] = computes_bf16;
 }
 
 bool supports(OpId op, DeviceType device) {
@@ -104,14 +106,79 @@ bool supports(OpId op, DeviceType device) {
   return g_kernels[static_cast<size_t>(op)][static_cast<int>(device)] != nullptr;
 }
 
+namespace {
+
+bool touches_bf16(const OpCall& call) {
+  for (int i = 0; i < call.num_inputs; ++i) {
+    if (call.in(i).dtype() == kBFloat16) return true;
+  }
+  for (int i = 0; i < call.num_outputs; ++i) {
+    if (call.out(i).dtype() == kBFloat16) return true;
+  }
+  return false;
+}
+
+// bfloat16 in float32, as PyTorch computes it on the CPU: bfloat16 inputs are widened (exactly),
+// the kernel runs on float32 tensors, and each bfloat16 output receives its float32 result
+// rounded once, through the copy kernel (which also writes strided and in-place outputs).
+// Kernels therefore never see bfloat16 unless they say they compute it (register_kernel).
+void run_in_float32(KernelFn fn, const OpCall& call, Device device) {
+  OpCall wide = call;
+  std::array<Tensor, 3> inputs;
+  std::array<Tensor, 2> outputs;
+  for (int i = 0; i < call.num_inputs; ++i) {
+    if (call.in(i).dtype() != kBFloat16) continue;
+    inputs[i] = detail::make_empty(call.in(i).sizes(), kFloat32, device, "bfloat16 widening");
+    OpCall cast;
+    cast.op = OpId::copy;
+    cast.inputs[0] = call.inputs[i];
+    cast.num_inputs = 1;
+    cast.outputs[0] = &inputs[i];
+    cast.num_outputs = 1;
+    run_kernel(cast, device);
+    wide.inputs[i] = &inputs[i];
+  }
+  for (int i = 0; i < call.num_outputs; ++i) {
+    if (call.out(i).dtype() != kBFloat16) continue;
+    outputs[i] = detail::make_empty(call.out(i).sizes(), kFloat32, device, "bfloat16 widening");
+    wide.outputs[i] = &outputs[i];
+  }
+  fn(wide);
+  for (int i = 0; i < call.num_outputs; ++i) {
+    if (call.out(i).dtype() != kBFloat16) continue;
+    OpCall cast;
+    cast.op = OpId::copy;
+    cast.inputs[0] = &outputs[i];
+    cast.num_inputs = 1;
+    cast.outputs[0] = call.outputs[i];
+    cast.num_outputs = 1;
+    run_kernel(cast, device);
+  }
+}
+
+}  // namespace
+
 void run_kernel(const OpCall& call, Device device) {
   detail::ensure_initialized();
-  KernelFn fn = g_kernels[static_cast<size_t>(call.op)][static_cast<int>(device.type())];
+  const size_t op = static_cast<size_t>(call.op);
+  const int type = static_cast<int>(device.type());
+  KernelFn fn = g_kernels[op][type];
   if (fn == nullptr) {
     detail::fail<DeviceError>(std::string(op_name(call.op)).c_str(), "no kernel for device ",
                               device, " in this build");
   }
+  if (!g_computes_bf16[op][type] && touches_bf16(call)) {
+    run_in_float32(fn, call, device);
+    return;
+  }
   fn(call);
 }
+
+namespace detail {
+void unhandled_dtype(Dtype dtype, const char* where) {
+  fail<Error>("kernel", "internal: dtype ", dtype, " reached a kernel without a case for it (",
+              where, ")");
+}
+}  // namespace detail
 
 }  // namespace wick

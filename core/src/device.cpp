@@ -66,6 +66,8 @@ const char* dtype_name(Dtype dtype) {
       return "float32";
     case Dtype::Float64:
       return "float64";
+    case Dtype::BFloat16:
+      return "bfloat16";
   }
   return "unknown";
 }

@@ -108,13 +108,15 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
   double count = std::ceil((e - s) / st);
   WICK_CHECK(count < 9.0e18, ShapeError, "arange", "too many elements (", count, ")");
   int64_t n = static_cast<int64_t>(count);
-  Tensor host = detail::make_empty({n}, opts.dtype(), Device(kCPU), "arange");
+  // bfloat16 values are made in float32 (exact for the integers a bfloat16 holds) and rounded.
+  const Dtype made = opts.dtype() == kBFloat16 ? kFloat32 : opts.dtype();
+  Tensor host = detail::make_empty({n}, made, Device(kCPU), "arange");
   if (all_integer) {
     // start + i * step in uint64: every value lies between start and end, but i * step alone
     // may not fit int64 (two's-complement wrap-around gives the right value, without UB).
     const uint64_t si = static_cast<uint64_t>(start.to_int64());
     const uint64_t sti = static_cast<uint64_t>(step.to_int64());
-    WICK_DISPATCH_ALL(opts.dtype(), {
+    WICK_DISPATCH_ALL(made, {
       T* p = host.data_ptr<T>();
       for (int64_t i = 0; i < n; ++i) {
         p[i] = static_cast<T>(static_cast<int64_t>(si + static_cast<uint64_t>(i) * sti));
@@ -129,12 +131,12 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
                    step, ")");
       }
     }
-    WICK_DISPATCH_ALL(opts.dtype(), {
+    WICK_DISPATCH_ALL(made, {
       T* p = host.data_ptr<T>();
       for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(s + static_cast<double>(i) * st);
     })
   }
-  return finish(host.to(opts.device()), opts);
+  return finish(host.to(opts.device(), opts.dtype()), opts);
 }
 
 Tensor eye(int64_t n, TensorOptions options) {

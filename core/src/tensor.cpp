@@ -139,6 +139,8 @@ Scalar Tensor::item() const {
       return Scalar(static_cast<double>(to_vector<float>()[0]));
     case kFloat64:
       return Scalar(to_vector<double>()[0]);
+    case kBFloat16:
+      return Scalar(static_cast<double>(to_vector<float>()[0]));  // exact
   }
   return Scalar();
 }

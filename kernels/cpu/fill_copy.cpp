@@ -1,5 +1,6 @@
 // fill_copy.cpp: fill (every element = one value) and copy (elementwise, with a cast between
-// any two dtypes). Both take any strides; copy's contiguous same-dtype case is a memcpy.
+// any two dtypes, bfloat16 included). Both take any strides; copy's contiguous same-dtype case is a
+// memcpy.
 #include <cstring>
 
 #include "kernels.hpp"
@@ -27,9 +28,10 @@ void copy_kernel(const OpCall& call) {
     });
     return;
   }
-  WICK_DISPATCH_ALL(out.dtype(), {
+  WICK_DISPATCH_STORED(out.dtype(), {
     using Out = T;
-    WICK_DISPATCH_ALL(in.dtype(), { map<Out, T>(out, [](T v) { return convert<Out>(v); }, {&in}); })
+    WICK_DISPATCH_STORED(in.dtype(),
+                         { map<Out, T>(out, [](T v) { return convert<Out>(v); }, {&in}); })
   })
 }
 

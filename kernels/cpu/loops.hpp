@@ -171,9 +171,14 @@ void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof
 
 // Converts between element types the way PyTorch does on x86: floating -> integer truncates,
 // and NaN or out-of-range values become INT64_MIN (what cvttsd2si gives) instead of UB.
+// bfloat16 converts through float32, as c10::BFloat16 does.
 template <typename To, typename From>
 inline To convert(From v) {
-  if constexpr (std::is_same_v<To, int64_t> && std::is_floating_point_v<From>) {
+  if constexpr (std::is_same_v<From, BFloat16> && !std::is_same_v<To, BFloat16>) {
+    return convert<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, BFloat16> && !std::is_same_v<From, BFloat16>) {
+    return BFloat16(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, int64_t> && std::is_floating_point_v<From>) {
     if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0)) return INT64_MIN;
     return static_cast<int64_t>(v);
   } else {

@@ -4,7 +4,7 @@
 // -0.0 survive, and a contiguous one is a cudaMemcpyAsync. Casts follow kernels/cpu/loops.hpp's
 // convert(): floating -> int64 truncates, NaN and out-of-range values become INT64_MIN (what
 // x86's cvttsd2si gives; CUDA's own conversion would give 0 or saturate), anything -> bool is
-// "!= 0" (NaN -> true), int64 -> floating rounds to nearest.
+// "!= 0" (NaN -> true), int64 -> floating rounds to nearest; bfloat16 goes through float32.
 // Tested by tests/cuda/test_ops.cpp (every dtype pair, strided, against the CPU kernels) and
 // test_runtime.cpp (bit-exact round trips).
 #include "elementwise.cuh"
@@ -28,7 +28,11 @@ template <typename To>
 struct CastOp {
   template <typename From>
   __device__ To operator()(From v) const {
-    if constexpr (std::is_same_v<To, bool>) {
+    if constexpr (std::is_same_v<From, BFloat16>) {  // through float32, as on the CPU
+      return CastOp<To>{}(static_cast<float>(v));
+    } else if constexpr (std::is_same_v<To, BFloat16>) {
+      return BFloat16(static_cast<float>(v));
+    } else if constexpr (std::is_same_v<To, bool>) {
       return v != From(0);
     } else if constexpr (std::is_same_v<To, int64_t> && std::is_floating_point_v<From>) {
       const double d = static_cast<double>(v);
@@ -45,6 +49,9 @@ void copy_bits(const OpContext& ctx, const Tensor& out, const Tensor& in) {
   switch (out.element_size()) {
     case 1:
       launch_elementwise<uint8_t, uint8_t>(ctx, out, {&in}, IdentityOp<uint8_t>{});
+      break;
+    case 2:
+      launch_elementwise<uint16_t, uint16_t>(ctx, out, {&in}, IdentityOp<uint16_t>{});
       break;
     case 4:
       launch_elementwise<uint32_t, uint32_t>(ctx, out, {&in}, IdentityOp<uint32_t>{});
@@ -82,9 +89,9 @@ void launch_copy(const OpCall& call) {
     }
     return;
   }
-  WICK_DISPATCH_ALL(out.dtype(), {
+  WICK_DISPATCH_STORED(out.dtype(), {
     using Out = T;
-    WICK_DISPATCH_ALL(in.dtype(), {
+    WICK_DISPATCH_STORED(in.dtype(), {
       if constexpr (!std::is_same_v<Out, T>) {
         launch_elementwise<Out, T>(ctx, out, {&in}, CastOp<Out>{});
       }

@@ -124,6 +124,11 @@ inline void fill_values(const Tensor& t, Domain domain, bool specials) {
       for (int64_t i = 0; i < n; ++i) p[i] = draw_float();
       break;
     }
+    case kBFloat16: {
+      auto* p = t.data_ptr<BFloat16>();
+      for (int64_t i = 0; i < n; ++i) p[i] = BFloat16(static_cast<float>(draw_float()));
+      break;
+    }
   }
 }
 

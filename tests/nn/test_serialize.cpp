@@ -108,6 +108,10 @@ TEST_CASE("round trips are bit-exact for every dtype and odd values") {
       {"strided", wick::randn({40, 30}).t()},  // saved in logical (row-major) order
       {"big", wick::randn({300, 200}, wick::kFloat64)},
       {"name with spaces/and.dots", wick::ones({1})},
+      {"bf16", wick::tensor(std::vector<wick::BFloat16>{
+                   wick::BFloat16::from_bits(0x3f80), wick::BFloat16::from_bits(0x8000),
+                   wick::BFloat16::from_bits(0x7fc1), wick::BFloat16::from_bits(0xff80),
+                   wick::BFloat16::from_bits(0x0001), wick::BFloat16::from_bits(0x7f7f)})},
   };
   REQUIRE(std::bit_cast<uint32_t>(tensors["f32"].to_vector<float>()[7]) == 0x7fc12345u);
   wick::save(tensors, dir / "all.safetensors", {{"note", "round trip"}});

@@ -6,7 +6,7 @@
 //  - softmax: input and contiguous output of one shape, `dim` non-negative;
 //  - matmul: a [batch..., M, K] and b [batch..., K, N] expanded to the same batch dims, any
 //    strides; the output [batch..., M, N] contiguous;
-//  - copy: output and input of one shape, any dtypes, one device.
+//  - copy: output and input of one shape, any dtypes (bfloat16 included), one device.
 // Backends register one KernelFn per (op, device type) at start-up (kernels/*/register_*.cpp).
 #pragma once
 
@@ -38,7 +38,9 @@ struct OpCall {
 
 using KernelFn = void (*)(const OpCall& call);
 
-void register_kernel(OpId op, DeviceType device, KernelFn fn);
+// computes_bf16: the kernel takes bfloat16 tensors itself (the copy kernels, the CUDA matmul);
+// for any other kernel run_kernel computes bfloat16 in float32 and rounds each output once.
+void register_kernel(OpId op, DeviceType device, KernelFn fn, bool computes_bf16 = false);
 bool supports(OpId op, DeviceType device);
 // Runs the registered kernel for call.op on `device`; a missing one is a DeviceError.
 void run_kernel(const OpCall& call, Device device);

@@ -1,0 +1,258 @@
+// test_bfloat16.cpp: the bfloat16 dtype on the CPU: the rounding of wick::BFloat16 (every bit
+// pattern, a million random floats against a rule written here in double), casts to and from
+// every dtype, promotion as PyTorch 1.13 gives it, and ops on bfloat16 tensors, which compute
+// in float32 and round once: checked against float64 references within one bfloat16 rounding.
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "reference.hpp"
+
+using namespace wick;
+
+namespace {
+
+// The nearest bfloat16 to f by the definition: the two neighbours bracketing f (the truncation
+// and the next one away from zero), the nearer one, ties to the even bit pattern.
+uint16_t nearest_bf16(float f) {
+  const uint32_t u = std::bit_cast<uint32_t>(f);
+  const uint16_t low = static_cast<uint16_t>(u >> 16), high = static_cast<uint16_t>(low + 1);
+  const double x = f;
+  const double lo = BFloat16::to_float(low);
+  const double hi = (high & 0x7f80) == 0x7f80 && (high & 0x7f) == 0
+                        ? std::copysign(std::ldexp(1.0, 128), x)  // past the largest: 2^128
+                        : static_cast<double>(BFloat16::to_float(high));
+  const double d_lo = std::fabs(x - lo), d_hi = std::fabs(hi - x);
+  if (d_lo < d_hi) return low;
+  if (d_hi < d_lo) return high;
+  return (low & 1) == 0 ? low : high;
+}
+
+std::vector<float> random_floats(int64_t n, float scale, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<float> d(0.0f, scale);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = d(g);
+  return v;
+}
+
+// A bfloat16 tensor of the given values rounded, and the rounded values as double.
+struct Bf16Input {
+  Tensor t;
+  std::vector<double> values;
+};
+Bf16Input bf16_input(const Shape& shape, float scale, uint64_t seed) {
+  const std::vector<float> raw = random_floats(ref::numel(shape), scale, seed);
+  Bf16Input in;
+  in.t = tensor(raw, shape).to(kBFloat16);
+  for (float f : raw) in.values.push_back(static_cast<float>(BFloat16(f)));
+  return in;
+}
+
+// One bfloat16 rounding of a float32 result: half a unit in the last of 8 significant bits,
+// plus float32's own error. `scale` is the size of the terms for sums (cancellation).
+bool within_one_rounding(double got, double want, double scale = 0) {
+  return std::fabs(got - want) <= std::ldexp(std::fabs(want), -8) + 1e-6 * (scale + 1e-30);
+}
+
+}  // namespace
+
+TEST_CASE("bfloat16: every bit pattern widens exactly and rounds back to itself", "[bf16]") {
+  int nans = 0;
+  for (uint32_t b = 0; b < 0x10000; ++b) {
+    const float f = BFloat16::to_float(static_cast<uint16_t>(b));
+    CHECK(std::bit_cast<uint32_t>(f) == b << 16);
+    if (std::isnan(f)) {
+      ++nans;
+      const uint16_t r = BFloat16::round_from_float(f);
+      REQUIRE(std::isnan(BFloat16::to_float(r)));
+      REQUIRE((r & 0x8000) == (b & 0x8000));  // the sign survives
+    } else {
+      REQUIRE(BFloat16::round_from_float(f) == b);
+    }
+  }
+  CHECK(nans == 2 * 127);
+}
+
+TEST_CASE("bfloat16: rounding to nearest, ties to even, overflow to infinity", "[bf16]") {
+  CHECK(BFloat16(1.0f).bits == 0x3f80);
+  CHECK(BFloat16(-2.0f).bits == 0xc000);
+  CHECK(BFloat16(1.0f + 0x1p-8f).bits == 0x3f80);                     // tie, even is 1.0
+  CHECK(BFloat16(1.0f + 3 * 0x1p-8f).bits == 0x3f82);                 // tie, even is up
+  CHECK(BFloat16(1.0f + 0x1p-8f + 0x1p-20f).bits == 0x3f81);          // just past the tie
+  CHECK(BFloat16(std::numeric_limits<float>::max()).bits == 0x7f80);  // rounds to +inf
+  CHECK(BFloat16(-std::numeric_limits<float>::infinity()).bits == 0xff80);
+  CHECK(BFloat16(std::numeric_limits<float>::denorm_min()).bits == 0x0000);
+  CHECK(BFloat16(std::bit_cast<float>(0x00018000u)).bits == 0x0002);  // subnormal tie, to even
+  CHECK(BFloat16(std::bit_cast<float>(0x7f800001u)).bits == 0x7fc0);  // signalling NaN, quiet
+  std::mt19937_64 g(7);
+  for (int i = 0; i < 1000000; ++i) {
+    const float f = std::bit_cast<float>(static_cast<uint32_t>(g()));
+    if (std::isnan(f)) continue;
+    const uint16_t want = nearest_bf16(f);
+    if (BFloat16::round_from_float(f) != want) {
+      FAIL("float bits " << std::hex << std::bit_cast<uint32_t>(f) << " rounds to "
+                         << BFloat16::round_from_float(f) << ", nearest is " << want);
+    }
+  }
+}
+
+TEST_CASE("bfloat16 tensors: casts to and from every dtype", "[bf16]") {
+  const std::vector<float> raw = {0.0f,       -0.0f,       1.0f,
+                                  -3.140625f, 1.00390625f, 65535.0f,
+                                  1e-40f,     3.4e38f,     std::numeric_limits<float>::infinity(),
+                                  0.5f,       -2.75f};
+  Tensor f = tensor(raw);
+  Tensor h = f.to(kBFloat16);
+  CHECK(h.dtype() == kBFloat16);
+  CHECK(h.element_size() == 2);
+  CHECK(h.nbytes() == 2 * raw.size());
+  const std::vector<BFloat16> bits = h.to_vector<BFloat16>();
+  for (size_t i = 0; i < raw.size(); ++i) CHECK(bits[i].bits == BFloat16(raw[i]).bits);
+  // Widening is exact: float32 and float64 read the rounded values.
+  const std::vector<float> back = h.to(kFloat32).to_vector<float>();
+  const std::vector<double> back64 = h.to(kFloat64).to_vector<double>();
+  for (size_t i = 0; i < raw.size(); ++i) {
+    CHECK(back[i] == static_cast<float>(bits[i]));
+    CHECK(back64[i] == static_cast<double>(static_cast<float>(bits[i])));
+  }
+  // int64: integers up to 256 are exact, larger ones round to 8 significant bits; back by
+  // truncation, as torch does.
+  Tensor ints = tensor(std::vector<int64_t>{0, 7, -256, 257, 1000001});
+  CHECK(ints.to(kBFloat16).to(kFloat32).to_vector<float>() ==
+        std::vector<float>{0, 7, -256, 256, 999424});
+  CHECK(tensor({2.75, -2.75, 0.5}).to(kBFloat16).to(kInt64).to_vector<int64_t>() ==
+        std::vector<int64_t>{2, -2, 0});
+  // bool: nonzero is true, NaN included.
+  Tensor nan_h = tensor({0.0, std::nan(""), -0.0, 1e-30}).to(kBFloat16);
+  CHECK(nan_h.to(kBool).to_vector<bool>() == std::vector<bool>{false, true, false, true});
+  CHECK(tensor(std::vector<bool>{true, false}).to(kBFloat16).to(kFloat32).to_vector<float>() ==
+        std::vector<float>{1, 0});
+  // float64 goes through float32 (c10::BFloat16's constructor takes a float).
+  CHECK(tensor({1.0 + 0x1p-8 + 0x1p-40}, kFloat64).to(kBFloat16).to_vector<BFloat16>()[0].bits ==
+        0x3f80);
+  // Strided and same-dtype copies keep the bits.
+  Tensor m = tensor(random_floats(12, 1, 3), {3, 4}).to(kBFloat16);
+  Tensor mt = m.t().contiguous();
+  for (int64_t i = 0; i < 3; ++i) {
+    for (int64_t j = 0; j < 4; ++j) {
+      CHECK(ref::value(mt, {j, i}) == ref::value(m, {i, j}));
+    }
+  }
+  CHECK(tensor({-0.0}).to(kBFloat16).item().to_double() == 0.0);
+  CHECK(tensor({-3.140625}).to(kBFloat16).item().to_double() == -3.140625);
+  CHECK(arange(0, 5, 1, TensorOptions(kBFloat16)).to(kFloat32).to_vector<float>() ==
+        std::vector<float>{0, 1, 2, 3, 4});
+  CHECK(full({2}, 1.0 / 3.0, kBFloat16).to_vector<BFloat16>()[0].bits == BFloat16(1.0f / 3).bits);
+}
+
+TEST_CASE("bfloat16 promotion follows PyTorch", "[bf16][dtype]") {
+  Tensor h = ones({2}, kBFloat16), f = ones({2}), d = ones({2}, kFloat64), i = ones({2}, kInt64);
+  CHECK(promote_types(kBFloat16, kFloat32) == kFloat32);
+  CHECK(promote_types(kInt64, kBFloat16) == kBFloat16);
+  CHECK(promote_types(kBool, kBFloat16) == kBFloat16);
+  CHECK((h + f).dtype() == kFloat32);
+  CHECK((h + d).dtype() == kFloat64);
+  CHECK((h + i).dtype() == kBFloat16);
+  CHECK((h + 1.5).dtype() == kBFloat16);
+  CHECK((h * scalar_tensor(2.0)).dtype() == kBFloat16);  // a 0-d float32 does not win
+  CHECK((scalar_tensor(2.0, kBFloat16) + f).dtype() == kFloat32);
+  CHECK((h < f).dtype() == kBool);
+  CHECK(is_floating(kBFloat16));
+  CHECK(std::string(dtype_name(kBFloat16)) == "bfloat16");
+  Tensor h2 = ones({2}, kBFloat16);
+  CHECK_THROWS_AS(i.add_(h2), DtypeError);  // bfloat16 into int64 in place
+  std::ostringstream s;
+  s << tensor({1.5, -2.0}).to(kBFloat16);
+  CHECK(s.str().find("dtype=bfloat16") != std::string::npos);
+}
+
+TEST_CASE("ops on bfloat16 compute in float32 and round once", "[bf16]") {
+  const Bf16Input a = bf16_input({33, 17}, 1.0f, 11), b = bf16_input({33, 17}, 1.0f, 12);
+  struct Case {
+    const char* name;
+    Tensor got;
+    std::function<double(double, double)> want;
+  };
+  const Tensor bt = b.t + 2.0f;  // keeps divisors away from 0
+  const std::vector<Case> cases = {
+      {"add", a.t + b.t, [](double x, double y) { return x + y; }},
+      {"mul", a.t * b.t, [](double x, double y) { return x * y; }},
+      {"div", a.t / bt,
+       [](double x, double y) {
+         return x / static_cast<float>(BFloat16(static_cast<float>(y + 2.0)));
+       }},
+      {"exp", exp(a.t), [](double x, double) { return std::exp(x); }},
+      {"tanh", tanh(a.t), [](double x, double) { return std::tanh(x); }},
+      {"sigmoid", sigmoid(a.t), [](double x, double) { return 1 / (1 + std::exp(-x)); }},
+      {"relu", relu(a.t), [](double x, double) { return x > 0 ? x : 0; }},
+      {"pow", pow(a.t, 2.0), [](double x, double) { return x * x; }},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    REQUIRE(c.got.dtype() == kBFloat16);
+    const std::vector<double> got = ref::values(c.got);
+    int bad = 0;
+    for (size_t k = 0; k < got.size(); ++k) {
+      const double want = c.want(a.values[k], b.values[k]);
+      if (!within_one_rounding(got[k], want) && bad++ < 3) {
+        FAIL_CHECK("element " << k << ": " << got[k] << ", expected " << want);
+      }
+      // Exactly one rounding: the result is a bfloat16 value.
+      REQUIRE(static_cast<float>(BFloat16(static_cast<float>(got[k]))) == got[k]);
+    }
+    CHECK(bad == 0);
+  }
+  // Reductions, softmax and matmul accumulate in float32.
+  double total = 0, abs_total = 0;
+  for (double x : a.values) {
+    total += x;
+    abs_total += std::fabs(x);
+  }
+  const Tensor s = a.t.sum();
+  CHECK(s.dtype() == kBFloat16);
+  CHECK(within_one_rounding(s.item().to_double(), total, abs_total));
+  const Tensor sm = softmax(a.t, 1);
+  CHECK(sm.dtype() == kBFloat16);
+  for (int64_t r = 0; r < 33; ++r) {
+    double z = 0;
+    for (int64_t j = 0; j < 17; ++j) z += std::exp(a.values[static_cast<size_t>(r * 17 + j)]);
+    for (int64_t j = 0; j < 17; ++j) {
+      const double want = std::exp(a.values[static_cast<size_t>(r * 17 + j)]) / z;
+      CHECK(within_one_rounding(ref::value(sm, {r, j}), want));
+    }
+  }
+  const Bf16Input m = bf16_input({17, 9}, 1.0f, 13);
+  const Tensor p = matmul(a.t, m.t);
+  CHECK(p.dtype() == kBFloat16);
+  for (int64_t r = 0; r < 33; ++r) {
+    for (int64_t c = 0; c < 9; ++c) {
+      double want = 0, scale = 0;
+      for (int64_t k = 0; k < 17; ++k) {
+        const double term =
+            a.values[static_cast<size_t>(r * 17 + k)] * m.values[static_cast<size_t>(k * 9 + c)];
+        want += term;
+        scale += std::fabs(term);
+      }
+      CHECK(within_one_rounding(ref::value(p, {r, c}), want, scale));
+    }
+  }
+}
+
+TEST_CASE("bfloat16 in place, on views, and through autograd", "[bf16][autograd]") {
+  const Bf16Input a = bf16_input({4, 5}, 1.0f, 21);
+  Tensor x = a.t.clone();
+  x.t().add_(1.0);  // a transposed view of bfloat16, written in place
+  for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t j = 0; j < 5; ++j) {
+      const float want = static_cast<float>(BFloat16(static_cast<float>(a.values[i * 5 + j] + 1)));
+      CHECK(ref::value(x, {i, j}) == want);
+    }
+  }
+  Tensor w = tensor({1.5, -2.0, 0.25}).to(kBFloat16).requires_grad_();
+  (w * w).sum().backward();
+  REQUIRE(w.grad().defined());
+  CHECK(w.grad().dtype() == kBFloat16);
+  CHECK(w.grad().to(kFloat32).to_vector<float>() == std::vector<float>{3.0f, -4.0f, 0.5f});
+}
