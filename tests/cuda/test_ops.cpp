@@ -517,3 +517,47 @@ TEST_CASE("gpu sweep: in-place ops on views", "[sweep]") {
     check_close(a.gpu, a.cpu, {kExact32, 0}, "sub_ on a narrowed view");
   }
 }
+
+TEST_CASE("gpu: bfloat16 casts and ops give the CPU's bits", "[bf16]") {
+  PoisonScope poison;
+  // Casts from and to every dtype, every layout, with NaN, inf and huge values: the GPU rounds
+  // exactly as the CPU (through float32, to nearest even), so the results are compared exactly.
+  for (Dtype dtype : all_dtypes()) {
+    for (Layout layout : all_layouts()) {
+      for (Domain domain : {Domain::Any, Domain::Huge}) {
+        Pair s = make_input(big2d(), dtype, layout, domain, true);
+        check_close(s.gpu.to(kBFloat16), s.cpu.to(kBFloat16), {},
+                    "cast " + label(s.cpu, layout) + " to bfloat16");
+        Pair h = make_input(big2d(), kBFloat16, layout, domain, true);
+        check_close(h.gpu.to(dtype), h.cpu.to(dtype), {},
+                    "cast " + label(h.cpu, layout) + " to " + dtype_name(dtype));
+      }
+    }
+  }
+  // Ops compute in float32 and round once on both devices: for the correctly rounded ones
+  // (+ - * / sqrt, comparisons) the bits agree; on transposed and broadcast operands too.
+  Pair a = make_input(big2d(), kBFloat16, Layout::Transposed);
+  Pair b = make_input(big2d(), kBFloat16, Layout::Strided);
+  Pair row = make_input({1, big2d()[1]}, kBFloat16, Layout::Contiguous, Domain::Positive);
+  check_close(a.gpu + b.gpu, a.cpu + b.cpu, {}, "bfloat16 add");
+  check_close(a.gpu * row.gpu, a.cpu * row.cpu, {}, "bfloat16 mul, broadcast row");
+  check_close(a.gpu / row.gpu, a.cpu / row.cpu, {}, "bfloat16 div");
+  check_close(sqrt(row.gpu), sqrt(row.cpu), {}, "bfloat16 sqrt");
+  check_close(a.gpu < b.gpu, a.cpu < b.cpu, {}, "bfloat16 lt");
+  check_close((a.gpu + 1.5).dtype() == kBFloat16 ? a.gpu + 1.5 : Tensor(), a.cpu + 1.5, {},
+              "bfloat16 + a number stays bfloat16");
+  Tensor in_place_gpu = a.gpu.clone(), in_place_cpu = a.cpu.clone();
+  in_place_gpu.t().mul_(2.0);
+  in_place_cpu.t().mul_(2.0);
+  check_close(in_place_gpu, in_place_cpu, {}, "bfloat16 mul_ on a transposed view");
+  // Functions and accumulations: within one bfloat16 rounding of the CPU (2^-8 relative) plus
+  // float32 accumulation order.
+  check_close(exp(a.gpu), exp(a.cpu), {0x1p-7, 0}, "bfloat16 exp");
+  check_close(softmax(a.gpu, 1), softmax(a.cpu, 1), {0x1p-7, 1e-6}, "bfloat16 softmax");
+  check_close(a.gpu.sum(0), a.cpu.sum(0), {0x1p-7, 1e-3}, "bfloat16 sum over dim 0");
+  Pair m = make_input({big2d()[1], 40}, kBFloat16, Layout::Transposed);
+  Tensor p_gpu = matmul(a.gpu, m.gpu), p_cpu = matmul(a.cpu, m.cpu);
+  CHECK(p_gpu.dtype() == kBFloat16);
+  // Each product is a sum of K terms of size ~1: float32 order differences stay near 1e-5 of K.
+  check_close(p_gpu, p_cpu, {0x1p-7, 1e-5 * static_cast<double>(big2d()[1])}, "bfloat16 matmul");
+}
