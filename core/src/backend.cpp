@@ -122,7 +122,9 @@ bool touches_bf16(const OpCall& call) {
 // the kernel runs on float32 tensors, and each bfloat16 output receives its float32 result
 // rounded once, through the copy kernel (which also writes strided and in-place outputs).
 // Kernels therefore never see bfloat16 unless they say they compute it (register_kernel).
-void run_in_float32(KernelFn fn, const OpCall& call, Device device) {
+}  // namespace
+
+void detail::run_in_float32(KernelFn fn, const OpCall& call, Device device) {
   OpCall wide = call;
   std::array<Tensor, 3> inputs;
   std::array<Tensor, 2> outputs;
@@ -156,8 +158,6 @@ void run_in_float32(KernelFn fn, const OpCall& call, Device device) {
   }
 }
 
-}  // namespace
-
 void run_kernel(const OpCall& call, Device device) {
   detail::ensure_initialized();
   const size_t op = static_cast<size_t>(call.op);
@@ -168,7 +168,7 @@ void run_kernel(const OpCall& call, Device device) {
                               device, " in this build");
   }
   if (!g_computes_bf16[op][type] && touches_bf16(call)) {
-    run_in_float32(fn, call, device);
+    detail::run_in_float32(fn, call, device);
     return;
   }
   fn(call);

@@ -23,7 +23,8 @@ constexpr const char* kNames[] = {"auto",
                                   "06_vectorized",
                                   "07_warptile",
                                   "08_cp_async",
-                                  "09_tf32_mma"};
+                                  "09_tf32_mma",
+                                  "10_bf16_mma"};
 constexpr int kAuto = 0, kCublas = 1, kUnset = -1;
 
 std::atomic<int> g_kernel{kUnset};

@@ -8,8 +8,9 @@
 // dims, or a broadcast inside the matrix) are copied to a contiguous buffer first. Batch dims
 // are collapsed: the innermost becomes the strided batch (a stride of 0 for broadcast is fine
 // for cuBLAS), the outer ones a loop. Math mode CUBLAS_DEFAULT_MATH: plain FP32/FP64, no TF32.
-// Limits: float32 and float64 only (cuBLAS has no int64 GEMM: launch_matmul runs the tiled
-// kernel for int64), M, N, K and leading dims below 2^31, K > 0.
+// bfloat16 goes through cublasGemmStridedBatchedEx (BF16 in and out, FP32 compute).
+// Limits: float32, float64 and bfloat16 (cuBLAS has no int64 GEMM: launch_matmul runs the
+// tiled kernel for int64), M, N, K and leading dims below 2^31, K > 0.
 // Tested by tests/cuda/test_matmul.cpp against the CPU float64 reference; measured by
 // bench/gpu beside the tiled kernel.
 #include <cublas_v2.h>
@@ -69,14 +70,24 @@ void gemm_strided_batched(cublasHandle_t handle, const OpContext& ctx, const Gem
                           const GemmOperand& b, int64_t m, int64_t n, int64_t k, const T* a_ptr,
                           int64_t a_stride, const T* b_ptr, int64_t b_stride, T* c_ptr,
                           int64_t c_stride, int64_t count) {
-  const T alpha = 1, beta = 0;
+  using Scale = std::conditional_t<std::is_same_v<T, BFloat16>, float, T>;
+  const Scale alpha = 1, beta = 0;
   // cuBLAS takes the batch count as an int: very long batches go in several calls.
   for (int64_t first = 0; first < count; first += INT_MAX) {
     const auto part = static_cast<int>(std::min<int64_t>(count - first, INT_MAX));
     const T* bp = b_ptr + first * b_stride;
     const T* ap = a_ptr + first * a_stride;
     T* cp = c_ptr + first * c_stride;
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      // bfloat16 in and out, FP32 accumulation: cuBLAS's BF16 tensor-core GEMM.
+      WICK_CUBLAS_CHECK(
+          cublasGemmStridedBatchedEx(
+              handle, b.op, a.op, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
+              &alpha, bp, CUDA_R_16BF, static_cast<int>(b.ld), b_stride, ap, CUDA_R_16BF,
+              static_cast<int>(a.ld), a_stride, &beta, cp, CUDA_R_16BF, static_cast<int>(n),
+              c_stride, part, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          ctx.op, ctx.device);
+    } else if constexpr (std::is_same_v<T, float>) {
       WICK_CUBLAS_CHECK(
           cublasSgemmStridedBatched(handle, b.op, a.op, static_cast<int>(n), static_cast<int>(m),
                                     static_cast<int>(k), &alpha, bp, static_cast<int>(b.ld),
@@ -142,7 +153,7 @@ void run_cublas(const OpContext& ctx, const OpCall& call) {
 bool cublas_supports(const OpCall& call) {
   const Tensor& a = call.in(0);
   const Tensor& b = call.in(1);
-  if (a.dtype() != kFloat32 && a.dtype() != kFloat64) return false;
+  if (a.dtype() != kFloat32 && a.dtype() != kFloat64 && a.dtype() != kBFloat16) return false;
   const auto nd = static_cast<size_t>(a.dim());
   const int64_t m = a.sizes()[nd - 2], k = a.sizes()[nd - 1], n = b.sizes()[nd - 1];
   return k > 0 && m <= INT_MAX && n <= INT_MAX && k <= INT_MAX;
@@ -151,6 +162,8 @@ bool cublas_supports(const OpCall& call) {
 void launch_matmul_cublas(const OpContext& ctx, const OpCall& call) {
   if (call.out().dtype() == kFloat32) {
     run_cublas<float>(ctx, call);
+  } else if (call.out().dtype() == kBFloat16) {
+    run_cublas<BFloat16>(ctx, call);
   } else {
     run_cublas<double>(ctx, call);
   }

@@ -43,7 +43,8 @@ void register_cuda_backend() {
   for (OpId op : {OpId::sum, OpId::mean, OpId::max, OpId::min}) reg(op, run_op<launch_reduce>);
   reg(OpId::softmax, run_op<launch_softmax>);
   reg(OpId::log_softmax, run_op<launch_softmax>);
-  reg(OpId::matmul, run_op<launch_matmul>);
+  // The matmul takes bfloat16 itself: step 10's tensor cores (gemm/10_bf16_mma.cuh).
+  register_kernel(OpId::matmul, kCUDA, run_op<launch_matmul>, /*computes_bf16=*/true);
 }
 
 }  // namespace wick

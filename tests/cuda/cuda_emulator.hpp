@@ -274,3 +274,41 @@ inline void emulated_mma_m16n8k8_tf32(float (&d)[4], const uint32_t (&a)[4],
   }
   __syncthreads();  // before the next call overwrites the fragments
 }
+
+// mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32, d += A (16 x 16) B (16 x 8), two
+// bfloat16 per register (the lower k in bits 0-15), with the PTX ISA's layouts:
+//   A: register r of lane (g, tig) holds (g + 8 (r & 1), 2 tig + 8 (r >> 1)) and the next k
+//   B: register r holds (2 tig + 8 r, g) and the next k
+//   C/D: as m16n8k8 above.
+// Products of bfloat16 are exact in float, so only the order of the FP32 sums is the
+// emulator's (the hardware's order is unspecified; the tests allow for it).
+inline void emulated_mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
+                                       const uint32_t (&b)[2]) {
+  const int tid = emu::flat_thread();
+  const int warp_base = tid / 32 * 32, lane = tid % 32;
+  emu::g_launch.fragments[static_cast<size_t>(tid)] = {a[0], a[1], a[2], a[3], b[0], b[1]};
+  __syncthreads();
+  const auto half = [](uint32_t reg, int k) {
+    const uint32_t bits = (k % 2 == 0 ? reg : reg >> 16) << 16;
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+  };
+  const auto a_at = [&](int row, int k) {
+    const int owner = warp_base + (row % 8) * 4 + (k % 8) / 2;
+    const int reg = (row >= 8 ? 1 : 0) + (k >= 8 ? 2 : 0);
+    return half(emu::g_launch.fragments[static_cast<size_t>(owner)][static_cast<size_t>(reg)], k);
+  };
+  const auto b_at = [&](int k, int col) {
+    const int owner = warp_base + col * 4 + (k % 8) / 2;
+    return half(emu::g_launch.fragments[static_cast<size_t>(owner)][k >= 8 ? 5 : 4], k);
+  };
+  const int g = lane / 4, tig = lane % 4;
+  for (int r = 0; r < 4; ++r) {
+    const int row = g + (r >= 2 ? 8 : 0), col = 2 * tig + (r & 1);
+    float sum = d[r];
+    for (int k = 0; k < 16; ++k) sum = std::fma(a_at(row, k), b_at(k, col), sum);
+    d[r] = sum;
+  }
+  __syncthreads();  // before the next call overwrites the fragments
+}

@@ -20,6 +20,7 @@
 #include "gemm/07_warptile.cuh"
 #include "gemm/08_cp_async.cuh"
 #include "gemm/09_tf32_mma.cuh"
+#include "gemm/10_bf16_mma.cuh"
 
 #include <chrono>
 #include <cmath>
@@ -32,8 +33,18 @@
 #include <vector>
 
 using namespace wick::gpu::gemm;
+using wick::BFloat16;
 
 namespace {
+
+template <typename T>
+double to_double(T v) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    return static_cast<float>(v);
+  } else {
+    return static_cast<double>(v);
+  }
+}
 
 std::mt19937_64& rng() {
   static std::mt19937_64 gen = [] {
@@ -63,8 +74,11 @@ struct Operand {
 template <typename T>
 Operand<T> make_operand(int64_t batch, int64_t rows, int64_t cols, Layout layout, bool broadcast) {
   Operand<T> op;
-  // Leading dims padded to a multiple of 4 (and past it), as a sliced view would have them.
-  const int64_t ld_row = (cols + 3) / 4 * 4 + 4, ld_col = (rows + 3) / 4 * 4 + 4;
+  // Leading dims padded to a multiple of the 16-byte chunk (4 floats, 8 bfloat16) and past it,
+  // as a sliced view would have them.
+  constexpr int64_t pad = sizeof(T) == 2 ? 8 : 4;
+  const int64_t ld_row = (cols + pad - 1) / pad * pad + pad;
+  const int64_t ld_col = (rows + pad - 1) / pad * pad + pad;
   int64_t per_batch = 0;
   switch (layout) {
     case Layout::RowMajor:
@@ -77,7 +91,7 @@ Operand<T> make_operand(int64_t batch, int64_t rows, int64_t cols, Layout layout
       op.rs = 2 * ld_row, op.cs = 2, per_batch = rows * 2 * ld_row;
       break;
   }
-  per_batch = (per_batch + 3) / 4 * 4;
+  per_batch = (per_batch + pad - 1) / pad * pad;
   op.bs = broadcast ? 0 : per_batch;
   op.data.assign(static_cast<size_t>((broadcast ? 1 : batch) * per_batch + 8), T(0));
   std::uniform_int_distribution<int> ints(-8, 8);
@@ -85,6 +99,8 @@ Operand<T> make_operand(int64_t batch, int64_t rows, int64_t cols, Layout layout
   for (auto& v : op.data) {
     if constexpr (std::is_integral_v<T>) {
       v = ints(rng());
+    } else if constexpr (std::is_same_v<T, BFloat16>) {
+      v = BFloat16(static_cast<float>(reals(rng())));
     } else {
       v = static_cast<T>(reals(rng()));
     }
@@ -120,9 +136,14 @@ template <typename T, template <typename> class Step>
 double run_case(const Case& cs) {
   const Operand<T> a = make_operand<T>(cs.batch, cs.m, cs.k, cs.a_layout, false);
   const Operand<T> b = make_operand<T>(cs.batch, cs.k, cs.n, cs.b_layout, cs.broadcast_b);
-  std::vector<T> c(
-      static_cast<size_t>(cs.batch * cs.m * cs.n),
-      std::is_integral_v<T> ? std::numeric_limits<T>::min() : std::numeric_limits<T>::quiet_NaN());
+  T poison;
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    poison = BFloat16::from_bits(0x7fc0);  // NaN
+  } else {
+    poison =
+        std::is_integral_v<T> ? std::numeric_limits<T>::min() : std::numeric_limits<T>::quiet_NaN();
+  }
+  std::vector<T> c(static_cast<size_t>(cs.batch * cs.m * cs.n), poison);
   Problem<T> p;
   p.a = a.data.data(), p.b = b.data.data(), p.c = c.data();
   p.m = cs.m, p.n = cs.n, p.k = cs.k;
@@ -136,9 +157,9 @@ double run_case(const Case& cs) {
       for (int64_t j = 0; j < cs.n; ++j) {
         double want = 0;
         for (int64_t k = 0; k < cs.k; ++k) {
-          want += static_cast<double>(a.at(z, i, k)) * static_cast<double>(b.at(z, k, j));
+          want += to_double(a.at(z, i, k)) * to_double(b.at(z, k, j));
         }
-        const double got = static_cast<double>(c[static_cast<size_t>((z * cs.m + i) * cs.n + j)]);
+        const double got = to_double(c[static_cast<size_t>((z * cs.m + i) * cs.n + j)]);
         if (std::isnan(got) || (std::is_integral_v<T> && got != want)) {
           return std::numeric_limits<double>::infinity();
         }
@@ -212,4 +233,10 @@ TEST_CASE("emulated ladder: 09 TF32 tensor cores (mma.sync m16n8k8)", "[gemm][em
   // TF32 keeps 10 mantissa bits: relative error of a product about 2^-11, of a sum of K
   // products about that over sqrt(K) cancellations; 2e-3 of the norm is the issue's bound.
   check_step<float, Tf32Mma>(2e-3, true);
+}
+TEST_CASE("emulated ladder: 10 BF16 tensor cores (mma.sync m16n8k16)", "[gemm][emulated]") {
+  // Products of bfloat16 are exact and the sums FP32; C is rounded to bfloat16 (half an ulp of
+  // 8 significant bits: at most 2^-8 relative): the Frobenius error stays below 2^-8 of the
+  // norm, inside the issue's 1e-2. A wrong fragment layout gives errors of order 1.
+  check_step<BFloat16, Bf16Mma>(0x1p-8, true);
 }

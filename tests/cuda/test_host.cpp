@@ -437,6 +437,23 @@ TEST_CASE("matmul ladder: the automatic choice", "[gemm][host]") {
   auto batched = facts_for(1000, 1000, 64, 90);
   batched.batch = 4;  // 256 tiles
   CHECK(string(automatic_kernel(batched, false)) == "08_cp_async");
+  // bfloat16: step 10 whenever it can take it, whatever the size; else float32 through step 5.
+  auto h = facts_for(64, 64, 64, 90);
+  h.type = gpu::gemm::ElementType::BFloat16;
+  CHECK(string(automatic_kernel(h, false)) == "10_bf16_mma");
+  h.sm = 75;
+  CHECK(string(automatic_kernel(h, false)) == "05_blocktile_2d");
+  h.sm = 80;
+  h.vector_ready = false;
+  CHECK(string(automatic_kernel(h, false)) == "05_blocktile_2d");
+  // No float step takes bfloat16, and step 10 takes nothing else.
+  f = facts_for(4096, 4096, 4096, 90);
+  CHECK(string(choose_kernel(f, "10_bf16_mma", false)) == "08_cp_async");
+  h = facts_for(4096, 4096, 4096, 90);
+  h.type = gpu::gemm::ElementType::BFloat16;
+  CHECK(string(choose_kernel(h, "08_cp_async", false)) == "10_bf16_mma");
+  CHECK(string(choose_kernel(h, "05_blocktile_2d", false)) == "10_bf16_mma");
+  CHECK(string(choose_kernel(h, "cublas", false)) == "cublas");
 }
 
 TEST_CASE("matmul ladder: a forced kernel runs what it can take, else the automatic choice",
@@ -445,8 +462,10 @@ TEST_CASE("matmul ladder: a forced kernel runs what it can take, else the automa
   using std::string;
   auto f = facts_for(512, 512, 512, 90);
   for (const auto& kernel : gpu::gemm::ladder_kernels()) {
+    f.type = kernel.bf16_only ? gpu::gemm::ElementType::BFloat16 : gpu::gemm::ElementType::Float32;
     CHECK(string(choose_kernel(f, kernel.name, false)) == kernel.name);
   }
+  f.type = gpu::gemm::ElementType::Float32;
   CHECK(string(choose_kernel(f, "cublas", false)) == "cublas");
   CHECK(string(choose_kernel(f, "auto", false)) == "05_blocktile_2d");  // 16 tiles, 132 SMs
   CHECK(string(choose_kernel(facts_for(4096, 4096, 64, 90), "auto", false)) == "08_cp_async");
@@ -489,4 +508,15 @@ TEST_CASE("matmul ladder: which operands the 128-bit loads can read", "[gemm][ho
   p.a = buffer;
   p.a_bs = 6;  // a batch stride that breaks alignment
   CHECK_FALSE(gpu::gemm::vector_ready(p));
+  // bfloat16: 16 bytes are 8 elements, so leading dims and batch strides go by 8.
+  alignas(16) BFloat16 halves[128] = {};
+  gpu::gemm::Problem<BFloat16> h;
+  h.a = halves, h.b = halves, h.m = 8, h.n = 8, h.k = 8;
+  h.a_rs = 8, h.a_cs = 1, h.b_rs = 1, h.b_cs = 8;
+  CHECK(gpu::gemm::vector_ready(h));
+  h.a_rs = 12;  // 24 bytes: a multiple of 4 elements, not of 16 bytes
+  CHECK_FALSE(gpu::gemm::vector_ready(h));
+  h.a_rs = 16;
+  h.b = halves + 4;  // 8 bytes past a 16-byte boundary
+  CHECK_FALSE(gpu::gemm::vector_ready(h));
 }

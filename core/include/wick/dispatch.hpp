@@ -46,6 +46,10 @@ bool supports(OpId op, DeviceType device);
 void run_kernel(const OpCall& call, Device device);
 
 namespace detail {
+// Runs fn on float32 copies of call's bfloat16 inputs and outputs, then rounds each bfloat16
+// output once (what run_kernel does for kernels that do not compute bfloat16 themselves; the
+// CUDA matmul uses it for the bfloat16 matmuls its tensor-core kernel cannot take).
+void run_in_float32(KernelFn fn, const OpCall& call, Device device);
 // Runs once before the first dispatch: registers the CPU backend, the CUDA backend where it was
 // built, and the autograd layer. Defined in src/init.cpp, the one place that knows every layer.
 void ensure_initialized();

@@ -2,11 +2,13 @@
 //  - "auto" (the default): wick picks the fastest of its own kernels that can take the dtype,
 //    layout and device (kernels/cuda/gemm/select.cpp says how);
 //  - "cublas": cuBLAS (kernels/cuda/matmul_cublas.cpp), the reference of the tests and benches;
-//  - a step of the matmul ladder by name, "01_naive" ... "09_tf32_mma" (docs/gemm.md), for
+//  - a step of the matmul ladder by name, "01_naive" ... "10_bf16_mma" (docs/gemm.md), for
 //    teaching and comparison.
 // A forced kernel runs every matmul it can take; one it cannot take (cuBLAS and int64, a
 // float32-only step and float64, a 128-bit-load step and a strided view, a tensor-core step
-// below sm_80) runs the automatic choice instead, and last_matmul_kernel() says which ran.
+// below sm_80, the bfloat16 step and any other dtype) runs the automatic choice instead, and
+// last_matmul_kernel() says which ran. bfloat16 matmuls run step 10 where it can take them,
+// else float32 copies through the automatic float32 choice, rounded once.
 // TF32 tensor cores round float32 inputs to 10 mantissa bits; as in PyTorch
 // (torch.backends.cuda.matmul.allow_tf32) "auto" uses them only after set_allow_tf32(true).
 // The environment variable WICK_MATMUL_BACKEND sets the starting kernel ("tiled" is an old

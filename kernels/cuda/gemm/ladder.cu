@@ -25,6 +25,7 @@
 #include "gemm/07_warptile.cuh"
 #include "gemm/08_cp_async.cuh"
 #include "gemm/09_tf32_mma.cuh"
+#include "gemm/10_bf16_mma.cuh"
 #include "gemm/select.hpp"
 #include "kernels.hpp"
 #include "wick/matmul_backend.hpp"
@@ -115,7 +116,10 @@ void run_general(const OpContext& ctx, const Problem<T>& p) {
 
 template <typename T>
 void run_named(const OpContext& ctx, std::string_view name, const Problem<T>& p) {
-  if constexpr (std::is_same_v<T, float>) {
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    launch_step<gemm::Bf16Mma<BFloat16>>(ctx, p);  // the only bfloat16 step (run() checks)
+    return;
+  } else if constexpr (std::is_same_v<T, float>) {
     if (name == "01_naive") return launch_step<gemm::Naive<float>>(ctx, p);
     if (name == "02_coalesced") return launch_step<gemm::Coalesced<float>>(ctx, p);
     if (name == "03_shared_tiles") return launch_step<gemm::SharedTiles<float>>(ctx, p);
@@ -125,7 +129,7 @@ void run_named(const OpContext& ctx, std::string_view name, const Problem<T>& p)
     if (name == "08_cp_async") return launch_step<gemm::CpAsync<float>>(ctx, p);
     if (name == "09_tf32_mma") return launch_step<gemm::Tf32Mma<float>>(ctx, p);
   }
-  run_general(ctx, p);  // "05_blocktile_2d"
+  if constexpr (!std::is_same_v<T, BFloat16>) run_general(ctx, p);  // "05_blocktile_2d"
 }
 
 // The newest architecture the ladder's device code was compiled for, as the PTX of step 9 says
@@ -163,7 +167,7 @@ void run(const OpContext& ctx, const OpCall& call, gemm::ElementType type) {
   for (const Problem<T>& p : problems) {
     facts.m = p.m, facts.n = p.n, facts.k = p.k;
     facts.batch += p.batch;
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
       facts.vector_ready = facts.vector_ready && gemm::vector_ready(p);
     } else {
       facts.vector_ready = false;
@@ -174,6 +178,14 @@ void run(const OpContext& ctx, const OpCall& call, gemm::ElementType type) {
   if (std::string_view(name) == "cublas") {
     launch_matmul_cublas(ctx, call);
     return;
+  }
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if (std::string_view(name) != "10_bf16_mma") {
+      // Step 10 cannot take it (layout, alignment, or a device before sm_80): float32 copies
+      // through the float32 ladder, rounded once.
+      detail::run_in_float32(&launch_matmul, call, call.out().device());
+      return;
+    }
   }
   for (const Problem<T>& p : problems) run_named(ctx, name, p);
 }
@@ -191,6 +203,9 @@ void launch_matmul(const OpCall& call) {
       break;
     case kInt64:
       run<int64_t>(ctx, call, gemm::ElementType::Int64);
+      break;
+    case kBFloat16:
+      run<BFloat16>(ctx, call, gemm::ElementType::BFloat16);
       break;
     default:
       detail::fail<DtypeError>(ctx.op, "not implemented for ", describe(call.in(0)));

@@ -65,27 +65,31 @@ WICK_GEMM_HD T multiply_add(T acc, T x, T y) {
   }
 }
 
-// How the 128-bit (4 x float) loads of steps 6 to 9 can read an operand of rows x cols with
-// strides rs, cs: Row when the column index has stride 1 and the row stride is a multiple of 4
-// (a row-major matrix), Col when the row index has stride 1 and the column stride is a multiple
-// of 4 (a transposed view), None otherwise (those kernels are then skipped). The stride of a dim
-// of size 1 is never used, so it counts as whatever helps.
+// How the 128-bit loads of steps 6 to 10 (4 floats, or 8 bfloat16: `chunk` elements) can read
+// an operand of rows x cols with strides rs, cs: Row when the column index has stride 1 and
+// the row stride is a multiple of the chunk (a row-major matrix), Col when the row index has
+// stride 1 and the column stride is a multiple of the chunk (a transposed view), None otherwise
+// (those kernels are then skipped). The stride of a dim of size 1 is never used, so it counts
+// as whatever helps.
 enum class Major : uint8_t { None, Row, Col };
 
-inline Major vector_major(int64_t rows, int64_t cols, int64_t rs, int64_t cs) {
+inline Major vector_major(int64_t rows, int64_t cols, int64_t rs, int64_t cs, int64_t chunk = 4) {
   const bool rs_free = rows == 1, cs_free = cols == 1;
-  if ((cs == 1 || cs_free) && (rs % 4 == 0 || rs_free)) return Major::Row;
-  if ((rs == 1 || rs_free) && (cs % 4 == 0 || cs_free)) return Major::Col;
+  if ((cs == 1 || cs_free) && (rs % chunk == 0 || rs_free)) return Major::Row;
+  if ((rs == 1 || rs_free) && (cs % chunk == 0 || cs_free)) return Major::Col;
   return Major::None;
 }
 
 // Both operands readable with 128-bit loads: a layout each, batch strides that are multiples
-// of 4, and 16-byte aligned bases (C needs nothing: its stores check alignment themselves).
-inline bool vector_ready(const Problem<float>& p) {
+// of the chunk, and 16-byte aligned bases (C needs nothing: its stores check alignment
+// themselves, or are scalar).
+template <typename T>
+inline bool vector_ready(const Problem<T>& p) {
+  constexpr int64_t chunk = 16 / static_cast<int64_t>(sizeof(T));
   const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
-  return vector_major(p.m, p.k, p.a_rs, p.a_cs) != Major::None &&
-         vector_major(p.k, p.n, p.b_rs, p.b_cs) != Major::None && p.a_bs % 4 == 0 &&
-         p.b_bs % 4 == 0 && aligned(p.a) && aligned(p.b);
+  return vector_major(p.m, p.k, p.a_rs, p.a_cs, chunk) != Major::None &&
+         vector_major(p.k, p.n, p.b_rs, p.b_cs, chunk) != Major::None && p.a_bs % chunk == 0 &&
+         p.b_bs % chunk == 0 && aligned(p.a) && aligned(p.b);
 }
 
 }  // namespace wick::gpu::gemm

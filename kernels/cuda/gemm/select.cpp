@@ -5,8 +5,10 @@
 //  - but step 5 with its 64 x 64 tiles when the 128 x 128 tiles would not give every SM a
 //    block: a half-empty device loses more than the smaller tiles cost.
 // Everything else (float64, int64, strided views, misaligned bases) runs step 5, which takes
-// any layout. These thresholds are reasoned, not yet measured: no GPU was lent while they were
-// written; bench/gpu's ladder runs say where they should move (docs/gemm.md).
+// any layout. bfloat16 runs step 10 (BF16 tensor cores) on sm_80+ when its operands allow
+// 128-bit loads, else step 5 on float32 copies, rounded once ("05_blocktile_2d" then means that).
+// These thresholds are reasoned, not yet measured: no GPU was lent while they were written;
+// bench/gpu's ladder runs say where they should move (docs/gemm.md).
 #include "select.hpp"
 
 namespace wick::gpu::gemm {
@@ -15,11 +17,16 @@ namespace {
 constexpr int64_t kGridLimit = 65535;
 
 constexpr LadderKernel kLadder[] = {
-    {"01_naive", true, false, 0, 0, 32},        {"02_coalesced", true, false, 0, 32, 0},
-    {"03_shared_tiles", true, false, 0, 32, 0}, {"04_blocktile_1d", true, false, 0, 64, 0},
+    {"01_naive", true, false, 0, 0, 32},
+    {"02_coalesced", true, false, 0, 32, 0},
+    {"03_shared_tiles", true, false, 0, 32, 0},
+    {"04_blocktile_1d", true, false, 0, 64, 0},
     {"05_blocktile_2d", false, false, 0, 0, 0},  // loops over M tiles: no limit
-    {"06_vectorized", true, true, 0, 128, 0},   {"07_warptile", true, true, 0, 128, 0},
-    {"08_cp_async", true, true, 80, 128, 0},    {"09_tf32_mma", true, true, 80, 128, 0},
+    {"06_vectorized", true, true, 0, 128, 0},
+    {"07_warptile", true, true, 0, 128, 0},
+    {"08_cp_async", true, true, 80, 128, 0},
+    {"09_tf32_mma", true, true, 80, 128, 0},
+    {"10_bf16_mma", false, true, 80, 128, 0, true},
 };
 
 bool fits(int64_t extent, int64_t tile) {
@@ -34,6 +41,7 @@ bool can_take(std::string_view name, const MatmulFacts& f) {
   if (name == "cublas") return f.cublas_ok;
   for (const LadderKernel& kernel : kLadder) {
     if (name != kernel.name) continue;
+    if (kernel.bf16_only != (f.type == ElementType::BFloat16)) return false;
     if (kernel.float32_only && f.type != ElementType::Float32) return false;
     if (kernel.needs_vector && !f.vector_ready) return false;
     if (f.sm < kernel.min_sm) return false;
@@ -43,6 +51,9 @@ bool can_take(std::string_view name, const MatmulFacts& f) {
 }
 
 const char* automatic_kernel(const MatmulFacts& f, bool allow_tf32) {
+  if (f.type == ElementType::BFloat16) {
+    return can_take("10_bf16_mma", f) ? "10_bf16_mma" : "05_blocktile_2d";
+  }
   if (f.type != ElementType::Float32 || !f.vector_ready) return "05_blocktile_2d";
   const int64_t big_tiles = ((f.m + 127) / 128) * ((f.n + 127) / 128) * f.batch;
   if (big_tiles < f.sm_count) return "05_blocktile_2d";

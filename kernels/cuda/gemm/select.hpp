@@ -8,7 +8,7 @@
 
 namespace wick::gpu::gemm {
 
-enum class ElementType : uint8_t { Float32, Float64, Int64 };
+enum class ElementType : uint8_t { Float32, Float64, Int64, BFloat16 };
 
 // What the choice depends on.
 struct MatmulFacts {
@@ -23,11 +23,12 @@ struct MatmulFacts {
 // The ladder's kernels and what each needs.
 struct LadderKernel {
   const char* name;
-  bool float32_only;   // steps 1 to 4 and 6 to 9 are instantiated for float32 only
-  bool needs_vector;   // 128-bit loads: problem.hpp's vector_ready
-  int min_sm;          // cp.async and mma.sync: 80
-  int64_t max_m_tile;  // rows per block along grid y (M tiles must fit 65535), 0: no limit
-  int64_t max_n_tile;  // likewise for N along grid y (step 1 puts N there)
+  bool float32_only;       // steps 1 to 4 and 6 to 9 are instantiated for float32 only
+  bool needs_vector;       // 128-bit loads: problem.hpp's vector_ready
+  int min_sm;              // cp.async and mma.sync: 80
+  int64_t max_m_tile;      // rows per block along grid y (M tiles must fit 65535), 0: no limit
+  int64_t max_n_tile;      // likewise for N along grid y (step 1 puts N there)
+  bool bf16_only = false;  // step 10 takes bfloat16 only, and no other step takes bfloat16
 };
 std::span<const LadderKernel> ladder_kernels();
 

@@ -18,6 +18,7 @@
 #include <unordered_map>
 
 #include "cuda_emulator.hpp"
+#include "wick/bfloat16.hpp"
 
 struct CUevent_st {
   double ms = 0;
@@ -274,6 +275,47 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t, cublasOperation_t trans
                                          int ldc, long long int strideC, int batchCount) {
   return gemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
                               beta, C, ldc, strideC, batchCount);
+}
+// The bfloat16 form only (A, B and C CUDA_R_16BF, FP32 compute, float alpha and beta): what
+// matmul_cublas.cpp calls. Accumulates in double and rounds once to bfloat16.
+cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t, cublasOperation_t transa,
+                                          cublasOperation_t transb, int m, int n, int k,
+                                          const void* alpha, const void* A, cudaDataType Atype,
+                                          int lda, long long int strideA, const void* B,
+                                          cudaDataType Btype, int ldb, long long int strideB,
+                                          const void* beta, void* C, cudaDataType Ctype, int ldc,
+                                          long long int strideC, int batchCount,
+                                          cublasComputeType_t computeType, cublasGemmAlgo_t) {
+  if (Atype != CUDA_R_16BF || Btype != CUDA_R_16BF || Ctype != CUDA_R_16BF ||
+      computeType != CUBLAS_COMPUTE_32F) {
+    return CUBLAS_STATUS_NOT_SUPPORTED;
+  }
+  if (m < 0 || n < 0 || k < 0 || batchCount < 0) return CUBLAS_STATUS_INVALID_VALUE;
+  const bool ta = transa != CUBLAS_OP_N, tb = transb != CUBLAS_OP_N;
+  const float scale = *static_cast<const float*>(alpha), keep = *static_cast<const float*>(beta);
+  const auto* a = static_cast<const wick::BFloat16*>(A);
+  const auto* b = static_cast<const wick::BFloat16*>(B);
+  auto* c = static_cast<wick::BFloat16*>(C);
+  for (int z = 0; z < batchCount; ++z) {
+    for (int j = 0; j < n; ++j) {
+      for (int i = 0; i < m; ++i) {
+        double acc = 0;
+        for (int l = 0; l < k; ++l) {
+          const float x =
+              static_cast<float>(ta ? a[z * strideA + l + static_cast<long long>(i) * lda]
+                                    : a[z * strideA + i + static_cast<long long>(l) * lda]);
+          const float y =
+              static_cast<float>(tb ? b[z * strideB + j + static_cast<long long>(l) * ldb]
+                                    : b[z * strideB + l + static_cast<long long>(j) * ldb]);
+          acc += static_cast<double>(x) * y;
+        }
+        wick::BFloat16& out = c[z * strideC + i + static_cast<long long>(j) * ldc];
+        const double prior = keep == 0 ? 0.0 : static_cast<double>(keep) * static_cast<float>(out);
+        out = wick::BFloat16(static_cast<float>(scale * acc + prior));
+      }
+    }
+  }
+  return CUBLAS_STATUS_SUCCESS;
 }
 cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t, cublasOperation_t transa,
                                          cublasOperation_t transb, int m, int n, int k,
