@@ -5,10 +5,13 @@
 //    N 3 x 4096, K 4096), an MLP down projection (4096, 4096, K 11008) and batched attention
 //    scores (32 heads of 2048 x 2048 x 128);
 //  - references: cuBLAS SGEMM (CUBLAS_COMPUTE_32F, through wick's "cublas" kernel) for the FP32
-//    steps and cuBLAS with TF32 tensor cores (cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32) for
-//    step 9; and the chip's FP32 FMA rate, measured first (fma_peak.cu);
+//    steps, cuBLAS with TF32 tensor cores (cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32) for
+//    step 9, cuBLAS BF16 (cublasGemmStridedBatchedEx on bfloat16 tensors, through wick's
+//    "cublas" kernel: "cublas_bf16") for step 10, which like it runs on bfloat16 copies of the
+//    inputs (made before timing); and the chip's FP32 FMA rate, measured first (fma_peak.cu);
 //  - counters per row: median_ms, TFLOP/s, min_ms and max_ms (the spread), rel_err (Frobenius
-//    error against cuBLAS SGEMM of the same inputs), peak_fp32 (the measured FMA rate). The
+//    error against cuBLAS SGEMM of the same float32 inputs; BF16 rows include the rounding of
+//    their inputs to bfloat16, about 3e-3), peak_fp32 (the measured FMA rate). The
 //    table script (bench/gpu/gemm_table.py) divides by the matching cuBLAS row and the peak.
 // Method (/work/.library/device/METHOD.md): inputs randn, never zeros; 3 warm-up products;
 // before every timed product a 256 MiB cudaMemsetAsync flushes the 60 MB L2 (outside the
@@ -101,6 +104,7 @@ const std::vector<std::string>& kernels() {
       if (std::string(name) != "auto") out.emplace_back(name);
     }
     out.emplace_back("cublas_tf32");
+    out.emplace_back("cublas_bf16");
     return out;
   }();
   return names;
@@ -116,17 +120,24 @@ void BM_gemm(benchmark::State& state, std::string kernel, Shape3 s) {
     wick::set_matmul_kernel("cublas");
     const wick::Tensor reference = a.matmul(b);
     const bool tf32 = kernel == "cublas_tf32";
+    const bool bf16 = kernel == "cublas_bf16" || kernel == "10_bf16_mma";
+    // What wick's last_matmul_kernel() must say for this row.
+    const std::string runs_as = kernel == "cublas_bf16" ? "cublas" : kernel;
+    const wick::Tensor ah = bf16 ? a.to(wick::kBFloat16) : wick::Tensor();
+    const wick::Tensor bh = bf16 ? b.to(wick::kBFloat16) : wick::Tensor();
     wick::Tensor c = wick::empty(reference.sizes(), opts);
-    if (!tf32) wick::set_matmul_kernel(kernel);
+    if (!tf32) wick::set_matmul_kernel(runs_as);
     auto product = [&] {
       if (tf32) {
         cublas_tf32(a, b, c, s.batch, s.m, s.n, s.k);
+      } else if (bf16) {
+        c = ah.matmul(bh);
       } else {
         c = a.matmul(b);
       }
     };
     for (int i = 0; i < 3; ++i) product();
-    if (!tf32 && std::string(wick::last_matmul_kernel()) != kernel) {
+    if (!tf32 && std::string(wick::last_matmul_kernel()) != runs_as) {
       wick::set_matmul_kernel("auto");
       state.SkipWithError(("kernel " + kernel + " cannot take this product; " +
                            wick::last_matmul_kernel() + " ran instead")

@@ -2,7 +2,8 @@
 """gemm_table.py: turns wick_bench_gemm_ladder's Google Benchmark JSON into the tables of
 docs/gemm.md and a plot of TFLOP/s against size per kernel. Every ratio is between rows of the
 same run: each ladder kernel against cuBLAS of the same precision (SGEMM for the FP32 steps,
-cuBLAS TF32 for step 9) and against the chip's FP32 FMA rate measured at the start of the run.
+cuBLAS TF32 for step 9, cuBLAS BF16 for step 10) and, for the FP32 steps, against the chip's
+FP32 FMA rate measured at the start of the run (the tensor-core rows have no measured peak).
 
     gemm_table.py bench.json [--doc docs/gemm.md] [--plot docs/gemm-ladder.png]
                   [--commit C] [--command "..."]
@@ -37,7 +38,15 @@ def load(path):
 
 
 def reference_of(kernel):
-    return "cublas_tf32" if "tf32" in kernel else "cublas"
+    if "tf32" in kernel:
+        return "cublas_tf32"
+    if "bf16" in kernel:
+        return "cublas_bf16"
+    return "cublas"
+
+
+def tensor_cores(kernel):
+    return "tf32" in kernel or "bf16" in kernel
 
 
 def ordered_kernels(rows):
@@ -95,7 +104,7 @@ def tables(context, rows, errors, commit, command):
                 continue
             ref = rows.get((s, reference_of(k)))
             ratio = b["TFLOP/s"] / ref["TFLOP/s"] if ref and k != reference_of(k) else None
-            of_peak = b["TFLOP/s"] / peak if peak > 0 and "tf32" not in k else None
+            of_peak = b["TFLOP/s"] / peak if peak > 0 and not tensor_cores(k) else None
             out.append(f"| {s} | {k} | {b['median_ms']:.3f} | {b['min_ms']:.3f} to "
                        f"{b['max_ms']:.3f} | {b['TFLOP/s']:.2f} | {fmt_ratio(ratio)} | "
                        f"{fmt_ratio(of_peak)} | {b['rel_err']:.1e} |")

@@ -22,6 +22,8 @@ for line in sys.stdin:
     m = re.search(r"gemm\d+(\w+?_kernel)I(.*)EEvNS1_7Problem", name)
     kernel, targs = m.group(1), m.group(2)
     dtype = {"f": "float32", "d": "float64", "l": "int64"}.get(targs[0], "float32")
+    if "BFloat16" in name:
+        dtype = "bfloat16"
     layouts = re.findall(r"Lb([01])E", targs)
     layout = ("A %s, B %s" % ("k-contiguous" if layouts[0] == "1" else "m-contiguous",
                               "n-contiguous" if layouts[1] == "1" else "k-contiguous")) if layouts else "any"
