@@ -9,6 +9,7 @@
 #include "cpu_allocator.hpp"
 #include "internal.hpp"
 #include "wick/backend.hpp"
+#include "wick/cpu.hpp"
 #include "wick/debug.hpp"
 #include "wick/dispatch.hpp"
 
@@ -34,9 +35,15 @@ class CpuBackend final : public DeviceBackend {
     if (nbytes) std::memcpy(dst, src, nbytes);
   }
   void synchronize(int) override {}
-  MemoryStats memory_stats(int) const override { return {}; }
+  MemoryStats memory_stats(int) const override {
+    const cpu::CacheStats cache = cpu::cache_stats();
+    MemoryStats stats;
+    stats.reserved_bytes = static_cast<int64_t>(cache.cached_bytes);  // held, not in use
+    stats.num_device_allocs = cache.allocations;
+    return stats;
+  }
   void reset_peak_memory_stats(int) override {}
-  void empty_cache() override {}
+  void empty_cache() override { cpu::empty_cache(); }
   std::string device_name(int) const override { return "cpu"; }
   DeviceProperties properties(int) const override { return DeviceProperties{"cpu", 0, 0, 1, 0, 0}; }
 

@@ -2,6 +2,7 @@
 // optim and serialization, and wick::cuda.
 #pragma once
 
+#include "wick/cpu.hpp"
 #include "wick/cuda.hpp"
 #include "wick/debug.hpp"
 #include "wick/deterministic.hpp"
