@@ -24,7 +24,8 @@ constexpr const char* kNames[] = {"auto",
                                   "07_warptile",
                                   "08_cp_async",
                                   "09_tf32_mma",
-                                  "10_bf16_mma"};
+                                  "10_bf16_mma",
+                                  "11_wgmma_tma"};
 constexpr int kAuto = 0, kCublas = 1, kUnset = -1;
 
 std::atomic<int> g_kernel{kUnset};

@@ -374,8 +374,7 @@ void launch_kernel(const OpContext& ctx, const char* name, void (*kernel)(Params
 #if defined(__CUDACC__)
   kernel<<<grid, block, shared_bytes, ctx.stream>>>(std::forward<Args>(args)...);
 #else
-  (void)shared_bytes;
-  emu::launch(kernel, grid, block, static_cast<Params>(args)...);
+  emu::launch_shared(kernel, grid, block, shared_bytes, static_cast<Params>(args)...);
 #endif
   check_launch(ctx, name);
 }

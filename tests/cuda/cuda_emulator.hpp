@@ -33,8 +33,11 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -48,6 +51,7 @@
 #undef __forceinline__
 #undef __launch_bounds__
 #undef __shared__
+#undef __grid_constant__
 #else
 struct dim3 {
   unsigned x = 1, y = 1, z = 1;
@@ -72,6 +76,7 @@ inline dim3 blockDim, gridDim;
 #define __forceinline__ inline
 #define __launch_bounds__(...)
 #define __shared__ static
+#define __grid_constant__
 
 namespace emu {
 
@@ -100,6 +105,16 @@ struct Launch {
   std::vector<std::array<uint32_t, 6>> fragments;    // per thread: mma's a0..a3, b0, b1
   std::function<void()> body;                        // the kernel call of this launch
   bool config_error = false;                         // the last launch's configuration was invalid
+  // Dynamic shared memory (extern __shared__), 1024-byte aligned, and the mbarriers in it.
+  std::unique_ptr<unsigned char[]> dynamic_storage;
+  unsigned char* dynamic_shared = nullptr;
+  size_t dynamic_bytes = 0;
+  struct Mbarrier {
+    uint32_t count = 0, pending = 0;
+    int64_t tx = 0;
+    uint32_t phase = 0;
+  };
+  std::map<const void*, Mbarrier> mbarriers;
 };
 inline Launch g_launch;
 inline std::mutex g_launch_mutex;  // one launch at a time
@@ -131,8 +146,14 @@ inline void fiber_entry() {
 // kernel<<<grid, block>>>(args...), on the CPU: the blocks one after another (so `static` is
 // exactly one block's shared memory), the threads of a block as fibers switched at barriers.
 template <typename... Params, typename... Args>
-void launch(void (*kernel)(Params...), dim3 grid, dim3 block, const Args&... args) {
+void launch_shared(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes,
+                   const Args&... args) {
   std::lock_guard<std::mutex> lock(g_launch_mutex);
+  // CUDA's limit for one block's dynamic shared memory on sm_90 (after cudaFuncSetAttribute).
+  if (shared_bytes > 227 * 1024) {
+    g_launch.config_error = true;
+    return;
+  }
   const uint64_t threads64 = uint64_t{block.x} * block.y * block.z;
   // CUDA's limits: at most 1024 threads per block (64 along z), grid y and z below 2^16, and
   // no empty dimension. A bad launch runs nothing and is reported by cudaGetLastError.
@@ -161,10 +182,19 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, const Args&... arg
   }
   l.warp_slots.assign(static_cast<size_t>(warps), {});
   l.fragments.assign(static_cast<size_t>(threads), {});
+  l.dynamic_bytes = shared_bytes;
+  l.dynamic_storage.reset(shared_bytes > 0 ? new unsigned char[shared_bytes + 1024] : nullptr);
+  l.dynamic_shared =
+      shared_bytes > 0
+          ? l.dynamic_storage.get() +
+                ((1024 - reinterpret_cast<uintptr_t>(l.dynamic_storage.get()) % 1024) % 1024)
+          : nullptr;
   for (unsigned bz = 0; bz < grid.z; ++bz) {
     for (unsigned by = 0; by < grid.y; ++by) {
       for (unsigned bx = 0; bx < grid.x; ++bx) {
         blockIdx = dim3(bx, by, bz);
+        l.mbarriers.clear();
+        if (shared_bytes > 0) std::memset(l.dynamic_shared, 0xA5, shared_bytes);  // garbage
         for (int t = 0; t < threads; ++t) {
           Fiber& f = l.fibers[static_cast<size_t>(t)];
           getcontext(&f.context);
@@ -190,6 +220,11 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, const Args&... arg
     }
   }
   l.body = nullptr;
+}
+
+template <typename... Params, typename... Args>
+void launch(void (*kernel)(Params...), dim3 grid, dim3 block, const Args&... args) {
+  launch_shared(kernel, grid, block, 0, args...);
 }
 
 }  // namespace emu
@@ -312,3 +347,151 @@ inline void emulated_mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
   }
   __syncthreads();  // before the next call overwrites the fragments
 }
+
+// ---- Hopper (sm_90a): dynamic shared memory, mbarrier, TMA, wgmma (hopper_ptx.cuh) ----
+namespace emu {
+
+inline unsigned char* dynamic_shared() { return g_launch.dynamic_shared; }
+
+// A kernel that can never finish: say so and stop, rather than spin for ever.
+[[noreturn]] inline void fail(const char* why) {
+  std::fprintf(stderr, "cuda_emulator: %s in block (%u, %u, %u), thread %d\n", why, blockIdx.x,
+               blockIdx.y, blockIdx.z, flat_thread());
+  std::abort();
+}
+
+// The .shared window address of p: its offset in the block's dynamic shared memory, whose base
+// is 1024-byte aligned, so that the swizzle patterns (which go by address bits) come out as on
+// the GPU.
+inline uint32_t shared_offset(const void* p) {
+  return static_cast<uint32_t>(static_cast<const unsigned char*>(p) - g_launch.dynamic_shared);
+}
+
+inline void mbar_complete_if_done(Launch::Mbarrier& b) {
+  if (b.pending == 0 && b.tx == 0) {
+    b.phase ^= 1;
+    b.pending = b.count;
+  }
+}
+inline void mbar_init(const void* bar, uint32_t count) {
+  g_launch.mbarriers[bar] = Launch::Mbarrier{count, count, 0, 0};
+}
+// An arrival that also announces `tx_bytes` of transactions (0: a plain arrive).
+inline void mbar_arrive(const void* bar, uint32_t tx_bytes) {
+  Launch::Mbarrier& b = g_launch.mbarriers.at(bar);
+  b.tx += tx_bytes;
+  --b.pending;
+  mbar_complete_if_done(b);
+}
+inline void mbar_complete_tx(const void* bar, uint32_t bytes) {
+  Launch::Mbarrier& b = g_launch.mbarriers.at(bar);
+  b.tx -= bytes;
+  mbar_complete_if_done(b);
+}
+// try_wait.parity: the phase of this parity has completed when the current phase's parity
+// differs from it.
+inline bool mbar_phase_done(const void* bar, uint32_t parity) {
+  return g_launch.mbarriers.at(bar).phase != (parity & 1);
+}
+
+// The emulator's tensor map, in TmaMap's 128 bytes (fake_runtime.cpp's cuTensorMapEncodeTiled
+// and test_gemm_emulated.cpp write it).
+struct EmuTensorMap {
+  uint64_t magic;  // kTensorMapMagic
+  const unsigned char* address;
+  uint64_t dims[3];     // elements, innermost first
+  uint64_t strides[2];  // bytes, of dims 1 and 2
+  uint32_t box[3];      // elements
+  uint32_t element_bytes;
+  uint32_t swizzle_bytes;  // 0 (none) or 128
+};
+inline constexpr uint64_t kTensorMapMagic = 0x7769636b746d6170ull;  // "wicktmap"
+static_assert(sizeof(EmuTensorMap) <= 128, "a tensor map is 128 bytes");
+
+// Physical shared address of a logical one under the 128-byte swizzle: the 16-byte chunk index
+// (bits 4-6) XOR the row within the 1024-byte pattern (bits 7-9).
+inline uint32_t swizzle_128b(uint32_t address) { return address ^ (((address >> 7) & 7u) << 4); }
+
+inline void tma_load(void* dst, const uint64_t* opaque, int32_t c0, int32_t c1, int32_t c2,
+                     const void* bar) {
+  EmuTensorMap map;
+  std::memcpy(&map, opaque, sizeof map);
+  if (map.magic != kTensorMapMagic) std::abort();  // not a map the emulator made
+  const uint32_t dst_offset = shared_offset(dst);
+  const int32_t coords[3] = {c0, c1, c2};
+  const uint32_t e = map.element_bytes;
+  uint32_t linear = 0;
+  for (uint32_t z = 0; z < map.box[2]; ++z) {
+    for (uint32_t y = 0; y < map.box[1]; ++y) {
+      for (uint32_t x = 0; x < map.box[0]; ++x, linear += e) {
+        const int64_t gx = int64_t{coords[0]} + x, gy = int64_t{coords[1]} + y,
+                      gz = int64_t{coords[2]} + z;
+        uint32_t address = dst_offset + linear;
+        if (map.swizzle_bytes == 128) address = swizzle_128b(address);
+        unsigned char* out = g_launch.dynamic_shared + address;
+        const bool inside = gx >= 0 && gy >= 0 && gz >= 0 && uint64_t(gx) < map.dims[0] &&
+                            uint64_t(gy) < map.dims[1] && uint64_t(gz) < map.dims[2];
+        if (!inside) {
+          std::memset(out, 0, e);  // out-of-bounds elements are filled with zeros
+          continue;
+        }
+        std::memcpy(out,
+                    map.address + uint64_t(gx) * e + uint64_t(gy) * map.strides[0] +
+                        uint64_t(gz) * map.strides[1],
+                    e);
+      }
+    }
+  }
+  mbar_complete_tx(bar, linear);  // the whole box counts, fills included
+}
+
+// Element (row, k) of a K-major bfloat16 operand through a wgmma descriptor (start, stride byte
+// offset between 8-row groups, 128-byte swizzle), as float.
+inline float wgmma_operand(uint64_t desc, int row, int k) {
+  const uint32_t start = static_cast<uint32_t>(desc & 0x3FFF) << 4;
+  const uint32_t stride = static_cast<uint32_t>((desc >> 32) & 0x3FFF) << 4;
+  const auto mode = static_cast<uint32_t>(desc >> 62);
+  uint32_t address = start + static_cast<uint32_t>(row / 8) * stride +
+                     static_cast<uint32_t>(row % 8) * 128 + static_cast<uint32_t>(k) * 2;
+  if (mode == 1) address = swizzle_128b(address);
+  uint16_t bits;
+  std::memcpy(&bits, g_launch.dynamic_shared + address, 2);
+  const uint32_t wide = uint32_t{bits} << 16;
+  float f;
+  std::memcpy(&f, &wide, 4);
+  return f;
+}
+
+// wgmma.mma_async m64n128k16 .f32.bf16.bf16, both operands K-major in shared memory: this
+// thread's 64 accumulators, in the layout of hopper_ptx.cuh, computed at issue (the emulator
+// has no asynchrony to model: the kernel waits for the group before reusing the stage).
+inline void wgmma_m64n128k16_bf16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int scale_d) {
+  const int t = flat_thread() % 128, warp = t / 32, lane = t % 32, g = lane / 4, tig = lane % 4;
+  for (int i = 0; i < 16; ++i) {
+    for (int r = 0; r < 4; ++r) {
+      const int row = 16 * warp + g + (r >= 2 ? 8 : 0), col = 8 * i + 2 * tig + (r & 1);
+      float sum = scale_d ? d[4 * i + r] : 0.f;
+      for (int k = 0; k < 16; ++k) {
+        sum = std::fma(wgmma_operand(desc_a, row, k), wgmma_operand(desc_b, col, k), sum);
+      }
+      d[4 * i + r] = sum;
+    }
+  }
+}
+
+// What fake_runtime.cpp's cuTensorMapEncodeTiled and the tests call: a 3-d tiled map.
+inline void encode_tensor_map(uint64_t* opaque, const void* address, uint32_t element_bytes,
+                              const uint64_t (&dims)[3], const uint64_t (&strides)[2],
+                              const uint32_t (&box)[3], uint32_t swizzle_bytes) {
+  EmuTensorMap map{};
+  map.magic = kTensorMapMagic;
+  map.address = static_cast<const unsigned char*>(address);
+  for (int i = 0; i < 3; ++i) map.dims[i] = dims[i], map.box[i] = box[i];
+  map.strides[0] = strides[0], map.strides[1] = strides[1];
+  map.element_bytes = element_bytes;
+  map.swizzle_bytes = swizzle_bytes;
+  std::memset(opaque, 0, 128);
+  std::memcpy(opaque, &map, sizeof map);
+}
+
+}  // namespace emu

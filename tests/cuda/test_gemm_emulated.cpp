@@ -21,6 +21,7 @@
 #include "gemm/08_cp_async.cuh"
 #include "gemm/09_tf32_mma.cuh"
 #include "gemm/10_bf16_mma.cuh"
+#include "gemm/11_wgmma_tma.cuh"
 
 #include <chrono>
 #include <cmath>
@@ -239,4 +240,73 @@ TEST_CASE("emulated ladder: 10 BF16 tensor cores (mma.sync m16n8k16)", "[gemm][e
   // 8 significant bits: at most 2^-8 relative): the Frobenius error stays below 2^-8 of the
   // norm, inside the issue's 1e-2. A wrong fragment layout gives errors of order 1.
   check_step<BFloat16, Bf16Mma>(0x1p-8, true);
+}
+
+namespace {
+
+// Step 11 as gemm/hopper.cu launches it, with the emulator's tensor maps: A row-major and B a
+// transposed view (both K-major), batches with and without a broadcast B.
+double run_wgmma_case(const Case& cs) {
+  const Operand<BFloat16> a = make_operand<BFloat16>(cs.batch, cs.m, cs.k, Layout::RowMajor, false);
+  const Operand<BFloat16> b =
+      make_operand<BFloat16>(cs.batch, cs.k, cs.n, Layout::Transposed, cs.broadcast_b);
+  std::vector<BFloat16> c(static_cast<size_t>(cs.batch * cs.m * cs.n), BFloat16::from_bits(0x7fc0));
+  Problem<BFloat16> p;
+  p.a = a.data.data(), p.b = b.data.data(), p.c = c.data();
+  p.m = cs.m, p.n = cs.n, p.k = cs.k;
+  p.a_rs = a.rs, p.a_cs = a.cs, p.b_rs = b.rs, p.b_cs = b.cs;
+  p.batch = cs.batch, p.a_bs = a.bs, p.b_bs = b.bs, p.c_bs = cs.m * cs.n;
+  REQUIRE(wgmma_tma_fits(p));
+  TmaMap maps[2];
+  const TmaShape shapes[2] = {tma_shape_a(p), tma_shape_b(p)};
+  const void* bases[2] = {p.a, p.b};
+  for (int i = 0; i < 2; ++i) {
+    emu::encode_tensor_map(maps[i].opaque, bases[i], 2, shapes[i].dims, shapes[i].strides,
+                           shapes[i].box, 128);
+  }
+  using G = WgmmaGeometry;
+  emu::launch_shared(&wgmma_tma_kernel<G>, tile_grid<dim3>(p.n, G::BN, p.m, G::BM, p.batch),
+                     dim3(G::kThreads), G::kSharedBytes, p, maps[0], maps[1],
+                     shapes[0].batched ? 1 : 0, shapes[1].batched ? 1 : 0);
+  double diff = 0, norm = 0;
+  for (int64_t z = 0; z < cs.batch; ++z) {
+    for (int64_t i = 0; i < cs.m; ++i) {
+      for (int64_t j = 0; j < cs.n; ++j) {
+        double want = 0;
+        for (int64_t k = 0; k < cs.k; ++k)
+          want += to_double(a.at(z, i, k)) * to_double(b.at(z, k, j));
+        const double got = to_double(c[static_cast<size_t>((z * cs.m + i) * cs.n + j)]);
+        if (std::isnan(got)) return std::numeric_limits<double>::infinity();
+        diff += (got - want) * (got - want);
+        norm += want * want;
+      }
+    }
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+}  // namespace
+
+TEST_CASE("emulated ladder: 11 Hopper wgmma with TMA (sm_90a)", "[gemm][emulated]") {
+  // The same bound as step 10: exact products, FP32 sums, C rounded once to bfloat16. The
+  // emulator checks the pipeline (mbarrier phases, the stage ring across K tiles and batches),
+  // TMA's zero fill at the edges, and the swizzled layout as TMA writes it and wgmma reads it;
+  // whether the hardware agrees with the descriptor encoding is for the first GPU run.
+  const std::vector<Case> shapes{
+      {1, 1, 1, 1, Layout::RowMajor, Layout::Transposed, false},
+      {7, 7, 7, 1, Layout::RowMajor, Layout::Transposed, false},
+      {16, 16, 16, 1, Layout::RowMajor, Layout::Transposed, false},
+      {33, 17, 65, 1, Layout::RowMajor, Layout::Transposed, false},
+      {128, 128, 128, 1, Layout::RowMajor, Layout::Transposed, false},
+      {129, 127, 131, 1, Layout::RowMajor, Layout::Transposed, false},
+      {130, 70, 300, 1, Layout::RowMajor, Layout::Transposed, false},  // 5 K tiles: the ring wraps
+      {1, 129, 7, 1, Layout::RowMajor, Layout::Transposed, false},
+      {129, 1, 16, 1, Layout::RowMajor, Layout::Transposed, false},
+      {17, 33, 9, 3, Layout::RowMajor, Layout::Transposed, false},
+      {17, 33, 70, 3, Layout::RowMajor, Layout::Transposed, true},
+  };
+  for (const Case& cs : shapes) {
+    INFO("11_wgmma_tma: " << cs.describe());
+    CHECK(run_wgmma_case(cs) <= 0x1p-8);
+  }
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gemm/problem.hpp"
+#include "gemm/wgmma_shape.hpp"
 #include "gpu_test.hpp"
 #include "wick/matmul_backend.hpp"
 
@@ -222,6 +223,16 @@ void check_bf16(const Tensor& a32, const Tensor& b32, const std::string& what) {
   }
   CHECK(relative_error(got, want) <= 0x1p-8);
   CHECK(relative_error(got, by_cublas) <= 0x1p-7);  // two roundings apart at most
+  // Step 11 (wgmma and TMA): sm_90 devices, builds with its sm_90a code, K-major operands.
+  const DeviceProperties props = cuda::get_device_properties(0);
+  const bool takes11 =
+      WICK_HOPPER_KERNEL && props.major == 9 && props.minor == 0 && gpu::gemm::wgmma_tma_fits(p);
+  KernelScope scope11("11_wgmma_tma");
+  const Tensor got11 = matmul(a, b);
+  INFO(what << " with 11_wgmma_tma");
+  CHECK((std::string(last_matmul_kernel()) == "11_wgmma_tma") == takes11);
+  CHECK(relative_error(got11, want) <= 0x1p-8);
+  CHECK(relative_error(got11, by_cublas) <= 0x1p-7);
 }
 
 }  // namespace
@@ -252,7 +263,10 @@ TEST_CASE("matmul ladder: BF16 tensor cores against cuBLAS BF16 and float64", "[
              "batch of 3");
   check_bf16(operand({2, 3, m, 16}, Layout::Transposed), operand({16, n}, Layout::Contiguous),
              "batch 2 x 3 @ one matrix (broadcast)");
-  // The automatic choice takes step 10 for bfloat16 on sm_80+.
+  // K-major operands (x @ W.t(), the Linear case) at sizes that fill step 11's tiles and ring.
+  check_bf16(operand({m, 3 * k}, Layout::Contiguous), operand({3 * k, n}, Layout::Transposed),
+             "A row-major, B transposed, K of 3 x 64 tiles and more");
+  // The automatic choice takes step 10 for bfloat16 on sm_80+ (B row-major).
   KernelScope scope("auto");
   const Tensor a = operand({m, k}, Layout::Contiguous).to(kBFloat16);
   const Tensor c = matmul(a, operand({k, n}, Layout::Contiguous).to(kBFloat16));

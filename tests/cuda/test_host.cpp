@@ -454,6 +454,21 @@ TEST_CASE("matmul ladder: the automatic choice", "[gemm][host]") {
   CHECK(string(choose_kernel(h, "08_cp_async", false)) == "10_bf16_mma");
   CHECK(string(choose_kernel(h, "05_blocktile_2d", false)) == "10_bf16_mma");
   CHECK(string(choose_kernel(h, "cublas", false)) == "cublas");
+  // Step 11: sm_90 exactly, its sm_90a code in the build, both operands K-major.
+  CHECK(string(choose_kernel(h, "11_wgmma_tma", false)) == "10_bf16_mma");  // not built
+  h.hopper = true;
+  CHECK(string(choose_kernel(h, "11_wgmma_tma", false)) == "10_bf16_mma");  // B row-major
+  h.k_major = true;
+  CHECK(string(automatic_kernel(h, false)) == "11_wgmma_tma");
+  CHECK(string(choose_kernel(h, "10_bf16_mma", false)) == "10_bf16_mma");  // still forceable
+  h.sm = 100;  // sm_90a code does not run on later architectures
+  CHECK(string(automatic_kernel(h, false)) == "10_bf16_mma");
+  h.sm = 89;
+  CHECK(string(automatic_kernel(h, false)) == "10_bf16_mma");
+  h.sm = 90;
+  h.vector_ready = false;  // K-major but misaligned for 16-byte loads: neither 10 nor 11
+  h.k_major = false;
+  CHECK(string(automatic_kernel(h, false)) == "05_blocktile_2d");
 }
 
 TEST_CASE("matmul ladder: a forced kernel runs what it can take, else the automatic choice",
@@ -461,6 +476,8 @@ TEST_CASE("matmul ladder: a forced kernel runs what it can take, else the automa
   using gpu::gemm::choose_kernel;
   using std::string;
   auto f = facts_for(512, 512, 512, 90);
+  f.hopper = true;
+  f.k_major = true;
   for (const auto& kernel : gpu::gemm::ladder_kernels()) {
     f.type = kernel.bf16_only ? gpu::gemm::ElementType::BFloat16 : gpu::gemm::ElementType::Float32;
     CHECK(string(choose_kernel(f, kernel.name, false)) == kernel.name);

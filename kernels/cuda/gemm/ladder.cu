@@ -26,6 +26,8 @@
 #include "gemm/08_cp_async.cuh"
 #include "gemm/09_tf32_mma.cuh"
 #include "gemm/10_bf16_mma.cuh"
+#include "gemm/11_wgmma_tma.cuh"
+#include "gemm/hopper.hpp"
 #include "gemm/select.hpp"
 #include "kernels.hpp"
 #include "wick/matmul_backend.hpp"
@@ -116,8 +118,11 @@ void run_general(const OpContext& ctx, const Problem<T>& p) {
 
 template <typename T>
 void run_named(const OpContext& ctx, std::string_view name, const Problem<T>& p) {
-  if constexpr (std::is_same_v<T, BFloat16>) {
-    launch_step<gemm::Bf16Mma<BFloat16>>(ctx, p);  // the only bfloat16 step (run() checks)
+  if constexpr (std::is_same_v<T, BFloat16>) {  // steps 10 and 11 (run() checks)
+#if defined(WICK_HOPPER_KERNEL)
+    if (name == "11_wgmma_tma") return launch_wgmma_tma(ctx, p);
+#endif
+    launch_step<gemm::Bf16Mma<BFloat16>>(ctx, p);
     return;
   } else if constexpr (std::is_same_v<T, float>) {
     if (name == "01_naive") return launch_step<gemm::Naive<float>>(ctx, p);
@@ -163,10 +168,16 @@ void run(const OpContext& ctx, const OpCall& call, gemm::ElementType type) {
   facts.sm = std::min(info.major * 10 + info.minor, compiled_sm(ctx.device));
   facts.sm_count = info.sm_count;
   facts.vector_ready = !problems.empty();
+  facts.k_major = !problems.empty();
+#if defined(WICK_HOPPER_KERNEL)
+  facts.hopper = true;
+#endif
   facts.batch = 0;  // every launch's batches: the tiles that fill the device
   for (const Problem<T>& p : problems) {
     facts.m = p.m, facts.n = p.n, facts.k = p.k;
     facts.batch += p.batch;
+    if constexpr (std::is_same_v<T, BFloat16>)
+      facts.k_major = facts.k_major && gemm::wgmma_tma_fits(p);
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
       facts.vector_ready = facts.vector_ready && gemm::vector_ready(p);
     } else {
@@ -180,7 +191,7 @@ void run(const OpContext& ctx, const OpCall& call, gemm::ElementType type) {
     return;
   }
   if constexpr (std::is_same_v<T, BFloat16>) {
-    if (std::string_view(name) != "10_bf16_mma") {
+    if (std::string_view(name) != "10_bf16_mma" && std::string_view(name) != "11_wgmma_tma") {
       // Step 10 cannot take it (layout, alignment, or a device before sm_80): float32 copies
       // through the float32 ladder, rounded once.
       detail::run_in_float32(&launch_matmul, call, call.out().device());

@@ -5,8 +5,10 @@
 //  - but step 5 with its 64 x 64 tiles when the 128 x 128 tiles would not give every SM a
 //    block: a half-empty device loses more than the smaller tiles cost.
 // Everything else (float64, int64, strided views, misaligned bases) runs step 5, which takes
-// any layout. bfloat16 runs step 10 (BF16 tensor cores) on sm_80+ when its operands allow
-// 128-bit loads, else step 5 on float32 copies, rounded once ("05_blocktile_2d" then means that).
+// any layout. bfloat16 runs step 11 (wgmma and TMA) on an sm_90 device when the build has its
+// sm_90a code and both operands are K-major; else step 10 (BF16 mma.sync) on sm_80+ when its
+// operands allow 128-bit loads; else step 5 on float32 copies, rounded once ("05_blocktile_2d"
+// then means that).
 // These thresholds are reasoned, not yet measured: no GPU was lent while they were written;
 // bench/gpu's ladder runs say where they should move (docs/gemm.md).
 #include "select.hpp"
@@ -27,6 +29,7 @@ constexpr LadderKernel kLadder[] = {
     {"08_cp_async", true, true, 80, 128, 0},
     {"09_tf32_mma", true, true, 80, 128, 0},
     {"10_bf16_mma", false, true, 80, 128, 0, true},
+    {"11_wgmma_tma", false, true, 90, 128, 0, true, true},
 };
 
 bool fits(int64_t extent, int64_t tile) {
@@ -45,6 +48,7 @@ bool can_take(std::string_view name, const MatmulFacts& f) {
     if (kernel.float32_only && f.type != ElementType::Float32) return false;
     if (kernel.needs_vector && !f.vector_ready) return false;
     if (f.sm < kernel.min_sm) return false;
+    if (kernel.needs_hopper && !(f.hopper && f.k_major && f.sm == 90)) return false;
     return fits(f.m, kernel.max_m_tile) && fits(f.n, kernel.max_n_tile);
   }
   return false;
@@ -52,6 +56,7 @@ bool can_take(std::string_view name, const MatmulFacts& f) {
 
 const char* automatic_kernel(const MatmulFacts& f, bool allow_tf32) {
   if (f.type == ElementType::BFloat16) {
+    if (can_take("11_wgmma_tma", f)) return "11_wgmma_tma";
     return can_take("10_bf16_mma", f) ? "10_bf16_mma" : "05_blocktile_2d";
   }
   if (f.type != ElementType::Float32 || !f.vector_ready) return "05_blocktile_2d";

@@ -16,19 +16,22 @@ struct MatmulFacts {
   bool vector_ready = false;  // problem.hpp: vector_ready, for every launch of the matmul
   bool cublas_ok = false;     // matmul_cublas.cpp: cublas_supports
   int64_t m = 0, n = 0, k = 0, batch = 1;
-  int sm = 0;        // compute capability as 10 * major + minor, e.g. 90
-  int sm_count = 1;  // streaming multiprocessors
+  int sm = 0;            // compute capability as 10 * major + minor, e.g. 90
+  int sm_count = 1;      // streaming multiprocessors
+  bool k_major = false;  // bfloat16 operands step 11 can read (11_wgmma_tma.cuh: wgmma_tma_fits)
+  bool hopper = false;   // the build has step 11's sm_90a code (gemm/hopper.cu)
 };
 
 // The ladder's kernels and what each needs.
 struct LadderKernel {
   const char* name;
-  bool float32_only;       // steps 1 to 4 and 6 to 9 are instantiated for float32 only
-  bool needs_vector;       // 128-bit loads: problem.hpp's vector_ready
-  int min_sm;              // cp.async and mma.sync: 80
-  int64_t max_m_tile;      // rows per block along grid y (M tiles must fit 65535), 0: no limit
-  int64_t max_n_tile;      // likewise for N along grid y (step 1 puts N there)
-  bool bf16_only = false;  // step 10 takes bfloat16 only, and no other step takes bfloat16
+  bool float32_only;          // steps 1 to 4 and 6 to 9 are instantiated for float32 only
+  bool needs_vector;          // 128-bit loads: problem.hpp's vector_ready
+  int min_sm;                 // cp.async and mma.sync: 80
+  int64_t max_m_tile;         // rows per block along grid y (M tiles must fit 65535), 0: no limit
+  int64_t max_n_tile;         // likewise for N along grid y (step 1 puts N there)
+  bool bf16_only = false;     // steps 10 and 11 take bfloat16 only, no other step takes it
+  bool needs_hopper = false;  // step 11: sm_90 exactly, its sm_90a code built, K-major operands
 };
 std::span<const LadderKernel> ladder_kernels();
 

@@ -9,6 +9,7 @@
 // cudaGetLastError; an invalid launch configuration (the emulator's check) is returned by
 // the next cudaGetLastError.
 #include <cublas_v2.h>
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <chrono>
@@ -334,5 +335,64 @@ extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, con
   attributes->ptxVersion = 90;  // the emulator runs every path of the device code
   attributes->binaryVersion = 90;
   attributes->maxThreadsPerBlock = 1024;
+  return cudaSuccess;
+}
+
+// ---- step 11 (gemm/hopper.cu): the kernel attribute call and the driver's tensor-map encoder,
+// which the emulator's TMA (cuda_emulator.hpp) reads back. ----
+extern "C" cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute attribute, int value) {
+  if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize && value > 227 * 1024) {
+    return cudaErrorInvalidValue;
+  }
+  return cudaSuccess;
+}
+
+namespace {
+
+// cuTensorMapEncodeTiled for the one form wick uses: 3-d, bfloat16, no interleave, the 128-byte
+// swizzle (or none), element strides of 1. Checks TMA's rules the way the driver would.
+CUresult fake_encode_tiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
+                           void* address, const cuuint64_t* dims, const cuuint64_t* strides,
+                           const cuuint32_t* box, const cuuint32_t* element_strides,
+                           CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                           CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
+  if (type != CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 || rank != 3 ||
+      interleave != CU_TENSOR_MAP_INTERLEAVE_NONE ||
+      (swizzle != CU_TENSOR_MAP_SWIZZLE_128B && swizzle != CU_TENSOR_MAP_SWIZZLE_NONE)) {
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (reinterpret_cast<uintptr_t>(address) % 16 != 0) return CUDA_ERROR_INVALID_VALUE;
+  for (int i = 0; i < 3; ++i) {
+    if (dims[i] == 0 || dims[i] > (uint64_t{1} << 32) || box[i] == 0 || box[i] > 256 ||
+        element_strides[i] != 1) {
+      return CUDA_ERROR_INVALID_VALUE;
+    }
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (strides[i] % 16 != 0 || strides[i] >= (uint64_t{1} << 40)) return CUDA_ERROR_INVALID_VALUE;
+  }
+  if ((box[0] * 2) % 16 != 0 || (swizzle == CU_TENSOR_MAP_SWIZZLE_128B && box[0] * 2 > 128)) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  const uint64_t d[3] = {dims[0], dims[1], dims[2]};
+  const uint64_t s[2] = {strides[0], strides[1]};
+  const uint32_t b[3] = {box[0], box[1], box[2]};
+  emu::encode_tensor_map(reinterpret_cast<uint64_t*>(map), address, 2, d, s, b,
+                         swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 128 : 0);
+  return CUDA_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" cudaError_t cudaGetDriverEntryPointByVersion(const char* symbol, void** function,
+                                                        unsigned int, unsigned long long,
+                                                        cudaDriverEntryPointQueryResult* status) {
+  *function = nullptr;
+  if (std::strcmp(symbol, "cuTensorMapEncodeTiled") == 0) {
+    *function = reinterpret_cast<void*>(&fake_encode_tiled);
+  }
+  if (status != nullptr) {
+    *status = *function ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+  }
   return cudaSuccess;
 }

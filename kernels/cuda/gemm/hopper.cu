@@ -1,0 +1,77 @@
+// hopper.cu: the host side of step 11 (11_wgmma_tma.cuh), compiled for sm_90a alone
+// (kernels/cuda/CMakeLists.txt). Builds the two tensor maps TMA reads through: A as a
+// [batch][M][K] bfloat16 tensor and B^T as [batch][N][K] (gemm::tma_shape), with the 128-byte
+// swizzle and zero fill outside. cuTensorMapEncodeTiled belongs to the driver API, which wick never
+// links (binaries must start where libcuda.so.1 is absent): the runtime hands out its address
+// (cudaGetDriverEntryPointByVersion), once per process.
+#include <cuda.h>  // CUtensorMap and cuTensorMapEncodeTiled's types only: nothing is linked
+
+#include <cstring>
+#include <mutex>
+
+#include "gemm/11_wgmma_tma.cuh"
+#include "gemm/hopper.hpp"
+
+namespace wick::gpu {
+namespace {
+
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*,
+                                 const cuuint64_t*, const cuuint64_t*, const cuuint32_t*,
+                                 const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
+                                 CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+EncodeTiled encoder(const OpContext& ctx) {
+  static std::mutex mutex;
+  static EncodeTiled fn = nullptr;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (fn == nullptr) {
+    void* address = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    check_cuda(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &address, 12000,
+                                                cudaEnableDefault, &found),
+               "cudaGetDriverEntryPointByVersion", ctx.op, ctx.device);
+    WICK_CHECK(found == cudaDriverEntryPointSuccess && address != nullptr, DeviceError, ctx.op,
+               "the CUDA driver on cuda:", ctx.device, " has no cuTensorMapEncodeTiled");
+    fn = reinterpret_cast<EncodeTiled>(address);
+  }
+  return fn;
+}
+
+// The map of one operand (gemm::tma_shape says its dims, strides and box).
+gemm::TmaMap encode(const OpContext& ctx, const void* address, const gemm::TmaShape& shape) {
+  const cuuint64_t dims[3] = {shape.dims[0], shape.dims[1], shape.dims[2]};
+  const cuuint64_t strides[2] = {shape.strides[0], shape.strides[1]};
+  const cuuint32_t box[3] = {shape.box[0], shape.box[1], shape.box[2]};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  CUtensorMap map;
+  const CUresult result = encoder(ctx)(
+      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(address), dims, strides, box,
+      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  WICK_CHECK(result == CUDA_SUCCESS, Error, ctx.op, "cuTensorMapEncodeTiled failed (error ",
+             static_cast<int>(result), ") for a ", shape.dims[1], " x ", shape.dims[0],
+             " bfloat16 operand, ", shape.dims[2], " batch(es), row stride ", shape.strides[0],
+             " bytes");
+  static_assert(sizeof(map) == sizeof(gemm::TmaMap), "a tensor map is 128 bytes");
+  gemm::TmaMap out;
+  std::memcpy(&out, &map, sizeof map);
+  return out;
+}
+
+}  // namespace
+
+void launch_wgmma_tma(const OpContext& ctx, const gemm::Problem<BFloat16>& p) {
+  using G = gemm::WgmmaGeometry;
+  const gemm::TmaShape a = gemm::tma_shape_a(p), b = gemm::tma_shape_b(p);
+  const gemm::TmaMap map_a = encode(ctx, p.a, a), map_b = encode(ctx, p.b, b);
+  auto kernel = &gemm::wgmma_tma_kernel<G>;
+  // More than 48 KiB of dynamic shared memory must be asked for, per kernel (and device).
+  check_cuda(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSharedBytes),
+             "cudaFuncSetAttribute", ctx.op, ctx.device);
+  launch_kernel(ctx, "11_wgmma_tma", kernel, gemm::tile_grid<dim3>(p.n, G::BN, p.m, G::BM, p.batch),
+                dim3(G::kThreads), G::kSharedBytes, p, map_a, map_b, a.batched ? 1 : 0,
+                b.batched ? 1 : 0);
+}
+
+}  // namespace wick::gpu

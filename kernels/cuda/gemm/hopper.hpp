@@ -1,0 +1,15 @@
+// hopper.hpp: step 11 of the matmul ladder (11_wgmma_tma.cuh), launched from gemm/hopper.cu,
+// the one file compiled for sm_90a. ladder.cu calls it only in builds that have that file
+// (WICK_HOPPER_KERNEL) and only on sm_90 devices.
+#pragma once
+
+#include "common.cuh"
+#include "gemm/problem.hpp"
+#include "wick/bfloat16.hpp"
+
+namespace wick::gpu {
+
+// C = A @ B for a bfloat16 problem that gemm::wgmma_tma_fits() accepts.
+void launch_wgmma_tma(const OpContext& ctx, const gemm::Problem<BFloat16>& p);
+
+}  // namespace wick::gpu

@@ -1,0 +1,217 @@
+// hopper_ptx.cuh: the Hopper (sm_90a) instructions behind step 11 of the matmul ladder, one
+// small wrapper each, with a host version for tests/cuda/cuda_emulator.hpp:
+//  - mbarrier: a shared-memory barrier with an arrival count and a transaction byte count that
+//    completes a phase when both reach zero; waits go by phase parity;
+//  - TMA (cp.async.bulk.tensor): the tensor memory accelerator copies a box of a tensor, as a
+//    tensor map describes it (made on the host, TmaMap below), into shared memory with the
+//    128-byte swizzle, fills what lies outside the tensor with zeros, and reports its bytes to
+//    an mbarrier;
+//  - wgmma.mma_async: a warpgroup (4 warps, 128 threads) multiplies a 64 x 16 A tile by a
+//    16 x 128 B tile, both read from shared memory through 64-bit descriptors, into 64 FP32
+//    accumulators per thread;
+//  - setmaxnreg: moves registers from the producer warpgroup to the consumers.
+// The instructions exist for sm_90a only: compiled for anything else the wrappers trap (the
+// dispatcher never runs step 11 there).
+#pragma once
+
+#include <cstdint>
+
+#if !defined(__CUDACC__)
+#include <cstring>
+#endif
+
+namespace wick::gpu::gemm {
+
+// A tensor map: 128 opaque bytes the driver's cuTensorMapEncodeTiled writes (the emulator's
+// encoder writes its own fields). Passed to kernels by value as a __grid_constant__ parameter.
+struct alignas(64) TmaMap {
+  uint64_t opaque[16];
+};
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define WICK_SM90A 1
+#else
+#define WICK_SM90A 0
+#endif
+
+// The shared-memory address (the .shared window) of a pointer into shared memory.
+__device__ __forceinline__ uint32_t smem_address(const void* p) {
+#if defined(__CUDA_ARCH__)
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+#elif !defined(__CUDACC__)
+  return emu::shared_offset(p);
+#else
+  (void)p;
+  return 0;
+#endif
+}
+
+__device__ __forceinline__ void mbar_init(uint64_t* bar, uint32_t count) {
+#if WICK_SM90A
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(smem_address(bar)), "r"(count));
+#elif !defined(__CUDACC__)
+  emu::mbar_init(bar, count);
+#else
+  (void)bar, (void)count;
+#endif
+}
+
+// Makes initialised barriers visible to the other threads and to the TMA unit.
+__device__ __forceinline__ void mbar_init_fence() {
+#if WICK_SM90A
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void mbar_arrive(uint64_t* bar) {
+#if WICK_SM90A
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(smem_address(bar)) : "memory");
+#elif !defined(__CUDACC__)
+  emu::mbar_arrive(bar, 0);
+#else
+  (void)bar;
+#endif
+}
+
+// Arrives and announces `bytes` more of transactions (the TMA copies of this phase).
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t bytes) {
+#if WICK_SM90A
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(smem_address(bar)),
+               "r"(bytes)
+               : "memory");
+#elif !defined(__CUDACC__)
+  emu::mbar_arrive(bar, bytes);
+#else
+  (void)bar, (void)bytes;
+#endif
+}
+
+// Waits until the phase of parity `parity` has completed.
+__device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
+#if WICK_SM90A
+  asm volatile(
+      "{\n"
+      ".reg .pred done;\n"
+      "wait_%=:\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
+      "@!done bra wait_%=;\n"
+      "}\n" ::"r"(smem_address(bar)),
+      "r"(parity)
+      : "memory");
+#elif defined(__CUDA_ARCH__)
+  (void)bar, (void)parity;
+  __trap();
+#elif !defined(__CUDACC__)
+  for (long spins = 0; !emu::mbar_phase_done(bar, parity); ++spins) {
+    if (spins > 100000000L) emu::fail("an mbarrier wait never completed (a deadlock)");
+    emu::yield();
+  }
+#else
+  (void)bar, (void)parity;
+#endif
+}
+
+// The box of `map` at element coordinates (c0, c1, c2), innermost first, into `dst` (1024-byte
+// aligned), completing its bytes on `bar`.
+__device__ __forceinline__ void tma_load_3d(void* dst, const TmaMap* map, int32_t c0, int32_t c1,
+                                            int32_t c2, uint64_t* bar) {
+#if WICK_SM90A
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3, %4}], [%5];\n" ::"r"(smem_address(dst)),
+      "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(smem_address(bar))
+      : "memory");
+#elif defined(__CUDA_ARCH__)
+  (void)dst, (void)map, (void)c0, (void)c1, (void)c2, (void)bar;
+  __trap();
+#elif !defined(__CUDACC__)
+  emu::tma_load(dst, map->opaque, c0, c1, c2, bar);
+#else
+  (void)dst, (void)map, (void)c0, (void)c1, (void)c2, (void)bar;
+#endif
+}
+
+// The descriptor of a K-major operand tile in shared memory written by TMA with the 128-byte
+// swizzle: rows of 64 bfloat16 (128 bytes), 8-row groups 1024 bytes apart (the stride byte
+// offset); the leading byte offset is unused in this mode (1 by convention); mode 1 = 128B.
+// Start, offsets: bytes >> 4 in 14-bit fields. Advancing K by 16 elements adds 32 bytes to the
+// start (2 in the field): the hardware swizzles the computed addresses, as TMA did.
+__device__ __forceinline__ uint64_t wgmma_desc(const void* tile) {
+  const uint64_t start = (smem_address(tile) & 0x3FFFF) >> 4;
+  const uint64_t leading = 1, stride = 1024 >> 4, swizzle_128b = 1;
+  return start | (leading << 16) | (stride << 32) | (swizzle_128b << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() {
+#if WICK_SM90A
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#endif
+}
+__device__ __forceinline__ void wgmma_commit() {
+#if WICK_SM90A
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#endif
+}
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+#if WICK_SM90A
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+#endif
+}
+
+// d (64 x 128 FP32 per warpgroup, 64 per thread) = A (64 x 16) B (16 x 128) + (scale_d ? d : 0),
+// A and B K-major bfloat16 in shared memory. Accumulator layout (PTX ISA, wgmma D for
+// m64nNk16): warp w of the warpgroup holds rows 16 w to 16 w + 15; lane (g = lane / 4,
+// t = lane % 4) holds, for each 8-column group i, d[4 i] and d[4 i + 1] at row 16 w + g,
+// columns 8 i + 2 t and + 1, and d[4 i + 2], d[4 i + 3] at row 16 w + g + 8.
+__device__ __forceinline__ void wgmma_m64n128k16_bf16(float (&d)[64], uint64_t desc_a,
+                                                      uint64_t desc_b, int scale_d) {
+#if WICK_SM90A
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
+      "%64, %65, p, 1, 1, 0, 0;\n"
+      "}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
+        "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+#elif defined(__CUDA_ARCH__)
+  (void)d, (void)desc_a, (void)desc_b, (void)scale_d;
+  __trap();
+#elif !defined(__CUDACC__)
+  emu::wgmma_m64n128k16_bf16(d, desc_a, desc_b, scale_d);
+#else
+  (void)d, (void)desc_a, (void)desc_b, (void)scale_d;
+#endif
+}
+
+// Registers per thread for the rest of the kernel, for every thread of the warpgroup.
+template <int kRegisters>
+__device__ __forceinline__ void setmaxnreg_dec() {
+#if WICK_SM90A
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+#endif
+}
+template <int kRegisters>
+__device__ __forceinline__ void setmaxnreg_inc() {
+#if WICK_SM90A
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegisters));
+#endif
+}
+
+}  // namespace wick::gpu::gemm
