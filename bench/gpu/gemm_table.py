@@ -2,7 +2,7 @@
 """gemm_table.py: turns wick_bench_gemm_ladder's Google Benchmark JSON into the tables of
 docs/gemm.md and a plot of TFLOP/s against size per kernel. Every ratio is between rows of the
 same run: each ladder kernel against cuBLAS of the same precision (SGEMM for the FP32 steps,
-cuBLAS TF32 for step 9, cuBLAS BF16 for step 10) and, for the FP32 steps, against the chip's
+cuBLAS TF32 for step 9, cuBLAS BF16 for steps 10 and 11) and, for the FP32 steps, against the chip's
 FP32 FMA rate measured at the start of the run (the tensor-core rows have no measured peak).
 
     gemm_table.py bench.json [--doc docs/gemm.md] [--plot docs/gemm-ladder.png]
@@ -40,13 +40,13 @@ def load(path):
 def reference_of(kernel):
     if "tf32" in kernel:
         return "cublas_tf32"
-    if "bf16" in kernel:
+    if "bf16" in kernel or "wgmma" in kernel:
         return "cublas_bf16"
     return "cublas"
 
 
 def tensor_cores(kernel):
-    return "tf32" in kernel or "bf16" in kernel
+    return "tf32" in kernel or "bf16" in kernel or "wgmma" in kernel
 
 
 def ordered_kernels(rows):

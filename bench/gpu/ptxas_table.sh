@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
 # ptxas_table.sh: registers, shared memory and spills of every matmul ladder kernel, as ptxas
 # reports them when it compiles kernels/cuda/gemm/ladder.cu for one architecture (default 90),
-# printed as the Markdown table of docs/gemm.md. Needs a configured CUDA build tree (it reuses
-# that tree's nvcc command line); no GPU.
+# and at 90 also step 11's gemm/hopper.cu (for sm_90a), printed as the Markdown table of
+# docs/gemm.md. Needs a configured CUDA build tree (it reuses that tree's nvcc command line);
+# no GPU.
 #   bash bench/gpu/ptxas_table.sh [build-dir] [arch]
 set -euo pipefail
 build="${1:-build}"
 arch="${2:-90}"
 cmd="$(ninja -C "$build" -t commands wick_kernels_cuda | grep 'gemm/ladder.cu' | head -n 1)"
 [[ -n "$cmd" ]] || { echo "ptxas_table.sh: no ladder.cu in $build (configure with CUDA)" >&2; exit 1; }
+# Step 11 (gemm/hopper.cu) is compiled for sm_90a only, in builds that include 90.
+hopper="$(ninja -C "$build" -t commands wick_kernels_cuda_hopper 2>/dev/null | grep 'gemm/hopper.cu' | head -n 1 || true)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 cmd="$(sed -E "s|/usr/bin/ccache ||; s|--generate-code=arch=[^ ]+|--generate-code=arch=compute_$arch,code=[sm_$arch]|g; \
   s|-o [^ ]*ladder.cu.o|-o $tmp/ladder.o -Xptxas -v|; s|-MF [^ ]*|-MF $tmp/ladder.d|" <<<"$cmd")"
+if [[ -n "$hopper" && "$arch" == 90 ]]; then
+  hopper="$(sed -E "s|/usr/bin/ccache ||; s|-o [^ ]*hopper.cu.o|-o $tmp/hopper.o -Xptxas -v|; \
+    s|-MF [^ ]*|-MF $tmp/hopper.d|" <<<"$hopper")"
+  cmd="$cmd && $hopper"
+fi
 (cd "$build" && eval "$cmd") 2>&1 | grep -E "Compiling entry|registers|spill" | paste - - - |
   python3 -c '
 import re, sys
@@ -31,7 +39,10 @@ for line in sys.stdin:
     regs = re.search(r"Used (\d+) registers", line).group(1)
     smem = re.search(r"(\d+) bytes smem", line)
     spill = re.search(r"(\d+) bytes spill stores", line).group(1)
-    rows.append((kernel, dtype, tiles, layout, regs, smem.group(1) if smem else "0", spill))
+    shared = smem.group(1) if smem else "0"
+    if kernel == "wgmma_tma_kernel":  # TMA boxes in dynamic shared memory (WgmmaGeometry)
+        layout, shared = "A k-contiguous, B k-contiguous (sm_90a)", "132160 dynamic"
+    rows.append((kernel, dtype, tiles, layout, regs, shared, spill))
 print("| kernel | dtype | template sizes | operands | registers | shared bytes | spill bytes |")
 print("|---|---|---|---|---:|---:|---:|")
 for r in sorted(rows):

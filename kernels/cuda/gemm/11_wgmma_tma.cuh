@@ -103,6 +103,7 @@ __global__ void __launch_bounds__(G::kThreads, 1)
       const unsigned char* a_tile = stages + s * G::kStageBytes + consumer * 64 * 128;
       const unsigned char* b_tile = stages + s * G::kStageBytes + G::kTileBytes;
       const uint64_t desc_a = wgmma_desc(a_tile), desc_b = wgmma_desc(b_tile);
+      wgmma_fence_operands(acc);
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < G::BK / 16; ++kk) {
@@ -111,6 +112,7 @@ __global__ void __launch_bounds__(G::kThreads, 1)
       }
       wgmma_commit();
       wgmma_wait<0>();
+      wgmma_fence_operands(acc);
       mbar_arrive(&empty[s]);
     }
     // Write the 64 x 128 FP32 tile as bfloat16, in the accumulators' layout (hopper_ptx.cuh).

@@ -200,6 +200,18 @@ __device__ __forceinline__ void wgmma_m64n128k16_bf16(float (&d)[64], uint64_t d
 #endif
 }
 
+// Keeps the compiler from moving reads or writes of the accumulators across this point (into
+// the span between wgmma_fence and wgmma_wait, where only wgmma may touch them; ptxas would
+// otherwise serialise the wgmmas, warning C7514).
+__device__ __forceinline__ void wgmma_fence_operands(float (&d)[64]) {
+#if WICK_SM90A
+#pragma unroll
+  for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(d[i])::"memory");
+#else
+  (void)d;
+#endif
+}
+
 // Registers per thread for the rest of the kernel, for every thread of the warpgroup.
 template <int kRegisters>
 __device__ __forceinline__ void setmaxnreg_dec() {
