@@ -391,6 +391,7 @@ TEST_CASE("without a usable GPU, CUDA says why and CUDA tensors are a DeviceErro
 // ---- the matmul ladder's kernel choice (kernels/cuda/gemm/select.cpp) ----
 #include "gemm/problem.hpp"
 #include "gemm/select.hpp"
+#include "gemm/wgmma_shape.hpp"
 #include "wick/matmul_backend.hpp"
 
 namespace {
@@ -536,4 +537,18 @@ TEST_CASE("matmul ladder: which operands the 128-bit loads can read", "[gemm][ho
   h.a_rs = 16;
   h.b = halves + 4;  // 8 bytes past a 16-byte boundary
   CHECK_FALSE(gpu::gemm::vector_ready(h));
+  // Step 11's operands (TMA): K contiguous in both, rows at least K apart, no overlap.
+  h.b = halves;
+  h.a_rs = 8, h.a_cs = 1, h.b_rs = 1, h.b_cs = 8;  // A row-major, B a transposed view
+  CHECK(gpu::gemm::wgmma_tma_fits(h));
+  h.b_rs = 8, h.b_cs = 1;  // B row-major: N contiguous
+  CHECK_FALSE(gpu::gemm::wgmma_tma_fits(h));
+  h.b_rs = 1, h.b_cs = 8;
+  h.a_rs = 0;  // A's one row broadcast over M: TMA cannot take a zero stride
+  CHECK_FALSE(gpu::gemm::wgmma_tma_fits(h));
+  h.a_rs = 8;
+  h.batch = 2, h.a_bs = 8, h.b_bs = 0;  // batches of A overlap; a broadcast B is fine
+  CHECK_FALSE(gpu::gemm::wgmma_tma_fits(h));
+  h.a_bs = 64;
+  CHECK(gpu::gemm::wgmma_tma_fits(h));
 }

@@ -30,21 +30,6 @@
 
 namespace wick::gpu::gemm {
 
-// 16 bytes from global `src` to shared `dst`, of which the first src_bytes are read and the
-// rest zero-filled; asynchronous on sm_80+ (cp_async16 of step 8, for any element type).
-__device__ __forceinline__ void cp_async16_bytes(void* dst, const void* src, int src_bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  const auto shared = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(src),
-               "r"(src_bytes)
-               : "memory");
-#else
-  auto* d = static_cast<unsigned char*>(dst);
-  const auto* s = static_cast<const unsigned char*>(src);
-  for (int q = 0; q < 16; ++q) d[q] = q < src_bytes ? s[q] : 0;
-#endif
-}
-
 // d += A (16 x 16, bf16) B (16 x 8, bf16) for one warp; every lane of the warp must call it.
 __device__ __forceinline__ void mma_bf16_m16n8k16(float (&d)[4], const uint32_t (&a)[4],
                                                   const uint32_t (&b)[2]) {

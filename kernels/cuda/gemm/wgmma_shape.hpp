@@ -22,12 +22,20 @@ struct WgmmaGeometry {
 
 // Operands step 11 can read: bfloat16 A with K contiguous and B with K contiguous (a
 // transposed view), rows and batch strides in multiples of 8 elements, 16-byte aligned bases,
-// M and N tiles within the grid's limits, K >= 1.
+// M and N tiles within the grid's limits, K >= 1. TMA also wants its tensor not to overlap
+// itself: rows at least K apart (a broadcast row, stride 0, goes to step 10) and batches at
+// least a matrix apart (or 0: broadcast over the batch).
+inline bool wgmma_tma_operand(int64_t rows, int64_t k, int64_t row_stride, int64_t col_stride,
+                              int64_t batch, int64_t batch_stride) {
+  const bool rows_ok = rows == 1 || (row_stride % 8 == 0 && row_stride >= k);
+  const bool batches_ok = batch == 1 || batch_stride == 0 ||
+                          (batch_stride % 8 == 0 && batch_stride >= rows * row_stride);
+  return (col_stride == 1 || k == 1) && rows_ok && batches_ok;
+}
 inline bool wgmma_tma_fits(const Problem<BFloat16>& p) {
   const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
-  const bool a_k = p.a_cs == 1 && (p.a_rs % 8 == 0 || p.m == 1);
-  const bool b_k = p.b_rs == 1 && (p.b_cs % 8 == 0 || p.n == 1);
-  return a_k && b_k && p.k >= 1 && p.a_bs % 8 == 0 && p.b_bs % 8 == 0 && aligned(p.a) &&
+  return p.k >= 1 && wgmma_tma_operand(p.m, p.k, p.a_rs, p.a_cs, p.batch, p.a_bs) &&
+         wgmma_tma_operand(p.n, p.k, p.b_cs, p.b_rs, p.batch, p.b_bs) && aligned(p.a) &&
          aligned(p.b) && ceil_div<int64_t>(p.m, WgmmaGeometry::BM) <= kMaxGridYZ &&
          p.k <= INT32_MAX && p.m <= INT32_MAX && p.n <= INT32_MAX && p.batch <= INT32_MAX;
 }
