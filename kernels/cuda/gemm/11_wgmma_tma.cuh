@@ -11,11 +11,12 @@
 // keeps a ring of 4 shared-memory stages (128 x 64 of A and 128 x 64 of B^T, 32 KiB each)
 // filled with TMA, and two consumers, each multiplying 64 rows of the block's 128 x 128 tile.
 // Two barriers per stage hand it over: `full` (the producer's expected bytes have landed) and
-// `empty` (all 256 consumer threads are done reading it). The producer gives registers up
-// (setmaxnreg 40) so the consumers can hold their 64 accumulators and more (232).
-// Limits: bfloat16; A row-major (K contiguous) and B a transposed view (B^T row-major, so K is
-// contiguous too: x @ W.t() of a Linear layer is the case): the 128-byte swizzled K-major layout
-// both wgmma and TMA take without transposition; rows of a multiple of 8 elements on 16-byte
+// `empty` (all 256 consumer threads are done reading it: each releases a stage once the
+// wgmmas after it are issued, keeping one group in flight across the wait for the next). The
+// producer gives registers up (setmaxnreg 40) so the consumers can hold their 64 accumulators and
+// more (232). Limits: bfloat16; A row-major (K contiguous) and B a transposed view (B^T row-major,
+// so K is contiguous too: x @ W.t() of a Linear layer is the case): the 128-byte swizzled K-major
+// layout both wgmma and TMA take without transposition; rows of a multiple of 8 elements on 16-byte
 // aligned bases (TMA's rules); sm_90 devices only, from a build that includes sm_90a code (the
 // dispatcher checks both). A row-major B goes to step 10.
 // Measured on the H200 at 4096^3: pending, no GPU was lent yet (docs/gemm.md has the table).
@@ -111,10 +112,14 @@ __global__ void __launch_bounds__(G::kThreads, 1)
         wgmma_m64n128k16_bf16(acc, desc_a + 2 * kk, desc_b + 2 * kk, 1);
       }
       wgmma_commit();
-      wgmma_wait<0>();
-      wgmma_fence_operands(acc);
-      mbar_arrive(&empty[s]);
+      // One group stays in flight while the next stage is awaited: waiting for all but the
+      // newest means the previous stage's wgmmas are done reading, so that stage is released.
+      wgmma_wait<1>();
+      if (kt > 0) mbar_arrive(&empty[(t - 1) % G::kStages]);
     }
+    wgmma_wait<0>();
+    wgmma_fence_operands(acc);
+    if (k_tiles > 0) mbar_arrive(&empty[(t - 1) % G::kStages]);
     // Write the 64 x 128 FP32 tile as bfloat16, in the accumulators' layout (hopper_ptx.cuh).
     BFloat16* c = p.c + z * p.c_bs;
     const int64_t row0 = m0 + consumer * 64 + warp * 16 + group;
