@@ -194,14 +194,16 @@ void* allocate_large(size_t size) {
     if (void* p = large_cache().take(size)) return p;
     large_cache().count_alloc();
   }
-  const size_t alignment = size >= kHugePage ? kHugePage : kAlignment;
+  // aligned_alloc wants a size that is a multiple of the alignment (AddressSanitizer's returns
+  // null otherwise): the size classes from 2 MiB up are, the exact sizes without the cache not.
+  const size_t alignment = size % kHugePage == 0 ? kHugePage : kAlignment;
   void* p = std::aligned_alloc(alignment, size);
   if (p == nullptr && WICK_CPU_BLOCK_CACHE) {  // the cache may hold what libc needs
     large_cache().release_all();
     p = std::aligned_alloc(alignment, size);
   }
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (p != nullptr && size >= kHugePage) madvise(p, size, MADV_HUGEPAGE);
+  if (p != nullptr && alignment == kHugePage) madvise(p, size, MADV_HUGEPAGE);
 #endif
   return p;
 }
