@@ -180,9 +180,9 @@ Tensor tensor(const std::vector<T>& values, const Shape& s, TensorOptions option
     std::vector<int64_t> wide(values.begin(), values.end());
     return detail::tensor_from_host(wide.data(), wide.size(), kInt64, s, options);
   } else {
-    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                      std::is_same_v<T, BFloat16>,
-                  "wick::tensor takes bool, integer, float, double or BFloat16 values");
+    static_assert(
+        std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, BFloat16>,
+        "wick::tensor takes bool, integer, float, double or BFloat16 values");
     return detail::tensor_from_host(values.data(), values.size(), dtype_of<T>, s, options);
   }
 }
