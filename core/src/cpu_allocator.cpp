@@ -102,11 +102,15 @@ size_t default_cache_limit() {
 
 class LargeBlockCache {
  public:
-  // A cached block of exactly `size` bytes (a size class), or null.
+  // A cached block of exactly `size` bytes (a size class), or null: the caller then asks libc,
+  // which is counted here, under the same lock.
   void* take(size_t size) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = free_.find(size);
-    if (it == free_.end() || it->second.empty()) return nullptr;
+    if (it == free_.end() || it->second.empty()) {
+      ++allocs_;
+      return nullptr;
+    }
     void* p = it->second.back();
     it->second.pop_back();
     cached_ -= size;
@@ -160,10 +164,6 @@ class LargeBlockCache {
     std::lock_guard<std::mutex> lock(mutex_);
     return cpu::CacheStats{cached_, limit_, hits_, allocs_};
   }
-  void count_alloc() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++allocs_;
-  }
 
  private:
   mutable std::mutex mutex_;
@@ -192,7 +192,6 @@ void free_large(void* ptr, void* context) {
 void* allocate_large(size_t size) {
   if (WICK_CPU_BLOCK_CACHE) {
     if (void* p = large_cache().take(size)) return p;
-    large_cache().count_alloc();
   }
   // aligned_alloc wants a size that is a multiple of the alignment (AddressSanitizer's returns
   // null otherwise): the size classes from 2 MiB up are, the exact sizes without the cache not.
