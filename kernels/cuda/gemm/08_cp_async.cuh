@@ -74,12 +74,14 @@ __device__ __forceinline__ void copy_tile_async(float* tile, const float* x, int
   }
 }
 
-// One pipeline stage of A (BM x BK) and B (BK x BN) in the operands' own orientations, and
-// where element (m, k) of A and (k, n) of B sit in it. Shared by steps 8 and 9.
-template <int BM, int BN, int BK, bool kAK, bool kBN>
-struct StageLayout {
-  static constexpr int kLdA = kAK ? BK + 4 : BM + 8;  // a[m][k] rows of BK, or a[k][m] of BM
-  static constexpr int kLdB = kBN ? BN + 8 : BK + 4;  // b[k][n] rows of BN, or b[n][k] of BK
+// Where element (m, k) of A (BM x BK) and (k, n) of B (BK x BN) sit in a pipeline stage that
+// holds each operand in its own orientation, elements of type T. k-major rows are padded by 16
+// bytes (4 floats, 8 bfloat16), m/n-major rows by 8 elements. Shared by steps 8 to 10.
+template <typename T, int BM, int BN, int BK, bool kAK, bool kBN>
+struct StageIndex {
+  static constexpr int kPadK = 16 / static_cast<int>(sizeof(T));
+  static constexpr int kLdA = kAK ? BK + kPadK : BM + 8;  // a[m][k] rows of BK, or a[k][m] of BM
+  static constexpr int kLdB = kBN ? BN + 8 : BK + kPadK;  // b[k][n] rows of BN, or b[n][k] of BK
   static constexpr int kSizeA = (kAK ? BM : BK) * kLdA;
   static constexpr int kSizeB = (kBN ? BK : BN) * kLdB;
   static __device__ __forceinline__ int a_at(int m, int k) {
@@ -88,6 +90,14 @@ struct StageLayout {
   static __device__ __forceinline__ int b_at(int k, int n) {
     return kBN ? k * kLdB + n : n * kLdB + k;
   }
+};
+
+// One float32 pipeline stage of steps 8 and 9: StageIndex's layout and the copies that fill it.
+template <int BM, int BN, int BK, bool kAK, bool kBN>
+struct StageLayout : StageIndex<float, BM, BN, BK, kAK, kBN> {
+  using Index = StageIndex<float, BM, BN, BK, kAK, kBN>;
+  using Index::kLdA;
+  using Index::kLdB;
 
   // Starts the copies of the K slice at k0 into the stage (a, b).
   static __device__ __forceinline__ void start(float* a_stage, float* b_stage,

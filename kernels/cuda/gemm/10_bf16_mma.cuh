@@ -49,21 +49,13 @@ __device__ __forceinline__ void mma_bf16_m16n8k16(float (&d)[4], const uint32_t 
 #endif
 }
 
-// One pipeline stage of A (BM x BK) and B (BK x BN) in bfloat16, in the operands' own
-// orientations (as step 8's StageLayout), and where element (m, k) of A and (k, n) of B sit.
+// One bfloat16 pipeline stage: step 8's layout (StageIndex) with 8 elements per 16-byte copy.
 template <int BM, int BN, int BK, bool kAK, bool kBN>
-struct Bf16Stage {
-  static constexpr int kChunk = 8;                    // bfloat16 per 16-byte copy
-  static constexpr int kLdA = kAK ? BK + 8 : BM + 8;  // a[m][k] rows of BK, or a[k][m] of BM
-  static constexpr int kLdB = kBN ? BN + 8 : BK + 8;  // b[k][n] rows of BN, or b[n][k] of BK
-  static constexpr int kSizeA = (kAK ? BM : BK) * kLdA;
-  static constexpr int kSizeB = (kBN ? BK : BN) * kLdB;
-  static __device__ __forceinline__ int a_at(int m, int k) {
-    return kAK ? m * kLdA + k : k * kLdA + m;
-  }
-  static __device__ __forceinline__ int b_at(int k, int n) {
-    return kBN ? k * kLdB + n : n * kLdB + k;
-  }
+struct Bf16Stage : StageIndex<BFloat16, BM, BN, BK, kAK, kBN> {
+  using Index = StageIndex<BFloat16, BM, BN, BK, kAK, kBN>;
+  using Index::kLdA;
+  using Index::kLdB;
+  static constexpr int kChunk = 8;  // bfloat16 per 16-byte copy
 
   // Starts copying the ROWS x COLS tile at (r0, c0) of X(r, c) = x[r * rs + c * cs] into
   // `tile` (tile[r * LD + c] when kColContiguous, else tile[c * LD + r]), 8 elements per copy
