@@ -85,7 +85,7 @@ class Program {
 
   // ---- choices ----
 
-  Dtype dtype() { return kDtypes[in_.below(4)]; }
+  Dtype dtype() { return kDtypes[in_.below(5)]; }
 
   // A small shape: rank 0-4, dims 0-5 (numel <= 625).
   Shape small_shape() {
@@ -171,7 +171,7 @@ class Program {
       } else {
         v.d = static_cast<double>(static_cast<int64_t>(r % 33) - 16) / 4.0;
       }
-      if (d == wick::kFloat32) v.d = round_f32(v.d);
+      v.d = round_to(d, v.d);
     }
     return v;
   }
@@ -270,7 +270,8 @@ class Program {
           // and fill_ with a float int64 can't hold").
           expect = Expect::Error;
         }
-        if (fill && d == wick::kFloat32 && value.kind() == wick::kFloat64 && std::isinf(fill->d) &&
+        if (fill && (d == wick::kFloat32 || d == wick::kBFloat16) &&
+            value.kind() == wick::kFloat64 && std::isinf(fill->d) &&
             std::isfinite(value.to_double()) && expect == Expect::Ok) {
           expect = Expect::Either;  // float32 overflow: inf (IEEE) or an error (PyTorch)
         }
@@ -484,7 +485,7 @@ class Program {
               }
               break;
           }
-          r.d = k == wick::kFloat32 ? round_f32(out) : out;
+          r.d = round_to(k, out);
         } else {
           const int64_t i = v.i;
           switch (op) {
@@ -563,8 +564,8 @@ class Program {
     Shape sa = a.is_scalar() ? Shape{} : a.ref->sizes;
     Shape sb = b.is_scalar() ? Shape{} : b.ref->sizes;
     std::optional<Shape> out = broadcast(sa, sb);
-    // A broadcast shape whose element count overflows (only possible with a 0 dim in an
-    // operand: [2^63-1, 1, 0] with [1, 3, 1]) cannot be allocated: a ShapeError.
+    // A broadcast shape whose strides overflow (only possible with a 0 dim in an operand:
+    // [0, 2^62, 1] with [4]) cannot be allocated: a ShapeError. [2^63-1, 3, 0] can.
     if (!out || !numel_of(*out) || strides_overflow(*out)) expect = Expect::Error;
     Ref r{out.value_or(Shape{}), is_compare(op) ? wick::kBool : k, {}};
     if (expect != Expect::Ok) return r;
@@ -874,15 +875,14 @@ class Program {
         switch (op) {
           case Red::sum:
             if (floating(x.dtype)) {
-              r.d = x.dtype == wick::kFloat32 ? round_f32(static_cast<double>(dsum))
-                                              : static_cast<double>(dsum);
+              r.d = round_to(x.dtype, static_cast<double>(dsum));
             } else {
               r.i = static_cast<int64_t>(isum);
             }
             break;
           case Red::mean:
             r.d = static_cast<double>(dsum / static_cast<long double>(reduced));
-            if (x.dtype == wick::kFloat32) r.d = round_f32(r.d);
+            r.d = round_to(x.dtype, r.d);
             break;
           case Red::argmax:
           case Red::argmin:
@@ -980,17 +980,24 @@ class Program {
     // relative error up to about (n + 1) eps, which log turns into an absolute error of that
     // size. Near a result of 0 (the row's maximum, the others far below) no count of the
     // result's own ulps covers it: float32 rounds 1 + 2e-16 to 1 and gives 0, where the exact
-    // answer is -2.2e-16 (PyTorch gives 0 too). softmax's error is relative and stays in ulps.
+    // answer is -2.2e-16 (PyTorch gives 0 too). softmax's error is relative: the same sum's
+    // n ulps plus those of exp and the division.
     double log_abs_tol = 0;
+    int ulps = 4;
     if (expect == Expect::Ok && !x.v.empty()) {
       const Shape s = nd == 0 ? Shape{1} : x.sizes;
       const int64_t n = s[w];
-      const double eps = x.dtype == wick::kFloat32 ? 0x1p-23 : 0x1p-52;
-      if (log_form) log_abs_tol = static_cast<double>(n + 1) * eps;
+      // bfloat16 is computed in float32 and rounded once at the end.
+      const bool f32 = x.dtype != wick::kFloat64;
+      const double eps = f32 ? 0x1p-23 : 0x1p-52;
+      if (log_form) {
+        log_abs_tol = static_cast<double>(n + 1) * eps;
+      } else {
+        ulps += static_cast<int>(std::min<int64_t>(n, 1 << 20));
+      }
       int64_t inner = 1;
       for (size_t d = w + 1; d < s.size(); ++d) inner *= s[d];
       const int64_t outer = static_cast<int64_t>(x.v.size()) / (n * inner);
-      const bool f32 = x.dtype == wick::kFloat32;
       auto T = [&](double v) { return f32 ? round_f32(v) : v; };
       for (int64_t o = 0; o < outer; ++o) {
         for (int64_t in = 0; in < inner; ++in) {
@@ -1002,7 +1009,8 @@ class Program {
           for (int64_t i = 0; i < n; ++i) total += std::exp(T(x.v[at(i)].d - m));
           for (int64_t i = 0; i < n; ++i) {
             const double shifted = T(x.v[at(i)].d - m);
-            want.v[at(i)].d = T(log_form ? shifted - std::log(total) : std::exp(shifted) / total);
+            want.v[at(i)].d =
+                round_to(x.dtype, log_form ? shifted - std::log(total) : std::exp(shifted) / total);
           }
         }
       }
@@ -1011,7 +1019,8 @@ class Program {
     if (!outcome(expect, [&] { out = log_form ? a->log_softmax(dim) : wick::softmax(*a, dim); })) {
       return;
     }
-    expect_equal(out, want, g_step, [&](size_t) { return std::pair<int, double>(4, log_abs_tol); });
+    expect_equal(out, want, g_step,
+                 [&](size_t) { return std::pair<int, double>(ulps, log_abs_tol); });
     add(out);
   }
 
@@ -1088,7 +1097,7 @@ class Program {
             }
           }
           if (floating(ra.dtype)) {
-            r.d = ra.dtype == wick::kFloat32 ? round_f32(acc) : acc;
+            r.d = round_to(ra.dtype, acc);
           } else {
             r.i = static_cast<int64_t>(iacc);
           }
@@ -1099,7 +1108,7 @@ class Program {
     }
     Tensor out;
     if (!outcome(expect, [&] { out = use_mm ? a->mm(*b) : wick::matmul(*a, *b); })) return;
-    const bool f32 = ra.dtype == wick::kFloat32;
+    const bool f32 = ra.dtype != wick::kFloat64;  // bfloat16 accumulates in float32
     const double eps = f32 ? 0x1p-24 : 0x1p-53;
     const double limit = f32 ? 1e37 : 1e306;
     expect_equal(out, want, g_step, [&](size_t i) {
@@ -1514,8 +1523,8 @@ class Program {
         if (expect == Expect::Ok) expect = Expect::Error;
       } else {
         for (V& e : want.v) e = *v;
-        if (sd == wick::kFloat32 && s.is_floating() && std::isfinite(s.to_double()) &&
-            std::isinf(v->d) && expect == Expect::Ok) {
+        if ((sd == wick::kFloat32 || sd == wick::kBFloat16) && s.is_floating() &&
+            std::isfinite(s.to_double()) && std::isinf(v->d) && expect == Expect::Ok) {
           expect = Expect::Either;
         }
       }

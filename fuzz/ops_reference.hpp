@@ -32,7 +32,8 @@ constexpr size_t kPoolSize = 8;
 constexpr int kMaxSteps = 20;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr Dtype kDtypes[4] = {wick::kBool, wick::kInt64, wick::kFloat32, wick::kFloat64};
+constexpr Dtype kDtypes[5] = {wick::kBool, wick::kInt64, wick::kFloat32, wick::kFloat64,
+                              wick::kBFloat16};
 
 // Inputs that hit a bug already reported (with a failing test in tests/regress/) are skipped
 // when WICK_FUZZ_SKIP_KNOWN is defined, so that long runs look for new bugs. Each skip names
@@ -83,7 +84,7 @@ inline std::string str(const Scalar& s) {
 // The reference: values as double (floats) or exact int64 (bool and int64), row-major.
 
 struct V {
-  double d = 0;   // float32 / float64 values
+  double d = 0;   // float32 / float64 / bfloat16 values
   int64_t i = 0;  // bool (0/1) and int64 values
 };
 
@@ -93,12 +94,22 @@ struct Ref {
   std::vector<V> v;
 };
 
-inline bool floating(Dtype d) { return d == wick::kFloat32 || d == wick::kFloat64; }
+inline bool floating(Dtype d) {
+  return d == wick::kFloat32 || d == wick::kFloat64 || d == wick::kBFloat16;
+}
 
+// The element count, or nullopt for a negative size or a count past int64. A 0 anywhere
+// gives 0, whatever comes before it ([2^63-1, 2, 0] is empty; wick's checked_numel).
 inline std::optional<int64_t> numel_of(const Shape& s) {
+  for (int64_t d : s) {
+    if (d < 0) return std::nullopt;
+  }
+  for (int64_t d : s) {
+    if (d == 0) return 0;
+  }
   int64_t n = 1;
   for (int64_t d : s) {
-    if (d < 0 || __builtin_mul_overflow(n, d, &n)) return std::nullopt;
+    if (__builtin_mul_overflow(n, d, &n)) return std::nullopt;
   }
   return n;
 }
@@ -159,6 +170,16 @@ inline V read_elem(const Tensor& t, int64_t offset) {
     case wick::kFloat64:
       std::memcpy(&v.d, base + offset * 8, 8);
       break;
+    case wick::kBFloat16: {
+      // The upper half of a float32 (written out here, not through wick::BFloat16).
+      uint16_t b;
+      std::memcpy(&b, base + offset * 2, 2);
+      const uint32_t u = static_cast<uint32_t>(b) << 16;
+      float f;
+      std::memcpy(&f, &u, 4);
+      v.d = f;
+      break;
+    }
   }
   return v;
 }
@@ -182,6 +203,15 @@ inline void write_elem(const Tensor& t, int64_t offset, V v) {
     case wick::kFloat64:
       std::memcpy(base + offset * 8, &v.d, 8);
       break;
+    case wick::kBFloat16: {
+      // Callers write values the dtype holds (round_to): the upper half is exact.
+      const float f = static_cast<float>(v.d);
+      uint32_t u;
+      std::memcpy(&u, &f, 4);
+      const uint16_t b = static_cast<uint16_t>(u >> 16);
+      std::memcpy(base + offset * 2, &b, 2);
+      break;
+    }
   }
 }
 
@@ -199,6 +229,40 @@ inline Ref snapshot(const Tensor& t) {
 inline double round_f32(double d) {
   if (std::isfinite(d) && std::fabs(d) >= 0x1.ffffffp127) return std::copysign(kInf, d);
   return static_cast<double>(static_cast<float>(d));
+}
+
+// Rounds a float32 value to bfloat16, nearest even, in plain arithmetic: the two bfloat16
+// neighbours are f with its low 16 bits cleared and that plus one bfloat16 step; pick the
+// nearer, the even one on a tie. NaN stays NaN; past the largest bfloat16 gives +-inf.
+inline double round_bf16_of_f32(double f32_value) {
+  const float f = static_cast<float>(f32_value);
+  if (std::isnan(f)) return kNaN;
+  if (std::isinf(f)) return f;
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  const uint32_t down_bits = u & 0xffff0000u;
+  float down;
+  std::memcpy(&down, &down_bits, 4);
+  if (down_bits == u) return down;
+  // One bfloat16 step away from zero. Past the largest finite one that step is inf, at the
+  // distance of 2^128 (where IEEE puts the rounding boundary to infinity).
+  const uint32_t up_bits = down_bits + 0x10000u;
+  float up;
+  std::memcpy(&up, &up_bits, 4);
+  const double up_magnitude = std::isinf(up) ? 0x1p128 : std::fabs(static_cast<double>(up));
+  const double dd = std::fabs(static_cast<double>(f) - down);
+  const double du = up_magnitude - std::fabs(static_cast<double>(f));
+  if (dd < du) return down;
+  if (du < dd) return up;
+  return (down_bits & 0x10000u) ? up : down;  // a tie: the even last bit
+}
+
+// The value of dtype k nearest to d, as wick stores it: float32 rounds once; bfloat16 goes
+// through float32 (as c10 converts double to bfloat16); float64 keeps d.
+inline double round_to(Dtype k, double d) {
+  if (k == wick::kFloat32) return round_f32(d);
+  if (k == wick::kBFloat16) return round_bf16_of_f32(round_f32(d));
+  return d;
 }
 
 // wick's cast between dtypes (loops.hpp convert(): floating -> int64 truncates, NaN and
@@ -228,6 +292,11 @@ inline V cast(V x, Dtype from, Dtype to) {
     case wick::kFloat64:
       r.d = from_float ? x.d : static_cast<double>(x.i);
       break;
+    case wick::kBFloat16:
+      // Through float32, int64 directly to float32 as above.
+      r.d = round_bf16_of_f32(from_float ? round_f32(x.d)
+                                         : static_cast<double>(static_cast<float>(x.i)));
+      break;
   }
   return r;
 }
@@ -250,7 +319,24 @@ inline std::optional<V> scalar_as(const Scalar& s, Dtype to) {
 
 // ---- promotion (docs/type-promotion.md; PyTorch's result_type) ----
 
-inline Dtype promote(Dtype a, Dtype b) { return static_cast<int>(a) > static_cast<int>(b) ? a : b; }
+// The lattice bool < int64 < bfloat16 < float32 < float64 (the enum order is not it:
+// bfloat16 came last).
+inline int lattice_rank(Dtype d) {
+  switch (d) {
+    case wick::kBool:
+      return 0;
+    case wick::kInt64:
+      return 1;
+    case wick::kBFloat16:
+      return 2;
+    case wick::kFloat32:
+      return 3;
+    case wick::kFloat64:
+      return 4;
+  }
+  fail("unknown dtype in the reference");
+}
+inline Dtype promote(Dtype a, Dtype b) { return lattice_rank(a) > lattice_rank(b) ? a : b; }
 inline Dtype float_of(Dtype d) { return floating(d) ? d : wick::kFloat32; }
 
 struct Operand {
@@ -422,7 +508,7 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
       r.i = x >= y;
       return r;
   }
-  r.d = k == wick::kFloat32 ? round_f32(d) : d;
+  r.d = round_to(k, d);
   return r;
 }
 
@@ -430,6 +516,13 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
 
 inline double ulp_of(double w, Dtype k) {
   double a = std::fabs(w);
+  if (k == wick::kBFloat16) {
+    // 8 significant bits: the step at a is 2^(e - 8) for a in [2^(e-1), 2^e), never below the
+    // smallest subnormal 2^-133.
+    int e = 0;
+    std::frexp(std::min(a, 3.3895313892515355e38), &e);
+    return std::ldexp(1.0, std::max(e - 8, -133));
+  }
   if (k == wick::kFloat32) {
     float f = static_cast<float>(std::min(a, 3.4028234663852886e38));
     return static_cast<double>(std::nextafter(f, std::numeric_limits<float>::infinity())) - f;
@@ -442,14 +535,16 @@ inline bool close(V got, V want, Dtype k, int ulps, double abs_tol = 0) {
   const double g = got.d, w = want.d;
   if (std::isnan(w) || std::isnan(g)) return std::isnan(w) && std::isnan(g);
   if (g == w) return true;
-  const double max = k == wick::kFloat32 ? 3.4028234663852886e38 : 1.7976931348623157e308;
+  const double max = k == wick::kFloat32    ? 3.4028234663852886e38
+                     : k == wick::kBFloat16 ? 3.3895313892515355e38
+                                            : 1.7976931348623157e308;
   if (std::isinf(w) || std::isinf(g)) {
     // Rounding near the top of the range may overflow on one side only.
     double finite = std::isinf(w) ? g : w, inf = std::isinf(w) ? w : g;
     return ulps > 1 && std::isfinite(finite) && std::signbit(finite) == std::signbit(inf) &&
            std::fabs(finite) >= max * (1 - 1e-5 * ulps);
   }
-  const double tiny = k == wick::kFloat32 ? 1.2e-38 : 2.3e-308;
+  const double tiny = k == wick::kFloat64 ? 2.3e-308 : 1.2e-38;
   return std::fabs(g - w) <= ulps * ulp_of(w, k) + abs_tol + (ulps > 1 ? tiny : 0);
 }
 

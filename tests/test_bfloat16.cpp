@@ -240,6 +240,28 @@ TEST_CASE("ops on bfloat16 compute in float32 and round once", "[bf16]") {
   }
 }
 
+TEST_CASE("numbers in bfloat16 ops take bfloat16 values first, as in PyTorch", "[bf16]") {
+  // Golden values from PyTorch 1.13 (python3-torch, CPU): the number becomes a bfloat16 before
+  // the float32 computation, whether it is an operand (-0.1 + 0.1 is 0) or an attribute
+  // (pow's exponent 88.7 is 88.5 and 257 is 256; clamp's bound 0.1 is 0.10009765625).
+  const Tensor x = tensor({-0.1, 1.0, 100.0, 2.5}).to(kBFloat16);
+  CHECK((x + 0.1).to_vector<double>() == std::vector<double>{0.0, 1.1015625, 100.0, 2.59375});
+  CHECK((x * 0.1).to_vector<double>() ==
+        std::vector<double>{-0.010009765625, 0.10009765625, 10.0, 0.25});
+  CHECK(eq(abs(x), 0.1).to_vector<double>() == std::vector<double>{1, 0, 0, 0});
+  const Tensor two_and_a_half = tensor({2.5}).to(kBFloat16);
+  CHECK(pow(two_and_a_half, 88.7).item<double>() == 1.6485542525848078e+35);
+  CHECK(pow(two_and_a_half, 88.7).item<double>() == pow(two_and_a_half, 88.5).item<double>());
+  const Tensor near_one = tensor({1.0078125}).to(kBFloat16);
+  CHECK(pow(near_one, 257).item<double>() == 7.34375);
+  CHECK(pow(near_one, 257).item<double>() == pow(near_one, 256).item<double>());
+  CHECK(clamp(x, 0.1, std::nullopt).to_vector<double>() ==
+        std::vector<double>{0.10009765625, 1.0, 100.0, 2.5});
+  CHECK(clamp(tensor({300.0}).to(kBFloat16), std::nullopt, 257).item<double>() == 256.0);
+  // float32 keeps the number as a float32.
+  CHECK(pow(tensor({2.5f}), 88.7).item<double>() != pow(tensor({2.5f}), 88.5).item<double>());
+}
+
 TEST_CASE("bfloat16 in place, on views, and through autograd", "[bf16][autograd]") {
   const Bf16Input a = bf16_input({4, 5}, 1.0f, 21);
   Tensor x = a.t.clone();

@@ -80,9 +80,16 @@ std::ostream& operator<<(std::ostream& out, const Shape& shape) {
 }
 
 int64_t checked_numel(const Shape& sizes, const char* op) {
-  int64_t n = 1;
+  bool empty = false;
   for (int64_t d : sizes) {
     WICK_CHECK(d >= 0, ShapeError, op, "negative dimension ", d, " in size ", sizes);
+    empty = empty || d == 0;
+  }
+  // A 0 anywhere makes the count 0, whatever comes before it: [2^63-1, 2, 0] is empty, not an
+  // overflow (its strides are checked where they are made).
+  if (empty) return 0;
+  int64_t n = 1;
+  for (int64_t d : sizes) {
     WICK_CHECK(!__builtin_mul_overflow(n, d, &n), ShapeError, op, "size ", sizes,
                " has more elements than int64 can count");
   }

@@ -152,6 +152,18 @@ Tensor elementwise(OpId op, std::initializer_list<Operand> operands, Dtype compu
 
 bool is_one(const Scalar& s) { return s.to_double() == 1.0; }
 
+// A number that a bfloat16 op takes as an attribute (pow's exponent, clamp's bounds) first
+// becomes a bfloat16 value, as a number operand does (prepare() fills a 0-d tensor of the
+// compute dtype) and as PyTorch 1.13 does: pow(x, 88.7) uses 88.5 and pow(x, 257) uses 256.
+// The float32 kernel that computes bfloat16 would otherwise see the number unrounded.
+Scalar in_compute_dtype(const Scalar& s, Dtype compute) {
+  if (compute != kBFloat16 || s.kind() == kBool) return s;
+  return Scalar(static_cast<double>(static_cast<float>(BFloat16(s.to<float>()))));
+}
+std::optional<Scalar> in_compute_dtype(const std::optional<Scalar>& s, Dtype compute) {
+  return s ? std::optional<Scalar>(in_compute_dtype(*s, compute)) : std::nullopt;
+}
+
 Dtype float_of(Dtype d) { return is_floating(d) ? d : kDefaultFloat; }
 
 void reject_bool(OpId op, const Tensor& t, const char* why) {
@@ -273,7 +285,8 @@ Tensor pow(const Scalar& base, const Tensor& exponent) { return binary(OpId::pow
 Tensor pow(const Tensor& base, const Scalar& exponent) {
   reject_bool(OpId::pow_scalar, base, "pow of a bool tensor is not supported");
   Dtype compute = result_type({base, exponent});
-  return elementwise(OpId::pow_scalar, {base}, compute, compute, {exponent, std::nullopt});
+  return elementwise(OpId::pow_scalar, {base}, compute, compute,
+                     {in_compute_dtype(exponent, compute), std::nullopt});
 }
 
 // ---- unary ----
@@ -292,7 +305,8 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
   Dtype compute = a.dtype();
   if (min) compute = result_type({a, *min});
   if (max) compute = promote_types(compute, result_type({a, *max}));
-  return elementwise(OpId::clamp, {a}, compute, compute, {min, max});
+  return elementwise(OpId::clamp, {a}, compute, compute,
+                     {in_compute_dtype(min, compute), in_compute_dtype(max, compute)});
 }
 Tensor clamp_min(const Tensor& a, const Scalar& min) { return clamp(a, min, std::nullopt); }
 Tensor clamp_max(const Tensor& a, const Scalar& max) { return clamp(a, std::nullopt, max); }

@@ -67,8 +67,11 @@ Layout<NT> make_layout(const std::array<const Tensor*, NT>& ts) {
   Layout<NT> l;
   const Shape& sizes = ts[0]->sizes();
   for (size_t k = 0; k < NT; ++k) l.base[k] = static_cast<char*>(ts[k]->raw_data());
+  for (int64_t size : sizes) l.numel *= size;
+  // Nothing to walk. An empty tensor's strides may be past what bytes can count in int64
+  // ([3, 0, 2^63 - 1]): they are never multiplied out.
+  if (l.numel == 0) return l;
   for (size_t d = 0; d < sizes.size(); ++d) {
-    l.numel *= sizes[d];
     if (sizes[d] == 1) continue;
     // Merge into the previous kept dim when, for every operand, it is contiguous with it.
     bool merge = l.ndim > 0;

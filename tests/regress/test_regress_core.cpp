@@ -192,3 +192,34 @@ TEST_CASE("select and slice far into an empty tensor", "[regress][core]") {
   CHECK(t.narrow(0, big - 3, 2).sizes() == std::vector<int64_t>{2, 0, 1, 4});
   CHECK(l.contiguous().numel() == 0);
 }
+
+TEST_CASE("bfloat16 reductions of an empty tensor whose byte strides overflow", "[regress][core]") {
+  // kernels/cpu/loops.hpp make_layout(): stride * element size overflowed for an empty
+  // [3, 0, 2^63-1] tensor (strides [2^63-1, 2^63-1, 1]; UB, found by fuzz_ops under UBSan once
+  // it made bfloat16 tensors). The float32 widening of a bfloat16 input copies even an empty
+  // tensor; the layout of an empty operand now stops before any stride is multiplied out.
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Tensor t = empty({3, 0, big}, TensorOptions(kBFloat16));
+  Tensor m = t.mean();
+  CHECK(m.dtype() == kBFloat16);
+  CHECK(std::isnan(m.item<double>()));
+  CHECK(t.sum().item<double>() == 0.0);
+  CHECK(t.to(kFloat32).sizes() == t.sizes());
+}
+
+TEST_CASE("an empty tensor whose sizes before the 0 overflow when multiplied", "[regress][core]") {
+  // core/src/device.cpp checked_numel(): the running product of [2^63-1, 2, 0, 1] overflowed
+  // before it reached the 0, so clone() of an existing empty tensor (made by permute) threw
+  // "has more elements than int64 can count" (found by fuzz_ops). A 0 anywhere gives 0 now.
+  // PyTorch clones it too; its strides [2, 1, 1, 1] fit.
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Tensor t = zeros({2, 0, big, 1}).permute({2, 0, 1, 3});
+  REQUIRE(t.sizes() == std::vector<int64_t>{big, 2, 0, 1});
+  CHECK(t.clone().sizes() == t.sizes());
+  CHECK(t.contiguous().numel() == 0);
+  CHECK(empty({big, 2, 0, 1}).numel() == 0);
+  CHECK((t + 1.0).sizes() == t.sizes());
+  // Still an error: a count past int64 with no 0, and strides past int64.
+  CHECK(throws<ShapeError>([&] { empty({big, 2}); }));
+  CHECK(throws<ShapeError>([&] { empty({0, int64_t{1} << 62, 4}); }));
+}
