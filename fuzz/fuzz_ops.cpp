@@ -1396,9 +1396,16 @@ class Program {
             if (shape[i] == -1) {
               if (infer >= 0) bad = true;
               infer = static_cast<int>(i);
-            } else if (shape[i] < 0 || __builtin_mul_overflow(known, shape[i], &known)) {
+            } else if (shape[i] < 0) {
               bad = true;
             }
+          }
+          // The given sizes' product, 0 with any 0 among them (numel_of).
+          const bool has_zero = std::find(shape.begin(), shape.end(), 0) != shape.end();
+          if (has_zero) known = 0;
+          for (size_t i = 0; i < shape.size() && !bad && !has_zero; ++i) {
+            if (static_cast<int>(i) == infer) continue;
+            if (__builtin_mul_overflow(known, shape[i], &known)) bad = true;
           }
           ws = shape;
           if (!bad && infer >= 0) {

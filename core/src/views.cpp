@@ -30,17 +30,24 @@ Tensor record_view(OpId op, const Tensor& input, Tensor result, Shape ints = {})
 // Replaces one -1 in `shape` so that it holds numel elements.
 Shape infer_size(const Shape& shape, int64_t numel, const Tensor& t, const char* op) {
   Shape out = shape;
-  int64_t known = 1;
   std::optional<size_t> infer;
+  bool has_zero = false;
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] == -1) {
       WICK_CHECK(!infer, ShapeError, op, "only one dimension can be -1, got ", shape);
       infer = i;
     } else {
       WICK_CHECK(out[i] >= 0, ShapeError, op, "invalid size ", shape, " for ", describe(t));
-      WICK_CHECK(!__builtin_mul_overflow(known, out[i], &known), ShapeError, op, "size ", shape,
-                 " overflows int64");
+      has_zero = has_zero || out[i] == 0;
     }
+  }
+  // The product of the given sizes: 0 with a 0 among them, whatever precedes it (as in
+  // checked_numel), so [2^62, 9, 0] is a shape for an empty tensor, not an overflow.
+  int64_t known = has_zero ? 0 : 1;
+  for (size_t i = 0; i < out.size() && !has_zero; ++i) {
+    if (infer && i == *infer) continue;
+    WICK_CHECK(!__builtin_mul_overflow(known, out[i], &known), ShapeError, op, "size ", shape,
+               " overflows int64");
   }
   if (infer) {
     WICK_CHECK(known != 0 && numel % known == 0, ShapeError, op, "shape ", shape,

@@ -7,6 +7,7 @@
 // the thread count. Measured in bench/bench_cpu_ops.cpp.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -67,10 +68,13 @@ Layout<NT> make_layout(const std::array<const Tensor*, NT>& ts) {
   Layout<NT> l;
   const Shape& sizes = ts[0]->sizes();
   for (size_t k = 0; k < NT; ++k) l.base[k] = static_cast<char*>(ts[k]->raw_data());
-  for (int64_t size : sizes) l.numel *= size;
-  // Nothing to walk. An empty tensor's strides may be past what bytes can count in int64
-  // ([3, 0, 2^63 - 1]): they are never multiplied out.
-  if (l.numel == 0) return l;
+  // Nothing to walk. An empty tensor's sizes before its 0 may overflow when multiplied, and
+  // its byte strides may be past int64 ([3, 0, 2^63 - 1]): neither is multiplied out.
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) {
+    l.numel = 0;
+    return l;
+  }
+  for (int64_t size : sizes) l.numel *= size;  // fits: the tensor's element count
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == 1) continue;
     // Merge into the previous kept dim when, for every operand, it is contiguous with it.

@@ -101,6 +101,16 @@ StridedLayout<NARGS> collapse_dims(const Shape& sizes,
   int64_t s[kMaxDims];
   int64_t st[NARGS][kMaxDims];
   StridedLayout<NARGS> layout;
+  // An empty layout walks nothing: its sizes before the 0 may overflow when multiplied, and
+  // stride * size may pass int64 ([3, 0, 2^63 - 1]). It becomes one dim of size 0 (an empty
+  // reduced set stays a dim, as the 0 would have).
+  for (int64_t size : sizes) {
+    if (size == 0) {
+      layout.ndim = 1;
+      layout.numel = 0;
+      return layout;
+    }
+  }
   for (size_t d = 0; d < sizes.size(); ++d) {
     layout.numel *= sizes[d];
     if (sizes[d] == 1) continue;

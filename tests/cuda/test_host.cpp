@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -275,6 +276,14 @@ TEST_CASE("collapse_dims merges what every operand walks contiguously", "[host]"
       }
     }
   }
+  // An empty layout: one dim of 0, whatever the sizes before the 0 multiply to
+  // ([2^63-1, 2, 0] would overflow) and whatever the strides times sizes reach.
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  Shape s4{big, 2, 0}, c4{2, 1, 1}, d4{big, big, 1};
+  auto l4 = gpu::collapse_dims<2>(s4, {&c4, &d4});
+  CHECK(l4.numel == 0);
+  CHECK(l4.ndim == 1);
+  CHECK(l4.sizes[0] == 0);
 }
 
 // Row-major multi-index of `linear` over `sizes`, dotted with `strides`.

@@ -219,6 +219,12 @@ TEST_CASE("an empty tensor whose sizes before the 0 overflow when multiplied", "
   CHECK(t.contiguous().numel() == 0);
   CHECK(empty({big, 2, 0, 1}).numel() == 0);
   CHECK((t + 1.0).sizes() == t.sizes());
+  // reshape's product of the given sizes likewise (views.cpp infer_size(); flatten of
+  // [2^62, 1, 3, 3, 0] over dims 1..3 threw "size [2^62, 9, 0] overflows int64").
+  Tensor wide = zeros({int64_t{1} << 62, 1, 3, 3, 0});
+  CHECK(wide.flatten(1, -2).sizes() == std::vector<int64_t>{int64_t{1} << 62, 9, 0});
+  CHECK(wide.reshape({int64_t{1} << 62, 9, 0}).numel() == 0);
+  CHECK(throws<ShapeError>([&] { wide.reshape({0, -1}); }));
   // Still an error: a count past int64 with no 0, and strides past int64.
   CHECK(throws<ShapeError>([&] { empty({big, 2}); }));
   CHECK(throws<ShapeError>([&] { empty({0, int64_t{1} << 62, 4}); }));
