@@ -66,6 +66,9 @@ def main():
         "no_tensors": safetensors([]),
         "metadata_only": safetensors([], metadata={"a": "b", "": ""}),
         "rank4_f64": safetensors([("t", "F64", [1, 2, 1, 2], f64(0.5, -0.5, 1e300, -1e-300))]),
+        # 1.0, NaN, -inf, the smallest subnormal: bit patterns that must load back unchanged.
+        "bf16_values": safetensors([("w", "BF16", [2, 2], struct.pack("<4H", 0x3F80, 0x7FC1,
+                                                                       0xFF80, 0x0001))]),
         "unsupported_f16": safetensors([("h", "F16", [2], b"\x00\x3c\x00\x40")]),
         "overlap": safetensors([], raw_header='{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},'
                                              '"b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}')
