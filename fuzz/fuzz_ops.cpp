@@ -582,6 +582,20 @@ class Program {
     return r;
   }
 
+  // alpha * b as wick's add/sub with alpha forms it (core/src/ops_elementwise.cpp
+  // scaled_by_alpha): for two bfloat16 tensors, a float32 product of bfloat16 values whose sum
+  // is then rounded once to bfloat16 (fused set), as PyTorch 1.13; else mul(b, alpha).
+  Ref scaled_by_alpha(const Ref& ra, const Ref& rb, const Scalar& alpha, bool& fused) {
+    fused =
+        ra.dtype == wick::kBFloat16 && rb.dtype == wick::kBFloat16 && alpha.kind() != wick::kBool;
+    Expect inner = Expect::Ok;
+    if (!fused) return binary_ref(Bin::mul, Operand{&rb, {}}, Operand{nullptr, alpha}, inner);
+    const double alpha_bf16 = scalar_as(alpha, wick::kBFloat16)->d;
+    Ref r{rb.sizes, wick::kFloat32, {}};
+    for (const V& v : rb.v) r.v.push_back(V{round_f32(v.d * alpha_bf16), 0});
+    return r;
+  }
+
   void binary() {
     const Tensor* a = pick();
     if (a == nullptr) return;
@@ -605,13 +619,21 @@ class Program {
     Ref want;
     Operand oa{&ra, {}};
     if (use_alpha) {
-      // add(a, b, alpha) = add(a, mul(b, alpha)) when alpha != 1.
+      // add(a, b, alpha) = add(a, alpha * b) when alpha != 1.
       Ref scaled = rb;
-      if (s.to_double() != 1.0) {
-        Expect inner = Expect::Ok;
-        scaled = binary_ref(Bin::mul, Operand{&rb, {}}, Operand{nullptr, s}, inner);
+      bool fused = false;
+      if (s.to_double() != 1.0) scaled = scaled_by_alpha(ra, rb, s, fused);
+      // Fused: a in float32 beside the float32 product, the sum rounded once to bfloat16.
+      Ref wide_a = ra;
+      if (fused) {
+        for (V& v : wide_a.v) v = cast(v, wick::kBFloat16, wick::kFloat32);
+        wide_a.dtype = wick::kFloat32;
       }
-      want = binary_ref(op, oa, Operand{&scaled, {}}, expect);
+      want = binary_ref(op, Operand{&wide_a, {}}, Operand{&scaled, {}}, expect);
+      if (fused) {
+        for (V& v : want.v) v = cast(v, want.dtype, wick::kBFloat16);
+        want.dtype = wick::kBFloat16;
+      }
     } else if (form <= 1) {
       want = binary_ref(op, oa, Operand{&rb, {}}, expect);
     } else if (form == 2 && (op == Bin::maximum || op == Bin::minimum)) {
@@ -1503,9 +1525,11 @@ class Program {
       Operand oo = other ? Operand{&ro, {}} : Operand{nullptr, s};
       if (which == 8) {
         if (!other) return;
-        if (s2.to_double() != 1.0) {
-          Expect inner = Expect::Ok;
-          scaled = binary_ref(Bin::mul, Operand{&ro, {}}, Operand{nullptr, s2}, inner);
+        bool fused = false;  // the sum is rounded into self either way
+        if (s2.to_double() != 1.0) scaled = scaled_by_alpha(rs, ro, s2, fused);
+        // A 0-d float32 product is expanded to self's shape, so the sum is float32.
+        if (fused && scaled.sizes.empty() && !rs.sizes.empty()) {
+          scaled = Ref{rs.sizes, scaled.dtype, std::vector<V>(rs.v.size(), scaled.v[0])};
         }
         oo = Operand{&scaled, {}};
         g_step += " alpha " + str(s2);

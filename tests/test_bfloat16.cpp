@@ -262,6 +262,42 @@ TEST_CASE("numbers in bfloat16 ops take bfloat16 values first, as in PyTorch", "
   CHECK(pow(tensor({2.5f}), 88.7).item<double>() != pow(tensor({2.5f}), 88.5).item<double>());
 }
 
+TEST_CASE("add and sub with alpha on bfloat16 round once, as in PyTorch", "[bf16]") {
+  // PyTorch 1.13 computes a + alpha * b for two bfloat16 tensors in float32 with alpha rounded
+  // to bfloat16, and rounds the sum once; a multiply then an add would round twice and give
+  // -0.46875, 1.234375, -0.21484375, 0.3125 for the first four. Golden values from
+  // torch.add(a, b, alpha=0.1) and torch.sub(a, b, alpha=0.3) (python3-torch, CPU).
+  const Tensor a = tensor({-0.31640625, 1.390625, -0.2890625, 0.177734375}).to(kBFloat16);
+  const Tensor b = tensor({-1.5078125, -1.6015625, 0.734375, 1.359375}).to(kBFloat16);
+  const std::vector<double> want_add{-0.466796875, 1.2265625, -0.2158203125, 0.314453125};
+  CHECK(add(a, b, 0.1).to_vector<double>() == want_add);
+  CHECK(add(a, b, 0.1).dtype() == kBFloat16);
+  Tensor in_place = a.clone();
+  in_place.add_(b, 0.1);
+  CHECK(in_place.to_vector<double>() == want_add);
+  const Tensor c = tensor({0.349609375, 0.11962890625, -0.2470703125, -1.5546875}).to(kBFloat16);
+  const Tensor d = tensor({1.703125, 0.97265625, -0.62890625, 0.55859375}).to(kBFloat16);
+  const std::vector<double> want_sub{-0.1630859375, -0.1728515625, -0.057861328125, -1.7265625};
+  CHECK(c.sub(d, 0.3).to_vector<double>() == want_sub);
+  Tensor c_in_place = c.clone();
+  c_in_place.sub_(d, 0.3);
+  CHECK(c_in_place.to_vector<double>() == want_sub);
+  // A 0-d b too: PyTorch keeps the product in float32 beside a tensor with dims.
+  const Tensor e = tensor({-1.609375, 1.6875}).to(kBFloat16);
+  const Tensor f = scalar_tensor(-1.6015625).to(kBFloat16);
+  const std::vector<double> want_0d{-1.7734375, 1.5234375};
+  CHECK(add(e, f, 0.1).to_vector<double>() == want_0d);
+  Tensor e_in_place = e.clone();
+  e_in_place.add_(f, 0.1);
+  CHECK(e_in_place.to_vector<double>() == want_0d);
+  // Gradients flow through the float32 product: d(a + alpha b)/db = alpha (0.1 as bfloat16).
+  Tensor x = a.clone().requires_grad_(true), y = b.clone().requires_grad_(true);
+  add(x, y, 0.1).sum().backward();
+  CHECK(y.grad().dtype() == kBFloat16);
+  CHECK(y.grad().to_vector<double>() == std::vector<double>(4, 0.10009765625));
+  CHECK(x.grad().to_vector<double>() == std::vector<double>(4, 1.0));
+}
+
 TEST_CASE("bfloat16 in place, on views, and through autograd", "[bf16][autograd]") {
   const Bf16Input a = bf16_input({4, 5}, 1.0f, 21);
   Tensor x = a.t.clone();

@@ -266,11 +266,33 @@ Dtype result_type_of(const Tensor& a, const Tensor& b) { return result_type({a, 
 }  // namespace detail
 
 // ---- binary ----
+namespace {
+// alpha * b for a + alpha * b. PyTorch computes that in one kernel; wick multiplies first. For
+// two bfloat16 tensors PyTorch 1.13 keeps the product in float32 (exact: two 8-bit
+// significands) and rounds the sum once, so here the product is a float32 tensor and the
+// caller rounds the sum (fused_bf16 set). Other dtypes round the product to the compute dtype,
+// as PyTorch's float32 and float64 kernels do.
+Tensor scaled_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha, bool& fused_bf16) {
+  fused_bf16 = a.dtype() == kBFloat16 && b.dtype() == kBFloat16 && alpha.kind() != kBool;
+  if (!fused_bf16) return mul(b, alpha);
+  return mul(b.to(kFloat32), in_compute_dtype(alpha, kBFloat16));
+}
+Tensor add_or_sub(OpId op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  if (is_one(alpha)) return binary(op, a, b);
+  bool fused_bf16 = false;
+  const Tensor scaled = scaled_by_alpha(a, b, alpha, fused_bf16);
+  if (!fused_bf16) return binary(op, a, scaled);
+  // In float32 whatever the shapes (a 0-d float32 product beside a bfloat16 tensor with dims
+  // would otherwise be rounded to bfloat16 first), then one rounding.
+  return binary(op, a.to(kFloat32), scaled).to(kBFloat16);
+}
+}  // namespace
+
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  return binary(OpId::add, a, is_one(alpha) ? b : mul(b, alpha));
+  return add_or_sub(OpId::add, a, b, alpha);
 }
 Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  return binary(OpId::sub, a, is_one(alpha) ? b : mul(b, alpha));
+  return add_or_sub(OpId::sub, a, b, alpha);
 }
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(OpId::mul, a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return binary(OpId::div, a, b); }
@@ -396,11 +418,24 @@ Tensor Tensor::maximum(const Tensor& o) const { return wick::maximum(*this, o); 
 Tensor Tensor::minimum(const Tensor& o) const { return wick::minimum(*this, o); }
 
 // ---- in place ----
+namespace {
+// The in-place forms round once into self: a float32 product (two bfloat16 tensors) with dims
+// makes the computation float32 (a 0-d one is expanded to self's shape so that it does), and
+// binary_inplace rounds its result into self.
+Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha) {
+  if (is_one(alpha)) return binary_inplace(op, self, o);
+  bool fused_bf16 = false;
+  Tensor scaled = scaled_by_alpha(self, o, alpha, fused_bf16);
+  if (fused_bf16 && scaled.dim() == 0 && self.dim() > 0) scaled = scaled.expand(self.sizes());
+  return binary_inplace(op, self, scaled);
+}
+}  // namespace
+
 Tensor& Tensor::add_(const Tensor& o, const Scalar& alpha) {
-  return binary_inplace(OpId::add, *this, is_one(alpha) ? o : wick::mul(o, alpha));
+  return add_or_sub_(OpId::add, *this, o, alpha);
 }
 Tensor& Tensor::sub_(const Tensor& o, const Scalar& alpha) {
-  return binary_inplace(OpId::sub, *this, is_one(alpha) ? o : wick::mul(o, alpha));
+  return add_or_sub_(OpId::sub, *this, o, alpha);
 }
 Tensor& Tensor::mul_(const Tensor& o) { return binary_inplace(OpId::mul, *this, o); }
 Tensor& Tensor::div_(const Tensor& o) { return binary_inplace(OpId::div, *this, o); }
