@@ -582,18 +582,28 @@ class Program {
     return r;
   }
 
-  // alpha * b as wick's add/sub with alpha forms it (core/src/ops_elementwise.cpp
-  // scaled_by_alpha): for two bfloat16 tensors, a float32 product of bfloat16 values whose sum
-  // is then rounded once to bfloat16 (fused set), as PyTorch 1.13; else mul(b, alpha).
-  Ref scaled_by_alpha(const Ref& ra, const Ref& rb, const Scalar& alpha, bool& fused) {
-    fused =
-        ra.dtype == wick::kBFloat16 && rb.dtype == wick::kBFloat16 && alpha.kind() != wick::kBool;
+  // add/sub with alpha (core/src/ops_elementwise.cpp, as PyTorch): the result's dtype k is
+  // that of the two tensors; alpha must be of k's category.
+  static bool alpha_fits(Dtype k, const Scalar& alpha) {
+    if (alpha.is_floating() && !floating(k)) return false;
+    return !(alpha.kind() == wick::kBool && k != wick::kBool);
+  }
+  // alpha * b for a result of dtype k: b cast to k times alpha (a bool for bool); for bfloat16
+  // a float32 product of bfloat16 values, the sum then rounded once.
+  Ref scaled_by_alpha(Dtype k, const Ref& rb, const Scalar& alpha) {
+    if (k == wick::kBFloat16) {
+      const double alpha_bf16 = scalar_as(alpha, wick::kBFloat16)->d;
+      Ref r{rb.sizes, wick::kFloat32, {}};
+      for (const V& v : rb.v) {
+        r.v.push_back(V{round_f32(cast(v, rb.dtype, wick::kBFloat16).d * alpha_bf16), 0});
+      }
+      return r;
+    }
+    Ref bk{rb.sizes, k, {}};
+    for (const V& v : rb.v) bk.v.push_back(cast(v, rb.dtype, k));
+    const Scalar ak = k == wick::kBool ? Scalar(alpha.to<bool>()) : alpha;
     Expect inner = Expect::Ok;
-    if (!fused) return binary_ref(Bin::mul, Operand{&rb, {}}, Operand{nullptr, alpha}, inner);
-    const double alpha_bf16 = scalar_as(alpha, wick::kBFloat16)->d;
-    Ref r{rb.sizes, wick::kFloat32, {}};
-    for (const V& v : rb.v) r.v.push_back(V{round_f32(v.d * alpha_bf16), 0});
-    return r;
+    return binary_ref(Bin::mul, Operand{&bk, {}}, Operand{nullptr, ak}, inner);
   }
 
   void binary() {
@@ -620,17 +630,24 @@ class Program {
     Operand oa{&ra, {}};
     if (use_alpha) {
       // add(a, b, alpha) = add(a, alpha * b) when alpha != 1.
-      Ref scaled = rb;
-      bool fused = false;
-      if (s.to_double() != 1.0) scaled = scaled_by_alpha(ra, rb, s, fused);
-      // Fused: a in float32 beside the float32 product, the sum rounded once to bfloat16.
-      Ref wide_a = ra;
-      if (fused) {
-        for (V& v : wide_a.v) v = cast(v, wick::kBFloat16, wick::kFloat32);
-        wide_a.dtype = wick::kFloat32;
-      }
-      want = binary_ref(op, Operand{&wide_a, {}}, Operand{&scaled, {}}, expect);
-      if (fused) {
+      const Dtype k = result_type({oa, Operand{&rb, {}}});
+      const bool fused = k == wick::kBFloat16 && s.to_double() != 1.0;
+      if (!alpha_fits(k, s)) {
+        expect = Expect::Error;
+      } else if (s.to_double() == 1.0) {
+        want = binary_ref(op, oa, Operand{&rb, {}}, expect);
+      } else if (!fused) {
+        const Ref scaled = scaled_by_alpha(k, rb, s);
+        want = binary_ref(op, oa, Operand{&scaled, {}}, expect);
+      } else {
+        // a as a bfloat16 value in float32 beside the float32 product, the sum rounded once.
+        const Ref scaled = scaled_by_alpha(k, rb, s);
+        Ref wide_a{ra.sizes, wick::kFloat32, {}};
+        for (const V& v : ra.v) {
+          wide_a.v.push_back(
+              cast(cast(v, ra.dtype, wick::kBFloat16), wick::kBFloat16, wick::kFloat32));
+        }
+        want = binary_ref(op, Operand{&wide_a, {}}, Operand{&scaled, {}}, expect);
         for (V& v : want.v) v = cast(v, want.dtype, wick::kBFloat16);
         want.dtype = wick::kBFloat16;
       }
@@ -1525,11 +1542,16 @@ class Program {
       Operand oo = other ? Operand{&ro, {}} : Operand{nullptr, s};
       if (which == 8) {
         if (!other) return;
-        bool fused = false;  // the sum is rounded into self either way
-        if (s2.to_double() != 1.0) scaled = scaled_by_alpha(rs, ro, s2, fused);
-        // A 0-d float32 product is expanded to self's shape, so the sum is float32.
-        if (fused && scaled.sizes.empty() && !rs.sizes.empty()) {
-          scaled = Ref{rs.sizes, scaled.dtype, std::vector<V>(rs.v.size(), scaled.v[0])};
+        const Dtype k8 = result_type({Operand{&rs, {}}, Operand{&ro, {}}});
+        if (!alpha_fits(k8, s2) || !can_cast(k8, sd)) {
+          expect = Expect::Error;
+        } else if (s2.to_double() != 1.0) {
+          scaled = scaled_by_alpha(k8, ro, s2);
+          // A 0-d float32 product is expanded to self's shape, so the sum is float32 (rounded
+          // into self once).
+          if (k8 == wick::kBFloat16 && scaled.sizes.empty() && !rs.sizes.empty()) {
+            scaled = Ref{rs.sizes, scaled.dtype, std::vector<V>(rs.v.size(), scaled.v[0])};
+          }
         }
         oo = Operand{&scaled, {}};
         g_step += " alpha " + str(s2);

@@ -72,6 +72,37 @@ TEST_CASE("type promotion: PyTorch's result_type", "[dtype]") {
   CHECK(i2.dtype() == kInt64);
 }
 
+TEST_CASE("type promotion: alpha of add and sub takes no part in the dtype", "[dtype]") {
+  // As PyTorch 1.13 (values checked there): the result's dtype is that of the two tensors,
+  // and alpha must be of its category.
+  Tensor b = tensor({1, 0}).to(kBool), i = tensor({1, 2}).to(kInt64), f = tensor({1, 2});
+  CHECK(add(i, i, 2).to_vector<int64_t>() == std::vector<int64_t>{3, 6});
+  CHECK(add(i, i, 2).dtype() == kInt64);
+  // bool: a || (alpha && b); any nonzero alpha is true.
+  CHECK(add(b, b, 2).dtype() == kBool);
+  CHECK(add(b, b, 2).to_vector<bool>() == std::vector<bool>{true, false});
+  CHECK(add(b, b, false).to_vector<bool>() == std::vector<bool>{true, false});
+  CHECK(add(i, f, 0.5).to_vector<float>() == std::vector<float>{1.5f, 3.0f});
+  CHECK(add(f, i, 0.5).to_vector<float>() == std::vector<float>{1.5f, 3.0f});
+  CHECK(sub(f, i, 2).to_vector<float>() == std::vector<float>{-1.0f, -2.0f});
+  // "For integral input tensors, argument alpha must not be a floating point number."
+  CHECK_THROWS_AS(add(i, i, 0.5), DtypeError);
+  CHECK_THROWS_AS(sub(i, i, 0.5), DtypeError);
+  CHECK_THROWS_AS(add(i, i, 1.0), DtypeError);  // checked even when alpha is 1
+  Tensor i3 = i.clone();
+  CHECK_THROWS_AS(i3.add_(i, 0.5), DtypeError);
+  CHECK(i3.to_vector<int64_t>() == std::vector<int64_t>{1, 2});  // unchanged
+  // "Boolean alpha only supported for Boolean results."
+  CHECK_THROWS_AS(add(f, f, true), DtypeError);
+  CHECK_THROWS_AS(add(i, i, true), DtypeError);
+  try {
+    add(i, i, 0.5);
+  } catch (const DtypeError& e) {
+    CHECK_THAT(e.what(), Catch::Matchers::Contains("add") && Catch::Matchers::Contains("alpha") &&
+                             Catch::Matchers::Contains("int64"));
+  }
+}
+
 TEST_CASE("shapes: printable, indexable, comparable", "[shape]") {
   Shape s{1000, 1000};
   std::ostringstream out;

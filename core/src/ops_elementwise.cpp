@@ -267,24 +267,40 @@ Dtype result_type_of(const Tensor& a, const Tensor& b) { return result_type({a, 
 
 // ---- binary ----
 namespace {
-// alpha * b for a + alpha * b. PyTorch computes that in one kernel; wick multiplies first. For
-// two bfloat16 tensors PyTorch 1.13 keeps the product in float32 (exact: two 8-bit
-// significands) and rounds the sum once, so here the product is a float32 tensor and the
-// caller rounds the sum (fused_bf16 set). Other dtypes round the product to the compute dtype,
-// as PyTorch's float32 and float64 kernels do.
-Tensor scaled_by_alpha(const Tensor& a, const Tensor& b, const Scalar& alpha, bool& fused_bf16) {
-  fused_bf16 = a.dtype() == kBFloat16 && b.dtype() == kBFloat16 && alpha.kind() != kBool;
-  if (!fused_bf16) return mul(b, alpha);
-  return mul(b.to(kFloat32), in_compute_dtype(alpha, kBFloat16));
+// add and sub with alpha, as PyTorch's one kernel computes a + alpha * b: the result's dtype k
+// is that of a and b (alpha takes no part), alpha must be of k's category (alpha_check: no
+// floating alpha for integer or bool results, no bool alpha for others), and b is cast to k
+// before it is scaled (for bool, alpha becomes a bool: a || (alpha && b)).
+void check_alpha(OpId op, Dtype k, const Scalar& alpha, const Tensor& a, const Tensor& b) {
+  const char* name = op_name(op).data();
+  WICK_CHECK(
+      !(alpha.is_floating() && !is_floating(k)), DtypeError, name,
+      "for integral input tensors, argument alpha must not be a floating point number (alpha ",
+      alpha, ", ", describe(a), " and ", describe(b), ")");
+  WICK_CHECK(!(alpha.kind() == kBool && k != kBool), DtypeError, name,
+             "boolean alpha is only supported for boolean results (alpha ", alpha, ", ",
+             describe(a), " and ", describe(b), ")");
 }
+
+// alpha * b for a result of dtype k. A bfloat16 result keeps the product in float32 (b and
+// alpha as bfloat16 values: two 8-bit significands multiply exactly) so that the sum rounds
+// once, as PyTorch 1.13's kernel does; a multiply and then an add would round twice (1 ulp
+// apart in about 9% of elements). Other dtypes round the product to k, as PyTorch's float32
+// and float64 kernels do.
+Tensor scaled_by_alpha(Dtype k, const Tensor& b, const Scalar& alpha) {
+  if (k == kBFloat16) return mul(b.to(kBFloat16).to(kFloat32), in_compute_dtype(alpha, k));
+  return mul(b.to(k), k == kBool ? Scalar(alpha.to<bool>()) : alpha);
+}
+
 Tensor add_or_sub(OpId op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  const Dtype k = result_type({a, b});
+  check_alpha(op, k, alpha, a, b);
   if (is_one(alpha)) return binary(op, a, b);
-  bool fused_bf16 = false;
-  const Tensor scaled = scaled_by_alpha(a, b, alpha, fused_bf16);
-  if (!fused_bf16) return binary(op, a, scaled);
+  const Tensor scaled = scaled_by_alpha(k, b, alpha);
+  if (k != kBFloat16) return binary(op, a, scaled);
   // In float32 whatever the shapes (a 0-d float32 product beside a bfloat16 tensor with dims
   // would otherwise be rounded to bfloat16 first), then one rounding.
-  return binary(op, a.to(kFloat32), scaled).to(kBFloat16);
+  return binary(op, a.to(kBFloat16).to(kFloat32), scaled).to(kBFloat16);
 }
 }  // namespace
 
@@ -419,14 +435,17 @@ Tensor Tensor::minimum(const Tensor& o) const { return wick::minimum(*this, o); 
 
 // ---- in place ----
 namespace {
-// The in-place forms round once into self: a float32 product (two bfloat16 tensors) with dims
-// makes the computation float32 (a 0-d one is expanded to self's shape so that it does), and
-// binary_inplace rounds its result into self.
+// The in-place forms round once into self. A bfloat16 computation's float32 product makes the
+// computation float32 (a 0-d product is expanded to self's shape so that it does), and
+// binary_inplace rounds its result into self; it also refuses a k that self cannot hold.
 Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha) {
+  const Dtype k = result_type({self, o});
+  check_alpha(op, k, alpha, self, o);
   if (is_one(alpha)) return binary_inplace(op, self, o);
-  bool fused_bf16 = false;
-  Tensor scaled = scaled_by_alpha(self, o, alpha, fused_bf16);
-  if (fused_bf16 && scaled.dim() == 0 && self.dim() > 0) scaled = scaled.expand(self.sizes());
+  WICK_CHECK(can_cast(k, self.dtype()), DtypeError, inplace_name(op), "result type ", k,
+             " can't be cast to the desired output type ", self.dtype(), " of ", describe(self));
+  Tensor scaled = scaled_by_alpha(k, o, alpha);
+  if (k == kBFloat16 && scaled.dim() == 0 && self.dim() > 0) scaled = scaled.expand(self.sizes());
   return binary_inplace(op, self, scaled);
 }
 }  // namespace
