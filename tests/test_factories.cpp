@@ -68,3 +68,15 @@ TEST_CASE("element access: item, to_vector, data_ptr, queries", "[factories]") {
     CHECK(reinterpret_cast<uintptr_t>(empty({n}).data_ptr<float>()) % 64 == 0);
   }
 }
+
+TEST_CASE("an integer number becomes a float32 in one rounding", "[factories][dtype]") {
+  // 2^54 + 2^30 + 1 is just past halfway between the floats 2^54 and 2^54 + 2^31: rounded
+  // directly (as c10 and PyTorch 1.13 do) it is 2^54 + 2^31; through double it would first
+  // become 2^54 + 2^30, exactly halfway, and then 2^54 (ties to even).
+  const int64_t v = (int64_t{1} << 54) + (int64_t{1} << 30) + 1;
+  const double want = static_cast<double>((int64_t{1} << 54) + (int64_t{1} << 31));
+  CHECK(full({1}, v, kFloat32).item<double>() == want);
+  CHECK((zeros({1}) + v).item<double>() == want);
+  CHECK(scalar_tensor(v).to(kFloat32).item<double>() == want);
+  CHECK(Scalar(v).to<float>() == static_cast<float>(want));
+}

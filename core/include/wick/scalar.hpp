@@ -33,7 +33,9 @@ class Scalar {
     } else if constexpr (std::is_integral_v<T>) {
       return static_cast<T>(to_int64());
     } else {
-      return static_cast<T>(d_);
+      // An integer converts directly, as c10 does: through double, 2^54 + 2^30 + 1 would round
+      // twice and give 2^54 as a float instead of 2^54 + 2^31.
+      return kind_ == kFloat64 ? static_cast<T>(d_) : static_cast<T>(i_);
     }
   }
 
