@@ -135,7 +135,9 @@ class Program {
 
   int64_t small_int() {
     static constexpr int64_t kInts[16] = {
-        0, 1, 2, -1, 3, -2, 4, -3, 5, 7, 100, -100, INT64_MAX, INT64_MIN, int64_t{1} << 32, 0};
+        0, 1, 2, -1, 3, -2, 4, -3, 5, 7, 100, -100, INT64_MAX, INT64_MIN, int64_t{1} << 32,
+        // rounds differently to float32 directly and through double
+        (int64_t{1} << 54) + (int64_t{1} << 30) + 1};
     return kInts[in_.below(16)];
   }
 
