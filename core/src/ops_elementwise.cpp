@@ -293,6 +293,8 @@ Tensor scaled_by_alpha(Dtype k, const Tensor& b, const Scalar& alpha) {
 }
 
 Tensor add_or_sub(OpId op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  // An integer alpha fits every dtype: a + b (alpha 1) goes straight to the op.
+  if (alpha.kind() == kInt64 && is_one(alpha)) return binary(op, a, b);
   const Dtype k = result_type({a, b});
   check_alpha(op, k, alpha, a, b);
   if (is_one(alpha)) return binary(op, a, b);
@@ -439,6 +441,7 @@ namespace {
 // computation float32 (a 0-d product is expanded to self's shape so that it does), and
 // binary_inplace rounds its result into self; it also refuses a k that self cannot hold.
 Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha) {
+  if (alpha.kind() == kInt64 && is_one(alpha)) return binary_inplace(op, self, o);
   const Dtype k = result_type({self, o});
   check_alpha(op, k, alpha, self, o);
   if (is_one(alpha)) return binary_inplace(op, self, o);
