@@ -320,7 +320,8 @@ inline std::optional<V> scalar_as(const Scalar& s, Dtype to) {
 // ---- promotion (docs/type-promotion.md; PyTorch's result_type) ----
 
 // The lattice bool < int64 < bfloat16 < float32 < float64 (the enum order is not it:
-// bfloat16 came last).
+// bfloat16 came last). Written out here rather than taken from wick's dtype.hpp, so that the
+// reference stays independent of the code it checks.
 inline int lattice_rank(Dtype d) {
   switch (d) {
     case wick::kBool:

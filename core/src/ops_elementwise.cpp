@@ -209,13 +209,18 @@ const char* inplace_name(OpId op) {
   return names[static_cast<size_t>(op)].c_str();
 }
 
+// An in-place op computes in `compute` and writes into self: torch.can_cast must allow it.
+void check_inplace_cast(const char* op_, Dtype compute, const Tensor& self) {
+  WICK_CHECK(can_cast(compute, self.dtype()), DtypeError, op_, "result type ", compute,
+             " can't be cast to the desired output type ", self.dtype(), " of ", describe(self));
+}
+
 Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other) {
   const char* op_ = inplace_name(op);
   detail::check_inplace_target(self, op_);
   Dtype compute = result_type({Operand(self), other});
   if (op == OpId::div) compute = float_of(compute);
-  WICK_CHECK(can_cast(compute, self.dtype()), DtypeError, op_, "result type ", compute,
-             " can't be cast to the desired output type ", self.dtype(), " of ", describe(self));
+  check_inplace_cast(op_, compute, self);
   WICK_CHECK(!(op == OpId::sub && compute == kBool), DtypeError, op_,
              "subtraction with two bool operands is not supported");
   if (!other.is_scalar()) {
@@ -285,8 +290,8 @@ void check_alpha(OpId op, Dtype k, const Scalar& alpha, const Tensor& a, const T
 // alpha * b for a result of dtype k. A bfloat16 result keeps the product in float32 (b and
 // alpha as bfloat16 values: two 8-bit significands multiply exactly) so that the sum rounds
 // once, as PyTorch 1.13's kernel does; a multiply and then an add would round twice (1 ulp
-// apart in about 9% of elements). Other dtypes round the product to k, as PyTorch's float32
-// and float64 kernels do.
+// apart in 8,797 of 100,000 randn pairs with alpha 0.1, measured with python3-torch 1.13).
+// Other dtypes round the product to k, as PyTorch's float32 and float64 kernels do.
 Tensor scaled_by_alpha(Dtype k, const Tensor& b, const Scalar& alpha) {
   if (k == kBFloat16) return mul(b.to(kBFloat16).to(kFloat32), in_compute_dtype(alpha, k));
   return mul(b.to(k), k == kBool ? Scalar(alpha.to<bool>()) : alpha);
@@ -445,8 +450,8 @@ Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha)
   const Dtype k = result_type({self, o});
   check_alpha(op, k, alpha, self, o);
   if (is_one(alpha)) return binary_inplace(op, self, o);
-  WICK_CHECK(can_cast(k, self.dtype()), DtypeError, inplace_name(op), "result type ", k,
-             " can't be cast to the desired output type ", self.dtype(), " of ", describe(self));
+  // Before the product: a bfloat16 k's float32 product would make binary_inplace name float32.
+  check_inplace_cast(inplace_name(op), k, self);
   Tensor scaled = scaled_by_alpha(k, o, alpha);
   if (k == kBFloat16 && scaled.dim() == 0 && self.dim() > 0) scaled = scaled.expand(self.sizes());
   return binary_inplace(op, self, scaled);

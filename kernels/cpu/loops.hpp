@@ -68,13 +68,11 @@ Layout<NT> make_layout(const std::array<const Tensor*, NT>& ts) {
   Layout<NT> l;
   const Shape& sizes = ts[0]->sizes();
   for (size_t k = 0; k < NT; ++k) l.base[k] = static_cast<char*>(ts[k]->raw_data());
-  // Nothing to walk. An empty tensor's sizes before its 0 may overflow when multiplied, and
-  // its byte strides may be past int64 ([3, 0, 2^63 - 1]): neither is multiplied out.
-  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) {
-    l.numel = 0;
-    return l;
-  }
-  for (int64_t size : sizes) l.numel *= size;  // fits: the tensor's element count
+  // Tensor::numel() answers 0 for any 0 among the sizes without multiplying past int64. An
+  // empty operand has nothing to walk, and its byte strides may be past int64
+  // ([3, 0, 2^63 - 1]): they are never multiplied out.
+  l.numel = ts[0]->numel();
+  if (l.numel == 0) return l;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == 1) continue;
     // Merge into the previous kept dim when, for every operand, it is contiguous with it.
