@@ -2,7 +2,7 @@
 // failure reporting, values as double (floats) or exact int64 (bool and int64) read through
 // data_ptr + strides, casts, PyTorch's type promotion and broadcasting, elementwise maths in a
 // compute dtype, the comparison of wick's result with the reference, and the expected outcome
-// of a step (result or wick::Error). Included by fuzz_ops.cpp only.
+// of a step (result or wick::Error). Included (through ops_program.hpp) by fuzz_ops' files only.
 #pragma once
 
 #include <algorithm>
@@ -394,8 +394,8 @@ inline V at_broadcast(const Ref& r, const int64_t* idx, size_t out_rank) {
 // ---- elementwise math in a compute dtype ----
 
 enum class Bin { add, sub, mul, div, pow, maximum, minimum, eq, ne, lt, le, gt, ge };
-const char* kBinNames[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
-                           "eq",  "ne",  "lt",  "le",  "gt",  "ge"};
+inline constexpr const char* kBinNames[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
+                                            "eq",  "ne",  "lt",  "le",  "gt",  "ge"};
 inline bool is_compare(Bin op) { return op >= Bin::eq; }
 
 inline int64_t wrap_add(int64_t a, int64_t b) {

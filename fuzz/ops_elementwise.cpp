@@ -1,0 +1,414 @@
+// ops_elementwise.cpp: fuzz_ops steps: unary and binary elementwise ops (tensors and numbers,
+// alpha), where. Each step draws its operands from the input, predicts the outcome with the
+// reference model (ops_reference.hpp) and checks wick against it; see fuzz_ops.cpp.
+#include "ops_program.hpp"
+
+namespace wick::fuzz::ops {
+
+void Program::unary() {
+  const Tensor* a = pick();
+  if (a == nullptr) return;
+  const Un op = static_cast<Un>(in_.below(10));
+  static const char* kNames[] = {"neg",  "abs",     "exp",  "log",        "sqrt",
+                                 "relu", "sigmoid", "tanh", "pow_scalar", "clamp"};
+  const Ref x = snapshot(*a);
+  Scalar e, lo, hi;
+  bool has_lo = false, has_hi = false;
+  if (op == Un::pow_scalar) e = scalar();
+  if (op == Un::clamp) {
+    has_lo = in_.flag();
+    has_hi = in_.flag();
+    lo = scalar();
+    hi = scalar();
+  }
+  g_step = std::string(kNames[static_cast<int>(op)]) + " of " + str(*a);
+  if (op == Un::pow_scalar) g_step += " exponent " + str(e);
+  if (op == Un::clamp) {
+    g_step += " lo " + (has_lo ? str(lo) : "-") + " hi " + (has_hi ? str(hi) : "-");
+  }
+  Expect expect = Expect::Ok;
+  Dtype k = x.dtype;
+  const bool is_bool = x.dtype == wick::kBool;
+  switch (op) {
+    case Un::exp:
+    case Un::log:
+    case Un::sqrt:
+    case Un::sigmoid:
+    case Un::tanh:
+      k = float_of(k);
+      break;
+    case Un::neg:
+    case Un::abs:
+    case Un::relu:
+      if (is_bool) expect = Expect::Error;
+      break;
+    case Un::pow_scalar:
+      if (is_bool) expect = Expect::Error;
+      k = result_type({Operand{&x, {}}, Operand{nullptr, e}});
+      break;
+    case Un::clamp:
+      if (!has_lo && !has_hi) expect = Expect::Error;
+      if (is_bool) expect = Expect::Error;
+      if (has_lo) k = result_type({Operand{&x, {}}, Operand{nullptr, lo}});
+      if (has_hi) k = promote(k, result_type({Operand{&x, {}}, Operand{nullptr, hi}}));
+      break;
+  }
+  Ref want{x.sizes, k, {}};
+  int ulps = 1;
+  if (expect == Expect::Ok) {
+    std::optional<V> ev, lov, hiv;
+    if (op == Un::pow_scalar) ev = scalar_as(e, k);
+    if (op == Un::clamp && has_lo) lov = scalar_as(lo, k);
+    if (op == Un::clamp && has_hi) hiv = scalar_as(hi, k);
+    for (const V& raw : x.v) {
+      V v = cast(raw, x.dtype, k), r;
+      if (floating(k)) {
+        double d = v.d, out = 0;
+        switch (op) {
+          case Un::neg:
+            out = -d;
+            break;
+          case Un::abs:
+            out = std::fabs(d);
+            break;
+          case Un::exp:
+            out = std::exp(d);
+            ulps = 4;
+            break;
+          case Un::log:
+            out = std::log(d);
+            ulps = 4;
+            break;
+          case Un::sqrt:
+            out = std::sqrt(d);
+            break;
+          case Un::relu:
+            out = (d > 0 || std::isnan(d)) ? d : 0.0;
+            break;
+          case Un::sigmoid:
+            out = 1.0 / (1.0 + std::exp(-d));
+            ulps = 8;
+            break;
+          case Un::tanh:
+            out = std::tanh(d);
+            ulps = 4;
+            break;
+          case Un::pow_scalar:
+            out = std::pow(d, ev->d);
+            ulps = 8;
+            break;
+          case Un::clamp:
+            out = d;
+            if (!std::isnan(d)) {
+              if (lov && d < lov->d) out = lov->d;
+              if (hiv && out > hiv->d) out = hiv->d;
+            }
+            break;
+        }
+        r.d = round_to(k, out);
+      } else {
+        const int64_t i = v.i;
+        switch (op) {
+          case Un::neg:
+            r.i = wrap_sub(0, i);
+            break;
+          case Un::abs:
+            r.i = i < 0 ? wrap_sub(0, i) : i;
+            break;
+          case Un::relu:
+            r.i = i > 0 ? i : 0;
+            break;
+          case Un::pow_scalar:
+            r.i = int_pow(i, ev->i);
+            break;
+          case Un::clamp:
+            r.i = i;
+            if (lov && r.i < lov->i) r.i = lov->i;
+            if (hiv && r.i > hiv->i) r.i = hiv->i;
+            break;
+          default:
+            fail("integer unary op reached the reference");
+        }
+      }
+      want.v.push_back(r);
+    }
+  }
+  Tensor out;
+  if (!outcome(expect, [&] {
+        switch (op) {
+          case Un::neg:
+            out = in_.flag() ? -*a : wick::neg(*a);
+            break;
+          case Un::abs:
+            out = a->abs();
+            break;
+          case Un::exp:
+            out = wick::exp(*a);
+            break;
+          case Un::log:
+            out = a->log();
+            break;
+          case Un::sqrt:
+            out = wick::sqrt(*a);
+            break;
+          case Un::relu:
+            out = a->relu();
+            break;
+          case Un::sigmoid:
+            out = wick::sigmoid(*a);
+            break;
+          case Un::tanh:
+            out = a->tanh();
+            break;
+          case Un::pow_scalar:
+            out = wick::pow(*a, e);
+            break;
+          case Un::clamp:
+            out = wick::clamp(*a, has_lo ? std::optional<Scalar>(lo) : std::nullopt,
+                              has_hi ? std::optional<Scalar>(hi) : std::nullopt);
+            break;
+        }
+      })) {
+    return;
+  }
+  expect_equal(out, want, g_step, ulps);
+  add(out);
+}
+
+// The reference for binary(op, a, b); sets expect.
+Ref Program::binary_ref(Bin op, const Operand& a, const Operand& b, Expect& expect) {
+  Dtype k = result_type({a, b});
+  if (op == Bin::sub && k == wick::kBool) expect = Expect::Error;
+  if (op == Bin::pow && k == wick::kBool) expect = Expect::Error;
+  if (op == Bin::div) k = float_of(k);
+  Shape sa = a.is_scalar() ? Shape{} : a.ref->sizes;
+  Shape sb = b.is_scalar() ? Shape{} : b.ref->sizes;
+  std::optional<Shape> out = broadcast(sa, sb);
+  // A broadcast shape whose strides overflow (only possible with a 0 dim in an operand:
+  // [0, 2^62, 1] with [4]) cannot be allocated: a ShapeError. [2^63-1, 3, 0] can.
+  if (!out || !numel_of(*out) || strides_overflow(*out)) expect = Expect::Error;
+  Ref r{out.value_or(Shape{}), is_compare(op) ? wick::kBool : k, {}};
+  if (expect != Expect::Ok) return r;
+  Ref sa_ref{{}, k, {}}, sb_ref{{}, k, {}};
+  if (a.is_scalar()) sa_ref.v.push_back(*scalar_as(a.scalar, k));
+  if (b.is_scalar()) sb_ref.v.push_back(*scalar_as(b.scalar, k));
+  const Ref& ra = a.is_scalar() ? sa_ref : *a.ref;
+  const Ref& rb = b.is_scalar() ? sb_ref : *b.ref;
+  for_each_index(*out, [&](int64_t, const int64_t* idx) {
+    V x = cast(at_broadcast(ra, idx, out->size()), ra.dtype, k);
+    V y = cast(at_broadcast(rb, idx, out->size()), rb.dtype, k);
+    r.v.push_back(binary_value(op, x, y, k));
+  });
+  return r;
+}
+
+// add/sub with alpha (core/src/ops_elementwise.cpp, as PyTorch): the result's dtype k is
+// that of the two tensors; alpha must be of k's category.
+bool Program::alpha_fits(Dtype k, const Scalar& alpha) {
+  if (alpha.is_floating() && !floating(k)) return false;
+  return !(alpha.kind() == wick::kBool && k != wick::kBool);
+}
+
+// alpha * b for a result of dtype k: b cast to k times alpha (a bool for bool); for bfloat16
+// a float32 product of bfloat16 values, the sum then rounded once.
+Ref Program::scaled_by_alpha(Dtype k, const Ref& rb, const Scalar& alpha) {
+  if (k == wick::kBFloat16) {
+    const double alpha_bf16 = scalar_as(alpha, wick::kBFloat16)->d;
+    Ref r{rb.sizes, wick::kFloat32, {}};
+    for (const V& v : rb.v) {
+      r.v.push_back(V{round_f32(cast(v, rb.dtype, wick::kBFloat16).d * alpha_bf16), 0});
+    }
+    return r;
+  }
+  Ref bk{rb.sizes, k, {}};
+  for (const V& v : rb.v) bk.v.push_back(cast(v, rb.dtype, k));
+  const Scalar ak = k == wick::kBool ? Scalar(alpha.to<bool>()) : alpha;
+  Expect inner = Expect::Ok;
+  return binary_ref(Bin::mul, Operand{&bk, {}}, Operand{nullptr, ak}, inner);
+}
+
+void Program::binary() {
+  const Tensor* a = pick();
+  if (a == nullptr) return;
+  const Bin op = static_cast<Bin>(in_.below(13));
+  // 0, 1: tensor op tensor (1: with alpha for add/sub); 2: tensor op number; 3: number op
+  // tensor (add, sub, mul, div, pow only).
+  uint32_t form = in_.below(4);
+  if (form == 3 && op != Bin::add && op != Bin::sub && op != Bin::mul && op != Bin::div &&
+      op != Bin::pow) {
+    form = 2;
+  }
+  const Tensor* b = form <= 1 ? pick() : nullptr;
+  const Scalar s = scalar();
+  const bool use_alpha = (op == Bin::add || op == Bin::sub) && form == 1;
+  const Ref ra = snapshot(*a);
+  const Ref rb = b ? snapshot(*b) : Ref{};
+  g_step = std::string(kBinNames[static_cast<int>(op)]) + " form " + std::to_string(form) + " of " +
+           str(*a) + (b ? " and " + str(*b) : " and number " + str(s)) +
+           (use_alpha ? " alpha " + str(s) : "");
+  Expect expect = Expect::Ok;
+  Ref want;
+  Operand oa{&ra, {}};
+  if (use_alpha) {
+    // add(a, b, alpha) = add(a, alpha * b) when alpha != 1.
+    const Dtype k = result_type({oa, Operand{&rb, {}}});
+    const bool fused = k == wick::kBFloat16 && s.to_double() != 1.0;
+    if (!alpha_fits(k, s)) {
+      expect = Expect::Error;
+    } else if (s.to_double() == 1.0) {
+      want = binary_ref(op, oa, Operand{&rb, {}}, expect);
+    } else if (!fused) {
+      const Ref scaled = scaled_by_alpha(k, rb, s);
+      want = binary_ref(op, oa, Operand{&scaled, {}}, expect);
+    } else {
+      // a as a bfloat16 value in float32 beside the float32 product, the sum rounded once.
+      const Ref scaled = scaled_by_alpha(k, rb, s);
+      Ref wide_a{ra.sizes, wick::kFloat32, {}};
+      for (const V& v : ra.v) {
+        wide_a.v.push_back(
+            cast(cast(v, ra.dtype, wick::kBFloat16), wick::kBFloat16, wick::kFloat32));
+      }
+      want = binary_ref(op, Operand{&wide_a, {}}, Operand{&scaled, {}}, expect);
+      for (V& v : want.v) v = cast(v, want.dtype, wick::kBFloat16);
+      want.dtype = wick::kBFloat16;
+    }
+  } else if (form <= 1) {
+    want = binary_ref(op, oa, Operand{&rb, {}}, expect);
+  } else if (form == 2 && (op == Bin::maximum || op == Bin::minimum)) {
+    // These take wick::scalar_tensor(s): a 0-d tensor of the number's default dtype.
+    const Dtype sd = s.kind() == wick::kFloat64 ? wick::kFloat32 : s.kind();
+    const Ref zero_d{{}, sd, {*scalar_as(s, sd)}};
+    want = binary_ref(op, oa, Operand{&zero_d, {}}, expect);
+  } else if (form == 2) {
+    want = binary_ref(op, oa, Operand{nullptr, s}, expect);
+    // pow(tensor, number) is pow_scalar, which rejects any bool base (ops_elementwise.cpp).
+    if (op == Bin::pow && ra.dtype == wick::kBool) expect = Expect::Error;
+  } else {
+    want = binary_ref(op, Operand{nullptr, s}, oa, expect);
+  }
+  Tensor out;
+  if (!outcome(expect, [&] { out = run_binary(op, form, *a, b, s, use_alpha); })) return;
+  expect_equal(out, want, g_step, floating(want.dtype) ? ulps_of(op) : 0);
+  add(out);
+}
+
+Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor* b, const Scalar& s,
+                           bool use_alpha) {
+  if (form <= 1) {
+    switch (op) {
+      case Bin::add:
+        return use_alpha ? wick::add(a, *b, s) : a + *b;
+      case Bin::sub:
+        return use_alpha ? a.sub(*b, s) : a - *b;
+      case Bin::mul:
+        return a * *b;
+      case Bin::div:
+        return wick::div(a, *b);
+      case Bin::pow:
+        return wick::pow(a, *b);
+      case Bin::maximum:
+        return wick::maximum(a, *b);
+      case Bin::minimum:
+        return a.minimum(*b);
+      case Bin::eq:
+        return a == *b;
+      case Bin::ne:
+        return wick::ne(a, *b);
+      case Bin::lt:
+        return a < *b;
+      case Bin::le:
+        return a.le(*b);
+      case Bin::gt:
+        return wick::gt(a, *b);
+      case Bin::ge:
+        return a >= *b;
+    }
+  }
+  if (form == 2) {
+    switch (op) {
+      case Bin::add:
+        return a + s;
+      case Bin::sub:
+        return a.sub(s);
+      case Bin::mul:
+        return wick::mul(a, s);
+      case Bin::div:
+        return a / s;
+      case Bin::pow:
+        return wick::pow(a, s);
+      case Bin::maximum:
+        return wick::maximum(a, wick::scalar_tensor(s));
+      case Bin::minimum:
+        return wick::minimum(a, wick::scalar_tensor(s));
+      case Bin::eq:
+        return a == s;
+      case Bin::ne:
+        return a.ne(s);
+      case Bin::lt:
+        return wick::lt(a, s);
+      case Bin::le:
+        return a <= s;
+      case Bin::gt:
+        return a > s;
+      case Bin::ge:
+        return wick::ge(a, s);
+    }
+  }
+  switch (op) {
+    case Bin::add:
+      return s + a;
+    case Bin::sub:
+      return s - a;
+    case Bin::mul:
+      return s * a;
+    case Bin::div:
+      return s / a;
+    default:
+      return wick::pow(s, a);
+  }
+}
+
+void Program::where() {
+  const Tensor* c = pick();
+  const Tensor* a = pick();
+  const Tensor* b = pick();
+  if (c == nullptr) return;
+  const uint32_t form = in_.below(3);  // 0: tensors; 1: number for b; 2: number for a
+  const Scalar s = scalar();
+  const Ref rc = snapshot(*c), ra = snapshot(*a), rb = snapshot(*b);
+  g_step = "where " + str(*c) + ", " + (form == 2 ? str(s) : str(*a)) + ", " +
+           (form == 1 ? str(s) : str(*b));
+  Operand oa = form == 2 ? Operand{nullptr, s} : Operand{&ra, {}};
+  Operand ob = form == 1 ? Operand{nullptr, s} : Operand{&rb, {}};
+  Expect expect = rc.dtype == wick::kBool ? Expect::Ok : Expect::Error;
+  const Dtype k = result_type({oa, ob});
+  std::optional<Shape> out = broadcast(rc.sizes, oa.is_scalar() ? Shape{} : ra.sizes);
+  if (out) out = broadcast(*out, ob.is_scalar() ? Shape{} : rb.sizes);
+  if (!out || !numel_of(*out) || strides_overflow(*out)) expect = Expect::Error;
+  Ref want{out.value_or(Shape{}), k, {}};
+  if (expect == Expect::Ok) {
+    Ref sa{{}, k, {}};
+    if (oa.is_scalar()) sa.v.push_back(*scalar_as(s, k));
+    Ref sb{{}, k, {}};
+    if (ob.is_scalar()) sb.v.push_back(*scalar_as(s, k));
+    const Ref& xa = oa.is_scalar() ? sa : ra;
+    const Ref& xb = ob.is_scalar() ? sb : rb;
+    for_each_index(*out, [&](int64_t, const int64_t* idx) {
+      const bool cond = at_broadcast(rc, idx, out->size()).i != 0;
+      want.v.push_back(cond ? cast(at_broadcast(xa, idx, out->size()), xa.dtype, k)
+                            : cast(at_broadcast(xb, idx, out->size()), xb.dtype, k));
+    });
+  }
+  Tensor r;
+  if (!outcome(expect, [&] {
+        r = form == 0   ? wick::where(*c, *a, *b)
+            : form == 1 ? wick::where(*c, *a, s)
+                        : wick::where(*c, s, *b);
+      })) {
+    return;
+  }
+  expect_equal(r, want, g_step, 0);
+  add(r);
+}
+
+}  // namespace wick::fuzz::ops
