@@ -5,7 +5,7 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ ccache catch2 libbenchmark-dev nlohmann-json3-dev
           libopenblas-dev libomp-14-dev clang-14 libclang-rt-14-dev llvm-14 libopenmpi-dev openmpi-bin python3
-          python3-matplotlib ${WICK_EXTRA_PACKAGES:-})
+          python3-matplotlib valgrind ${WICK_EXTRA_PACKAGES:-})
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -57,18 +57,27 @@ int size_class(size_t nbytes) {
   return shift - kMinShift;
 }
 
+// Set when this thread's cache has been destroyed. Thread-locals die before static objects, so
+// a global Tensor freed at exit (or a tensor freed by another thread-local's destructor) must
+// find the cache gone and free its block directly; a bool needs no destructor and stays
+// readable until the thread ends.
+thread_local bool t_cache_destroyed __attribute__((tls_model("initial-exec"))) = false;
+
 struct BlockCache {
   std::array<std::vector<void*>, kClasses> free_blocks;
   ~BlockCache() {
+    t_cache_destroyed = true;
     for (auto& blocks : free_blocks) {
       for (void* p : blocks) std::free(p);
     }
   }
 };
 
-BlockCache& cache() {
+// This thread's cache, or null once it has been destroyed.
+BlockCache* cache() {
+  if (t_cache_destroyed) return nullptr;
   thread_local BlockCache c;
-  return c;
+  return &c;
 }
 
 // ---- large blocks ----
@@ -210,9 +219,9 @@ void* allocate_large(size_t size) {
 // The size class travels in the deleter's context pointer.
 void free_small(void* ptr, void* context) {
   const auto cls = static_cast<size_t>(reinterpret_cast<uintptr_t>(context));
-  std::vector<void*>& blocks = cache().free_blocks[cls];
-  if (blocks.size() < kBlocksPerClass) {
-    blocks.push_back(ptr);
+  BlockCache* c = cache();
+  if (c != nullptr && c->free_blocks[cls].size() < kBlocksPerClass) {
+    c->free_blocks[cls].push_back(ptr);
   } else {
     std::free(ptr);
   }
@@ -230,15 +239,16 @@ DataPtr CpuAllocator::allocate(size_t nbytes, Device device) {
   DataPtr data;
   if (WICK_CPU_BLOCK_CACHE && nbytes <= (size_t{1} << kMaxShift)) {
     const int cls = size_class(nbytes);
-    std::vector<void*>& blocks = cache().free_blocks[static_cast<size_t>(cls)];
-    if (!blocks.empty()) {
-      ptr = blocks.back();
-      blocks.pop_back();
+    BlockCache* c = cache();
+    std::vector<void*>* blocks = c ? &c->free_blocks[static_cast<size_t>(cls)] : nullptr;
+    if (blocks != nullptr && !blocks->empty()) {
+      ptr = blocks->back();
+      blocks->pop_back();
     } else {
       ptr = std::aligned_alloc(kAlignment, size_t{1} << (cls + kMinShift));
       if (ptr == nullptr) out_of_memory(nbytes);
     }
-    if (blocks.capacity() < kBlocksPerClass) blocks.reserve(kBlocksPerClass);
+    if (blocks != nullptr && blocks->capacity() < kBlocksPerClass) blocks->reserve(kBlocksPerClass);
     data = DataPtr{ptr, free_small, reinterpret_cast<void*>(static_cast<uintptr_t>(cls)), device};
   } else {
     if (nbytes > (size_t{1} << 62)) out_of_memory(nbytes);  // the size class would overflow
