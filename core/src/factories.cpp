@@ -30,6 +30,14 @@ Tensor random_tensor(OpId op, const Shape& size, const TensorOptions& options) {
   const char* name = op == OpId::rand ? "rand" : "randn";
   WICK_CHECK(is_floating(options.dtype()), DtypeError, name,
              "random values need a floating dtype, got ", options.dtype());
+  if (op == OpId::rand && options.dtype() == kBFloat16) {
+    // As PyTorch: k / 256 with k uniform in 0..255 (8 random bits, what a bfloat16 in [0, 1)
+    // can hold evenly), from the top 8 bits of the float32 stream, so on every device. The
+    // float32 value rounded to nearest would give 1.0 for the top 2^-9 of the range.
+    Tensor uniform = random_tensor(op, size, TensorOptions(kFloat32).device(options.device()));
+    Tensor k = (uniform * 256.0).to(kInt64);  // exact scaling; the cast truncates to 0..255
+    return finish(k.to(kBFloat16) / 256.0, options);
+  }
   Tensor t = detail::make_empty(size, options.dtype(), options.device(), name);
   OpCall call;
   call.op = op;

@@ -149,6 +149,11 @@ TEST_CASE("random: the GPU draws the CPU's Philox stream", "[runtime]") {
       }
       CHECK(bad == 0);
     }
+    // bfloat16 rand: k / 256 from the same float32 stream, so bit-exact too.
+    manual_seed(99);
+    Tensor cpu_b = rand({n}, kBFloat16);
+    manual_seed(99);
+    CHECK(same_bytes(cpu_b, rand({n}, TensorOptions(kBFloat16).device(kCUDA)).to(kCPU)));
   }
 }
 
