@@ -121,6 +121,7 @@ class Engine final : public AutogradHooks {
     node->has_b = call.has_b;
     node->dim = call.dim;
     node->keepdim = call.keepdim;
+    node->over_all = call.over_all;
     node->ints = call.ints;
     node->output_impl = out.impl_ptr();
     TensorImpl& impl = out.impl();
@@ -152,6 +153,10 @@ class Engine final : public AutogradHooks {
     } else {
       WICK_CHECK(seed.sizes() == root.sizes(), ShapeError, "backward", "gradient ", describe(seed),
                  " does not match the output ", describe(root));
+      WICK_CHECK(seed.device() == root.device(), DeviceError, "backward", "gradient ",
+                 describe(seed), " is on another device than the output ", describe(root));
+      // As PyTorch's validate_outputs: the gradient takes the output's dtype.
+      if (seed.dtype() != root.dtype()) seed = seed.to(root.dtype());
     }
     NoGradGuard no_grad;
     if (!root.grad_fn()) {
@@ -206,8 +211,10 @@ class Engine final : public AutogradHooks {
       node->pending_grad = Tensor();
       if (auto out = node->output_impl.lock();
           out && out->autograd && out->autograd->retains_grad) {
+        // A copy, as PyTorch's retain_grad hook: the incoming tensor may be the caller's seed
+        // or shared with another retained gradient.
         Tensor& kept = out->autograd->grad;
-        kept = kept.defined() ? kept + grad : grad;
+        kept = kept.defined() ? kept + grad : grad.clone();
       }
       const BackwardRule& rule = backward_rule(node->op);
       std::array<Tensor, 3> input_grads = rule.fn(*node, grad);

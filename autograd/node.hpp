@@ -45,6 +45,7 @@ class Node {
   bool has_a = false, has_b = false;
   int64_t dim = 0;
   bool keepdim = false;
+  bool over_all = false;
   Shape ints;
   std::array<Edge, 3> edges;
   std::weak_ptr<TensorImpl> output_impl;  // for retain_grad() on non-leaf outputs

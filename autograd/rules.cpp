@@ -38,7 +38,10 @@ Grads abs_rule(const Node& n, const Tensor& g) {
 Grads exp_rule(const Node& n, const Tensor& g) { return {g * n.result()}; }
 Grads log_rule(const Node& n, const Tensor& g) { return {g / n.input(0)}; }
 Grads sqrt_rule(const Node& n, const Tensor& g) { return {g / (n.result() * 2)}; }
-Grads relu_rule(const Node& n, const Tensor& g) { return {g * as_float(gt(n.result(), 0), g)}; }
+// As PyTorch's threshold_backward: the gradient stops where the result is <= 0 (a NaN passes).
+Grads relu_rule(const Node& n, const Tensor& g) {
+  return {g * (1 - as_float(le(n.result(), 0), g))};
+}
 Grads sigmoid_rule(const Node& n, const Tensor& g) {
   const Tensor& y = n.result();
   return {g * y * (1 - y)};
@@ -77,27 +80,38 @@ Grads div_rule(const Node& n, const Tensor& g) {
   const Tensor &a = n.input(0), &b = n.input(1);
   Grads r;
   if (n.edges[0].needed) r[0] = sum_to(g / b, in_sizes(n, 0));
-  if (n.edges[1].needed) r[1] = sum_to(-g * a / (b * b), in_sizes(n, 1));
+  // (a / b) / b, as PyTorch: b * b would overflow (or underflow) for |b| past 1.8e19
+  // (below 1e-19) in float32 where the quotient is finite.
+  if (n.edges[1].needed) r[1] = sum_to(-g * ((a / b) / b), in_sizes(n, 1));
   return r;
 }
 Grads pow_rule(const Node& n, const Tensor& g) {
   const Tensor &a = n.input(0), &b = n.input(1), &y = n.result();
   Grads r;
-  if (n.edges[0].needed) r[0] = sum_to(g * b * pow(a, b - 1), in_sizes(n, 0));
+  if (n.edges[0].needed) {
+    // b a^(b-1), and 0 where b = 0 (as PyTorch: 0 * 0^-1 would give NaN at a = 0).
+    Tensor d = where(eq(b, 0), zeros_like(y), b * pow(a, b - 1));
+    r[0] = sum_to(g * d, in_sizes(n, 0));
+  }
   if (n.edges[1].needed) {
-    // d/db a^b = a^b log a; at a = 0 PyTorch takes 0 (the limit for b > 0).
-    Tensor d = where(eq(a, 0), zeros_like(y), y * log(a));
+    // d/db a^b = a^b log a; at a = 0 with b >= 0 PyTorch takes 0 (the limit for b > 0); with
+    // b < 0 it keeps inf * -inf = -inf.
+    Tensor d = y * log(a);
+    d = where(eq(a, 0), where(ge(b, 0), zeros_like(y), d), d);
     r[1] = sum_to(g * d, in_sizes(n, 1));
   }
   return r;
 }
-// maximum/minimum: the larger (smaller) input takes the gradient; ties split it in half.
+// maximum/minimum: the larger (smaller) input takes the gradient; ties split it in half. As
+// PyTorch, an input takes none only where it compares as losing, so a NaN (which compares
+// false) gives the whole gradient to both.
 Grads extreme_pair_rule(const Node& n, const Tensor& g, bool is_max) {
   const Tensor &a = n.input(0), &b = n.input(1);
-  Tensor a_wins = as_float(is_max ? gt(a, b) : lt(a, b), g);
-  Tensor tie = as_float(eq(a, b), g) * 0.5;
-  return {sum_to(g * (a_wins + tie), in_sizes(n, 0)),
-          sum_to(g * (1 - a_wins - tie), in_sizes(n, 1))};
+  Tensor share = g * (1 - as_float(eq(a, b), g) * 0.5);
+  Tensor a_loses = as_float(is_max ? lt(a, b) : gt(a, b), g);
+  Tensor b_loses = as_float(is_max ? gt(a, b) : lt(a, b), g);
+  return {sum_to(share * (1 - a_loses), in_sizes(n, 0)),
+          sum_to(share * (1 - b_loses), in_sizes(n, 1))};
 }
 Grads maximum_rule(const Node& n, const Tensor& g) { return extreme_pair_rule(n, g, true); }
 Grads minimum_rule(const Node& n, const Tensor& g) { return extreme_pair_rule(n, g, false); }
@@ -147,10 +161,13 @@ Grads extreme_rule(const Node& n, const Tensor& g) {
     Tensor gk = n.keepdim ? g : g.unsqueeze(dim);
     return {hit * gk};
   }
-  // Over everything (or several dims): ties share the gradient equally, as amax's rule.
+  // Over everything (or several dims): ties share the gradient equally, as amax's rule. max()
+  // and min() over every element also count a NaN as equal to a NaN result, as PyTorch's
+  // evenly_distribute_backward (amax over a dim gives NaN everywhere, as PyTorch's).
   Tensor y = n.result();
   Tensor yk = unreduce(n, y);
   Tensor hit = as_float(eq(x, yk), g);
+  if (n.over_all) hit = hit + as_float(ne(x, x), g) * as_float(ne(yk, yk), g);
   Tensor count = sum(hit, n.ints.empty() ? Shape{} : [&] {
     Shape dims;
     for (size_t d = 0; d < n.ints.size(); ++d) {

@@ -26,9 +26,10 @@ Shape reduce_mask(const Shape& dims, int64_t ndim, bool all, const char* op) {
   return mask;
 }
 
+// `name` is what errors call the op (amax and argmax run as max).
 Reduced reduce(OpId op, const Tensor& a, const Shape& dims, bool all, bool keepdim,
-               bool want_indices) {
-  const char* name = op_name(op).data();
+               bool want_indices, const char* name = nullptr) {
+  if (name == nullptr) name = op_name(op).data();
   Shape mask = reduce_mask(dims, a.dim(), all, name);
   Shape kept_sizes = a.sizes();
   Shape final_sizes;
@@ -78,6 +79,7 @@ Reduced reduce(OpId op, const Tensor& a, const Shape& dims, bool all, bool keepd
   call.outputs[0] = &r.values;
   call.outputs[1] = &r.indices;
   call.keepdim = keepdim;
+  call.over_all = all;
   detail::maybe_record(call);
   return r;
 }
@@ -111,22 +113,22 @@ std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim) {
   return {r.values, r.indices};
 }
 Tensor amax(const Tensor& a, int64_t dim, bool keepdim) {
-  return reduce(OpId::max, a, {dim}, false, keepdim, false).values;
+  return reduce(OpId::max, a, {dim}, false, keepdim, false, "amax").values;
 }
 Tensor amin(const Tensor& a, int64_t dim, bool keepdim) {
-  return reduce(OpId::min, a, {dim}, false, keepdim, false).values;
+  return reduce(OpId::min, a, {dim}, false, keepdim, false, "amin").values;
 }
 Tensor argmax(const Tensor& a) {
-  return reduce(OpId::max, flat(a), {0}, false, false, true).indices;
+  return reduce(OpId::max, flat(a), {0}, false, false, true, "argmax").indices;
 }
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
-  return reduce(OpId::max, a.detach(), {dim}, false, keepdim, true).indices;
+  return reduce(OpId::max, a.detach(), {dim}, false, keepdim, true, "argmax").indices;
 }
 Tensor argmin(const Tensor& a) {
-  return reduce(OpId::min, flat(a), {0}, false, false, true).indices;
+  return reduce(OpId::min, flat(a), {0}, false, false, true, "argmin").indices;
 }
 Tensor argmin(const Tensor& a, int64_t dim, bool keepdim) {
-  return reduce(OpId::min, a.detach(), {dim}, false, keepdim, true).indices;
+  return reduce(OpId::min, a.detach(), {dim}, false, keepdim, true, "argmin").indices;
 }
 
 Tensor Tensor::sum() const { return wick::sum(*this); }

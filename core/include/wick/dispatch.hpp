@@ -27,9 +27,10 @@ struct OpCall {
   // Attributes; which ones an op reads is written beside the op in ops_*.cpp.
   Scalar scalar_a, scalar_b;  // pow exponent, clamp bounds, fill value
   bool has_a = false, has_b = false;
-  int64_t dim = 0;       // softmax dim
-  bool keepdim = false;  // reductions, when recorded for autograd
-  Shape ints;            // reduce: one flag per input dim (1 = reduced); views: their arguments
+  int64_t dim = 0;        // softmax dim
+  bool keepdim = false;   // reductions, when recorded for autograd
+  bool over_all = false;  // reductions: max()/min() over every element (their gradient differs)
+  Shape ints;             // reduce: one flag per input dim (1 = reduced); views: their arguments
   uint64_t seed = 0, offset = 0;  // random: Philox key and first counter
 
   const Tensor& in(int i) const { return *inputs[i]; }

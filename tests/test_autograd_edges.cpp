@@ -1,0 +1,98 @@
+// test_autograd_edges.cpp: gradients at the edges of their domains (0^0, a NaN among the
+// inputs, huge and tiny divisors) and the tape's handling of seeds and retained gradients,
+// each against the value PyTorch 1.13 gives (python3-torch, the snippet beside each case).
+// Found by review; before the fixes wick gave NaN, inf or an aliased gradient in each case.
+#include <cmath>
+
+#include "reference.hpp"
+
+using namespace wick;
+
+namespace {
+const float kNaN = std::nanf("");
+bool same(const std::vector<float>& got, const std::vector<float>& want) {
+  if (got.size() != want.size()) return false;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (std::isnan(want[i]) ? !std::isnan(got[i]) : got[i] != want[i]) return false;
+  }
+  return true;
+}
+}  // namespace
+
+TEST_CASE("autograd edges: pow with a tensor exponent at base 0", "[autograd]") {
+  // x = [0, 2]; pow(x.unsqueeze(1), [0, 1, 2]).sum().backward() -> x.grad [1, 5]
+  Tensor x = tensor({0.0f, 2.0f}).requires_grad_();
+  pow(x.unsqueeze(1), tensor({0.0f, 1.0f, 2.0f})).sum().backward();
+  CHECK(same(x.grad().to_vector<float>(), {1, 5}));
+  // a = [0, 0, 2], e = [-1, 0, -1]: a.grad [-inf, 0, -0.25], e.grad [-inf, 0, 0.3466]
+  Tensor a = tensor({0.0f, 0.0f, 2.0f}).requires_grad_();
+  Tensor e = tensor({-1.0f, 0.0f, -1.0f}).requires_grad_();
+  pow(a, e).sum().backward();
+  CHECK(same(a.grad().to_vector<float>(), {-INFINITY, 0, -0.25f}));
+  std::vector<float> ge = e.grad().to_vector<float>();
+  CHECK(ge[0] == -INFINITY);
+  CHECK(ge[1] == 0);
+  CHECK(ge[2] == Approx(0.5 * std::log(2.0)).epsilon(1e-6));
+}
+
+TEST_CASE("autograd edges: division by huge and tiny numbers in float32", "[autograd]") {
+  // (a / b).sum().backward(), a = [1e-30, 1e30], b = [1e-23, 2e19]: b.grad [-1e16, -2.5e-9]
+  Tensor a = tensor({1e-30f, 1e30f}).requires_grad_();
+  Tensor b = tensor({1e-23f, 2e19f}).requires_grad_();
+  (a / b).sum().backward();
+  std::vector<float> gb = b.grad().to_vector<float>();
+  CHECK(gb[0] == Approx(-1e16).epsilon(1e-6));
+  CHECK(gb[1] == Approx(-2.5e-9).epsilon(1e-6));
+}
+
+TEST_CASE("autograd edges: NaN inputs follow PyTorch's conventions", "[autograd]") {
+  SECTION("max() and min() over every element give a NaN result's gradient to the NaNs") {
+    // [1, nan, 3].max() -> [0, 1, 0]; [1, nan, nan].max() -> [0, 0.5, 0.5]
+    Tensor x = tensor({1.0f, kNaN, 3.0f}).requires_grad_();
+    max(x).backward();
+    CHECK(same(x.grad().to_vector<float>(), {0, 1, 0}));
+    Tensor y = tensor({1.0f, kNaN, kNaN}).requires_grad_();
+    min(y).backward();
+    CHECK(same(y.grad().to_vector<float>(), {0, 0.5f, 0.5f}));
+    // amax over a dim keeps PyTorch's scale_grad_by_count: NaN everywhere.
+    Tensor z = tensor({1.0f, kNaN, 3.0f}).requires_grad_();
+    amax(z, 0).backward();
+    CHECK(same(z.grad().to_vector<float>(), {kNaN, kNaN, kNaN}));
+  }
+  SECTION("relu passes the gradient of a NaN") {
+    // relu([nan, -1, 0, 2]).sum() -> [1, 0, 0, 1]
+    Tensor x = tensor({kNaN, -1.0f, 0.0f, 2.0f}).requires_grad_();
+    relu(x).sum().backward();
+    CHECK(same(x.grad().to_vector<float>(), {1, 0, 0, 1}));
+  }
+  SECTION("maximum and minimum give a NaN pair's gradient to both inputs") {
+    // maximum(a, b), a = [nan, 1, 2, 1], b = [1, nan, 1, 1]:
+    //   a.grad [1, 1, 1, 0.5], b.grad [1, 1, 0, 0.5]; minimum: [1, 1, 0, 0.5], [1, 1, 1, 0.5]
+    for (bool is_max : {true, false}) {
+      Tensor a = tensor({kNaN, 1.0f, 2.0f, 1.0f}).requires_grad_();
+      Tensor b = tensor({1.0f, kNaN, 1.0f, 1.0f}).requires_grad_();
+      (is_max ? maximum(a, b) : minimum(a, b)).sum().backward();
+      CHECK(same(a.grad().to_vector<float>(), {1, 1, is_max ? 1.0f : 0.0f, 0.5f}));
+      CHECK(same(b.grad().to_vector<float>(), {1, 1, is_max ? 0.0f : 1.0f, 0.5f}));
+    }
+  }
+}
+
+TEST_CASE("autograd edges: retained gradients are copies, in the output's dtype", "[autograd]") {
+  Tensor x = ones({2}).requires_grad_();
+  Tensor y = x * 2.0;
+  y.retain_grad();
+  Tensor seed = ones({2}, kFloat64);
+  y.backward(seed);
+  seed.mul_(5.0);                       // the caller's seed changes afterwards
+  CHECK(y.grad().dtype() == kFloat32);  // PyTorch casts the seed to the output's dtype
+  CHECK(y.grad().to_vector<float>() == std::vector<float>{1, 1});
+  CHECK(x.grad().to_vector<float>() == std::vector<float>{2, 2});
+
+  Tensor y1 = x * 2.0, y2 = y1 + 1.0;
+  y1.retain_grad();
+  y2.retain_grad();
+  (y2 * 3.0).sum().backward();
+  y2.mutable_grad().zero_();  // must not reach y1's gradient
+  CHECK(y1.grad().to_vector<float>() == std::vector<float>{3, 3});
+}
