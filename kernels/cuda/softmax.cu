@@ -9,8 +9,12 @@
 //    running (max, sum) pair ("online softmax", Milakov & Gimelshein 2018), the pairs merge
 //    across the block, and a second read writes the outputs;
 //  - softmax_cols_kernel (rows that are strided in memory, e.g. softmax over dim 0 of a
-//    row-major matrix, when there are many of them): one thread per row, online pair, so that
-//    neighbouring threads read neighbouring addresses.
+//    row-major matrix, when there are many of them and they hold at most 1024 elements): one
+//    thread per row, online pair, so that neighbouring threads read neighbouring addresses.
+//    Longer strided rows go to the online kernel: one thread's serial float32 sum of tens of
+//    thousands of terms would lose accuracy (error ~ n eps), and 1024 rows make only 4 blocks.
+//    (Its strided reads then cost a sector each: a coalesced 2-D kernel for long strided rows is
+//    not written yet.)
 // Semantics are those of kernels/cpu/softmax.cpp: NaN in a row makes the row NaN, a row of all
 // -inf is shifted by 0 (giving 0/0 = NaN), +inf gives NaN. float32 rows accumulate in float32
 // (the CPU uses double): the tests allow 1e-5 relative error (docs/cuda-backend.md).
@@ -221,7 +225,7 @@ void run_softmax(const OpContext& ctx, const OpCall& call) {
   args.out_stride = out.strides()[dim];
   args.log_form = call.op == OpId::log_softmax;
 
-  if (args.in_stride != 1 && args.num_rows >= 1024) {
+  if (args.in_stride != 1 && args.num_rows >= 1024 && n <= 1024) {
     launch_kernel(ctx, "softmax_cols_kernel", softmax_cols_kernel<T>, grid_for(ctx, args.num_rows),
                   kBlockThreads, 0, args);
   } else if (n <= static_cast<int64_t>(kItems) * kMaxLanes) {

@@ -473,6 +473,12 @@ TEST_CASE("matmul ladder: the automatic choice", "[gemm][host]") {
   CHECK(string(choose_kernel(h, "10_bf16_mma", false)) == "10_bf16_mma");  // still forceable
   h.sm = 100;  // sm_90a code does not run on later architectures
   CHECK(string(automatic_kernel(h, false)) == "10_bf16_mma");
+  // ... nor does a later device with a build capped at compute_90 say so through `sm`.
+  CHECK(gpu::gemm::hopper_code_runs(true, 9, 0));
+  CHECK_FALSE(gpu::gemm::hopper_code_runs(false, 9, 0));
+  CHECK_FALSE(gpu::gemm::hopper_code_runs(true, 10, 0));
+  CHECK_FALSE(gpu::gemm::hopper_code_runs(true, 12, 0));
+  CHECK_FALSE(gpu::gemm::hopper_code_runs(true, 8, 9));
   h.sm = 89;
   CHECK(string(automatic_kernel(h, false)) == "10_bf16_mma");
   h.sm = 90;

@@ -19,8 +19,16 @@ struct MatmulFacts {
   int sm = 0;            // compute capability as 10 * major + minor, e.g. 90
   int sm_count = 1;      // streaming multiprocessors
   bool k_major = false;  // bfloat16 operands step 11 can read (11_wgmma_tma.cuh: wgmma_tma_fits)
-  bool hopper = false;   // the build has step 11's sm_90a code (gemm/hopper.cu)
+  bool hopper = false;   // step 11's sm_90a code is built and runs here: hopper_code_runs
 };
+
+// Step 11's sm_90a machine code runs on a 9.0 device only. `sm` above cannot tell: it is
+// capped by the PTX the other steps were built with, so a 10.0 or 12.0 device running the
+// compute_90 PTX reports 90 there (found by review: the launch would fail with "no kernel
+// image" on every eligible bfloat16 matmul).
+constexpr bool hopper_code_runs(bool built, int device_major, int device_minor) {
+  return built && device_major == 9 && device_minor == 0;
+}
 
 // The ladder's kernels and what each needs.
 struct LadderKernel {
