@@ -73,10 +73,8 @@ void Program::factory() {
         // and fill_ with a float int64 can't hold").
         expect = Expect::Error;
       }
-      if (fill && (d == wick::kFloat32 || d == wick::kBFloat16) && value.kind() == wick::kFloat64 &&
-          std::isinf(fill->d) && std::isfinite(value.to_double()) && expect == Expect::Ok) {
-        expect = Expect::Either;  // float32 overflow: inf (IEEE) or an error (PyTorch)
-      }
+      // Past float32's (bfloat16's) range: a ValueError, as PyTorch's checked conversion.
+      if (overflows(value, d) && !overflow && *n <= kMaxElems) expect = Expect::Error;
     }
     Tensor t;
     bool ran = outcome(expect, [&] {
@@ -137,44 +135,56 @@ void Program::arange(Dtype d) {
            (give_dtype ? std::string(" ") + wick::dtype_name(d) : "");
   const bool all_integer = !start.is_floating() && !end.is_floating() && !step.is_floating();
   const Dtype out = give_dtype ? d : (all_integer ? wick::kInt64 : wick::kFloat32);
-  const double s = start.to_double(), e = end.to_double(), st = step.to_double();
-  Expect expect = Expect::Ok;
-  double count = 0;
-  if (!(st != 0 && std::isfinite(s) && std::isfinite(e) && std::isfinite(st))) {
-    expect = Expect::Error;
-  } else if (!((st > 0 && e >= s) || (st < 0 && e <= s))) {
-    expect = Expect::Error;
-  } else {
-    count = std::ceil((e - s) / st);
-    if (!(count < 9.0e18)) {
-      expect = Expect::Error;
-    } else if (count > kMaxElems) {
-      return;
-    }
-  }
-  const int64_t n = expect == Expect::Ok ? static_cast<int64_t>(count) : 0;
-  Ref want{{n}, out, {}};
-  if (expect == Expect::Ok) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (all_integer) {
-        // start + i * step, exactly (it lies between start and end, so it fits int64).
-        __int128 v =
-            static_cast<__int128>(start.to_int64()) + static_cast<__int128>(i) * step.to_int64();
-        if (v < INT64_MIN || v > INT64_MAX) {
-          expect = Expect::Either;  // the double count overshot the end
-          break;
-        }
-        want.v.push_back(cast(V{0, static_cast<int64_t>(v)}, wick::kInt64, out));
+  Expect expect = out == wick::kBool ? Expect::Error : Expect::Ok;  // not implemented, as PyTorch
+  Ref want{{0}, out, {}};
+  if (expect == Expect::Ok && (all_integer || out == wick::kInt64)) {
+    // PyTorch: an int64 result takes the three numbers as int64 (a float truncates; one int64
+    // cannot hold is an error) and counts exactly.
+    __int128 v[3];
+    const Scalar* args[3] = {&start, &end, &step};
+    for (int j = 0; j < 3; ++j) {
+      if (!args[j]->is_floating()) {
+        v[j] = args[j]->to_int64();
       } else {
-        double v = s + static_cast<double>(i) * st;
-        if (out == wick::kInt64 && !(v >= -0x1p63 && v < 0x1p63)) {
-          // A value int64 cannot hold: a ValueError (tests/regress: "arange into int64 past
-          // its range").
-          expect = Expect::Error;
-          break;
-        }
-        want.v.push_back(cast(V{v, 0}, wick::kFloat64, out));
+        const double x = args[j]->to_double();
+        if (!(x >= -0x1p63 && x < 0x1p63)) expect = Expect::Error;
+        v[j] = expect == Expect::Ok ? static_cast<__int128>(x) : 0;
       }
+    }
+    const __int128 s = v[0], e = v[1], st = v[2];
+    if (st == 0 || !((st > 0 && e >= s) || (st < 0 && e <= s))) expect = Expect::Error;
+    if (expect == Expect::Ok) {
+      const __int128 count = st > 0 ? (e - s + st - 1) / st : (s - e - st - 1) / -st;
+      if (count > INT64_MAX) {
+        expect = Expect::Error;
+      } else if (count > kMaxElems) {
+        return;
+      } else {
+        want.sizes = Shape{static_cast<int64_t>(count)};
+        for (__int128 i = 0; i < count; ++i) {
+          want.v.push_back(cast(V{0, static_cast<int64_t>(s + i * st)}, wick::kInt64, out));
+        }
+      }
+    }
+  } else if (expect == Expect::Ok) {
+    const double s = start.to_double(), e = end.to_double(), st = step.to_double();
+    double count = 0;
+    if (!(st != 0 && std::isfinite(s) && std::isfinite(e) && std::isfinite(st))) {
+      expect = Expect::Error;
+    } else if (!((st > 0 && e >= s) || (st < 0 && e <= s))) {
+      expect = Expect::Error;
+    } else {
+      count = std::ceil((e - s) / st);
+      if (!(count < 9.0e18)) {
+        expect = Expect::Error;
+      } else if (count > kMaxElems) {
+        return;
+      }
+    }
+    const int64_t n = expect == Expect::Ok ? static_cast<int64_t>(count) : 0;
+    want.sizes = Shape{n};
+    for (int64_t i = 0; i < n; ++i) {
+      want.v.push_back(cast(V{s + static_cast<double>(i) * st, 0}, wick::kFloat64, out));
     }
   }
   Tensor t;

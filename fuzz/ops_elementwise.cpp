@@ -45,12 +45,15 @@ void Program::unary() {
     case Un::pow_scalar:
       if (is_bool) expect = Expect::Error;
       k = result_type({Operand{&x, {}}, Operand{nullptr, e}});
+      // Integers to negative integer powers (a number exponent): an error, as in PyTorch.
+      if (k == wick::kInt64 && e.to_int64() < 0) expect = Expect::Error;
       break;
     case Un::clamp:
       if (!has_lo && !has_hi) expect = Expect::Error;
       if (is_bool) expect = Expect::Error;
       if (has_lo) k = result_type({Operand{&x, {}}, Operand{nullptr, lo}});
       if (has_hi) k = promote(k, result_type({Operand{&x, {}}, Operand{nullptr, hi}}));
+      if ((has_lo && overflows(lo, k)) || (has_hi && overflows(hi, k))) expect = Expect::Error;
       break;
   }
   Ref want{x.sizes, k, {}};
@@ -99,7 +102,9 @@ void Program::unary() {
             break;
           case Un::clamp:
             out = d;
-            if (!std::isnan(d)) {
+            if (lov && hiv && (std::isnan(lov->d) || std::isnan(hiv->d))) {
+              out = kNaN;  // both bounds, one NaN: NaN (PyTorch's NaN-propagating min/max)
+            } else if (!std::isnan(d)) {
               if (lov && d < lov->d) out = lov->d;
               if (hiv && out > hiv->d) out = hiv->d;
             }
@@ -178,7 +183,11 @@ void Program::unary() {
 // The reference for binary(op, a, b); sets expect.
 Ref Program::binary_ref(Bin op, const Operand& a, const Operand& b, Expect& expect) {
   Dtype k = result_type({a, b});
-  if (op == Bin::sub && k == wick::kBool) expect = Expect::Error;
+  // sub takes no bool operand at all, tensor or number (PyTorch's sub_check).
+  auto is_bool = [](const Operand& o) {
+    return o.is_scalar() ? o.scalar.kind() == wick::kBool : o.ref->dtype == wick::kBool;
+  };
+  if (op == Bin::sub && (is_bool(a) || is_bool(b))) expect = Expect::Error;
   if (op == Bin::pow && k == wick::kBool) expect = Expect::Error;
   if (op == Bin::div) k = float_of(k);
   Shape sa = a.is_scalar() ? Shape{} : a.ref->sizes;
@@ -253,7 +262,9 @@ void Program::binary() {
     // add(a, b, alpha) = add(a, alpha * b) when alpha != 1.
     const Dtype k = result_type({oa, Operand{&rb, {}}});
     const bool fused = k == wick::kBFloat16 && s.to_double() != 1.0;
-    if (!alpha_fits(k, s)) {
+    if (op == Bin::sub && (ra.dtype == wick::kBool || rb.dtype == wick::kBool)) {
+      expect = Expect::Error;  // before alpha scales (and casts) b
+    } else if (!alpha_fits(k, s)) {
       expect = Expect::Error;
     } else if (s.to_double() == 1.0) {
       want = binary_ref(op, oa, Operand{&rb, {}}, expect);
@@ -277,12 +288,18 @@ void Program::binary() {
   } else if (form == 2 && (op == Bin::maximum || op == Bin::minimum)) {
     // These take wick::scalar_tensor(s): a 0-d tensor of the number's default dtype.
     const Dtype sd = s.kind() == wick::kFloat64 ? wick::kFloat32 : s.kind();
-    const Ref zero_d{{}, sd, {*scalar_as(s, sd)}};
-    want = binary_ref(op, oa, Operand{&zero_d, {}}, expect);
+    if (overflows(s, sd)) {
+      expect = Expect::Error;  // scalar_tensor(1e300) is full(): PyTorch's checked conversion
+    } else {
+      const Ref zero_d{{}, sd, {*scalar_as(s, sd)}};
+      want = binary_ref(op, oa, Operand{&zero_d, {}}, expect);
+    }
   } else if (form == 2) {
     want = binary_ref(op, oa, Operand{nullptr, s}, expect);
-    // pow(tensor, number) is pow_scalar, which rejects any bool base (ops_elementwise.cpp).
+    // pow(tensor, number) is pow_scalar, which rejects any bool base (ops_elementwise.cpp)
+    // and, as PyTorch, integers to negative integer powers.
     if (op == Bin::pow && ra.dtype == wick::kBool) expect = Expect::Error;
+    if (op == Bin::pow && want.dtype == wick::kInt64 && s.to_int64() < 0) expect = Expect::Error;
   } else {
     want = binary_ref(op, Operand{nullptr, s}, oa, expect);
   }

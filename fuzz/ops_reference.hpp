@@ -317,6 +317,17 @@ inline std::optional<V> scalar_as(const Scalar& s, Dtype to) {
   return cast(x, from, to);
 }
 
+// Whether a number is refused as a value of dtype `to` (a fill value, a clamp bound), as
+// PyTorch's checked conversion: a finite float past float32's or bfloat16's largest finite
+// value (inf and NaN pass; int64 is scalar_as's nullopt).
+inline bool overflows(const Scalar& s, Dtype to) {
+  if (!s.is_floating() || !std::isfinite(s.to_double())) return false;
+  const double m = std::fabs(s.to_double());
+  if (to == wick::kFloat32) return m > 0x1.fffffep127;
+  if (to == wick::kBFloat16) return m > 0x1.fep127;
+  return false;
+}
+
 // ---- promotion (docs/type-promotion.md; PyTorch's result_type) ----
 
 // The lattice bool < int64 < bfloat16 < float32 < float64 (the enum order is not it:

@@ -1,7 +1,9 @@
 // copy.cpp: copy_, to(device/dtype), contiguous, clone, fill_ and zero_. Copies within a device
 // run that device's `copy` kernel (which also casts); copies across devices stage through a
 // contiguous buffer of the destination dtype and move bytes with the backends' copy calls.
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "internal.hpp"
 #include "wick/ops.hpp"
@@ -73,14 +75,26 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   if (!staged_dst.is_same(dst)) run_copy_kernel(dst, staged_dst);
 }
 
-void fill_kernel(const Tensor& t, const Scalar& value) {
-  // A floating value becomes an int64 by truncation; one that int64 can't hold (NaN, inf,
-  // beyond +-2^63) is an error here, as in PyTorch, not undefined behaviour in a kernel.
-  if (t.dtype() == kInt64 && value.is_floating()) {
-    const double v = value.to_double();
-    WICK_CHECK(v >= -9223372036854775808.0 && v < 9223372036854775808.0, ValueError, "fill_",
-               "value ", v, " cannot be converted to int64 without overflow (", describe(t), ")");
+void check_value_fits(const Scalar& value, Dtype d, const char* op, const Tensor& t) {
+  if (!value.is_floating()) return;  // bool and int64 numbers fit every dtype but bool's
+  const double v = value.to_double();
+  bool fits = true;
+  if (d == kInt64) {
+    // A floating value becomes an int64 by truncation; one that int64 can't hold is an error
+    // here, not undefined behaviour in a kernel.
+    fits = v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+  } else if (std::isfinite(v) && (d == kFloat32 || d == kBFloat16)) {
+    // bfloat16's largest finite value is 0x7f7f: (2 - 2^-7) * 2^127.
+    const double max = d == kFloat32
+                           ? static_cast<double>(std::numeric_limits<float>::max())
+                           : static_cast<double>(static_cast<float>(BFloat16::from_bits(0x7f7f)));
+    fits = v >= -max && v <= max;  // PyTorch: 1e300 into float32 is an error, not inf
   }
+  WICK_CHECK(fits, ValueError, op, "value ", v, " cannot be converted to ", d,
+             " without overflow (", describe(t), ")");
+}
+
+void fill_kernel(const Tensor& t, const Scalar& value) {
   if (t.numel() == 0) return;
   OpCall call;
   call.op = OpId::fill;
@@ -168,6 +182,7 @@ Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 Tensor& Tensor::fill_(const Scalar& value) {
   detail::check_inplace_target(*this, "fill_");
+  detail::check_value_fits(value, dtype(), "fill_", *this);
   detail::fill_kernel(*this, value);
   storage()->bump_version();
   return *this;

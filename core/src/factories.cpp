@@ -2,6 +2,7 @@
 // tensor() from host data, and the global random generator (seed + Philox offset).
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <mutex>
 
 #include "internal.hpp"
@@ -74,6 +75,7 @@ Tensor full(const Shape& size, const Scalar& value, TensorOptions options) {
     options = options.dtype(value.kind() == kFloat64 ? kDefaultFloat : value.kind());
   }
   Tensor t = detail::make_empty(size, options.dtype(), options.device(), "full");
+  detail::check_value_fits(value, t.dtype(), "full", t);
   detail::fill_kernel(t, value);
   return finish(t, options);
 }
@@ -101,11 +103,58 @@ Tensor arange(const Scalar& end, std::optional<TensorOptions> options) {
   return arange(Scalar(int64_t{0}), end, Scalar(int64_t{1}), options);
 }
 
+namespace {
+// An arange argument as the int64 PyTorch converts it to for an int64 result: a float truncates,
+// one int64 cannot hold (NaN, inf, past +-2^63) is an error.
+int64_t arange_int64(const Scalar& v, const Scalar& start, const Scalar& end, const Scalar& step) {
+  if (!v.is_floating()) return v.to_int64();
+  const double d = v.to_double();
+  WICK_CHECK(d >= -9223372036854775808.0 && d < 9223372036854775808.0, ValueError, "arange",
+             "value ", d, " cannot be converted to int64 (start ", start, ", end ", end, ", step ",
+             step, ")");
+  return static_cast<int64_t>(d);
+}
+}  // namespace
+
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
               std::optional<TensorOptions> options) {
   bool all_integer = !start.is_floating() && !end.is_floating() && !step.is_floating();
   TensorOptions opts = options.value_or(TensorOptions());
   if (!opts.has_dtype()) opts = opts.dtype(all_integer ? kInt64 : kDefaultFloat);
+  WICK_CHECK(opts.dtype() != kBool, DtypeError, "arange", "is not implemented for bool");
+  // bfloat16 values are made in float32 (exact for the integers a bfloat16 holds) and rounded.
+  const Dtype made = opts.dtype() == kBFloat16 ? kFloat32 : opts.dtype();
+  // As PyTorch: an int64 result converts the three numbers to int64 first (arange(0, 10, 2.5)
+  // steps by 2), and integers count exactly, in 128 bits (doubles lose them past 2^53).
+  if (all_integer || opts.dtype() == kInt64) {
+    const int64_t s = arange_int64(start, start, end, step);
+    const int64_t e = arange_int64(end, start, end, step);
+    const int64_t st = arange_int64(step, start, end, step);
+    WICK_CHECK(st != 0, ValueError, "arange", "step must be nonzero, got start ", start, ", end ",
+               end, ", step ", step, (step.is_floating() ? " (as int64: 0)" : ""));
+    WICK_CHECK((st > 0 && e >= s) || (st < 0 && e <= s), ValueError, "arange",
+               "upper bound and step sign are inconsistent: start ", start, ", end ", end,
+               ", step ", step);
+    // ceil(|e - s| / |st|) in uint64, where both magnitudes are exact.
+    const uint64_t span = st > 0 ? static_cast<uint64_t>(e) - static_cast<uint64_t>(s)
+                                 : static_cast<uint64_t>(s) - static_cast<uint64_t>(e);
+    const uint64_t stride = st > 0 ? static_cast<uint64_t>(st) : 0 - static_cast<uint64_t>(st);
+    const uint64_t count = span / stride + (span % stride != 0 ? 1 : 0);
+    WICK_CHECK(count <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()), ShapeError,
+               "arange", "too many elements (start ", start, ", end ", end, ", step ", step, ")");
+    const auto n = static_cast<int64_t>(count);
+    Tensor host = detail::make_empty({n}, made, Device(kCPU), "arange");
+    // start + i * step in uint64: every value lies between start and end, but i * step alone
+    // may not fit int64 (two's-complement wrap-around gives the right value, without UB).
+    const uint64_t si = static_cast<uint64_t>(s), sti = static_cast<uint64_t>(st);
+    WICK_DISPATCH_ALL(made, {
+      T* p = host.data_ptr<T>();
+      for (int64_t i = 0; i < n; ++i) {
+        p[i] = static_cast<T>(static_cast<int64_t>(si + static_cast<uint64_t>(i) * sti));
+      }
+    })
+    return finish(host.to(opts.device(), opts.dtype()), opts);
+  }
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   WICK_CHECK(st != 0 && std::isfinite(s) && std::isfinite(e) && std::isfinite(st), ValueError,
              "arange", "needs finite bounds and a non-zero step, got start ", start, ", end ", end,
@@ -115,35 +164,12 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
              step);
   double count = std::ceil((e - s) / st);
   WICK_CHECK(count < 9.0e18, ShapeError, "arange", "too many elements (", count, ")");
-  int64_t n = static_cast<int64_t>(count);
-  // bfloat16 values are made in float32 (exact for the integers a bfloat16 holds) and rounded.
-  const Dtype made = opts.dtype() == kBFloat16 ? kFloat32 : opts.dtype();
+  const int64_t n = static_cast<int64_t>(count);
   Tensor host = detail::make_empty({n}, made, Device(kCPU), "arange");
-  if (all_integer) {
-    // start + i * step in uint64: every value lies between start and end, but i * step alone
-    // may not fit int64 (two's-complement wrap-around gives the right value, without UB).
-    const uint64_t si = static_cast<uint64_t>(start.to_int64());
-    const uint64_t sti = static_cast<uint64_t>(step.to_int64());
-    WICK_DISPATCH_ALL(made, {
-      T* p = host.data_ptr<T>();
-      for (int64_t i = 0; i < n; ++i) {
-        p[i] = static_cast<T>(static_cast<int64_t>(si + static_cast<uint64_t>(i) * sti));
-      }
-    })
-  } else {
-    if (opts.dtype() == kInt64 && n > 0) {
-      const double last = s + static_cast<double>(n - 1) * st;
-      for (double v : {s, last}) {
-        WICK_CHECK(v >= -9223372036854775808.0 && v < 9223372036854775808.0, ValueError, "arange",
-                   "value ", v, " does not fit int64 (start ", start, ", end ", end, ", step ",
-                   step, ")");
-      }
-    }
-    WICK_DISPATCH_ALL(made, {
-      T* p = host.data_ptr<T>();
-      for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(s + static_cast<double>(i) * st);
-    })
-  }
+  WICK_DISPATCH_FLOATING(made, {
+    T* p = host.data_ptr<T>();
+    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(s + static_cast<double>(i) * st);
+  })
   return finish(host.to(opts.device(), opts.dtype()), opts);
 }
 
@@ -161,9 +187,16 @@ Tensor ones_like(const Tensor& t) { return ones(t.sizes(), like(t)); }
 Tensor full_like(const Tensor& t, const Scalar& v) { return full(t.sizes(), v, like(t)); }
 Tensor rand_like(const Tensor& t) { return rand(t.sizes(), like(t)); }
 Tensor randn_like(const Tensor& t) { return randn(t.sizes(), like(t)); }
-Tensor empty_like(const Tensor& t, TensorOptions o) { return empty(t.sizes(), o); }
-Tensor zeros_like(const Tensor& t, TensorOptions o) { return zeros(t.sizes(), o); }
-Tensor ones_like(const Tensor& t, TensorOptions o) { return ones(t.sizes(), o); }
+namespace {
+// As libtorch's self.options().merge_in(options): what `o` leaves unset comes from t.
+TensorOptions like(const Tensor& t, const TensorOptions& o) {
+  return o.dtype(o.has_dtype() ? o.dtype() : t.dtype())
+      .device(o.has_device() ? o.device() : t.device());
+}
+}  // namespace
+Tensor empty_like(const Tensor& t, TensorOptions o) { return empty(t.sizes(), like(t, o)); }
+Tensor zeros_like(const Tensor& t, TensorOptions o) { return zeros(t.sizes(), like(t, o)); }
+Tensor ones_like(const Tensor& t, TensorOptions o) { return ones(t.sizes(), like(t, o)); }
 
 Tensor detail::tensor_from_host(const void* data, size_t count, Dtype source_dtype,
                                 const Shape& shape, TensorOptions options) {

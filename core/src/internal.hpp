@@ -29,8 +29,13 @@ void check_same_device(const char* op, std::initializer_list<const Tensor*> tens
 Device check_device(Device device, const char* op);
 // Runs the op's kernel and records it for autograd when needed.
 void run_and_record(const OpCall& call, Device device);
-// Writes `value` into every element of t (kernel op fill).
+// Writes `value` into every element of t (kernel op fill). No range check: a number operand of
+// an op becomes inf in float32 as in PyTorch; fill_ and full check a user's value first.
 void fill_kernel(const Tensor& t, const Scalar& value);
+// A number that becomes a value of dtype d (a fill value, a clamp bound) must fit, as PyTorch's
+// checked conversion: a ValueError naming op and t for a finite float past d's finite range,
+// and for NaN, inf or a float past +-2^63 into int64. inf and NaN may become a float.
+void check_value_fits(const Scalar& value, Dtype d, const char* op, const Tensor& t);
 // Rejects in-place writes to expanded tensors, and asks autograd about tensors it tracks.
 void check_inplace_target(const Tensor& self, const char* op);
 // torch.result_type of two tensors.

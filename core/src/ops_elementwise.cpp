@@ -2,7 +2,9 @@
 // in-place forms and the operators. Each op: find the compute dtype (PyTorch's result_type),
 // check devices, broadcast, cast and expand the inputs, run the kernel, record for autograd.
 // The rules are written out in docs/type-promotion.md.
+#include <limits>
 #include <optional>
+#include <sstream>
 
 #include "internal.hpp"
 #include "wick/ops.hpp"
@@ -170,13 +172,29 @@ void reject_bool(OpId op, const Tensor& t, const char* why) {
   WICK_CHECK(t.dtype() != kBool, DtypeError, op_name(op).data(), why, ", got ", describe(t));
 }
 
+bool is_bool(const Operand& o) {
+  return o.is_scalar() ? o.scalar.kind() == kBool : o.tensor->dtype() == kBool;
+}
+std::string describe(const Operand& o) {
+  if (!o.is_scalar()) return describe(*o.tensor);
+  std::ostringstream text;
+  text << "the number " << o.scalar;
+  return text.str();
+}
+
+// PyTorch's sub_check: no bool operand at all, tensor or number (true - 1 and t - true too).
+void check_sub_operands(const char* op, const Operand& a, const Operand& b) {
+  WICK_CHECK(!is_bool(a) && !is_bool(b), DtypeError, op,
+             "subtraction with a bool operand is not supported (", describe(a), " and ",
+             describe(b), "); to invert a mask use logical ops, e.g. eq(mask, false)");
+}
+
 Tensor binary(OpId op, const Operand& a, const Operand& b) {
   Dtype compute = result_type({a, b});
   const char* name = op_name(op).data();
   switch (op) {
     case OpId::sub:
-      WICK_CHECK(compute != kBool, DtypeError, name,
-                 "subtraction with two bool operands is not supported; use logical ops");
+      check_sub_operands(name, a, b);
       break;
     case OpId::div:
       compute = float_of(compute);
@@ -221,8 +239,7 @@ Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other) {
   Dtype compute = result_type({Operand(self), other});
   if (op == OpId::div) compute = float_of(compute);
   check_inplace_cast(op_, compute, self);
-  WICK_CHECK(!(op == OpId::sub && compute == kBool), DtypeError, op_,
-             "subtraction with two bool operands is not supported");
+  if (op == OpId::sub) check_sub_operands(op_, Operand(self), other);
   if (!other.is_scalar()) {
     Shape sizes = broadcast_all(op_, {Operand(self), other});
     WICK_CHECK(sizes == self.sizes(), ShapeError, op_, "output with shape ", self.sizes(),
@@ -300,6 +317,7 @@ Tensor scaled_by_alpha(Dtype k, const Tensor& b, const Scalar& alpha) {
 Tensor add_or_sub(OpId op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   // An integer alpha fits every dtype: a + b (alpha 1) goes straight to the op.
   if (alpha.kind() == kInt64 && is_one(alpha)) return binary(op, a, b);
+  if (op == OpId::sub) check_sub_operands("sub", a, b);  // before b is scaled (and cast)
   const Dtype k = result_type({a, b});
   check_alpha(op, k, alpha, a, b);
   if (is_one(alpha)) return binary(op, a, b);
@@ -330,6 +348,10 @@ Tensor pow(const Scalar& base, const Tensor& exponent) { return binary(OpId::pow
 Tensor pow(const Tensor& base, const Scalar& exponent) {
   reject_bool(OpId::pow_scalar, base, "pow of a bool tensor is not supported");
   Dtype compute = result_type({base, exponent});
+  // As PyTorch for a number exponent (a tensor exponent follows the kernel's 0/+-1 rule).
+  WICK_CHECK(!(compute == kInt64 && exponent.to_int64() < 0), ValueError, "pow",
+             "integers to negative integer powers are not allowed: ", describe(base),
+             " to the power ", exponent);
   return elementwise(OpId::pow_scalar, {base}, compute, compute,
                      {in_compute_dtype(exponent, compute), std::nullopt});
 }
@@ -350,6 +372,8 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
   Dtype compute = a.dtype();
   if (min) compute = result_type({a, *min});
   if (max) compute = promote_types(compute, result_type({a, *max}));
+  if (min) detail::check_value_fits(*min, compute, "clamp", a);
+  if (max) detail::check_value_fits(*max, compute, "clamp", a);
   return elementwise(OpId::clamp, {a}, compute, compute,
                      {in_compute_dtype(min, compute), in_compute_dtype(max, compute)});
 }
@@ -388,13 +412,19 @@ bool equal(const Tensor& a, const Tensor& b) {
   return ne(a, b).to(kInt64).sum().item<int64_t>() == 0;
 }
 
+// As torch.allclose (equal_nan false): one dtype, broadcasting, and close where equal (inf and
+// inf too) or where a finite |a - b| <= atol + rtol |b|; a NaN is never close.
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
-  if (broadcast_all("allclose", {a, b}) != a.sizes()) return false;
+  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "allclose", "needs one dtype, got ", describe(a),
+             " and ", describe(b));
+  WICK_CHECK(rtol >= 0 && atol >= 0, ValueError, "allclose",
+             "rtol and atol must be >= 0, got rtol ", rtol, " and atol ", atol);
+  broadcast_all("allclose", {a, b});  // a ShapeError naming both when they don't broadcast
   Tensor x = a.to(kFloat64), y = b.to(kFloat64);
-  Tensor bad = gt(abs(sub(x, y)), add(mul(abs(y), rtol), atol));
-  // NaN compares unequal to everything, as in torch.allclose with equal_nan=false.
-  Tensor nan = ne(x, x).to(kInt64).sum().add(ne(y, y).to(kInt64).sum());
-  return bad.to(kInt64).sum().item<int64_t>() == 0 && nan.item<int64_t>() == 0;
+  Tensor diff = abs(sub(x, y));
+  Tensor within = le(diff, add(mul(abs(y), rtol), atol));
+  Tensor close = where(lt(diff, std::numeric_limits<double>::infinity()), within, eq(x, y));
+  return close.to(kInt64).sum().item<int64_t>() == close.numel();
 }
 
 // ---- tensor methods ----
@@ -447,6 +477,7 @@ namespace {
 // binary_inplace rounds its result into self; it also refuses a k that self cannot hold.
 Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha) {
   if (alpha.kind() == kInt64 && is_one(alpha)) return binary_inplace(op, self, o);
+  if (op == OpId::sub) check_sub_operands("sub_", self, o);  // before o is scaled (and cast)
   const Dtype k = result_type({self, o});
   check_alpha(op, k, alpha, self, o);
   if (is_one(alpha)) return binary_inplace(op, self, o);

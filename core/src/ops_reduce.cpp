@@ -86,6 +86,13 @@ Reduced reduce(OpId op, const Tensor& a, const Shape& dims, bool all, bool keepd
 
 Tensor flat(const Tensor& a) { return a.detach().reshape({-1}); }
 
+// argmax and argmin of bool are not implemented in PyTorch (max and min over a dim are).
+const Tensor& no_bool(const Tensor& a, const char* op) {
+  WICK_CHECK(a.dtype() != kBool, DtypeError, op, "is not implemented for bool tensors, got ",
+             describe(a));
+  return a;
+}
+
 }  // namespace
 
 Tensor sum(const Tensor& a) { return reduce(OpId::sum, a, {}, true, false, false).values; }
@@ -119,16 +126,18 @@ Tensor amin(const Tensor& a, int64_t dim, bool keepdim) {
   return reduce(OpId::min, a, {dim}, false, keepdim, false, "amin").values;
 }
 Tensor argmax(const Tensor& a) {
-  return reduce(OpId::max, flat(a), {0}, false, false, true, "argmax").indices;
+  return reduce(OpId::max, flat(no_bool(a, "argmax")), {0}, false, false, true, "argmax").indices;
 }
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) {
-  return reduce(OpId::max, a.detach(), {dim}, false, keepdim, true, "argmax").indices;
+  return reduce(OpId::max, no_bool(a, "argmax").detach(), {dim}, false, keepdim, true, "argmax")
+      .indices;
 }
 Tensor argmin(const Tensor& a) {
-  return reduce(OpId::min, flat(a), {0}, false, false, true, "argmin").indices;
+  return reduce(OpId::min, flat(no_bool(a, "argmin")), {0}, false, false, true, "argmin").indices;
 }
 Tensor argmin(const Tensor& a, int64_t dim, bool keepdim) {
-  return reduce(OpId::min, a.detach(), {dim}, false, keepdim, true, "argmin").indices;
+  return reduce(OpId::min, no_bool(a, "argmin").detach(), {dim}, false, keepdim, true, "argmin")
+      .indices;
 }
 
 Tensor Tensor::sum() const { return wick::sum(*this); }

@@ -175,7 +175,9 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     write(out, all, t.sizes(), 0, 0, summarise, f, 7);
   }
   if (!t.device().is_cpu()) out += ", device='" + t.device().str() + "'";
-  if (t.dtype() != kDefaultFloat && t.dtype() != kInt64 && t.dtype() != kBool) {
+  // int64 and bool values show their dtype; an empty tensor names it, as PyTorch does.
+  const bool implied = t.numel() > 0 && (t.dtype() == kInt64 || t.dtype() == kBool);
+  if (t.dtype() != kDefaultFloat && !implied) {
     out += std::string(", dtype=") + dtype_name(t.dtype());
   }
   if (t.requires_grad()) out += t.is_leaf() ? ", requires_grad=True" : ", grad_fn=<backward>";

@@ -1,4 +1,5 @@
 // tensor.cpp: Tensor's queries, element access, and the helpers that make tensors and views.
+#include <cmath>
 #include <cstring>
 #include <sstream>
 
@@ -125,6 +126,27 @@ void* Tensor::raw_data() const {
   const TensorImpl& i = impl();
   return static_cast<char*>(i.storage->data()) +
          i.offset * static_cast<int64_t>(wick::element_size(i.dtype));
+}
+
+void detail::check_item_fits(const Scalar& value, bool integral, double lowest, double end,
+                             const char* type) {
+  bool fits = true;
+  if (!value.is_floating()) {
+    // An integer: exact in double for every narrower type; int64 itself always fits.
+    const int64_t i = value.to_int64();
+    const auto d = static_cast<double>(i);
+    fits =
+        (lowest <= -0x1p63 || d >= lowest) && (end >= 0x1p63 || d < end) && (i >= 0 || lowest < 0);
+  } else {
+    const double d = value.to_double();
+    if (integral) {
+      fits = d >= lowest && d < end;  // NaN fails both
+    } else if (std::isfinite(d)) {
+      fits = d >= lowest && d <= end;
+    }
+  }
+  WICK_CHECK(fits, ValueError, "item", "value ", value, " cannot be converted to ", type,
+             " without overflow");
 }
 
 Scalar Tensor::item() const {

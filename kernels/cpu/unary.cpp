@@ -88,9 +88,14 @@ void run_unary(const OpCall& call) {
       const bool has_lo = call.has_a, has_hi = call.has_b;
       const T lo = has_lo ? call.scalar_a.to<T>() : T(0);
       const T hi = has_hi ? call.scalar_b.to<T>() : T(0);
+      // As PyTorch 1.13: with both bounds, a NaN bound makes every element NaN (its min and max
+      // propagate NaN); a single NaN bound is ignored.
+      const bool nan_bound = has_lo && has_hi && (is_nan(lo) || is_nan(hi));
+      const T nan_value = is_nan(lo) ? lo : hi;
       map<T, T>(
           out,
           [=](T x) {
+            if (nan_bound) return nan_value;
             if (is_nan(x)) return x;
             if (has_lo && x < lo) x = lo;
             if (has_hi && x > hi) x = hi;

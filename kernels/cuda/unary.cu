@@ -64,6 +64,8 @@ struct ClampOp {
   bool has_lo, has_hi;
   T lo, hi;
   __device__ T operator()(T x) const {
+    // As the CPU kernel: with both bounds, a NaN bound makes the result NaN.
+    if (has_lo && has_hi && (is_nan(lo) || is_nan(hi))) return is_nan(lo) ? lo : hi;
     if (is_nan(x)) return x;
     if (has_lo && x < lo) x = lo;
     if (has_hi && x > hi) x = hi;

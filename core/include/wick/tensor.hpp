@@ -5,10 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <ostream>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "wick/device.hpp"
@@ -239,9 +241,26 @@ std::vector<T> Tensor::to_vector() const {
   return values;
 }
 
+namespace detail {
+// item<T>(): a value T cannot hold (NaN or past the range into an integer, a finite value past
+// float's range into float) is a ValueError, as libtorch's checked conversion.
+void check_item_fits(const Scalar& value, bool integral, double lowest, double end,
+                     const char* type);
+}  // namespace detail
+
 template <typename T>
 T Tensor::item() const {
-  return item().to<T>();
+  const Scalar value = item();
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // [lowest, end): end = (max / 2 + 1) * 2 is max + 1 exactly, a power of two.
+    detail::check_item_fits(value, true, static_cast<double>(std::numeric_limits<T>::lowest()),
+                            static_cast<double>(std::numeric_limits<T>::max() / 2 + 1) * 2.0,
+                            std::is_signed_v<T> ? "a signed integer" : "an unsigned integer");
+  } else if constexpr (std::is_same_v<T, float>) {
+    detail::check_item_fits(value, false, -static_cast<double>(std::numeric_limits<float>::max()),
+                            static_cast<double>(std::numeric_limits<float>::max()), "float");
+  }
+  return value.to<T>();
 }
 
 }  // namespace wick

@@ -12,9 +12,9 @@ namespace wick {
 class TensorOptions {
  public:
   TensorOptions() = default;
-  TensorOptions(Dtype dtype) : dtype_(dtype) {}      // NOLINT: zeros({2}, kInt64)
-  TensorOptions(Device device) : device_(device) {}  // NOLINT: zeros({2}, kCUDA)
-  TensorOptions(DeviceType type) : device_(type) {}  // NOLINT
+  TensorOptions(Dtype dtype) : dtype_(dtype) {}  // NOLINT: zeros({2}, kInt64)
+  TensorOptions(Device device) : device_(device), has_device_(true) {}  // NOLINT: zeros({2}, kCUDA)
+  TensorOptions(DeviceType type) : device_(type), has_device_(true) {}  // NOLINT
 
   TensorOptions dtype(Dtype d) const {
     TensorOptions o = *this;
@@ -24,6 +24,7 @@ class TensorOptions {
   TensorOptions device(Device d) const {
     TensorOptions o = *this;
     o.device_ = d;
+    o.has_device_ = true;
     return o;
   }
   TensorOptions requires_grad(bool r) const {
@@ -34,11 +35,13 @@ class TensorOptions {
   Dtype dtype() const { return dtype_.value_or(kDefaultFloat); }
   bool has_dtype() const { return dtype_.has_value(); }
   Device device() const { return device_; }
+  bool has_device() const { return has_device_; }
   bool requires_grad() const { return requires_grad_; }
 
  private:
   std::optional<Dtype> dtype_;  // unset: the default float, or what the data says (tensor())
   Device device_ = kCPU;
+  bool has_device_ = false;  // unset: the CPU, or the source's device (*_like)
   bool requires_grad_ = false;
 };
 

@@ -1,0 +1,155 @@
+// test_pytorch_edges.cpp: core ops at the edges PyTorch 1.13 defines and wick got wrong until a
+// review compared them (python3-torch; each expected value is PyTorch's): NaN clamp bounds,
+// numbers that do not fit the dtype they become, bool operands of sub, negative integer powers,
+// argmax of bool, arange's integer arithmetic, allclose with infinities and broadcasting, the
+// *_like options, and how an empty tensor prints.
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "reference.hpp"
+
+using namespace wick;
+using Catch::Matchers::Contains;
+
+namespace {
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+std::string printed(const Tensor& t) {
+  std::ostringstream os;
+  os << t;
+  return os.str();
+}
+}  // namespace
+
+TEST_CASE("pytorch edges: clamp with a NaN bound", "[pytorch]") {
+  // clamp([0, 1, 2], 0, nan) and clamp(.., nan, 5): all NaN; one NaN bound alone is ignored.
+  for (Dtype d : {kFloat32, kFloat64, kBFloat16}) {
+    Tensor x = tensor({0.0, 1.0, 2.0}).to(d);
+    for (auto [lo, hi] : {std::pair{0.0, kNaN}, std::pair{kNaN, 5.0}, std::pair{kNaN, kNaN}}) {
+      std::vector<double> got = clamp(x, lo, hi).to(kFloat64).to_vector<double>();
+      for (double v : got) CHECK(std::isnan(v));
+    }
+    CHECK(clamp_min(x, kNaN).to(kFloat64).to_vector<double>() == std::vector<double>{0, 1, 2});
+    CHECK(clamp_max(x, kNaN).to(kFloat64).to_vector<double>() == std::vector<double>{0, 1, 2});
+  }
+  // An int64 tensor with a float bound computes in float32: clamp([1, 2], 0, nan) -> [nan, nan].
+  Tensor i = tensor(std::vector<int64_t>{1, 2});
+  for (float v : clamp(i, 0, kNaN).to_vector<float>()) CHECK(std::isnan(v));
+}
+
+TEST_CASE("pytorch edges: numbers that don't fit the dtype they become", "[pytorch]") {
+  // "value cannot be converted to type float without overflow"
+  CHECK_THROWS_WITH(zeros({2}).fill_(1e300),
+                    Contains("fill_") && Contains("float32") && Contains("overflow"));
+  CHECK_THROWS_AS(full({2}, 1e300), ValueError);
+  CHECK_THROWS_AS(zeros({2}).fill_(3.4028235678e38), ValueError);  // just past FLT_MAX
+  CHECK_THROWS_AS(clamp(zeros({2}), 1e300), ValueError);
+  CHECK_THROWS_AS(clamp(tensor(std::vector<int64_t>{1, 2}), 0.5, 1e300), ValueError);
+  CHECK_THROWS_AS(zeros({2}, kBFloat16).fill_(3.39e38), ValueError);  // bfloat16 max 3.3895e38
+  CHECK(zeros({2}).fill_(3.39e38).to_vector<float>()[0] == 3.39e38f);
+  CHECK(zeros({2}, kFloat64).fill_(1e300).to_vector<double>()[0] == 1e300);
+  CHECK(std::isinf(zeros({1}).fill_(kInf).to_vector<float>()[0]));  // inf and NaN may become
+  CHECK(std::isnan(zeros({1}).fill_(kNaN).to_vector<float>()[0]));  // a float
+  CHECK(tensor(std::vector<bool>{true}).fill_(2.5).to_vector<bool>()[0]);
+  // The library works on after each error.
+  CHECK(full({2}, 2.0).to_vector<float>() == std::vector<float>{2, 2});
+  // item<T>(): libtorch's checked conversion.
+  CHECK_THROWS_AS(tensor({1e30}).item<int64_t>(), ValueError);
+  CHECK_THROWS_AS(tensor({kNaN}).item<int64_t>(), ValueError);
+  CHECK_THROWS_AS(tensor({1e300}, kFloat64).item<float>(), ValueError);
+  CHECK_THROWS_AS(tensor(std::vector<int64_t>{int64_t{1} << 40}).item<int32_t>(), ValueError);
+  CHECK_THROWS_AS(tensor(std::vector<int64_t>{-1}).item<uint32_t>(), ValueError);
+  CHECK(tensor(std::vector<int64_t>{std::numeric_limits<int64_t>::max()}).item<int64_t>() ==
+        std::numeric_limits<int64_t>::max());
+  CHECK(tensor({-2.5}).item<int64_t>() == -2);
+  CHECK(tensor({2.5}).item<double>() == 2.5);
+  CHECK(std::isnan(tensor({kNaN}).item<float>()));
+}
+
+TEST_CASE("pytorch edges: sub with any bool operand is a DtypeError", "[pytorch]") {
+  Tensor b = tensor(std::vector<bool>{true}), i = tensor(std::vector<int64_t>{1});
+  Tensor f = tensor({1.5});
+  CHECK_THROWS_WITH(b - i, Contains("sub") && Contains("bool"));
+  CHECK_THROWS_AS(i - b, DtypeError);
+  CHECK_THROWS_AS(f - b, DtypeError);
+  CHECK_THROWS_AS(i - true, DtypeError);
+  CHECK_THROWS_AS(3 - b, DtypeError);
+  CHECK_THROWS_AS(sub(i, b, 2), DtypeError);
+  CHECK_THROWS_AS(i.clone().sub_(b), DtypeError);
+  CHECK_THROWS_AS(i.clone().sub_(b, 2), DtypeError);
+  // add with a negative alpha stays allowed: add([1], [True], alpha=-1) -> [0].
+  CHECK(add(i, b, -1).to_vector<int64_t>() == std::vector<int64_t>{0});
+}
+
+TEST_CASE("pytorch edges: integer tensors to negative integer powers", "[pytorch]") {
+  Tensor i = tensor(std::vector<int64_t>{1, 2});
+  CHECK_THROWS_WITH(pow(i, -1), Contains("pow") && Contains("negative"));
+  // A float exponent computes in float32; a tensor exponent keeps the 0/+-1 rule.
+  CHECK(pow(i, -1.0).to_vector<float>() == std::vector<float>{1, 0.5f});
+  CHECK(pow(i, tensor(std::vector<int64_t>{-1, 1})).to_vector<int64_t>() ==
+        std::vector<int64_t>{1, 2});
+}
+
+TEST_CASE("pytorch edges: argmax and argmin of bool are not implemented", "[pytorch]") {
+  Tensor b = tensor(std::vector<bool>{true, false});
+  CHECK_THROWS_WITH(argmax(b), Contains("argmax") && Contains("bool"));
+  CHECK_THROWS_AS(argmin(b, 0), DtypeError);
+  CHECK(std::get<1>(max(b, 0)).item<int64_t>() == 0);  // max over a dim works
+  // Errors name the op the user called.
+  CHECK_THROWS_WITH(argmax(zeros({0})), Contains("argmax"));
+  CHECK_THROWS_WITH(amax(zeros({0}), 0), Contains("amax"));
+}
+
+TEST_CASE("pytorch edges: arange's integer arithmetic", "[pytorch]") {
+  auto ints = [](const Tensor& t) { return t.to_vector<int64_t>(); };
+  using V = std::vector<int64_t>;
+  // An int64 result converts the numbers to int64 first.
+  CHECK(ints(arange(0, 10, 2.5, kInt64)) == V{0, 2, 4, 6, 8});
+  CHECK(ints(arange(0, 5.5, 1, kInt64)) == V{0, 1, 2, 3, 4});
+  CHECK(ints(arange(-0.5, -5.5, -1.5, kInt64)) == V{0, -1, -2, -3, -4});
+  CHECK_THROWS_WITH(arange(0.5, 3, 0.5, kInt64), Contains("step must be nonzero"));
+  // Integers count exactly past 2^53.
+  const int64_t big = 9007199254740993;  // 2^53 + 1
+  CHECK(ints(arange(big, big + 2)) == V{big, big + 1});
+  CHECK(ints(arange(-big, -big + 2)) == V{-big, -big + 1});
+  CHECK(ints(arange(10, 0, -3)) == V{10, 7, 4, 1});
+  const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+  CHECK(ints(arange(lo, hi, int64_t{1} << 62)) == V{lo, lo / 2, 0, int64_t{1} << 62});
+  CHECK_THROWS_AS(arange(lo, hi, 1), ShapeError);  // 2^64 - 1 elements
+  CHECK(arange(0, 10, 3, kFloat32).to_vector<float>() == std::vector<float>{0, 3, 6, 9});
+  CHECK_THROWS_AS(arange(0, 2, 1, kBool), DtypeError);
+}
+
+TEST_CASE("pytorch edges: allclose", "[pytorch]") {
+  CHECK_FALSE(allclose(tensor({1.0}), tensor({kInf})));
+  CHECK_FALSE(allclose(tensor({kInf}), tensor({-kInf})));
+  CHECK(allclose(tensor({kInf}), tensor({kInf})));
+  CHECK_FALSE(allclose(tensor({kNaN}), tensor({kNaN})));
+  CHECK(allclose(tensor({1.0, 1.0}), tensor({1.0})));  // broadcasts
+  CHECK(allclose(tensor({1.0}), tensor({1.0, 1.0 + 1e-7})));
+  CHECK_FALSE(allclose(tensor({1.0}), tensor({1.0, 1.1})));
+  CHECK_THROWS_AS(allclose(tensor({1.0, 2.0}), tensor({1.0, 2.0, 3.0})), ShapeError);
+  CHECK_THROWS_AS(allclose(tensor(std::vector<int64_t>{1}), tensor({1.0})), DtypeError);
+  CHECK_THROWS_AS(allclose(tensor({1.0}), tensor({1.0}, kFloat64)), DtypeError);
+  CHECK(allclose(tensor(std::vector<int64_t>{1}), tensor(std::vector<int64_t>{2}), 0, 1));
+  CHECK_THROWS_AS(allclose(tensor({1.0}), tensor({1.0}), -1.0), ValueError);
+}
+
+TEST_CASE("pytorch edges: *_like options fill in from the tensor", "[pytorch]") {
+  Tensor i = tensor(std::vector<int64_t>{1, 2});
+  // zeros_like(int_t, requires_grad=False).dtype -> int64; dtype given -> that dtype.
+  CHECK(zeros_like(i, TensorOptions().requires_grad(false)).dtype() == kInt64);
+  CHECK(ones_like(i, TensorOptions(kFloat64)).dtype() == kFloat64);
+  CHECK(empty_like(i, TensorOptions()).device() == Device(kCPU));
+  Tensor w = zeros_like(tensor({1.0, 2.0}), TensorOptions().requires_grad(true));
+  CHECK(w.dtype() == kFloat32);
+  CHECK(w.requires_grad());
+}
+
+TEST_CASE("pytorch edges: an empty tensor prints its dtype", "[pytorch][print]") {
+  CHECK(printed(zeros({2, 0}, kInt64)) == "tensor([], size=(2, 0), dtype=int64)");
+  CHECK(printed(zeros({0}, kBool)) == "tensor([], dtype=bool)");
+  CHECK(printed(zeros({0})) == "tensor([])");
+  CHECK(printed(zeros({2}, kInt64)) == "tensor([0, 0])");
+}
