@@ -369,6 +369,48 @@ std::map<std::string, std::string> load_metadata(const std::filesystem::path& pa
   return read_header(file.fd->get(), file.size, path.string()).metadata;
 }
 
+namespace {
+// Whether s is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF):
+// the JSON header can hold nothing else.
+bool is_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    int extra = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      extra = 1, cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      extra = 2, cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      extra = 3, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + static_cast<size_t>(extra) >= s.size()) return false;  // truncated sequence
+    for (int k = 1; k <= extra; ++k) {
+      const auto b = static_cast<unsigned char>(s[i + k]);
+      if ((b & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (b & 0x3F);
+    }
+    if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+        (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF))) {
+      return false;
+    }
+    i += static_cast<size_t>(extra) + 1;
+  }
+  return true;
+}
+
+void check_utf8(std::string_view text, const char* what, const std::string& where) {
+  WICK_CHECK(is_utf8(text), ValueError, "save", where, ": ", what,
+             " is not valid UTF-8 (a safetensors header is JSON text)");
+}
+}  // namespace
+
 void save(const std::map<std::string, Tensor>& tensors, const std::filesystem::path& path,
           const std::map<std::string, std::string>& metadata) {
   const std::string where = path.string();
@@ -376,9 +418,14 @@ void save(const std::map<std::string, Tensor>& tensors, const std::filesystem::p
   // Everything that can fail without touching the disk happens first: names, copies to the host.
   std::vector<std::pair<std::string, Tensor>> host;
   nlohmann::ordered_json header = nlohmann::ordered_json::object();
+  for (const auto& [key, value] : metadata) {
+    check_utf8(key, "a metadata key", where);
+    check_utf8(value, "the metadata value of a key", where);
+  }
   if (!metadata.empty()) header["__metadata__"] = metadata;
   uint64_t offset = 0;
   for (const auto& [name, tensor] : tensors) {
+    check_utf8(name, "a tensor name", where);
     WICK_CHECK(!name.empty() && name != "__metadata__", ValueError, "save", where,
                ": a tensor may not be named \"", name, "\"");
     WICK_CHECK(tensor.defined(), ValueError, "save", where, ": tensor '", name, "' is undefined");
