@@ -93,12 +93,27 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
       WICK_CHECK(value.numel() == 1, ShapeError, name_, "load_state_dict: \"", key,
                  "\" must hold one value, got ", describe(value));
       converted = value.to(Device(kCPU), kInt64).reshape({}).clone();
+      // A state is written after a step: step 0 would make Adam's bias correction 1 - beta^0
+      // = 0 and the update NaN (found by review).
+      WICK_CHECK(converted.item<int64_t>() >= 1, ValueError, name_, "load_state_dict: \"", key,
+                 "\" must be at least 1, got ", converted.item<int64_t>());
     } else {
       WICK_CHECK(value.sizes() == p.sizes(), ShapeError, name_, "load_state_dict: \"", key,
                  "\" is ", describe(value), " but parameter ", index, " is ", describe(p));
       converted = value.to(p.device(), p.dtype()).clone();
     }
     staged.emplace_back(index, buffer_name, converted);
+  }
+  // A parameter's state is whole or absent: a step count without its moments would restart
+  // them at zero under a late bias correction.
+  std::vector<std::set<std::string>> present(params_.size());
+  for (const auto& [index, name, value] : staged) present[index].insert(name);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    if (present[i].empty()) continue;
+    for (const std::string& name : names) {
+      WICK_CHECK(present[i].count(name) == 1, ValueError, name_, "load_state_dict: parameter ", i,
+                 " has a state without \"state.", i, ".", name, "\"");
+    }
   }
   for (size_t i = 0; i < params_.size(); ++i) {
     for (const std::string& name : names) buffer(i, name) = Tensor();

@@ -267,6 +267,19 @@ TEST_CASE("optimizer state survives a checkpoint file: resuming equals not stopp
     state = opt2->state_dict();
     state[adam ? "state.0.exp_avg" : "state.0.momentum_buffer"] = wick::zeros({kSize + 1});
     CHECK_THROWS_AS(opt3->load_state_dict(state), wick::ShapeError);
+    if (adam) {
+      // A step below 1 (Adam's bias correction would be 0 and the update NaN), and a state
+      // missing one of its buffers (found by review).
+      state = opt2->state_dict();
+      state["state.0.step"] = wick::scalar_tensor(int64_t{0});
+      CHECK_THROWS_AS(opt3->load_state_dict(state), wick::ValueError);
+      for (const char* missing :
+           {"state.0.exp_avg", "state.0.exp_avg_sq", "state.0.max_exp_avg_sq", "state.0.step"}) {
+        state = opt2->state_dict();
+        state.erase(missing);
+        CHECK_THROWS_WITH(opt3->load_state_dict(state), Catch::Contains("parameter 0"));
+      }
+    }
     std::filesystem::remove(path);
     std::filesystem::remove(path.string() + ".param");
   }
