@@ -130,15 +130,56 @@ class Engine final : public AutogradHooks {
     impl.requires_grad = true;
   }
 
-  void check_inplace(const Tensor& target, const char* op) override {
+  void check_inplace(const Tensor& target, const char* op, bool recorded) override {
     if (target.is_leaf()) {
       detail::fail<AutogradError>(op, "a leaf tensor that requires grad is being used in an ",
                                   "in-place operation: ", describe(target),
                                   "; wrap the update in wick::NoGradGuard");
     }
-    detail::fail<AutogradError>(op, "in-place operations on tensors that are part of a graph ",
-                                "are not supported by wick's autograd: ", describe(target),
-                                "; use the out-of-place op");
+    if (!recorded) {
+      detail::fail<AutogradError>(op, "is not differentiable in place in wick: ", describe(target),
+                                  " is part of a graph; use the out-of-place op");
+    }
+    // PyTorch rewrites the history of every view sharing the storage (CopySlices); wick keeps
+    // one history per tensor, so a write that views would see behind their history is refused.
+    if (target.storage()->has_grad_views()) {
+      detail::fail<AutogradError>(
+          op, "in-place operations on a view that is part of a graph, or on a tensor whose ",
+          "views are, are not supported by wick's autograd: ", describe(target),
+          "; clone() it first or use the out-of-place op");
+    }
+  }
+
+  Tensor save_before_inplace(OpId op, const Tensor& target) override {
+    if (!op_differentiable(op) || !backward_rule(op).needs_inputs) return Tensor();
+    NoGradGuard no_grad;
+    return target.detach().clone();
+  }
+
+  void record_inplace(const OpCall& call, const Tensor& before) override {
+    const Tensor& target = call.out(0);
+    // The target's old value (a copy, or a handle for its sizes and dtype when the backward
+    // reads no input), carrying the target's history until now.
+    Tensor prior = before.defined() ? before : target.detach();
+    if (target.requires_grad()) {
+      TensorImpl& impl = prior.impl();
+      impl.autograd = std::make_unique<AutogradMeta>();
+      impl.autograd->grad_fn = target.grad_fn();
+      impl.requires_grad = true;
+    }
+    OpCall inputs_before = call;
+    for (int i = 0; i < call.num_inputs; ++i) {
+      if (call.inputs[i]->is_same(target)) inputs_before.inputs[i] = &prior;
+    }
+    const std::shared_ptr<Node> old_fn = target.grad_fn();
+    record(inputs_before);
+    if (old_fn && target.grad_fn() == old_fn) {
+      // Nothing the new value depends on requires grad (copy_ from a constant): the target
+      // leaves the graph rather than keep a history that no longer made its value. (PyTorch
+      // keeps requires_grad with a zero gradient.)
+      target.impl().autograd->grad_fn = nullptr;
+      target.impl().requires_grad = false;
+    }
   }
 
   void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) override {

@@ -106,14 +106,30 @@ void fill_kernel(const Tensor& t, const Scalar& value) {
   run_kernel(call, t.device());
 }
 
-void check_inplace_target(const Tensor& self, const char* op) {
+void check_inplace_target(const Tensor& self, const char* op, bool recorded) {
   WICK_CHECK(!has_internal_overlap(self), ValueError, op,
              "more than one element of the written-to tensor refers to a single memory location ",
              "(an expanded tensor): ", describe(self), " with strides ", self.strides(),
              "; clone() it first");
-  if (GradMode::is_enabled() && self.requires_grad()) {
-    if (AutogradHooks* h = autograd_hooks()) h->check_inplace(self, op);
+  if (!GradMode::is_enabled()) return;
+  WICK_CHECK(!self.unsafe_impl()->no_grad_view, AutogradError, op,
+             "a view of a tensor that requires grad was made under NoGradGuard and is being ",
+             "modified in place with grad mode on: ", describe(self),
+             "; write it under NoGradGuard as well, or make the view with grad mode on");
+  if (self.requires_grad()) {
+    if (AutogradHooks* h = autograd_hooks()) h->check_inplace(self, op, recorded);
   }
+}
+
+InplaceRecord::InplaceRecord(OpId op, const Tensor& self, const Tensor* other) {
+  AutogradHooks* h = autograd_hooks();
+  active_ = h != nullptr && GradMode::is_enabled() &&
+            (self.requires_grad() || (other != nullptr && other->requires_grad()));
+  if (active_) before_ = h->save_before_inplace(op, self);
+}
+
+void InplaceRecord::finish(OpCall& call) const {
+  if (active_) autograd_hooks()->record_inplace(call, before_);
 }
 
 }  // namespace detail
@@ -132,26 +148,35 @@ void record_copy(const Tensor& input, Tensor& result) {
 }  // namespace
 
 Tensor& Tensor::copy_(const Tensor& src) {
-  detail::check_inplace_target(*this, "copy_");
+  detail::check_inplace_target(*this, "copy_", true);
+  // A source that requires grad is expanded as a recorded view, so that its gradient is summed
+  // back to its shape.
+  const bool track = GradMode::is_enabled() && src.requires_grad();
   Tensor expanded = src;
   WICK_CHECK(src.dim() <= dim(), ShapeError, "copy_", "cannot copy ", describe(src), " into ",
              describe(*this));
   if (src.sizes() != sizes()) {
     // Broadcasting errors name copy_ and both operands.
     try {
-      expanded = src.detach().expand(sizes());
+      expanded = (track ? src : src.detach()).expand(sizes());
     } catch (const ShapeError&) {
       detail::fail<ShapeError>("copy_", "source ", describe(src),
                                " cannot be broadcast to destination ", describe(*this));
     }
   }
-  if (GradMode::is_enabled() && src.requires_grad()) {
-    detail::fail<AutogradError>("copy_", "copying a tensor that requires grad into another ",
-                                "tensor is not differentiable in wick; use the source directly ",
-                                "or copy under NoGradGuard");
-  }
+  const detail::InplaceRecord record(OpId::copy, *this, &expanded);
   detail::copy_into(*this, expanded.detach());
   storage()->bump_version();
+  if (record.active()) {
+    // The new value is the source's: its gradient goes to the source, none to the old value.
+    OpCall call;
+    call.op = OpId::copy;
+    call.inputs[0] = &expanded;
+    call.num_inputs = 1;
+    call.outputs[0] = this;
+    call.num_outputs = 1;
+    record.finish(call);
+  }
   return *this;
 }
 

@@ -36,8 +36,23 @@ void fill_kernel(const Tensor& t, const Scalar& value);
 // checked conversion: a ValueError naming op and t for a finite float past d's finite range,
 // and for NaN, inf or a float past +-2^63 into int64. inf and NaN may become a float.
 void check_value_fits(const Scalar& value, Dtype d, const char* op, const Tensor& t);
-// Rejects in-place writes to expanded tensors, and asks autograd about tensors it tracks.
-void check_inplace_target(const Tensor& self, const char* op);
+// Rejects in-place writes to expanded tensors, and asks autograd about tensors it tracks;
+// `recorded`: the op records itself in place (InplaceRecord) rather than being refused.
+void check_inplace_target(const Tensor& self, const char* op, bool recorded = false);
+
+// Autograd for an in-place op (add_, sub_, mul_, div_, clamp_, copy_): begin() before the
+// write (it copies the old value when the backward needs it), finish() after the write and
+// the version bump, with the op's call (inputs[0] is replaced by the old value).
+class InplaceRecord {
+ public:
+  InplaceRecord(OpId op, const Tensor& self, const Tensor* other);
+  bool active() const { return active_; }  // the op must be recorded
+  void finish(OpCall& call) const;
+
+ private:
+  bool active_ = false;
+  Tensor before_;
+};
 // torch.result_type of two tensors.
 Dtype result_type_of(const Tensor& a, const Tensor& b);
 // Copies src (same shape) into dst, casting; both on one device or across via host.

@@ -235,7 +235,7 @@ void check_inplace_cast(const char* op_, Dtype compute, const Tensor& self) {
 
 Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other) {
   const char* op_ = inplace_name(op);
-  detail::check_inplace_target(self, op_);
+  detail::check_inplace_target(self, op_, true);
   Dtype compute = result_type({Operand(self), other});
   if (op == OpId::div) compute = float_of(compute);
   check_inplace_cast(op_, compute, self);
@@ -246,13 +246,33 @@ Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other) {
                " doesn't match the broadcast shape ", sizes, " of ", describe(self), " and ",
                describe(*other.tensor));
   }
+  const detail::InplaceRecord record(op, self, other.is_scalar() ? nullptr : other.tensor);
   if (compute == self.dtype()) {
     elementwise(op, {Operand(self), other}, compute, compute, {}, &self);
   } else {
-    Tensor result = elementwise(op, {Operand(self.detach()), other}, compute, compute);
+    // Computed without history (the in-place op is recorded below), then stored into self.
+    const Tensor other_plain = other.is_scalar() ? Tensor() : other.tensor->detach();
+    const Operand plain = other.is_scalar() ? other : Operand(other_plain);
+    Tensor result = elementwise(op, {Operand(self.detach()), plain}, compute, compute);
     detail::copy_into(self, result);
   }
   self.storage()->bump_version();
+  if (record.active()) {
+    // As the out-of-place op records it: a number operand as a 0-d tensor of the compute dtype.
+    Tensor number;
+    if (other.is_scalar()) {
+      number = detail::make_empty({}, compute, self.device(), op_);
+      detail::fill_kernel(number, other.scalar);
+    }
+    OpCall call;
+    call.op = op;
+    call.inputs[0] = &self;  // the old value
+    call.inputs[1] = other.is_scalar() ? &number : other.tensor;
+    call.num_inputs = 2;
+    call.outputs[0] = &self;
+    call.num_outputs = 1;
+    record.finish(call);
+  }
   return self;
 }
 
@@ -502,12 +522,24 @@ Tensor& Tensor::sub_(const Scalar& o) { return binary_inplace(OpId::sub, *this, 
 Tensor& Tensor::mul_(const Scalar& o) { return binary_inplace(OpId::mul, *this, o); }
 Tensor& Tensor::div_(const Scalar& o) { return binary_inplace(OpId::div, *this, o); }
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
-  detail::check_inplace_target(*this, "clamp_");
+  detail::check_inplace_target(*this, "clamp_", true);
   Tensor result = wick::clamp(detach(), lo, hi);
   WICK_CHECK(can_cast(result.dtype(), dtype()), DtypeError, "clamp_", "result type ",
              result.dtype(), " can't be cast to ", describe(*this));
+  const detail::InplaceRecord record(OpId::clamp, *this, nullptr);
   detail::copy_into(*this, result);
   storage()->bump_version();
+  if (record.active()) {
+    OpCall call;
+    call.op = OpId::clamp;
+    call.inputs[0] = this;  // the old value
+    call.num_inputs = 1;
+    call.outputs[0] = this;
+    call.num_outputs = 1;
+    if (lo) call.scalar_a = *lo, call.has_a = true;
+    if (hi) call.scalar_b = *hi, call.has_b = true;
+    record.finish(call);
+  }
   return *this;
 }
 

@@ -23,6 +23,9 @@ Tensor record_view(OpId op, const Tensor& input, Tensor result, Shape ints = {})
     call.num_outputs = 1;
     call.ints = ints;
     detail::maybe_record(call);
+    input.storage()->mark_grad_views();  // in-place writes here are refused from now on
+  } else if (input.requires_grad() || input.unsafe_impl()->no_grad_view) {
+    result.unsafe_impl()->no_grad_view = true;  // made under NoGradGuard
   }
   return result;
 }

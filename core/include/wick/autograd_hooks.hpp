@@ -20,8 +20,17 @@ class AutogradHooks {
   // Called after `call` ran; its outputs are final. Records a node if the op is differentiable.
   virtual void record(const OpCall& call) = 0;
   virtual void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) = 0;
-  // Called before an in-place write to `target`; rejects writes autograd cannot follow.
-  virtual void check_inplace(const Tensor& target, const char* op) = 0;
+  // Called before an in-place write to `target`, which requires grad; rejects writes autograd
+  // cannot follow (a leaf; a tensor whose storage has recorded views; an op that is not
+  // recorded in place: `recorded` false).
+  virtual void check_inplace(const Tensor& target, const char* op, bool recorded) = 0;
+  // An in-place op that will be recorded is about to write `target`: returns a copy of its
+  // value when op's backward needs it, else an undefined tensor.
+  virtual Tensor save_before_inplace(OpId op, const Tensor& target) = 0;
+  // After the write: records `call`, whose outputs[0] is the target and whose inputs[0] stands
+  // for the target's old value (`before`, or the target when `before` is undefined), and makes
+  // the node the target's grad_fn.
+  virtual void record_inplace(const OpCall& call, const Tensor& before) = 0;
 };
 
 void set_autograd_hooks(AutogradHooks* hooks);

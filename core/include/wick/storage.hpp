@@ -41,11 +41,17 @@ class StorageImpl {
   Device device() const { return data_.device; }
   uint32_t version() const { return version_.load(std::memory_order_relaxed); }
   void bump_version() { version_.fetch_add(1, std::memory_order_relaxed); }
+  // Set once a view of this storage was recorded by autograd: an in-place write to a tensor of
+  // the graph here would change those views' values behind their history, so autograd refuses
+  // it (PyTorch rebases the views; wick does not).
+  bool has_grad_views() const { return grad_views_.load(std::memory_order_relaxed); }
+  void mark_grad_views() { grad_views_.store(true, std::memory_order_relaxed); }
 
  private:
   DataPtr data_;
   size_t nbytes_;
   std::atomic<uint32_t> version_{0};
+  std::atomic<bool> grad_views_{false};
 };
 
 using Storage = std::shared_ptr<StorageImpl>;

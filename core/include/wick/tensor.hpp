@@ -37,7 +37,10 @@ struct TensorImpl {
   Shape strides;       // in elements
   int64_t offset = 0;  // in elements, from the start of storage
   Dtype dtype;
-  bool requires_grad = false;              // mirrors autograd != nullptr && it is needed, for speed
+  bool requires_grad = false;  // mirrors autograd != nullptr && it is needed, for speed
+  // A view made under NoGradGuard of a tensor that requires grad (PyTorch's creation meta
+  // NO_GRAD_MODE): writing it in place with grad mode on is an AutogradError.
+  bool no_grad_view = false;
   std::unique_ptr<AutogradMeta> autograd;  // created on demand by the autograd layer
 };
 

@@ -1,0 +1,129 @@
+// test_autograd_inplace.cpp: in-place ops on tensors of a graph (add_, sub_, mul_, div_, clamp_,
+// copy_) are recorded as PyTorch records them: the written tensor takes a new grad_fn whose
+// input is its old value. Each expected gradient is PyTorch 1.13's for the same program. What
+// wick refuses (PyTorch rebases views; wick does not) is refused with an AutogradError.
+// Found by review: buf.add_(x) used to drop x's gradient silently.
+#include "reference.hpp"
+
+using namespace wick;
+
+namespace {
+std::vector<float> values(const Tensor& t) { return t.to(kFloat32).to_vector<float>(); }
+}  // namespace
+
+TEST_CASE("autograd in place: an operand that requires grad gives its gradient", "[autograd]") {
+  // buf = zeros(3); buf.add_(x); (w * buf).sum().backward() -> x.grad [1, 2, 3] (w's values)
+  Tensor x = ones({3}).requires_grad_();
+  Tensor w = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  Tensor buf = zeros({3});
+  buf.add_(x);
+  CHECK(buf.requires_grad());
+  (w * buf).sum().backward();
+  CHECK(values(x.grad()) == std::vector<float>{1, 2, 3});
+  CHECK(values(w.grad()) == std::vector<float>{1, 1, 1});
+}
+
+TEST_CASE("autograd in place: ops on a non-leaf extend its history", "[autograd]") {
+  Tensor x = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  SECTION("add_ of a number") {
+    Tensor y = x * 2.0;
+    y.add_(1.0);
+    y.sum().backward();
+    CHECK(values(x.grad()) == std::vector<float>{2, 2, 2});
+  }
+  SECTION("mul_ by itself reads the old value") {
+    Tensor y = x * 2.0;
+    y.mul_(y);  // 4 x^2 -> 8 x
+    y.sum().backward();
+    CHECK(values(x.grad()) == std::vector<float>{8, 16, 24});
+  }
+  SECTION("mul_ and div_ by a tensor that requires grad") {
+    Tensor w = tensor({2.0, 4.0, 8.0}).requires_grad_();
+    Tensor y = x * 2.0;
+    y.mul_(w);  // 2 x w
+    y.div_(w.sum());
+    y.sum().backward();
+    // d/dx = 2 w / 14 = [2/7, 4/7, 8/7]; d/dw_j = 2 x_j / 14 - sum(2 x w) / 14^2
+    std::vector<float> gx = values(x.grad()), gw = values(w.grad());
+    const double s = 14.0, total = 2.0 * (1 * 2 + 2 * 4 + 3 * 8);
+    for (int j = 0; j < 3; ++j) {
+      const double xj = j + 1.0, wj = std::vector<double>{2, 4, 8}[static_cast<size_t>(j)];
+      CHECK(gx[static_cast<size_t>(j)] == Approx(2 * wj / s));
+      CHECK(gw[static_cast<size_t>(j)] == Approx(2 * xj / s - total / (s * s)));
+    }
+  }
+  SECTION("sub_ with alpha") {
+    Tensor w = ones({3}).requires_grad_();
+    Tensor y = x * 1.0;
+    y.sub_(w, 2);
+    y.sum().backward();
+    CHECK(values(x.grad()) == std::vector<float>{1, 1, 1});
+    CHECK(values(w.grad()) == std::vector<float>{-2, -2, -2});
+  }
+  SECTION("clamp_") {
+    Tensor z = tensor({0.0, 1.0, 2.0, 3.0}).requires_grad_();
+    Tensor y = z * 1.0;
+    y.clamp_(0.5, 2.5);
+    y.sum().backward();
+    CHECK(values(z.grad()) == std::vector<float>{0, 1, 1, 0});
+  }
+  SECTION("an operand of another dtype") {
+    Tensor y = ones({3}, kFloat64) * 1.0;
+    y.add_(x);  // float64 += float32
+    y.sum().backward();
+    CHECK(x.grad().dtype() == kFloat32);
+    CHECK(values(x.grad()) == std::vector<float>{1, 1, 1});
+  }
+}
+
+TEST_CASE("autograd in place: copy_ passes the gradient to its source", "[autograd]") {
+  Tensor x = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  Tensor y = zeros({2, 3});
+  y.copy_(x);  // broadcast: each row is x
+  (y * y).sum().backward();
+  CHECK(values(x.grad()) == std::vector<float>{4, 8, 12});
+  // Copying a constant over a graph tensor cuts its history: no gradient reaches x.
+  Tensor z = x * 2.0;
+  z.copy_(ones({3}));
+  CHECK_FALSE(z.requires_grad());
+}
+
+TEST_CASE("autograd in place: what wick refuses, and the version check", "[autograd]") {
+  Tensor x = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  SECTION("a tensor saved for backward, changed afterwards") {
+    Tensor y = x * 2.0;
+    Tensor s = (y * y).sum();  // saves y
+    y.add_(1.0);
+    CHECK_THROWS_WITH(s.backward(), Catch::Contains("modified by an in-place operation"));
+  }
+  SECTION("views in the graph, and tensors that have them") {
+    Tensor y = x * 2.0;
+    Tensor v = y.narrow(0, 0, 2);
+    CHECK_THROWS_WITH(v.add_(1.0), Catch::Contains("view"));
+    CHECK_THROWS_AS(y.add_(1.0), AutogradError);
+    CHECK_THROWS_AS(x.view({3}).mul_(2.0), AutogradError);
+    // Nothing was written: the library goes on.
+    (v.sum() + y.sum()).backward();
+    CHECK(values(x.grad()) == std::vector<float>{4, 4, 2});
+  }
+  SECTION("a view made under NoGradGuard, written with grad mode on") {
+    Tensor v;
+    {
+      NoGradGuard guard;
+      v = x.view({3});
+    }
+    CHECK_THROWS_WITH(v.add_(1.0), Catch::Contains("NoGradGuard"));
+    {
+      NoGradGuard guard;
+      v.add_(1.0);  // as an optimizer does
+    }
+    CHECK(values(x) == std::vector<float>{2, 3, 4});
+    Tensor d = x.detach();  // detach() is not such a view: writable, version-checked
+    d.mul_(1.0);
+  }
+  SECTION("ops that are not recorded in place") {
+    Tensor y = x * 2.0;
+    CHECK_THROWS_AS(y.fill_(0.0), AutogradError);
+    CHECK_THROWS_AS(y.zero_(), AutogradError);
+  }
+}
