@@ -126,8 +126,11 @@ void sweep_unary(OpId op) {
   one([](const Tensor& t) { return t.pow(0.5); },
       make_input({20}, kInt64, Layout::Contiguous, Domain::Positive), kTranscend32,
       "int64 pow 0.5");
-  one([](const Tensor& t) { return t.pow(-1); },
-      make_input({20}, kInt64, Layout::Contiguous, Domain::SmallInt), 0, "int64 pow -1");
+  // A negative integer number exponent is refused at the boundary (as PyTorch); a tensor
+  // exponent keeps the kernel's 0/+-1 rule.
+  one([](const Tensor& t) { return pow(t, full_like(t, -1)); },
+      make_input({20}, kInt64, Layout::Contiguous, Domain::SmallInt), 0, "int64 pow a -1 tensor");
+  CHECK_THROWS_AS(ones({2}, TensorOptions(kInt64).device(kCUDA)).pow(-1), ValueError);
   one([](const Tensor& t) { return t.pow(5); }, i, 0, "int64 pow 5 (wraps)");
   Pair extremes{tensor(std::vector<int64_t>{INT64_MIN, INT64_MAX, -1, 0}),
                 tensor(std::vector<int64_t>{INT64_MIN, INT64_MAX, -1, 0}).to(kCUDA)};
