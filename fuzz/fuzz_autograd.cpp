@@ -1,13 +1,13 @@
 // fuzz_autograd.cpp: libFuzzer target for the autograd tape. The input bytes decode into 1-3
 // float64 leaves (small shapes, some requiring grad) and a program of up to kMaxSteps
 // differentiable ops (elementwise, broadcasting binaries, where, reductions, softmax, matmul,
-// views); wick::autograd::gradcheck (central differences) must agree with backward() on every
-// element. Programs that come near a point where the function is not differentiable (relu or
-// abs at 0, clamp bounds, ties in max/maximum) or ill-conditioned (log/sqrt/pow near 0,
-// division by a small number, values above 1e3) are skipped, since finite differences are
-// not meaningful there. A second check: two backward() calls with retain_graph accumulate
-// twice the gradient, and leaves that do not require grad get none.
-// Run by .ci/fuzz.sh; see docs/reliability.md.
+// views, in-place ops); wick::autograd::gradcheck (central differences) must agree with backward()
+// on every element. Programs that come near a point where the function is not differentiable (relu
+// or abs at 0, clamp bounds, ties in max/maximum) or ill-conditioned (log/sqrt/pow near 0, division
+// by a small number, values above 1e3) are skipped, since finite differences are not meaningful
+// there. A second check: two backward() calls with retain_graph accumulate twice the gradient, and
+// leaves that do not require grad get none. Run by .ci/fuzz.sh; see docs/reliability.md.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -80,6 +80,13 @@ enum class Op {
   squeeze,
   flatten,
   clone,
+  // In place, on a fresh copy of a (t = a * 1): recorded by the tape as PyTorch records them.
+  add_,
+  sub_,
+  mul_,
+  div_,
+  clamp_,
+  copy_,
   count
 };
 const char* kNames[] = {
@@ -89,7 +96,8 @@ const char* kNames[] = {
     "add_scalar",  "rsub_scalar", "mul_scalar", "rdiv_scalar", "sum",     "sum_dims",
     "mean",        "amax",        "max_all",    "max_dim",     "min_dim", "softmax",
     "log_softmax", "matmul",      "reshape",    "transpose",   "permute", "expand",
-    "narrow",      "select",      "unsqueeze",  "squeeze",     "flatten", "clone"};
+    "narrow",      "select",      "unsqueeze",  "squeeze",     "flatten", "clone",
+    "add_",        "sub_",        "mul_",       "div_",        "clamp_",  "copy_"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Op::count));
 
 struct Step {
@@ -108,6 +116,29 @@ std::string describe(const Step& s) {
     << ", i1=" << s.i1 << ", flag=" << s.flag << ", s0=" << s.s0 << ", s1=" << s.s1
     << ", shape=" << s.shape << ")";
   return o.str();
+}
+
+// The in-place steps: t = a * 1 (a new tensor with a's history), then t op= b.
+Tensor apply_inplace(const Step& s, const Tensor& a, const Tensor& b) {
+  Tensor t = a * 1.0;
+  switch (s.op) {
+    case Op::add_:
+      return s.flag ? t.add_(b, s.s0) : t.add_(b);
+    case Op::sub_:
+      return s.flag ? t.sub_(b, s.s0) : t.sub_(b);
+    case Op::mul_:
+      return s.i1 == 0 ? t.mul_(t) : t.mul_(b);  // by itself: the old value on both sides
+    case Op::div_:
+      return t.div_(b);
+    case Op::clamp_:
+      return t.clamp_(s.flag ? std::optional<wick::Scalar>(s.s0) : std::nullopt,
+                      s.i0 ? std::optional<wick::Scalar>(s.s1) : std::nullopt);
+    case Op::copy_:
+      return t.copy_(b);
+    default:
+      break;
+  }
+  return t;
 }
 
 Tensor apply_step(const Step& s, const std::vector<Tensor>& v) {
@@ -199,8 +230,8 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& v) {
       return a.flatten(s.i0, s.i1);
     case Op::clone:
       return s.flag ? a.clone() : a.contiguous();
-    case Op::count:
-      break;
+    default:
+      return apply_inplace(s, a, b);
   }
   return a;
 }
@@ -236,6 +267,7 @@ bool well_conditioned(const Step& s, const std::vector<Tensor>& v, const Tensor&
     case Op::relu:
       return min_of(a.abs()) > kMargin;
     case Op::clamp:
+    case Op::clamp_:
       return (!s.flag || min_of((a - s.s0).abs()) > kMargin) &&
              (!s.i0 || min_of((a - s.s1).abs()) > kMargin);
     case Op::maximum:
@@ -250,6 +282,7 @@ bool well_conditioned(const Step& s, const std::vector<Tensor>& v, const Tensor&
       if (s.s0 == std::floor(s.s0)) return s.s0 >= 0 || min_of(a.abs()) > kMinPositive;
       return min_of(a) > kMinPositive;
     case Op::div:
+    case Op::div_:
       return min_of(b.abs()) > kMinPositive;
     case Op::rdiv_scalar:
       return min_of(a.abs()) > kMinPositive;
@@ -302,6 +335,10 @@ class Program {
   }
 
   size_t steps() const { return steps_.size(); }
+  size_t inplace_steps() const {
+    return static_cast<size_t>(std::count_if(steps_.begin(), steps_.end(),
+                                             [](const Step& s) { return s.op >= Op::add_; }));
+  }
 
   Tensor run(const std::vector<Tensor>& leaves) const {
     std::vector<Tensor> v = leaves;
@@ -402,6 +439,7 @@ class Program {
         s.i1 = a.dim() == 0 ? 0 : static_cast<int64_t>(in_.below(3));
         break;
       case Op::clamp:
+      case Op::clamp_:
         s.i0 = in_.flag() || !s.flag;  // at least one side
         if (s.flag && s.i0 && s.s0 > s.s1) std::swap(s.s0, s.s1);
         break;
@@ -462,13 +500,15 @@ class Program {
 // With WICK_FUZZ_STATS set, the process prints at exit how many inputs decoded to a program
 // that was gradchecked (the rest were skipped: no usable step, or too close to a kink).
 struct Stats {
-  uint64_t inputs = 0, checked = 0, steps = 0;
+  uint64_t inputs = 0, checked = 0, steps = 0, inplace_steps = 0;
   ~Stats() {
     if (std::getenv("WICK_FUZZ_STATS") != nullptr) {
-      std::fprintf(stderr, "fuzz_autograd stats: %llu inputs, %llu gradchecked (%llu steps)\n",
+      std::fprintf(stderr,
+                   "fuzz_autograd stats: %llu inputs, %llu gradchecked (%llu steps, %llu in "
+                   "place)\n",
                    static_cast<unsigned long long>(inputs),
-                   static_cast<unsigned long long>(checked),
-                   static_cast<unsigned long long>(steps));
+                   static_cast<unsigned long long>(checked), static_cast<unsigned long long>(steps),
+                   static_cast<unsigned long long>(inplace_steps));
     }
   }
 } g_stats;
@@ -485,6 +525,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (usable) {
     ++g_stats.checked;
     g_stats.steps += program.steps();
+    g_stats.inplace_steps += program.inplace_steps();
     program.check();
   }
   return 0;

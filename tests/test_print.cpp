@@ -18,6 +18,10 @@ TEST_CASE("print: like PyTorch", "[print]") {
   CHECK(str(tensor({1.0, 2.0})) == "tensor([1., 2.])");
   CHECK(str(scalar_tensor(3.5)) == "tensor(3.5000)");
   CHECK(str(zeros({1, 0, 3})) == "tensor([], size=(1, 0, 3))");
+  // An empty tensor names its dtype even where values would imply it (found by review).
+  CHECK(str(zeros({2, 0}, kInt64)) == "tensor([], size=(2, 0), dtype=int64)");
+  CHECK(str(zeros({0}, kBool)) == "tensor([], dtype=bool)");
+  CHECK(str(zeros({2}, kInt64)) == "tensor([0, 0])");
   CHECK(str(zeros({0})) == "tensor([])");
   CHECK(str(tensor({1e-5, 1.0})) == "tensor([1.0000e-05, 1.0000e+00])");
   CHECK(str(tensor(std::vector<int64_t>{1, 22, -3})) == "tensor([ 1, 22, -3])");
