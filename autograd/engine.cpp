@@ -322,6 +322,11 @@ class Engine final : public AutogradHooks {
     if (!grad.defined()) {
       // Own the buffer: g may alias a tensor the user holds (e.g. the seed gradient).
       grad = value.contiguous().is_same(value) ? value.clone() : value.contiguous();
+    } else if (grad.is_contiguous() && grad.sizes() == t.sizes() && grad.dtype() == t.dtype() &&
+               grad.device() == t.device()) {
+      // In place, as PyTorch's AccumulateGrad without create_graph: a handle the user took
+      // with grad() before this backward sees the sum.
+      grad.add_(value);
     } else {
       grad = grad + value;
     }

@@ -9,8 +9,10 @@ TEST_CASE("autograd: gradients accumulate until zeroed", "[autograd]") {
   Tensor w = tensor({1.0, 2.0, 3.0}).requires_grad_();
   (w * w).sum().backward();
   CHECK(w.grad().to_vector<float>() == std::vector<float>{2, 4, 6});
+  const Tensor held = w.grad();
   (w * 3.0).sum().backward();
   CHECK(w.grad().to_vector<float>() == std::vector<float>{5, 7, 9});
+  CHECK(held.is_same(w.grad()));  // accumulated in place, as PyTorch
   w.mutable_grad() = Tensor();
   CHECK_FALSE(w.grad().defined());
   Tensor fresh = ones({2}).requires_grad_();
