@@ -80,7 +80,7 @@ void gemm_strided_batched(cublasHandle_t handle, const OpContext& ctx, const Gem
     T* cp = c_ptr + first * c_stride;
     if constexpr (std::is_same_v<T, BFloat16>) {
       // bfloat16 in and out, FP32 accumulation: cuBLAS's BF16 tensor-core GEMM.
-      WICK_CUBLAS_CHECK(
+      WICK_CUBLAS_RETRY(
           cublasGemmStridedBatchedEx(
               handle, b.op, a.op, static_cast<int>(n), static_cast<int>(m), static_cast<int>(k),
               &alpha, bp, CUDA_R_16BF, static_cast<int>(b.ld), b_stride, ap, CUDA_R_16BF,
@@ -88,14 +88,14 @@ void gemm_strided_batched(cublasHandle_t handle, const OpContext& ctx, const Gem
               c_stride, part, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
           ctx.op, ctx.device);
     } else if constexpr (std::is_same_v<T, float>) {
-      WICK_CUBLAS_CHECK(
+      WICK_CUBLAS_RETRY(
           cublasSgemmStridedBatched(handle, b.op, a.op, static_cast<int>(n), static_cast<int>(m),
                                     static_cast<int>(k), &alpha, bp, static_cast<int>(b.ld),
                                     b_stride, ap, static_cast<int>(a.ld), a_stride, &beta, cp,
                                     static_cast<int>(n), c_stride, part),
           ctx.op, ctx.device);
     } else {
-      WICK_CUBLAS_CHECK(
+      WICK_CUBLAS_RETRY(
           cublasDgemmStridedBatched(handle, b.op, a.op, static_cast<int>(n), static_cast<int>(m),
                                     static_cast<int>(k), &alpha, bp, static_cast<int>(b.ld),
                                     b_stride, ap, static_cast<int>(a.ld), a_stride, &beta, cp,

@@ -10,6 +10,8 @@
 #include <memory>
 #include <mutex>
 
+#include "wick/cuda.hpp"
+
 namespace wick::gpu {
 namespace {
 
@@ -64,6 +66,8 @@ void throw_cuda_error(cudaError_t error, const char* call, const char* op, int d
   detail::fail<CudaError>(op, call, " failed on ", where, ": ", cudaGetErrorName(error), " (",
                           cudaGetErrorString(error), ")", hint);
 }
+
+void release_cached_device_memory() { cuda::empty_cache(); }
 
 void throw_cublas_error(int status, const char* call, const char* op, int device) {
   const std::string where = device_label(device);
@@ -155,7 +159,7 @@ void* cublas_handle(int device) {
   if (handle == nullptr) {
     DeviceGuard guard(device, "matmul");
     cublasHandle_t created = nullptr;
-    WICK_CUBLAS_CHECK(cublasCreate(&created), "matmul", device);
+    WICK_CUBLAS_RETRY(cublasCreate(&created), "matmul", device);
     // The device's legacy default stream (Note [One stream per device]); plain FP32/FP64
     // arithmetic (no TF32), since cuBLAS is the reference the tests compare against.
     WICK_CUBLAS_CHECK(cublasSetStream(created, nullptr), "matmul", device);

@@ -48,6 +48,29 @@ inline void check_cublas(int status, const char* call, const char* op, int devic
   ::wick::gpu::check_cublas(static_cast<int>(expr), #expr, (op), (device))
 
 namespace wick::gpu {
+// cuBLAS takes its workspace with cudaMalloc, outside wick's caching allocator: when the cache
+// holds the free memory, cublasCreate or a GEMM fails with CUBLAS_STATUS_ALLOC_FAILED although
+// releasing the cache would let it run (found by review). As the allocator does for its own
+// requests: release every device's cached blocks and try once more.
+constexpr int kCublasAllocFailed = 3;  // CUBLAS_STATUS_ALLOC_FAILED
+void release_cached_device_memory();
+template <typename Call>
+void check_cublas_retrying(Call&& call, const char* text, const char* op, int device) {
+  int status = static_cast<int>(call());
+  if (status == kCublasAllocFailed) {
+    release_cached_device_memory();
+    status = static_cast<int>(call());
+  }
+  check_cublas(status, text, op, device);
+}
+}  // namespace wick::gpu
+
+// WICK_CUBLAS_RETRY(cublasSgemm(...), op, device): WICK_CUBLAS_CHECK, retried once after the
+// cache is released when cuBLAS could not allocate.
+#define WICK_CUBLAS_RETRY(expr, op, device) \
+  ::wick::gpu::check_cublas_retrying([&] { return (expr); }, #expr, (op), (device))
+
+namespace wick::gpu {
 
 // ---- devices ----
 // Makes `device` current for the scope and restores the previous one (errors on restore are

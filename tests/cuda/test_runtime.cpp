@@ -225,3 +225,30 @@ TEST_CASE("allocator: zero-size tensors and tensors of every size class", "[runt
     CHECK(t.sum().item<double>() == 2.0 * static_cast<double>(n));
   }
 }
+
+// Defined by the CPU emulator's fake runtime only (tests/cuda/emulator): null on a real GPU,
+// where cuBLAS can't be made to fail on demand.
+extern "C" void wick_fake_cublas_fail_allocs(int n) __attribute__((weak));
+
+TEST_CASE("cuBLAS: a failed workspace allocation releases the cache and retries once",
+          "[runtime]") {
+  if (wick_fake_cublas_fail_allocs == nullptr) {
+    WARN("not checked: only the CPU emulator's runtime can make cuBLAS fail to allocate");
+    return;
+  }
+  const MatmulBackend previous = matmul_backend();
+  set_matmul_backend(MatmulBackend::Cublas);
+  const TensorOptions on_gpu = TensorOptions().device(kCUDA);
+  Tensor a = ones({8, 8}, on_gpu), b = ones({8, 8}, on_gpu);
+  { Tensor big = empty({1 << 20}, on_gpu); }  // freed into the cache
+  cuda::synchronize();
+  const int64_t reserved = cuda::memory_stats().reserved_bytes;
+  wick_fake_cublas_fail_allocs(1);
+  CHECK(matmul(a, b).to(kCPU).to_vector<float>() == std::vector<float>(64, 8.0f));
+  CHECK(cuda::memory_stats().reserved_bytes < reserved);  // the cache was released
+  wick_fake_cublas_fail_allocs(2);                        // fails again on the retry
+  CHECK_THROWS_WITH(matmul(a, b), Catch::Contains("ALLOC") || Catch::Contains("emulated"));
+  wick_fake_cublas_fail_allocs(0);
+  CHECK(matmul(a, b).to(kCPU).to_vector<float>() == std::vector<float>(64, 8.0f));
+  set_matmul_backend(previous);
+}

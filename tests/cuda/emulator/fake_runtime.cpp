@@ -208,6 +208,16 @@ cudaError_t cudaEventDestroy(cudaEvent_t event) {
 }
 
 // ---- cuBLAS ----
+// Test hook: the next n GEMM calls fail as cuBLAS does when it cannot allocate its workspace
+// (tests/cuda/test_runtime.cpp checks that the backend releases its cache and retries once).
+static int g_gemm_alloc_failures = 0;
+void wick_fake_cublas_fail_allocs(int n) { g_gemm_alloc_failures = n; }
+static bool take_alloc_failure() {
+  if (g_gemm_alloc_failures == 0) return false;
+  --g_gemm_alloc_failures;
+  return true;
+}
+
 cublasStatus_t cublasCreate_v2(cublasHandle_t* handle) {
   *handle = new cublasContext;
   return CUBLAS_STATUS_SUCCESS;
@@ -274,6 +284,7 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t, cublasOperation_t trans
                                          long long int strideA, const float* B, int ldb,
                                          long long int strideB, const float* beta, float* C,
                                          int ldc, long long int strideC, int batchCount) {
+  if (take_alloc_failure()) return CUBLAS_STATUS_ALLOC_FAILED;
   return gemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
                               beta, C, ldc, strideC, batchCount);
 }
@@ -324,6 +335,7 @@ cublasStatus_t cublasDgemmStridedBatched(cublasHandle_t, cublasOperation_t trans
                                          long long int strideA, const double* B, int ldb,
                                          long long int strideB, const double* beta, double* C,
                                          int ldc, long long int strideC, int batchCount) {
+  if (take_alloc_failure()) return CUBLAS_STATUS_ALLOC_FAILED;
   return gemm_strided_batched(transa, transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB,
                               beta, C, ldc, strideC, batchCount);
 }
