@@ -135,7 +135,7 @@ void Program::arange(Dtype d) {
            (give_dtype ? std::string(" ") + wick::dtype_name(d) : "");
   const bool all_integer = !start.is_floating() && !end.is_floating() && !step.is_floating();
   const Dtype out = give_dtype ? d : (all_integer ? wick::kInt64 : wick::kFloat32);
-  Expect expect = out == wick::kBool ? Expect::Error : Expect::Ok;  // not implemented, as PyTorch
+  Expect expect = out == wick::kBool ? Expect::Error : Expect::Ok;  // refused, as PyTorch
   Ref want{{0}, out, {}};
   if (expect == Expect::Ok && (all_integer || out == wick::kInt64)) {
     // PyTorch: an int64 result takes the three numbers as int64 (a float truncates; one int64

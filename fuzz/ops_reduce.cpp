@@ -50,7 +50,7 @@ void Program::reduce() {
   if (op == Red::sum && !floating(out_dtype)) out_dtype = wick::kInt64;
   if (op == Red::mean && !floating(out_dtype)) expect = Expect::Error;
   if (op == Red::argmax || op == Red::argmin) out_dtype = wick::kInt64;
-  // Not implemented for bool in PyTorch (max and min over a dim are).
+  // Refused for bool, as PyTorch does (max and min over a dim take it).
   if ((op == Red::argmax || op == Red::argmin) && x.dtype == wick::kBool) expect = Expect::Error;
   // Kept sizes, final sizes, reduced count.
   Shape kept = xs, final_sizes;

@@ -121,7 +121,8 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
   bool all_integer = !start.is_floating() && !end.is_floating() && !step.is_floating();
   TensorOptions opts = options.value_or(TensorOptions());
   if (!opts.has_dtype()) opts = opts.dtype(all_integer ? kInt64 : kDefaultFloat);
-  WICK_CHECK(opts.dtype() != kBool, DtypeError, "arange", "is not implemented for bool");
+  WICK_CHECK(opts.dtype() != kBool, DtypeError, "arange",
+             "does not make bool tensors (as PyTorch)");
   // bfloat16 values are made in float32 (exact for the integers a bfloat16 holds) and rounded.
   const Dtype made = opts.dtype() == kBFloat16 ? kFloat32 : opts.dtype();
   // As PyTorch: an int64 result converts the three numbers to int64 first (arange(0, 10, 2.5)

@@ -86,9 +86,9 @@ Reduced reduce(OpId op, const Tensor& a, const Shape& dims, bool all, bool keepd
 
 Tensor flat(const Tensor& a) { return a.detach().reshape({-1}); }
 
-// argmax and argmin of bool are not implemented in PyTorch (max and min over a dim are).
+// argmax and argmin refuse bool, as PyTorch does (max and min over a dim take it).
 const Tensor& no_bool(const Tensor& a, const char* op) {
-  WICK_CHECK(a.dtype() != kBool, DtypeError, op, "is not implemented for bool tensors, got ",
+  WICK_CHECK(a.dtype() != kBool, DtypeError, op, "does not take bool tensors (as PyTorch), got ",
              describe(a));
   return a;
 }
