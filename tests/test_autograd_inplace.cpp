@@ -121,6 +121,19 @@ TEST_CASE("autograd in place: what wick refuses, and the version check", "[autog
     Tensor d = x.detach();  // detach() is not such a view: writable, version-checked
     d.mul_(1.0);
   }
+  SECTION("a tensor outside the graph that shares its storage") {
+    // PyTorch would give buf a history through the view; wick refuses rather than lose it.
+    Tensor buf = zeros({4});
+    Tensor v = buf.narrow(0, 0, 3);
+    CHECK_THROWS_WITH(v.add_(x), Catch::Contains("share"));
+    CHECK_THROWS_AS(buf.narrow(0, 1, 3).mul_(x), AutogradError);
+    CHECK(values(buf) == std::vector<float>{0, 0, 0, 0});  // nothing written
+    buf.narrow(0, 0, 3).clone().add_(x);                   // a copy is fine
+    v = Tensor();                                          // the view gone, buf is alone again
+    buf.narrow(0, 0, 3).mul_(2.0);  // no operand requires grad: nothing to record
+    buf.add_(x.sum());
+    CHECK(buf.requires_grad());
+  }
   SECTION("ops that are not recorded in place") {
     Tensor y = x * 2.0;
     CHECK_THROWS_AS(y.fill_(0.0), AutogradError);

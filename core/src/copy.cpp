@@ -125,7 +125,15 @@ InplaceRecord::InplaceRecord(OpId op, const Tensor& self, const Tensor* other) {
   AutogradHooks* h = autograd_hooks();
   active_ = h != nullptr && GradMode::is_enabled() &&
             (self.requires_grad() || (other != nullptr && other->requires_grad()));
-  if (active_) before_ = h->save_before_inplace(op, self);
+  if (!active_) return;
+  // A tensor outside the graph takes a history here. Another tensor sharing its storage (a
+  // view of it, or its base) would change too, with no history behind the change (PyTorch
+  // rebases it; wick refuses).
+  WICK_CHECK(self.requires_grad() || self.storage().use_count() == 1, AutogradError,
+             op_name(op).data(), "an in-place write of a value that requires grad into ",
+             describe(self), ", whose storage other tensors share (a view or its base), is not ",
+             "supported by wick's autograd; clone() it first or use the out-of-place op");
+  before_ = h->save_before_inplace(op, self);
 }
 
 void InplaceRecord::finish(OpCall& call) const {
