@@ -152,8 +152,7 @@ class Engine final : public AutogradHooks {
 
   Tensor save_before_inplace(OpId op, const Tensor& target) override {
     if (!op_differentiable(op) || !backward_rule(op).needs_inputs) return Tensor();
-    NoGradGuard no_grad;
-    return target.detach().clone();
+    return target.detach().clone();  // detached: the copy is not recorded
   }
 
   void record_inplace(const OpCall& call, const Tensor& before) override {

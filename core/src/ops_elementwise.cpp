@@ -259,11 +259,7 @@ Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other) {
   self.storage()->bump_version();
   if (record.active()) {
     // As the out-of-place op records it: a number operand as a 0-d tensor of the compute dtype.
-    Tensor number;
-    if (other.is_scalar()) {
-      number = detail::make_empty({}, compute, self.device(), op_);
-      detail::fill_kernel(number, other.scalar);
-    }
+    const Tensor number = other.is_scalar() ? prepare(other, compute, self.device(), {}) : Tensor();
     OpCall call;
     call.op = op;
     call.inputs[0] = &self;  // the old value
