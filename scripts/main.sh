@@ -181,6 +181,11 @@ bench() {  # name, binary, args...: one Google Benchmark program, JSON into raw/
 }
 
 min_time=$([ $quick = 1 ] && echo 0.05 || echo 0.5)
+# Google Benchmark reports the first run that lasts min_time: without a warm-up, an op slower than
+# that (a + b on 2^24 floats, whose output's first call faults in fresh pages: 76 ms against 5 ms
+# warm) was timed cold, once. The warm-up runs each benchmark this long, untimed, first.
+warmup=$([ $quick = 1 ] && echo 0.1 || echo 0.2)
+gb_time=(--benchmark_min_time="$min_time" --benchmark_min_warmup_time="$warmup")
 q=(); [ $quick = 1 ] && q=(--quick)
 step_machine() { bench machine_info "$build/bench/wick_machine_info" "${q[@]}"; }
 step_seeds() {
@@ -199,13 +204,13 @@ step_training() {
   local extra=(); [ $gpu = 1 ] || extra=(--cpu-only)
   bench training "$build/bench/wick_bench_training" "${q[@]}" "${extra[@]}"
 }
-step_cpu_ops() { bench cpu_ops "$build/bench/wick_bench_cpu_ops" --benchmark_min_time="$min_time"; }
+step_cpu_ops() { bench cpu_ops "$build/bench/wick_bench_cpu_ops" "${gb_time[@]}"; }
 step_cpu_gemm() {
   local f=()
   [ $quick = 1 ] && f=(--benchmark_filter='^(fma_peak|sgemm/[a-z]+/(64x64x64|128x128x128|256x256x256|512x512x512|1024x1024x1024)/|memcpy|add_kernel)')
-  bench cpu_gemm "$build/bench/cpu/wick_bench_cpu_gemm" --benchmark_min_time="$min_time" "${f[@]}"
+  bench cpu_gemm "$build/bench/cpu/wick_bench_cpu_gemm" "${gb_time[@]}" "${f[@]}"
 }
-step_vs_libtorch() { bench vs_libtorch "$build/bench/wick_bench_vs_libtorch" --benchmark_min_time="$min_time"; }
+step_vs_libtorch() { bench vs_libtorch "$build/bench/wick_bench_vs_libtorch" "${gb_time[@]}"; }
 step_gpu() {
   local f=()
   [ $quick = 1 ] && f=(--benchmark_filter='-(n:4096|pageable|softmax/8192|softmax/65536)')

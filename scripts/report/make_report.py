@@ -436,8 +436,11 @@ def section_method(r):
     out += [
         f"- **Mode**: {mode} (`--quick` shortens every run; a full run uses longer minimum times, more "
         "repetitions, widths up to 4096 and the whole GEMM suite).",
-        "- **Warm-ups**: every program runs its work before timing it: Google Benchmark's iteration-count "
-        "search (machine_info, cpu_ops, bench/cpu), one untimed call (bench/cpu's GEMMs), 1 to 5 untimed "
+        "- **Warm-ups**: every program runs its work before timing it: Google Benchmark's warm-up "
+        "(`--benchmark_min_warmup_time`, " + ("0.1 s" if mode == "quick" else "0.2 s") + " of untimed calls "
+        "per benchmark in cpu_ops, bench/cpu and vs_libtorch, so a slow first call that faults in fresh pages "
+        "is never the one timed; machine_info warms each repetition itself), one untimed call (bench/cpu's "
+        "GEMMs), 1 to 5 untimed "
         "steps (bench_training: caching allocator, OpenMP pool, cuBLAS handle, first-touch pages), 3 untimed "
         "runs (bench/gpu).",
         "- **Repetitions and medians**: bench_training times single steps until 50 (quick: 15) or its time "
