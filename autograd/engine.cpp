@@ -249,10 +249,13 @@ class Engine final : public AutogradHooks {
       if (!node->pending_grad.defined()) continue;  // no gradient flowed here
       Tensor grad = std::move(node->pending_grad);
       node->pending_grad = Tensor();
-      if (auto out = node->output_impl.lock();
-          out && out->autograd && out->autograd->retains_grad) {
+      if (auto out = node->output_impl.lock(); out && out->autograd &&
+                                               out->autograd->retains_grad &&
+                                               out->autograd->grad_fn.get() == node) {
         // A copy, as PyTorch's retain_grad hook: the incoming tensor may be the caller's seed
-        // or shared with another retained gradient.
+        // or shared with another retained gradient. Only the tensor's current node counts: after
+        // an in-place op the earlier node has the same output, but its gradient is that of the
+        // value before the write (PyTorch moves the hook to the new node).
         Tensor& kept = out->autograd->grad;
         kept = kept.defined() ? kept + grad : grad.clone();
       }

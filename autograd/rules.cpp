@@ -27,6 +27,9 @@ namespace {
 
 const Shape& in_sizes(const Node& n, int i) { return n.input_meta[i].sizes; }
 Tensor as_float(const Tensor& mask, const Tensor& like) { return mask.to(like.dtype()); }
+// g with +0 where `stops` holds. Not g * (1 - mask): as PyTorch's masked_fill, a blocked
+// element gets +0 even where g is negative (-0 otherwise), inf or NaN (NaN otherwise).
+Tensor blocked(const Tensor& stops, const Tensor& g) { return where(stops, Scalar(0.0), g); }
 
 // Elementwise unary.
 Grads copy_rule(const Node&, const Tensor& g) { return {g}; }  // the engine casts back
@@ -39,9 +42,7 @@ Grads exp_rule(const Node& n, const Tensor& g) { return {g * n.result()}; }
 Grads log_rule(const Node& n, const Tensor& g) { return {g / n.input(0)}; }
 Grads sqrt_rule(const Node& n, const Tensor& g) { return {g / (n.result() * 2)}; }
 // As PyTorch's threshold_backward: the gradient stops where the result is <= 0 (a NaN passes).
-Grads relu_rule(const Node& n, const Tensor& g) {
-  return {g * (1 - as_float(le(n.result(), 0), g))};
-}
+Grads relu_rule(const Node& n, const Tensor& g) { return {blocked(le(n.result(), 0), g)}; }
 Grads sigmoid_rule(const Node& n, const Tensor& g) {
   const Tensor& y = n.result();
   return {g * y * (1 - y)};
@@ -57,10 +58,11 @@ Grads pow_scalar_rule(const Node& n, const Tensor& g) {
 }
 Grads clamp_rule(const Node& n, const Tensor& g) {
   const Tensor& x = n.input(0);
-  Tensor pass = ones_like(g);
-  if (n.has_a) pass = pass * as_float(ge(x, n.scalar_a), g);
-  if (n.has_b) pass = pass * as_float(le(x, n.scalar_b), g);
-  return {g * pass};
+  Tensor out = g;
+  // Written as "passes where x >= lo", not "stops where x < lo": a NaN x gets +0, as PyTorch.
+  if (n.has_a) out = where(ge(x, n.scalar_a), out, Scalar(0.0));
+  if (n.has_b) out = where(le(x, n.scalar_b), out, Scalar(0.0));
+  return {out};
 }
 
 // Elementwise binary.
@@ -107,11 +109,9 @@ Grads pow_rule(const Node& n, const Tensor& g) {
 // false) gives the whole gradient to both.
 Grads extreme_pair_rule(const Node& n, const Tensor& g, bool is_max) {
   const Tensor &a = n.input(0), &b = n.input(1);
-  Tensor share = g * (1 - as_float(eq(a, b), g) * 0.5);
-  Tensor a_loses = as_float(is_max ? lt(a, b) : gt(a, b), g);
-  Tensor b_loses = as_float(is_max ? gt(a, b) : lt(a, b), g);
-  return {sum_to(share * (1 - a_loses), in_sizes(n, 0)),
-          sum_to(share * (1 - b_loses), in_sizes(n, 1))};
+  Tensor share = where(eq(a, b), g * 0.5, g);
+  return {sum_to(blocked(is_max ? lt(a, b) : gt(a, b), share), in_sizes(n, 0)),
+          sum_to(blocked(is_max ? gt(a, b) : lt(a, b), share), in_sizes(n, 1))};
 }
 Grads maximum_rule(const Node& n, const Tensor& g) { return extreme_pair_rule(n, g, true); }
 Grads minimum_rule(const Node& n, const Tensor& g) { return extreme_pair_rule(n, g, false); }
@@ -157,9 +157,8 @@ Grads extreme_rule(const Node& n, const Tensor& g) {
     pos_shape[dim] = x.sizes()[dim];
     Tensor positions =
         arange(x.sizes()[dim], TensorOptions(kInt64).device(x.device())).view(pos_shape);
-    Tensor hit = as_float(eq(positions, idx), g);
     Tensor gk = n.keepdim ? g : g.unsqueeze(dim);
-    return {hit * gk};
+    return {blocked(ne(positions, idx), gk)};
   }
   // Over everything (or several dims): ties share the gradient equally, as amax's rule. max()
   // and min() over every element also count a NaN as equal to a NaN result, as PyTorch's

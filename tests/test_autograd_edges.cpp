@@ -96,3 +96,70 @@ TEST_CASE("autograd edges: retained gradients are copies, in the output's dtype"
   y2.mutable_grad().zero_();  // must not reach y1's gradient
   CHECK(y1.grad().to_vector<float>() == std::vector<float>{3, 3});
 }
+
+TEST_CASE("autograd edges: a blocked gradient is +0, even for a negative or NaN seed",
+          "[autograd]") {
+  // PyTorch masks (masked_fill, scatter into zeros) where a product with a 0/1 mask would give
+  // -0 for a negative seed and NaN for a NaN one. x = [-1, 2, 3], seed g:
+  //   relu: [0, g, g]; clamp(0, 2.5): [0, g, 0]; maximum(x, [0, 5, 1]): [0, 0, g];
+  //   max(x.view(1, 3), 1): [0, 0, g]; amax over dim 1 multiplies by the mask: [g*0, g*0, g].
+  struct Case {
+    const char* name;
+    Tensor (*f)(const Tensor&);
+    std::vector<bool> passes;
+  };
+  const Case cases[] = {
+      {"relu", [](const Tensor& x) { return x.relu(); }, {false, true, true}},
+      {"clamp", [](const Tensor& x) { return x.clamp(0, 2.5); }, {false, true, false}},
+      {"maximum",
+       [](const Tensor& x) {
+         return maximum(x, tensor({0.0f, 5.0f, 1.0f}));
+       },
+       {false, false, true}},
+      {"minimum",
+       [](const Tensor& x) {
+         return minimum(x, tensor({0.0f, 5.0f, 1.0f}));
+       },
+       {true, true, false}},
+      {"max(dim)",
+       [](const Tensor& x) {
+         return std::get<0>(max(x.view({1, 3}), 1));
+       },
+       {false, false, true}},
+      {"min(dim)",
+       [](const Tensor& x) {
+         return std::get<0>(min(x.view({1, 3}), 1));
+       },
+       {true, false, false}},
+  };
+  for (const Case& c : cases) {
+    for (float seed : {-1.0f, kNaN}) {
+      INFO(c.name << " with seed " << seed);
+      Tensor x = tensor({-1.0f, 2.0f, 3.0f}).requires_grad_();
+      Tensor y = c.f(x);
+      y.backward(full_like(y, seed));
+      const std::vector<float> grad = x.grad().to_vector<float>();
+      for (size_t i = 0; i < grad.size(); ++i) {
+        INFO("element " << i);
+        if (c.passes[i]) {
+          CHECK((std::isnan(seed) ? std::isnan(grad[i]) : grad[i] == seed));
+        } else {
+          CHECK(grad[i] == 0.0f);
+          CHECK_FALSE(std::signbit(grad[i]));
+        }
+      }
+    }
+  }
+  // amax keeps PyTorch's product: -0 and NaN where the mask is 0.
+  Tensor x = tensor({-1.0f, 2.0f, 3.0f}).requires_grad_();
+  Tensor y = x.view({1, 3}).amax(1);
+  y.backward(full_like(y, -1.0f));
+  CHECK(std::signbit(x.grad().to_vector<float>()[0]));
+}
+
+TEST_CASE("autograd edges: clamp passes no gradient to a NaN input", "[autograd]") {
+  // torch.tensor([nan, 1.]).clamp(0, 2) backward with ones: grad [0, 1]
+  Tensor x = tensor({kNaN, 1.0f}).requires_grad_();
+  x.clamp(0, 2).sum().backward();
+  CHECK(same(x.grad().to_vector<float>(), {0, 1}));
+}

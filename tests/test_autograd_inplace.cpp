@@ -140,3 +140,16 @@ TEST_CASE("autograd in place: what wick refuses, and the version check", "[autog
     CHECK_THROWS_AS(y.zero_(), AutogradError);
   }
 }
+
+TEST_CASE("autograd in place: a retained gradient is that of the value after the write",
+          "[autograd]") {
+  // a = [1, 2]; x = a * 2; x.retain_grad(); x.mul_(3); (x * x).sum().backward()
+  // PyTorch: x.grad [12, 24] (2 * x of the new value), a.grad [72, 144].
+  Tensor a = tensor({1.0f, 2.0f}).requires_grad_();
+  Tensor x = a * 2.0;
+  x.retain_grad();
+  x.mul_(3.0);
+  (x * x).sum().backward();
+  CHECK(x.grad().to_vector<float>() == std::vector<float>{12, 24});
+  CHECK(a.grad().to_vector<float>() == std::vector<float>{72, 144});
+}
