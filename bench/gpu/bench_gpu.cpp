@@ -2,7 +2,7 @@
 //  - device copy bandwidth (cudaMemcpyAsync device to device, 2^26 floats, bytes read plus
 //    written), measured first: the ceiling of the memory-bound ops below;
 //  - elementwise add, mul, exp, sum, and softmax on 2^26 floats (rows of 1024, of 8192 and of
-//    65536): achieved GB/s, and that as a fraction of the copy bandwidth of this run
+//    65536, and over dim 0: strided rows of 2048 and of 8192): achieved GB/s, and that as a fraction of the copy bandwidth of this run
 //    ("of_copy"; the targets on the H200: >= 0.9 for elementwise and sum, >= 0.8 for
 //    softmax);
 //  - matmul float32, the tiled kernel and cuBLAS at 1024, 2048, 4096: TFLOP/s;
@@ -133,6 +133,14 @@ void BM_softmax(benchmark::State& state) {
   run(state, 2.0 * 4 * kElements, 0, false, [&] { wick::Tensor s = a.softmax(1); });
 }
 
+// Softmax over dim 0 of a row-major (n, 2^26 / n) matrix: rows of n elements, strided by the
+// row length, n in the range softmax_cols_split_kernel takes (1025 to 32768).
+void BM_softmax_dim0(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor a = random_gpu({n, kElements / n});
+  run(state, 2.0 * 4 * kElements, 0, false, [&] { wick::Tensor s = a.softmax(0); });
+}
+
 // ---- matmul float32 ----
 void BM_matmul(benchmark::State& state) {
   const int64_t n = state.range(0);
@@ -201,6 +209,12 @@ BENCHMARK(BM_softmax)
     ->Arg(1024)
     ->Arg(8192)
     ->Arg(65536)
+    ->UseManualTime()
+    ->Iterations(30)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_softmax_dim0)
+    ->Arg(2048)
+    ->Arg(8192)
     ->UseManualTime()
     ->Iterations(30)
     ->Unit(benchmark::kMicrosecond);

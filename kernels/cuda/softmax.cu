@@ -10,16 +10,21 @@
 //    across the block, and a second read writes the outputs;
 //  - softmax_cols_kernel (rows that are strided in memory, e.g. softmax over dim 0 of a
 //    row-major matrix, when there are many of them and they hold at most 1024 elements): one
-//    thread per row, online pair, so that neighbouring threads read neighbouring addresses.
-//    Longer strided rows go to the online kernel: one thread's serial float32 sum of tens of
-//    thousands of terms would lose accuracy (error ~ n eps), and 1024 rows make only 4 blocks.
-//    (Its strided reads then cost a sector each: a coalesced 2-D kernel for long strided rows is
-//    not written yet.)
+//    thread per row, online pair, so that neighbouring threads read neighbouring addresses;
+//  - softmax_cols_split_kernel (strided rows of 1025 to 32768 elements, at least 32 of them):
+//    a block of 32 x kSplit threads takes 32 neighbouring rows, each of the kSplit thread rows
+//    folds every kSplit-th element of them (so a warp still reads 128 contiguous bytes and no
+//    thread sums more than 1024 terms, the accuracy of softmax_cols_kernel), and the kSplit
+//    pairs per row merge through shared memory. Without it such rows went to the online
+//    kernel, whose lanes read one element per 32-byte sector: 1/8 of what the bus moves.
+//    Longer strided rows still go there (a thread would sum more than 1024 terms).
 // Semantics are those of kernels/cpu/softmax.cpp: NaN in a row makes the row NaN, a row of all
 // -inf is shifted by 0 (giving 0/0 = NaN), +inf gives NaN. float32 rows accumulate in float32
 // (the CPU uses double): the tests allow 1e-5 relative error (docs/cuda-backend.md).
-// Tested by tests/cuda/test_ops.cpp; measured by bench/gpu (2^26 floats in rows of 1024, as a
-// fraction of the copy bandwidth).
+// Tested by tests/cuda/test_ops.cpp (on the CPU emulator so far); measured by bench/gpu (2^26
+// floats in rows of 1024, 8192 and 65536, and over dim 0 in strided rows of 2048 and 8192, as a
+// fraction of the copy bandwidth). No GPU has run them yet: the figures are pending
+// (docs/gpu-results.md).
 #include <algorithm>
 #include <cmath>
 
@@ -32,6 +37,8 @@ namespace {
 constexpr int kItems = 16;      // values per lane kept in registers
 constexpr int kMaxLanes = 512;  // lanes per row in softmax_rows_kernel
 constexpr int kOnlineThreads = 512;
+constexpr int kSplit = 32;                 // thread rows per block in softmax_cols_split_kernel
+constexpr int64_t kMaxSerialTerms = 1024;  // the most terms one thread sums in the cols kernels
 
 template <typename T>
 struct SoftmaxArgs {
@@ -193,6 +200,47 @@ __global__ void softmax_cols_kernel(SoftmaxArgs<T> a) {
   }
 }
 
+// blockDim = (32, kSplit): threadIdx.x picks one of 32 neighbouring rows, threadIdx.y the
+// residue class i = y (mod kSplit) of the elements it folds. Groups of 32 rows are
+// grid-strided; every thread of a block runs the same trip count, so the barriers are uniform.
+template <typename T>
+__global__ void __launch_bounds__(kWarpSize* kSplit, 1)
+    softmax_cols_split_kernel(SoftmaxArgs<T> a) {
+  __shared__ MaxSum<T> partial[kSplit][kWarpSize + 1];  // +1: no bank conflict on the merge
+  const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
+  const int64_t group_step = static_cast<int64_t>(gridDim.x) * kWarpSize;
+  for (int64_t first = static_cast<int64_t>(blockIdx.x) * kWarpSize; first < a.num_rows;
+       first += group_step) {
+    const int64_t row = first + tx;
+    const bool valid = row < a.num_rows;
+    int64_t offsets[2] = {0, 0};
+    if (valid) a.rows.get(static_cast<uint64_t>(row), offsets);
+    const T* x = a.in + offsets[0];
+    T* y = a.out + offsets[1];
+    MaxSum<T> acc{neg_inf<T>(), T(0)};
+    if (valid) {
+      for (int64_t i = ty; i < a.n; i += kSplit) acc = fold(acc, x[i * a.in_stride]);
+    }
+    partial[ty][tx] = acc;
+    __syncthreads();
+    // The first thread row merges the kSplit pairs of its column, in a fixed order
+    // (deterministic), and leaves the result in partial[0].
+    if (ty == 0) {
+      for (int k = 1; k < kSplit; ++k) acc = MergeOp{}(acc, partial[k][tx]);
+      partial[0][tx] = acc;
+    }
+    __syncthreads();
+    const MaxSum<T> total = partial[0][tx];
+    const T shift = shift_of(total.m);
+    if (valid) {
+      for (int64_t i = ty; i < a.n; i += kSplit) {
+        y[i * a.out_stride] = output_of(x[i * a.in_stride], shift, total.s, a.log_form);
+      }
+    }
+    __syncthreads();  // partial is rewritten by the next group
+  }
+}
+
 template <typename T>
 void run_softmax(const OpContext& ctx, const OpCall& call) {
   const Tensor& in = call.in(0);
@@ -225,9 +273,15 @@ void run_softmax(const OpContext& ctx, const OpCall& call) {
   args.out_stride = out.strides()[dim];
   args.log_form = call.op == OpId::log_softmax;
 
-  if (args.in_stride != 1 && args.num_rows >= 1024 && n <= 1024) {
+  if (args.in_stride != 1 && args.num_rows >= 1024 && n <= kMaxSerialTerms) {
     launch_kernel(ctx, "softmax_cols_kernel", softmax_cols_kernel<T>, grid_for(ctx, args.num_rows),
                   kBlockThreads, 0, args);
+  } else if (args.in_stride != 1 && args.num_rows >= kWarpSize && n > kMaxSerialTerms &&
+             n <= kMaxSerialTerms * kSplit) {
+    const dim3 block(kWarpSize, kSplit);
+    launch_kernel(ctx, "softmax_cols_split_kernel", softmax_cols_split_kernel<T>,
+                  capped_grid(ctx, ceil_div<int64_t>(args.num_rows, kWarpSize), kWarpSize * kSplit),
+                  block, 0, args);
   } else if (n <= static_cast<int64_t>(kItems) * kMaxLanes) {
     int lanes = kWarpSize;
     while (static_cast<int64_t>(lanes) * kItems < n) lanes *= 2;
