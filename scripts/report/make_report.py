@@ -16,7 +16,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import Results, finite, fmt, fmt_bytes  # noqa: E402
+from results import Results, finite, fmt, fmt_bytes, gemm_precision, gemm_reference  # noqa: E402
 
 BUSY_PCT = 10  # other processes above this share of the CPUs: the figures are not worth quoting
 
@@ -113,8 +113,20 @@ def summary_rows(r):
             rows.append((f"CPU GEMM N={n}, {tmax} thr. (GFLOP/s)", ", ".join(parts)))
     gg = r.gemm_gpu()
     if gg:
-        best = {k: max(tf for _, tf in v) for k, v in gg.items()}
-        rows.append(("GPU matmul, best TFLOP/s", ", ".join(f"{k} {fmt(v)}" for k, v in sorted(best.items()))))
+        # Per precision, at the largest N both ran: the fastest wick kernel against its cuBLAS.
+        parts = []
+        for prec in ("FP32", "TF32", "BF16"):
+            ref = dict(gg.get(gemm_reference(prec), []))
+            mine = [(k, dict(v)) for k, v in gg.items()
+                    if gemm_precision(k) == prec and not k.startswith("cuBLAS")]
+            common = sorted(set(ref).intersection(*[set(d) for _, d in mine])) if mine and ref else []
+            if not common:
+                continue
+            n = common[-1]
+            k, d = max(mine, key=lambda kd: kd[1][n])
+            parts.append(f"{prec} {k} {fmt(d[n])} at N = {n} ({pct(d[n] / ref[n])} of cuBLAS)")
+        if parts:
+            rows.append(("GPU matmul, best wick kernel per precision, TFLOP/s", "; ".join(parts)))
     ops = [o for o in r.membound_cpu() if o[0] == "add" and o[1]]
     if ops:
         label, nbytes, bps = max(ops, key=lambda o: o[1])
@@ -385,16 +397,20 @@ def section_gemm(r, plots):
     if gg:
         out.append(img(plots, "plot_gemm_gpu", "GPU matmul TFLOP/s against N for each kernel and cuBLAS"))
         ns = sorted({n for pts in gg.values() for n, _ in pts})
-        kernels = sorted(gg, key=lambda k: (k.startswith("cuBLAS"), k))
+        order = {"FP32": 0, "TF32": 1, "BF16": 2}
+        kernels = sorted(gg, key=lambda k: (order[gemm_precision(k)], k.startswith("cuBLAS"), k))
         rows = []
         for k in kernels:
             d = dict(gg[k])
-            # TF32 kernels against cuBLAS TF32 when it ran, the others against cuBLAS SGEMM.
-            ref = "cuBLAS TF32" if "tf32" in k.lower() and "cuBLAS TF32" in gg and k != "cuBLAS TF32" else "cuBLAS"
-            cub = dict(gg.get(ref, []))
-            rows.append([k] + [f"{fmt(d[n])} ({pct(d[n] / cub[n])})" if n in d and n in cub else fmt(d.get(n)) for n in ns])
-        out += ["GPU, float32, TFLOP/s (% of cuBLAS of the same precision at the same N: SGEMM, or TF32 for "
-                "TF32 kernels):", "", table(["kernel"] + [f"N = {n}" for n in ns], rows), ""]
+            # Each kernel against cuBLAS of its own precision; a cuBLAS row is the reference itself.
+            ref = gemm_reference(k)
+            cub = dict(gg.get(ref, [])) if k != ref else {}
+            rows.append([k, gemm_precision(k)] +
+                        [f"{fmt(d[n])} ({pct(d[n] / cub[n])})" if n in d and n in cub else fmt(d.get(n)) for n in ns])
+        out += ["GPU matmul by precision (FP32: CUDA cores; TF32: tensor cores on float32 operands rounded to "
+                "TF32; BF16: bfloat16 operands; all accumulate in float32), TFLOP/s (% of the cuBLAS row of the same precision at "
+                "the same N: SGEMM, cublasGemmEx TF32 or BF16):", "",
+                table(["kernel", "precision"] + [f"N = {n}" for n in ns], rows), ""]
     else:
         out += [f"GPU matmul: not measured. {no_gpu(r)}", ""]
     return out

@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from results import Results, fmt_bytes  # noqa: E402
+from results import Results, fmt_bytes, gemm_precision  # noqa: E402
 
 CPU_C, GPU_C, GPU2_C, PEAK_C = "#1f77b4", "#2ca02c", "#98df8a", "#7f7f7f"
 LIB_C = {"wick": "#1f77b4", "openblas": "#ff7f0e", "torch": "#d62728"}
@@ -206,20 +206,36 @@ def plot_gemm_gpu(r, folder):
     g = r.gemm_gpu()
     if not g:
         return None
-    fig, ax = plt.subplots(figsize=(7.5, 4.6))
+    fig, ax = plt.subplots(figsize=(9, 5.2))
     ns = sorted({n for pts in g.values() for n, _ in pts})
-    for kernel, pts in sorted(g.items(), key=lambda kv: (kv[0] == "cuBLAS", kv[0])):
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=kernel,
-                lw=2.2 if kernel == "cuBLAS" else 1.5, color="k" if kernel == "cuBLAS" else None)
+    # One colour family per precision (FP32 blues, TF32 greens, BF16 reds), darker for later
+    # steps; each cuBLAS reference dashed and black-edged in its family's darkest shade.
+    families = {"FP32": "Blues", "TF32": "Greens", "BF16": "Reds"}
+    by_prec = {}
+    for kernel in sorted(g):
+        by_prec.setdefault(gemm_precision(kernel), []).append(kernel)
+    for prec, kernels in by_prec.items():
+        cmap = plt.get_cmap(families[prec])
+        mine = [k for k in kernels if not k.startswith("cuBLAS")]
+        for i, kernel in enumerate(mine):
+            pts = g[kernel]
+            shade = 0.4 + 0.5 * (i + 1) / (len(mine) + 1)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", ms=4, lw=1.5,
+                    color=cmap(shade), label=f"{kernel} ({prec})")
+        for kernel in kernels:
+            if kernel.startswith("cuBLAS"):
+                pts = g[kernel]
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "s--", ms=5, lw=2.2,
+                        color=cmap(0.95), label=f"{kernel} (reference, {prec})")
     _pow2_axis(ax, ns)
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
-    ax.set_xlabel("N (square float32 matrices)")
+    ax.set_xlabel("N (square matrices, N x N times N x N)")
     ax.set_ylabel("TFLOP/s (2 N^3 / median time, CUDA events)")
-    ax.set_title("GPU matmul: every wick kernel against cuBLAS")
-    ax.legend(loc="lower right")
+    ax.set_title("GPU matmul: every wick kernel against cuBLAS of its precision (dashed)")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     _stamp(fig, r)
     return _save(fig, folder, "gemm_gpu.png")
 

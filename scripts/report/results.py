@@ -274,7 +274,8 @@ class Results:
                 if r["name"].startswith("BM_device_copy") and finite(r.get("GB/s")):
                     info["device_copy_gbps"] = r["GB/s"]
             gemm = self.gemm_gpu()
-            cub = [tf for kernel, pts in gemm.items() if "cublas" in kernel.lower() for _, tf in pts]
+            # The float32 peak only (SGEMM): the TF32 and BF16 references run other precisions.
+            cub = [tf for _, tf in gemm.get("cuBLAS", [])]
             if cub:
                 info["cublas_peak_tflops"] = max(cub)
         return info
@@ -431,7 +432,7 @@ class Results:
         out = {}
         ladder = self.b("gemm_ladder")
         if ladder:
-            names = {"cublas": "cuBLAS", "cublas_tf32": "cuBLAS TF32"}
+            names = {"cublas": "cuBLAS", "cublas_tf32": "cuBLAS TF32", "cublas_bf16": "cuBLAS BF16"}
             for r in ladder.runs():
                 m = re.match(r"gemm/square_(\d+)/([^/]+)", r["name"])
                 if m and finite(r.get("TFLOP/s")):
@@ -536,3 +537,19 @@ class Results:
 
     def max_foreign_load(self):
         return max((x["pct"] for x in self.load), default=None)
+
+
+def gemm_precision(kernel):
+    """The precision a GPU matmul kernel computes in, from its name (as bench/gpu/gemm_table.py):
+    'TF32' or 'BF16' (tensor cores, float32 accumulate), else 'FP32'."""
+    k = kernel.lower()
+    if "tf32" in k:
+        return "TF32"
+    if "bf16" in k or "wgmma" in k:
+        return "BF16"
+    return "FP32"
+
+
+def gemm_reference(kernel):
+    """The cuBLAS row a kernel is compared with: the same precision."""
+    return {"FP32": "cuBLAS", "TF32": "cuBLAS TF32", "BF16": "cuBLAS BF16"}[gemm_precision(kernel)]

@@ -108,7 +108,8 @@ def add_synthetic_gpu(folder):
               "benchmarks": []}
     for n in (512, 1024, 2048):
         for kernel, tf in (("01_naive", 0.5), ("08_cp_async", 30.0), ("cublas", 40.0),
-                           ("cublas_tf32", 120.0)):
+                           ("09_tf32_mma", 96.0), ("cublas_tf32", 120.0), ("10_bf16_mma", 200.0),
+                           ("11_wgmma_tma", 450.0), ("cublas_bf16", 500.0)):
             ladder["benchmarks"].append(row(f"gemm/square_{n}/{kernel}/iterations:10/manual_time",
                                             median_ms=1.0, **{"TFLOP/s": tf * n / 2048}))
     save(folder, "gemm_ladder", ladder)
@@ -164,8 +165,17 @@ class ReportTest(unittest.TestCase):
         self.assertIn("SYNTHETIC TEST DATA", text)
         self.assertIn("with the copies", text)
         self.assertIn("The GPU is faster than the best CPU step (all threads or one) from **W = ", text)
-        self.assertIn("% of cuBLAS", text)
-        self.assertIn("| 08_cp_async | 7.50 (75%) |", text)  # the ladder bench's rows
+        self.assertIn("% of the cuBLAS row of the same precision", text)
+        self.assertIn("FP32 08_cp_async 30.0 at N = 2048 (75% of cuBLAS); TF32 09_tf32_mma 96.0 at "
+                      "N = 2048 (80% of cuBLAS); BF16 11_wgmma_tma 450 at N = 2048 (90% of cuBLAS)", text)
+        self.assertIn("| 08_cp_async | FP32 | 7.50 (75%) |", text)  # the ladder bench's rows
+        # Each precision against its own cuBLAS: TF32 96/120, BF16 200/500 and 450/500; the
+        # references themselves carry no percentage, and the float32 peak is SGEMM's (40 at 2048).
+        self.assertIn("| 09_tf32_mma | TF32 | 24.0 (80%) |", text)
+        self.assertIn("| 10_bf16_mma | BF16 | 50.0 (40%) |", text)
+        self.assertIn("| 11_wgmma_tma | BF16 | 112 (90%) |", text)
+        self.assertIn("| cuBLAS BF16 | BF16 | 125 |", text)
+        self.assertIn("cuBLAS float32 matmul peak (measured) | **40.0 TFLOP/s**", text)
         self.assertIn("device copy ceiling", text)
         self.assertNotIn("No GPU:", text)
         self.assert_pngs(["seed1.png", "crossover.png", "gemm_cpu.png", "gemm_gpu.png",
