@@ -6,7 +6,8 @@
 // add is "or" and mul is "and", int64 pow by squaring, maximum/minimum propagate NaN and
 // otherwise pick with a > b / a < b (so the same operand as the CPU when equal).
 // Tested by tests/cuda/test_ops.cpp against the CPU float64 reference (broadcast pairs,
-// transposed, sliced and expanded inputs). Measured by bench/gpu (add, mul on 2^26 floats).
+// transposed, sliced and expanded inputs). Measured by bench/gpu (add, mul on 2^26 floats); no
+// GPU run has happened yet, so the figures are pending (docs/gpu-results.md).
 #include "elementwise.cuh"
 #include "kernels.hpp"
 

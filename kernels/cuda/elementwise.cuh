@@ -9,7 +9,8 @@
 // Limits: up to Shape::kMaxDims dims, any element count below 2^63. Both kernels read every
 // element of an input before writing the same element of the output, so in-place ops with the
 // same layout (a.add_(b)) are safe. Measured by bench/gpu (add, mul, exp on 2^26 floats as a
-// fraction of the device copy bandwidth); no figure yet (no GPU lent when this was written).
+// fraction of the device copy bandwidth); no GPU run has happened yet, so the figures are
+// pending (docs/gpu-results.md).
 #pragma once
 
 #include "common.cuh"

@@ -12,7 +12,8 @@
 // Limits: float32, float64 and bfloat16 (cuBLAS has no int64 GEMM: launch_matmul runs the
 // tiled kernel for int64), M, N, K and leading dims below 2^31, K > 0.
 // Tested by tests/cuda/test_matmul.cpp against the CPU float64 reference; measured by
-// bench/gpu beside the tiled kernel.
+// bench/gpu beside the ladder's kernels; no GPU run has happened yet, so the figures are pending
+// (docs/gpu-results.md).
 #include <cublas_v2.h>
 
 #include <algorithm>

@@ -16,7 +16,8 @@
 // wrap (uint64), mean = double sum / count, max/min propagate NaN and take the first extreme
 // (lowest index) on ties, indices count in the row-major order of the reduced dims.
 // Tested by tests/cuda/test_ops.cpp against the CPU float64 reference; measured by bench/gpu
-// (sum of 2^26 floats as a fraction of the copy bandwidth).
+// (sum of 2^26 floats as a fraction of the copy bandwidth); no GPU run has happened yet, so the
+// figure is pending (docs/gpu-results.md).
 #include <algorithm>
 
 #include "common.cuh"

@@ -6,9 +6,10 @@
 //    teaching and comparison.
 // A forced kernel runs every matmul it can take; one it cannot take (cuBLAS and int64, a
 // float32-only step and float64, a 128-bit-load step and a strided view, a tensor-core step
-// below sm_80, the bfloat16 step and any other dtype) runs the automatic choice instead, and
-// last_matmul_kernel() says which ran. bfloat16 matmuls run step 10 where it can take them,
-// else float32 copies through the automatic float32 choice, rounded once.
+// below sm_80, a bfloat16 step and any other dtype) runs the automatic choice instead, and
+// last_matmul_kernel() says which ran. bfloat16 matmuls run step 11 on sm_90 (K-major operands,
+// sm_90a code built), else step 10 where it can take them, else float32 copies through the
+// automatic float32 choice, rounded once.
 // TF32 tensor cores round float32 inputs to 10 mantissa bits; as in PyTorch
 // (torch.backends.cuda.matmul.allow_tf32) "auto" uses them only after set_allow_tf32(true).
 // The environment variable WICK_MATMUL_BACKEND sets the starting kernel ("tiled" is an old

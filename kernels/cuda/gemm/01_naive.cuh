@@ -5,7 +5,8 @@
 // C: at each p they read 32 elements of A that are a row apart (32 memory transactions for 128
 // useful bytes) and write C 32 rows apart. 2K global loads per 2K flops and no reuse at all:
 // the kernel is bound by the memory system's transactions, not by arithmetic.
-// Limits: none (any M, N, K, strides and batch; any dtype), N below 2^21 (grid y).
+// Limits: float32 only (ladder.cu instantiates steps 1 to 4 for float32 alone); any M, N, K,
+// strides and batch; N below 2^21 (grid y).
 // Measured on the H200 at 4096^3: pending, no GPU was lent yet (docs/gemm.md has the table).
 #pragma once
 

@@ -5,7 +5,8 @@
 // consecutive elements of C. Same arithmetic as step 1; the memory system now moves whole
 // lines instead of single words, so the kernel is limited by L1/L2 bandwidth instead of
 // transactions (Boehm's ladder: about 8x on an A6000).
-// Limits: none (any M, N, K, strides, batch, dtype); M below 2^21 (grid y).
+// Limits: float32 only (ladder.cu instantiates it for no other dtype); any M, N, K, strides,
+// batch; M below 2^21 (grid y).
 // Measured on the H200 at 4096^3: pending, no GPU was lent yet (docs/gemm.md has the table).
 #pragma once
 

@@ -7,7 +7,8 @@
 // loads per 64 flops per thread become 2 loads per 64 flops).
 // Why it is still slow: each FMA needs two shared-memory loads (one broadcast, one
 // conflict-free), so the SM's load/store units, not its FMA units, set the pace.
-// Limits: none (any M, N, K, strides, batch, dtype; edges load zeros); M below 2^21.
+// Limits: float32 only (ladder.cu instantiates it for no other dtype); any M, N, K, strides,
+// batch (edges load zeros); M below 2^21.
 // Measured on the H200 at 4096^3: pending, no GPU was lent yet (docs/gemm.md has the table).
 #pragma once
 

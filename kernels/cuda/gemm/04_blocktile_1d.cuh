@@ -8,7 +8,8 @@
 // about 9/8, so the FMA units get busier (Boehm: about 3x over step 3).
 // A is stored transposed in shared memory, a_tile[k][m], so that a thread's 8 values of A
 // for one k are consecutive words.
-// Limits: none (any M, N, K, strides, batch, dtype; edges load zeros); M below 2^22.
+// Limits: float32 only (ladder.cu instantiates it for no other dtype); any M, N, K, strides,
+// batch (edges load zeros); M below 2^22.
 // Measured on the H200 at 4096^3: pending, no GPU was lent yet (docs/gemm.md has the table).
 #pragma once
 

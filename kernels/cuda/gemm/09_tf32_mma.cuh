@@ -5,9 +5,10 @@
 // (4 and 2 registers per lane), and adds their product to a 16 x 8 FP32 tile (4 registers per
 // lane). TF32 keeps float32's 8-bit exponent and 10 of its 23 mantissa bits (inputs are
 // rounded with cvt.rna.tf32.f32), so results differ from FP32 by about 1e-3 relative: this
-// kernel runs only when the user allows it (wick::cuda::set_allow_tf32(true), as PyTorch's
+// kernel runs only when the user allows it (wick::set_allow_tf32(true), as PyTorch's
 // torch.backends.cuda.matmul.allow_tf32) or forces it by name. The H200's dense TF32 peak is
-// about 8x its FP32 FMA peak, so the bottleneck moves to feeding the tensor cores.
+// about 7x its FP32 FMA peak (495 against 67 TFLOP/s by the datasheet), so the bottleneck
+// moves to feeding the tensor cores.
 // Structure: step 8's pipeline (two cp.async stages of 128 x 128 x 16, padded so that the
 // fragment loads below are free of bank conflicts); each of the 8 warps owns a 64 x 32 warp
 // tile = 4 x 4 mma tiles of 16 x 8, so 64 accumulators per lane; per 8-wide k step a lane

@@ -6,10 +6,11 @@
 //    what lies outside the matrix with zeros (so edge tiles need no code), and counts the bytes
 //    in on an mbarrier;
 //  - wgmma: a warpgroup (4 warps) multiplies 64 x 16 by 16 x 128 straight from shared memory,
-//    asynchronously, 8192 FMAs an instruction, with no fragment loads through registers.
+//    asynchronously, 131072 FMAs an instruction, with no fragment loads through registers.
 // Warp specialisation: the block's 3 warpgroups are one producer, whose single elected thread
-// keeps a ring of 4 shared-memory stages (128 x 64 of A and 128 x 64 of B^T, 32 KiB each)
-// filled with TMA, and two consumers, each multiplying 64 rows of the block's 128 x 128 tile.
+// keeps a ring of 4 shared-memory stages (128 x 64 of A and 128 x 64 of B^T, 16 KiB each,
+// 32 KiB a stage) filled with TMA, and two consumers, each multiplying 64 rows of the block's
+// 128 x 128 tile.
 // Two barriers per stage hand it over: `full` (the producer's expected bytes have landed) and
 // `empty` (all 256 consumer threads are done reading it: each releases a stage once the
 // wgmmas after it are issued, keeping one group in flight across the wait for the next). The

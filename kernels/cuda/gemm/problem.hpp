@@ -1,7 +1,8 @@
 // problem.hpp: what every kernel of the matmul ladder (kernels/cuda/gemm/NN_*.cuh) is handed,
 // and the little index maths they share. Plain C++ with no CUDA header: the same kernels are
 // compiled by nvcc for the GPU and by the host compiler for tests/cuda/cuda_emulator.hpp,
-// which runs them on the CPU (one std::thread per CUDA thread, a barrier for __syncthreads).
+// which runs them on the CPU (a block's threads as fibers resumed round robin on one OS thread,
+// a barrier among them for __syncthreads).
 //
 // The product, in CUTLASS's words: C (M x N) = A (M x K) @ B (K x N), for each of `batch`
 // matrices. Element (i, p) of A is a[i * a_rs + p * a_cs]: a row-major A has a_cs = 1, a

@@ -7,8 +7,9 @@
 // Everything else (float64, int64, strided views, misaligned bases) runs step 5, which takes
 // any layout. bfloat16 runs step 11 (wgmma and TMA) on an sm_90 device when the build has its
 // sm_90a code and both operands are K-major; else step 10 (BF16 mma.sync) on sm_80+ when its
-// operands allow 128-bit loads; else step 5 on float32 copies, rounded once ("05_blocktile_2d"
-// then means that).
+// operands allow 128-bit loads; else float32 copies through the float32 choice, rounded once
+// (ladder.cu: "05_blocktile_2d" is returned then, and last_matmul_kernel() names the float32
+// kernel that ran).
 // These thresholds are reasoned, not yet measured: no GPU was lent while they were written;
 // bench/gpu's ladder runs say where they should move (docs/gemm.md).
 #include "select.hpp"
