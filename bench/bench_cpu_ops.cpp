@@ -7,18 +7,20 @@
 #include <cstring>
 #include <vector>
 
+#include "copy_buffers.hpp"
 #include "wick/wick.hpp"
 
 namespace {
 
-// memcpy of n floats into another buffer: the bandwidth an elementwise op can hope for when it
-// reads one array and writes one (add reads two: its ceiling is 1.5x this time).
+// memcpy of n floats into another buffer, on one thread: the bandwidth an elementwise op can
+// hope for when it reads one array and writes one (add reads two: its ceiling is 1.5x this
+// time). The buffers are allocated as wick allocates a large tensor (copy_buffers.hpp).
 void BM_memcpy(benchmark::State& state) {
   const int64_t n = state.range(0);
-  std::vector<float> src(static_cast<size_t>(n), 1.0f), dst(static_cast<size_t>(n));
+  bench::CopyBuffers buffers(static_cast<size_t>(n) * sizeof(float), 1);
   for (auto _ : state) {
-    std::memcpy(dst.data(), src.data(), static_cast<size_t>(n) * sizeof(float));
-    benchmark::DoNotOptimize(dst.data());
+    buffers.copy();
+    benchmark::DoNotOptimize(buffers.dst());
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(state.iterations() * n * 2 * int64_t{sizeof(float)});

@@ -29,13 +29,11 @@
 #include <thread>
 #include <vector>
 
+#include "copy_buffers.hpp"
 #include "fma_loops.hpp"
 
 #if defined(_OPENMP)
 #include <omp.h>
-#endif
-#if defined(__linux__)
-#include <sys/mman.h>
 #endif
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -96,63 +94,16 @@ void BM_fma_peak(benchmark::State& state, FmaLoop loop, int threads) {
 // ---- copy bandwidth ----
 void BM_copy(benchmark::State& state, int threads) {
   const auto bytes = static_cast<size_t>(state.range(0));
-  // Allocated and first touched by the threads that will copy each part (page placement).
-  // Buffers of 2 MiB and more are advised for transparent huge pages, as wick's CPU allocator
-  // advises its large blocks, so that the ceiling and the ops it bounds pay the same TLB costs
-  // (4 KiB pages cost memcpy of 64 MiB about 10% here).
-  const size_t huge = size_t{2} << 20;
-  const size_t alignment = bytes >= huge ? huge : 4096;
-  const size_t padded = (bytes + alignment - 1) / alignment * alignment;
-  char* src = static_cast<char*>(std::aligned_alloc(alignment, padded));
-  char* dst = static_cast<char*>(std::aligned_alloc(alignment, padded));
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-  if (alignment == huge) {
-    madvise(src, padded, MADV_HUGEPAGE);
-    madvise(dst, padded, MADV_HUGEPAGE);
-  }
-#endif
-  auto part = [&](int t, int nt, size_t& lo, size_t& hi) {
-    lo = bytes * static_cast<size_t>(t) / static_cast<size_t>(nt) / 64 * 64;
-    hi = t + 1 == nt ? bytes
-                     : bytes * static_cast<size_t>(t + 1) / static_cast<size_t>(nt) / 64 * 64;
-  };
-#if defined(_OPENMP)
-#pragma omp parallel num_threads(threads)
-#endif
-  {
-    int t = 0, nt = 1;
-#if defined(_OPENMP)
-    t = omp_get_thread_num();
-    nt = omp_get_num_threads();
-#endif
-    size_t lo, hi;
-    part(t, nt, lo, hi);
-    std::memset(src + lo, 1, hi - lo);
-    std::memset(dst + lo, 0, hi - lo);
-  }
+  bench::CopyBuffers buffers(bytes, threads);  // huge pages, first touched by each thread
   for (auto _ : state) {
-#if defined(_OPENMP)
-#pragma omp parallel num_threads(threads)
-#endif
-    {
-      int t = 0, nt = 1;
-#if defined(_OPENMP)
-      t = omp_get_thread_num();
-      nt = omp_get_num_threads();
-#endif
-      size_t lo, hi;
-      part(t, nt, lo, hi);
-      std::memcpy(dst + lo, src + lo, hi - lo);
-    }
+    buffers.copy();
     benchmark::ClobberMemory();
   }
-  benchmark::DoNotOptimize(dst[bytes / 2]);
+  benchmark::DoNotOptimize(buffers.dst()[bytes / 2]);
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * 2 *
                           static_cast<int64_t>(bytes));
   state.counters["threads"] = threads;
   state.counters["bytes"] = static_cast<double>(bytes);
-  std::free(src);
-  std::free(dst);
 }
 
 std::string cpu_model() {

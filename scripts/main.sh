@@ -180,12 +180,15 @@ bench() {  # name, binary, args...: one Google Benchmark program, JSON into raw/
     { echo "   $name: exit status $?"; echo "$name: failed (see raw/$name.log)" >>"$raw/skipped.txt"; }
 }
 
-min_time=$([ $quick = 1 ] && echo 0.05 || echo 0.5)
+min_time=$([ $quick = 1 ] && echo 0.05 || echo 0.25)
 # Google Benchmark reports the first run that lasts min_time: without a warm-up, an op slower than
 # that (a + b on 2^24 floats, whose output's first call faults in fresh pages: 76 ms against 5 ms
 # warm) was timed cold, once. The warm-up runs each benchmark this long, untimed, first.
 warmup=$([ $quick = 1 ] && echo 0.1 || echo 0.2)
-gb_time=(--benchmark_min_time="$min_time" --benchmark_min_warmup_time="$warmup")
+# Three repetitions of each, reported by their median (each repetition is Google Benchmark's mean
+# over the iterations that fill min_time).
+gb_time=(--benchmark_min_time="$min_time" --benchmark_min_warmup_time="$warmup"
+         --benchmark_repetitions=3)
 q=(); [ $quick = 1 ] && q=(--quick)
 step_machine() { bench machine_info "$build/bench/wick_machine_info" "${q[@]}"; }
 step_seeds() {
@@ -228,9 +231,9 @@ add_step() { steps+=("$1"); est+=("$([ $quick = 1 ] && echo "$2" || echo "$3")")
 add_step machine 6 20
 add_step seeds 3 5
 add_step training 8 120
-add_step cpu_ops 8 25
-[ -x "$build/bench/cpu/wick_bench_cpu_gemm" ] && add_step cpu_gemm 12 300
-[ $quick = 0 ] && [ -x "$build/bench/wick_bench_vs_libtorch" ] && add_step vs_libtorch 0 30
+add_step cpu_ops 20 45
+[ -x "$build/bench/cpu/wick_bench_cpu_gemm" ] && add_step cpu_gemm 35 450
+[ $quick = 0 ] && [ -x "$build/bench/wick_bench_vs_libtorch" ] && add_step vs_libtorch 0 50
 [ $gpu = 1 ] && add_step gpu 25 90
 [ $gpu = 1 ] && [ -x "$build/bench/gpu/wick_bench_gemm_ladder" ] && add_step gemm_ladder 20 120
 if [ $gpu = 0 ]; then echo "   GPU benchmarks skipped: $gpu_why"; fi

@@ -10,6 +10,7 @@
 // (the command is in docs/cpu-gemm.md).
 #include <benchmark/benchmark.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "copy_buffers.hpp"
 #include "fma_loops.hpp"
 #include "gemm/gemm.hpp"
 #include "gemm_ladder.hpp"
@@ -188,7 +190,7 @@ void bm_gemm(benchmark::State& state, Lib lib, int64_t m, int64_t k, int64_t n, 
       case Lib::torch:
 #if defined(WICK_BENCH_TORCH)
         if constexpr (std::is_same_v<T, float>)
-          torch_peer::mm(a.data(), b.data(), c.data(), m, k, n);
+          torch_peer::mm(a.data(), b.data(), c.data(), m, k, n, trans_b);
 #endif
         break;
       case Lib::naive:
@@ -207,6 +209,24 @@ void bm_gemm(benchmark::State& state, Lib lib, int64_t m, int64_t k, int64_t n, 
     }
   };
   run();  // warm: caches, packing buffers, thread pools
+  // Every peer must compute the product asked for (libtorch's once ignored trans_b): 32 sampled
+  // entries of C against a float64 dot product; a wrong one stops the benchmark with an error.
+  for (int s = 0; s < 32; ++s) {
+    const int64_t i = (s * 7919) % m, j = (s * 104729) % n;
+    double want = 0, scale = 0;
+    for (int64_t p = 0; p < k; ++p) {
+      const double x = a[static_cast<size_t>(i * k + p)];
+      const double y = b[static_cast<size_t>(trans_b ? j * k + p : p * n + j)];
+      want += x * y;
+      scale += std::abs(x * y);
+    }
+    const double got = c[static_cast<size_t>(i * n + j)];
+    if (!(std::abs(got - want) <= 1e-4 * scale + 1e-30)) {
+      state.SkipWithError("wrong product: a sampled entry of C differs from the float64 reference");
+      gemm::set_isa(saved);
+      return;
+    }
+  }
   for (auto _ : state) {
     run();
     benchmark::ClobberMemory();
@@ -254,21 +274,14 @@ std::vector<Lib> peers() {
 
 // ---- elementwise add against memcpy ----
 
+// memcpy of n floats on T threads, in buffers allocated as wick allocates a large tensor
+// (copy_buffers.hpp: huge pages; with 4 KiB pages this ceiling was half of machine_info's).
 void BM_memcpy(benchmark::State& state) {
   const int64_t n = state.range(0);
   const int threads = static_cast<int>(state.range(1));
-  std::vector<float> src(static_cast<size_t>(n), 1.0f), dst(static_cast<size_t>(n), 0.0f);
+  bench::CopyBuffers buffers(static_cast<size_t>(n) * sizeof(float), threads);
   for (auto _ : state) {
-#if defined(_OPENMP)
-#pragma omp parallel num_threads(threads)
-    {
-      const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
-      const int64_t b0 = n * t / nt, b1 = n * (t + 1) / nt;
-      std::memcpy(dst.data() + b0, src.data() + b0, static_cast<size_t>(b1 - b0) * sizeof(float));
-    }
-#else
-    std::memcpy(dst.data(), src.data(), static_cast<size_t>(n) * sizeof(float));
-#endif
+    buffers.copy();
     benchmark::ClobberMemory();
   }
   state.SetBytesProcessed(state.iterations() * n * 2 * int64_t{sizeof(float)});

@@ -129,8 +129,8 @@ def summary_rows(r):
             rows.append(("GPU matmul, best wick kernel per precision, TFLOP/s", "; ".join(parts)))
     ops = [o for o in r.membound_cpu() if o[0] == "add" and o[1]]
     if ops:
-        label, nbytes, bps = max(ops, key=lambda o: o[1])
-        ceil = r.ceiling_at(nbytes)
+        label, nbytes, bps, threads = max(ops, key=lambda o: o[1])
+        ceil = r.ceiling_at(nbytes, threads)
         rows.append((f"CPU add, {fmt_bytes(nbytes)} moved", f"{gf(bps)} GB/s ({pct(bps / ceil if ceil else None)} of copy)"))
     gops, copy = r.membound_gpu()
     if gops:
@@ -422,16 +422,21 @@ def section_membound(r, plots):
     if ops or r.copy_curve():
         out.append(img(plots, "plot_membound_cpu", "CPU bytes per second against size with the copy ceiling"))
         rows = []
-        for label, nbytes, bps in sorted(ops, key=lambda o: (o[0], o[1] or 0)):
-            ceil = r.ceiling_at(nbytes) if nbytes else None
-            rows.append([label, fmt_bytes(nbytes) if nbytes else "-", gf(bps), pct(bps / ceil if ceil and bps else None)])
-        out += ["CPU, float32; the ceiling is the best memcpy (1 or all threads) at the same working set "
-                "(interpolated between measured sizes):", "",
-                table(["op", "bytes moved per call", "GB/s", "% of copy ceiling"], rows), ""]
+        for label, nbytes, bps, threads in sorted(ops, key=lambda o: (o[0], o[1] or 0)):
+            ceil = r.ceiling_at(nbytes, threads) if nbytes else None
+            rows.append([label, threads or "-", fmt_bytes(nbytes) if nbytes else "-", gf(bps),
+                         gf(ceil) if ceil else "-", pct(bps / ceil if ceil and bps else None)])
+        out += ["CPU, float32; each op against machine_info's memcpy on the same number of threads at the same "
+                "working set (interpolated between measured sizes; past the largest, its value: main memory):", "",
+                table(["op", "threads", "bytes moved per call", "GB/s", "copy ceiling, GB/s", "% of ceiling"], rows),
+                ""]
         out.append("add, exp, sum and softmax go through the tensor API (bench_cpu_ops: `a + b` allocates "
                    "its output on every call); \"add kernel\" (bench/cpu) calls the CPU kernel into an output "
-                   "allocated once. A point above the ceiling means the ceiling was measured while other processes held "
-                   "the CPUs (section 6), or that the op's data stayed in a cache the copy did not fit.")
+                   "allocated once. Stores that go through the cache read each destination line first, so memcpy's two "
+                   "counted streams are three real ones and an add's three are four: at the same real bandwidth an add "
+                   "shows 9/8 of the copy's rate, up to about 112% of the ceiling. Far above it, the ceiling was "
+                   "measured while other processes held the CPUs (section 6), or the op's data stayed in a cache "
+                   "the copy did not fit.")
         out.append("")
     gops, copy = r.membound_gpu()
     if gops:
@@ -455,17 +460,19 @@ def section_method(r):
         "- **Warm-ups**: every program runs its work before timing it: Google Benchmark's warm-up "
         "(`--benchmark_min_warmup_time`, " + ("0.1 s" if mode == "quick" else "0.2 s") + " of untimed calls "
         "per benchmark in cpu_ops, bench/cpu and vs_libtorch, so a slow first call that faults in fresh pages "
-        "is never the one timed; machine_info warms each repetition itself), one untimed call (bench/cpu's "
-        "GEMMs), 1 to 5 untimed "
-        "steps (bench_training: caching allocator, OpenMP pool, cuBLAS handle, first-touch pages), 3 untimed "
+        "is never the one timed; machine_info writes its buffers before timing, and Google Benchmark's "
+        "iteration-count search runs before its first repetition), one untimed call (bench/cpu's "
+        "GEMMs), 1 to 5 untimed training steps and 20 untimed calls before the per-op latencies "
+        "(bench_training: caching allocator, OpenMP pool, cuBLAS handle, first-touch pages), 3 untimed "
         "runs (bench/gpu).",
         "- **Repetitions and medians**: bench_training times single steps until 50 (quick: 15) or its time "
         "budget (2 s; quick: 0.25 s) is spent, at least 3, and reports the median with p10, p90, min and max. "
         "machine_info repeats each row (copy: 5, quick 3; FMA: twice as many, shorter) and gives the ceiling "
         "as the best repetition (a busy machine only lowers a ceiling) with the median beside it. "
-        "bench/gpu reports the median of 10 to 30 timed runs. cpu_ops and bench/cpu give Google Benchmark's "
-        "mean over its iterations (min time "
-        + ("0.05 s" if mode == "quick" else "0.5 s") + "). All rates here are per second of wall clock.",
+        "bench/gpu reports the median of 10 to 30 timed runs (5 for the largest GEMMs). cpu_ops, bench/cpu and "
+        "vs_libtorch run each benchmark 3 times and report the median repetition, each repetition being Google "
+        "Benchmark's mean over the iterations that fill its min time ("
+        + ("0.05 s" if mode == "quick" else "0.25 s") + "). All rates here are per second of wall clock.",
         "- **GPU timing**: bench_training uses a host clock with `wick::cuda::synchronize()` inside the timed "
         "region (the clock stops when the GPU is done, as a user waits); bench/gpu uses CUDA events on the "
         "stream wick queues on for device work and a host clock for transfers (`to()` returns when the data "

@@ -66,7 +66,22 @@ class Bench:
         self.rows = self.data.get("benchmarks", [])
 
     def runs(self):
-        """Rows that are measurements (no aggregates, no errors)."""
+        """One row per benchmark: its median aggregate where it ran with repetitions (named as the
+        benchmark, so that name patterns match), else its single measurement; no errors."""
+        medians = {r.get("run_name"): r for r in self.rows
+                   if r.get("aggregate_name") == "median" and not r.get("error_occurred")}
+        out = []
+        for r in self.repetitions():
+            m = medians.get(r.get("run_name"))
+            if m is None:
+                out.append(r)
+            elif m is not True:
+                out.append(dict(m, name=r["run_name"]))
+                medians[r.get("run_name")] = True  # once per benchmark
+        return out
+
+    def repetitions(self):
+        """Every measurement row, one per repetition (no aggregates, no errors)."""
         return [r for r in self.rows
                 if r.get("run_type", "iteration") == "iteration" and not r.get("error_occurred")]
 
@@ -198,7 +213,7 @@ class Results:
         if not m:
             return out
         groups = {}
-        for r in m.runs():
+        for r in m.repetitions():
             mm = re.match(r"fma_peak/(\w+)/threads:(\d+)", r["name"])
             if mm and finite(r.get("FLOP/s")):
                 cap = r.get("FLOP/s_capacity")
@@ -226,7 +241,7 @@ class Results:
         if not m:
             return out
         groups = {}
-        for r in m.runs():
+        for r in m.repetitions():
             mm = re.match(r"copy/threads:(\d+)/bytes:(\d+)", r["name"])
             if mm and finite(r.get("bytes_per_second")):
                 groups.setdefault((int(mm.group(1)), int(mm.group(2))), []).append(
@@ -239,18 +254,24 @@ class Results:
         """{threads: (best, median)} of the copy at the largest size (main memory)."""
         return {t: (pts[-1][1], pts[-1][2]) for t, pts in self.copy_curve().items() if pts}
 
-    def ceiling_curve(self):
-        """[(bytes moved, B/s)]: at each size the best copy of any thread count."""
+    def ceiling_curve(self, threads=None):
+        """[(bytes moved, B/s)]: at each size the best copy on `threads` threads, or of any thread
+        count when threads is None or was not measured."""
+        curve = self.copy_curve()
         best = {}
-        for pts in self.copy_curve().values():
+        for pts in ([curve[threads]] if threads in curve else curve.values()):
             for nbytes, b, _ in pts:
                 best[nbytes] = max(best.get(nbytes, 0), b)
         return sorted(best.items())
 
-    def ceiling_at(self, bytes_moved):
-        """The copy ceiling at a working set, interpolated in log size; the nearest end outside
-        the measured range."""
-        pts = [(x, y, None) for x, y in self.ceiling_curve()]
+    def all_threads(self):
+        """The largest thread count the copy ran on: what wick's ops use by default."""
+        return max(self.copy_curve(), default=None)
+
+    def ceiling_at(self, bytes_moved, threads=None):
+        """The copy ceiling on `threads` threads (None: the best of any) at a working set,
+        interpolated in log size; the nearest end outside the measured range."""
+        pts = [(x, y, None) for x, y in self.ceiling_curve(threads)]
         if not pts:
             return None
         if bytes_moved <= pts[0][0]:
@@ -463,8 +484,8 @@ class Results:
 
     # ---- 5. memory-bound ops ----
     def membound_cpu(self):
-        """[(label, bytes moved per call, B/s wall clock)] from bench_cpu_ops (and bench/cpu's
-        2^24-float add and memcpy, 1 and all threads)."""
+        """[(label, bytes moved per call, B/s wall clock, threads)] from bench_cpu_ops (its ops
+        on all threads, its memcpy on 1) and bench/cpu's 2^24-float add, 1 and all threads."""
         out = []
         c = self.b("cpu_ops")
         labels = {"BM_memcpy": "memcpy, 1 thread (bench_cpu_ops)", "BM_add": "add", "BM_add_broadcast_row":
@@ -474,14 +495,17 @@ class Results:
             for r in c.runs():
                 base = r["name"].split("/")[0]
                 if base in labels and r.get("bytes_per_second"):
-                    out.append((labels[base], bytes_per_call(r), real_rate(r, "bytes_per_second")))
+                    threads = 1 if base == "BM_memcpy" else self.all_threads()
+                    out.append((labels[base], bytes_per_call(r), real_rate(r, "bytes_per_second"),
+                                threads))
         g = self.b("cpu_gemm")
         if g:
             for r in g.runs():
                 mm = re.match(r"(add_kernel|add_op)/(\d+)/(\d+)", r["name"])
                 if mm and r.get("bytes_per_second"):
                     out.append((f"{mm.group(1).replace('_', ' ')}, {mm.group(3)} thr. (bench/cpu)",
-                                bytes_per_call(r), real_rate(r, "bytes_per_second")))
+                                bytes_per_call(r), real_rate(r, "bytes_per_second"),
+                                int(mm.group(3))))
         return out
 
     def membound_gpu(self):
