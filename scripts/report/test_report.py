@@ -4,7 +4,7 @@ the benchmarks' JSON or to the scripts cannot break the report silently. For CI:
 
     python3 scripts/report/test_report.py            (Debian's python3 with python3-matplotlib)
 
-The recorded results are the committed sample report's raw/ (docs/sample-report/raw, a CPU-only
+The recorded results are the committed sample report's raw/ (docs/report/cpu-only/raw, a CPU-only
 --quick run). The GPU path is tested on a copy of them with GPU rows added by this file: those
 numbers are invented, marked synthetic in the JSON, and the report made from them says so on top.
 """
@@ -19,7 +19,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-RECORDED = os.environ.get("WICK_REPORT_RECORDED") or os.path.join(ROOT, "docs", "sample-report", "raw")
+RECORDED = os.environ.get("WICK_REPORT_RECORDED") or os.path.join(ROOT, "docs", "report", "cpu-only", "raw")
 MAKE = os.path.join(HERE, "make_report.py")
 SECTIONS = ["## Summary", "## 1. The machine", "## 2. Seed program 1", "## 3. Seed program 2",
             "## 4. GEMM", "## 5. Memory-bound ops", "## 6. How it was measured"]
