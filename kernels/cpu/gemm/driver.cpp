@@ -4,10 +4,11 @@
 // panels: thread t then packs exactly the A panels it multiplies (no A crosses between cores)
 // and its whole B block stays in its own L2; measured on the 2-vCPU Zen 4 with 2 threads, this
 // took 512^3 from 165-173 to 203-221 GFLOP/s and 1024^3 from 182-186 to 197-215 (N split
-// before; alternating runs of both builds, docs/cpu-gemm.md). With fewer A panels (64 x 1024 x 2048: 163 vs 135) N is split, and each thread
-// packs its own B columns. The A block is packed by all threads together, panel by
-// panel, into one of two buffers used in turn, so each KC step needs one barrier: a thread
-// that is packing step s + 2 has passed barrier s + 1, so every thread is done reading step s.
+// before; alternating runs of both builds, docs/cpu-gemm.md). With fewer A panels
+// (64 x 1024 x 2048: 163 vs 135) N is split, and each thread packs its own B columns. The A
+// block is packed by all threads together, panel by panel, into one of two buffers used in
+// turn, so each KC step needs one barrier: a thread that is packing step s + 2 has passed
+// barrier s + 1, so every thread is done reading step s.
 // Products under kMinFlopsPerThread per thread run on fewer threads (the team costs a few us).
 // Packing buffers (the shared A blocks and every thread's B block) are carved from one buffer
 // that the calling thread keeps between calls and grows before the parallel region, so an
