@@ -92,7 +92,11 @@ cache_get() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt" | head -n 1; }
 pkg_version() { dpkg-query -W -f='${Version}' "$1" 2>/dev/null || true; }
 {
   commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "unknown (no git)")
-  [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ] && commit="$commit (with uncommitted changes)"
+  # The output folder does not count: a report committed in the repository (docs/report/) is
+  # rewritten by this very run.
+  out_rel=""; case "$out/" in "$root"/*) out_rel=${out#"$root"/} ;; esac
+  [ -n "$(git -C "$root" status --porcelain --untracked-files=no -- . ${out_rel:+":(exclude)$out_rel"} 2>/dev/null)" ] &&
+    commit="$commit (with uncommitted changes)"
   echo "wick_commit: $commit"
   echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "command: scripts/main.sh $*"
