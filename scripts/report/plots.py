@@ -45,7 +45,10 @@ def _save(fig, folder, name):
 
 def _pow2_axis(ax, values):
     ax.set_xscale("log", base=2)
-    ax.set_xticks(values)
+    # Ticks at the powers of two only: a point beside one (N = 1000, the seed's size, next to
+    # 1024) is still drawn, but its label would print over its neighbour's.
+    pow2 = [v for v in values if int(v) > 0 and int(v) & (int(v) - 1) == 0]
+    ax.set_xticks(pow2 if pow2 else values)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{int(v)}"))
     ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
 
