@@ -363,15 +363,27 @@ def section_gemm(r, plots):
             peak = r.peak_for(t)
             ns = sorted({n for libs in g.values() for n, _ in libs.get(t, [])})
             rows = []
+            slower = False  # a library slower on these threads than on one (its threading, not its kernel)
             for n in ns:
                 v = {lib: dict(g.get(lib, {}).get(t, [])).get(n) for lib in ("wick", "openblas", "torch")}
-                row = [n] + [fmt(v[lib]) if v[lib] else ("not installed" if lib not in g else "-") for lib in ("wick", "openblas", "torch")]
+                one = {lib: dict(g.get(lib, {}).get(1, [])).get(n) for lib in ("wick", "openblas", "torch")}
+                row = [n]
+                for lib in ("wick", "openblas", "torch"):
+                    if not v[lib]:
+                        row.append("not installed" if lib not in g else "-")
+                        continue
+                    mark = "*" if t > 1 and one[lib] and v[lib] < 0.9 * one[lib] else ""
+                    slower = slower or bool(mark)
+                    row.append(fmt(v[lib]) + mark)
                 row += [pct(v["wick"] * 1e9 / peak) if v["wick"] and peak else "-",
                         pct(v["wick"] / v["openblas"]) if v["wick"] and v["openblas"] else "-",
                         pct(v["wick"] / v["torch"]) if v["wick"] and v["torch"] else "-"]
                 rows.append(row)
             out += [f"CPU, float32, {t} thread{'s' if t > 1 else ''}, GFLOP/s (median time):", "",
                     table(["N", "wick", "OpenBLAS", "libtorch", "wick, % of peak", "wick, % of OpenBLAS", "wick, % of libtorch"], rows), ""]
+            if slower:
+                out += ["\\* more than 10% slower than the same library on 1 thread at this size: a cost of its "
+                        "threading here, so the ratio against it says more about threading than about its kernel.", ""]
         shapes = r.gemm_cpu_shapes()
         if shapes:
             rows = {}

@@ -196,10 +196,11 @@ class ReportTest(unittest.TestCase):
 
     def test_insane_numbers_fail_the_check(self):
         g = load(self.tmp, "cpu_gemm")
+        # Every row of one benchmark: its repetitions and their median, which the report reads.
+        first = next(r["run_name"] for r in g["benchmarks"] if r["name"].startswith("sgemm/wick/"))
         for r in g["benchmarks"]:
-            if r["name"].startswith("sgemm/wick/"):
+            if r.get("run_name") == first:
                 r["GFLOP/s"] = 1e6
-                break
         save(self.tmp, "cpu_gemm", g)
         t = load(self.tmp, "training")
         t["benchmarks"][0]["median_ms"] = float("nan")
@@ -208,6 +209,23 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("exceeds", out)
         self.assertIn("not finite", out)
+
+    def test_repetitions_give_their_median(self):
+        # The 2-thread 1024^3 wick row: repetitions 500, 100, 300 and their median aggregate 300;
+        # the table must show the median, not the first or last repetition.
+        g = load(self.tmp, "cpu_gemm")
+        name = "sgemm/wick/1024x1024x1024/threads:2/real_time"
+        reps = iter([500.0, 100.0, 300.0])
+        for r in g["benchmarks"]:
+            if r.get("run_name") == name:
+                if r.get("run_type", "iteration") == "iteration":
+                    r["GFLOP/s"] = next(reps)
+                elif r.get("aggregate_name") == "median":
+                    r["GFLOP/s"] = 300.0
+        save(self.tmp, "cpu_gemm", g)
+        rc, out = run(self.tmp, "--no-plots")
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(self.report(), r"\| 1024 \| 300 \|")
 
     def test_no_plots(self):
         rc, out = run(self.tmp, "--no-plots")
