@@ -1,6 +1,6 @@
 // fill_copy.cpp: fill (every element = one value) and copy (elementwise, with a cast between
 // any two dtypes, bfloat16 included). Both take any strides; copy's contiguous same-dtype case is a
-// memcpy.
+// memcpy, its transposed same-dtype case goes in tiles (transpose_copy.cpp).
 #include <cstring>
 
 #include "kernels.hpp"
@@ -28,6 +28,7 @@ void copy_kernel(const OpCall& call) {
     });
     return;
   }
+  if (transpose_copy(out, in)) return;
   WICK_DISPATCH_STORED(out.dtype(), {
     using Out = T;
     WICK_DISPATCH_STORED(in.dtype(),

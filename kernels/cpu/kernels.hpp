@@ -7,15 +7,17 @@
 
 namespace wick::cpu {
 
-void fill_kernel(const OpCall& call);     // fill_copy.cpp
-void copy_kernel(const OpCall& call);     // fill_copy.cpp
-void random_kernel(const OpCall& call);   // random.cpp: rand, randn
-void unary_kernel(const OpCall& call);    // unary.cpp
-void binary_kernel(const OpCall& call);   // binary.cpp: arithmetic and comparisons
-void where_kernel(const OpCall& call);    // binary.cpp
-void reduce_kernel(const OpCall& call);   // reduce.cpp: sum, mean, max, min
-void softmax_kernel(const OpCall& call);  // softmax.cpp: softmax, log_softmax
-void matmul_kernel(const OpCall& call);   // matmul.cpp
+void fill_kernel(const OpCall& call);  // fill_copy.cpp
+void copy_kernel(const OpCall& call);  // fill_copy.cpp
+// A same-dtype copy from a transposed layout, in tiles; false when the layouts are not that.
+bool transpose_copy(const Tensor& out, const Tensor& in);  // transpose_copy.cpp
+void random_kernel(const OpCall& call);                    // random.cpp: rand, randn
+void unary_kernel(const OpCall& call);                     // unary.cpp
+void binary_kernel(const OpCall& call);                    // binary.cpp: arithmetic and comparisons
+void where_kernel(const OpCall& call);                     // binary.cpp
+void reduce_kernel(const OpCall& call);                    // reduce.cpp: sum, mean, max, min
+void softmax_kernel(const OpCall& call);                   // softmax.cpp: softmax, log_softmax
+void matmul_kernel(const OpCall& call);                    // matmul.cpp
 
 }  // namespace wick::cpu
 

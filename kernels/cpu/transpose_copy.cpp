@@ -1,0 +1,108 @@
+// transpose_copy.cpp: copy_kernel's path for a same-dtype copy whose input runs along another
+// dim than its output, as `t.t().contiguous()` or the autograd engine's copy of a transposed
+// weight gradient. Walking the output row by row then reads the input one element per cache
+// line, each a row stride apart: a 1024 x 1024 float32 transpose took 4.5 ms (1.9 GB/s moved),
+// as long as the 256 x 1024 x 1024 matmul whose gradient it was laying out.
+// Idea: cut the two dims into 8 x 8 tiles. A tile reads 8 input lines along the input's
+// unit-stride dim and writes 8 output lines along the output's; they stay in L1 while the tile
+// is copied, so each line is fetched once for 8 (4-byte) elements instead of once per element.
+// Why 8 and not the textbook 32: with a power-of-two row stride (4 KiB for 1024 floats) every
+// line of a tile falls in the same set of the 8-way L1, and 32 + 32 of them evict each other.
+// Measured (2-vCPU Zen 4, 1 thread, 1024 x 1024 float32, best of 10, plain arrays): element by
+// element 4.5 ms; tiles of 64: 3.0 ms, 32: 2.2, 16: 1.3, 8: 0.58-0.67, 4: 0.62-0.68 (memcpy of
+// the same bytes: 0.09). Tested by tests/test_views.cpp.
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels.hpp"
+#include "loops.hpp"
+
+namespace wick::cpu {
+namespace {
+
+constexpr int64_t kTile = 8;
+
+// One tile: rows (the input's unit-stride dim) [i0, i1) by columns (the output's) [j0, j1).
+template <typename E>
+void copy_tile(char* out, const char* in, int64_t out_row_stride, int64_t in_col_stride, int64_t i0,
+               int64_t i1, int64_t j0, int64_t j1) {
+  for (int64_t i = i0; i < i1; ++i) {
+    E* dst = reinterpret_cast<E*>(out + i * out_row_stride);
+    const char* src = in + static_cast<int64_t>(sizeof(E)) * i;
+    for (int64_t j = j0; j < j1; ++j) {
+      E v;
+      std::memcpy(&v, src + j * in_col_stride, sizeof(E));  // the input need not be aligned to E
+      dst[j] = v;
+    }
+  }
+}
+
+template <typename E>
+void tiled_copy(const Layout<2>& l, int row_dim) {
+  const int col_dim = l.ndim - 1;
+  const int64_t rows = l.sizes[row_dim], cols = l.sizes[col_dim];
+  const int64_t out_row_stride = l.strides[0][row_dim], in_col_stride = l.strides[1][col_dim];
+  const int64_t row_tiles = (rows + kTile - 1) / kTile, col_tiles = (cols + kTile - 1) / kTile;
+  const int64_t planes = l.numel / (rows * cols);
+  const int64_t tiles = planes * row_tiles * col_tiles;
+  // A tile is up to 64 elements: the grain keeps small copies on one thread.
+  parallel_for(tiles, kParallelGrain / (kTile * kTile), [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t plane = t / (row_tiles * col_tiles);
+      const int64_t rt = (t / col_tiles) % row_tiles, ct = t % col_tiles;
+      // The plane's base pointers: every dim but the two, outermost first.
+      char* out = l.base[0];
+      const char* in = l.base[1];
+      int64_t rest = plane;
+      for (int d = l.ndim - 1; d >= 0; --d) {
+        if (d == row_dim || d == col_dim) continue;
+        const int64_t index = rest % l.sizes[d];
+        rest /= l.sizes[d];
+        out += index * l.strides[0][d];
+        in += index * l.strides[1][d];
+      }
+      copy_tile<E>(out, in, out_row_stride, in_col_stride, rt * kTile,
+                   std::min(rows, (rt + 1) * kTile), ct * kTile, std::min(cols, (ct + 1) * kTile));
+    }
+  });
+}
+
+}  // namespace
+
+bool transpose_copy(const Tensor& out, const Tensor& in) {
+  if (out.dtype() != in.dtype()) return false;
+  const Layout<2> l = make_layout<2>({&out, &in});
+  if (l.numel == 0 || l.ndim < 2) return false;
+  const int64_t elem = static_cast<int64_t>(out.element_size());
+  const int col_dim = l.ndim - 1;
+  // The output runs along its last dim, the input does not but runs along another one.
+  if (l.strides[0][col_dim] != elem || l.strides[1][col_dim] == elem) return false;
+  int row_dim = -1;
+  for (int d = col_dim - 1; d >= 0; --d) {
+    if (l.strides[1][d] == elem) {
+      row_dim = d;
+      break;
+    }
+  }
+  // Below a tile in either dim the plain walk reads whole lines anyway.
+  if (row_dim < 0 || l.sizes[row_dim] < kTile || l.sizes[col_dim] < kTile) return false;
+  switch (elem) {
+    case 1:
+      tiled_copy<uint8_t>(l, row_dim);
+      return true;
+    case 2:
+      tiled_copy<uint16_t>(l, row_dim);
+      return true;
+    case 4:
+      tiled_copy<uint32_t>(l, row_dim);
+      return true;
+    case 8:
+      tiled_copy<uint64_t>(l, row_dim);
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace wick::cpu
