@@ -13,9 +13,20 @@
 
 namespace {
 
+#if defined(WICK_BENCH_OPENBLAS)
+extern "C" void openblas_set_num_threads(int num_threads);  // OpenBLAS's own API (cblas.h)
+#endif
+
+// wick's OpenMP team, libtorch's intra-op threads and the OpenBLAS threads libtorch's matmuls
+// run on: without the last, libtorch's "1 thread" MLP step ran its matmuls on 2 threads
+// (17.3 ms for 2.68 GFLOP: 155 GFLOP/s, above the 117 of one core) and its 2-thread step
+// oversubscribed the cores (45 ms).
 void set_threads(int n) {
   omp_set_num_threads(n);
   torch::set_num_threads(n);
+#if defined(WICK_BENCH_OPENBLAS)
+  openblas_set_num_threads(n);
+#endif
 }
 
 void BM_wick_add_small(benchmark::State& state) {
