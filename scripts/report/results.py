@@ -7,6 +7,10 @@ import math
 import os
 import re
 import statistics
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench", "gpu"))
+from gemm_table import reference_of  # noqa: E402
 
 # ---------------------------------------------------------------------------------------------
 # small helpers
@@ -564,14 +568,10 @@ class Results:
 
 
 def gemm_precision(kernel):
-    """The precision a GPU matmul kernel computes in, from its name (as bench/gpu/gemm_table.py):
-    'TF32' or 'BF16' (tensor cores, float32 accumulate), else 'FP32'."""
-    k = kernel.lower()
-    if "tf32" in k:
-        return "TF32"
-    if "bf16" in k or "wgmma" in k:
-        return "BF16"
-    return "FP32"
+    """The precision a GPU matmul kernel computes in: 'TF32' or 'BF16' (tensor cores, float32
+    accumulate), else 'FP32'. From bench/gpu/gemm_table.py's rule, the one docs/gemm.md uses."""
+    ref = reference_of(kernel.lower())
+    return {"cublas": "FP32", "cublas_tf32": "TF32", "cublas_bf16": "BF16"}[ref]
 
 
 def gemm_reference(kernel):
