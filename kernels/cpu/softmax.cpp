@@ -1,9 +1,9 @@
 // softmax.cpp: softmax and log_softmax along one dim. Each row (the elements along `dim` for
 // one index of the other dims) takes three passes: max, sum of exp(x - max) in double, write.
 // Subtracting the max keeps exp from overflowing; rows run in parallel. A float32 row with
-// unit stride (softmax over the last dim) goes to vec::softmax_row_f32: two passes, the exps
-// written once and rescaled, vectorised exp (vec_math.hpp, 2 ulp) with the sum still in
-// double; about 10x the scalar path on Zen 4 (docs/cpu-kernels.md).
+// unit stride (softmax over the last dim) goes to vec::softmax_row_f32: a max, the exps
+// written once (vectorised exp, vec_math.hpp, 2 ulp), summed in double and rescaled; about 10x
+// the scalar path on Zen 4 (docs/cpu-kernels.md).
 #include <cmath>
 #include <limits>
 
