@@ -71,7 +71,8 @@ void tiled_copy(const Layout<2>& l, int row_dim) {
 }  // namespace
 
 bool transpose_copy(const Tensor& out, const Tensor& in) {
-  if (out.dtype() != in.dtype()) return false;
+  // Cheap refusals first: every strided copy asks, small ones most often (per-op overhead).
+  if (out.dtype() != in.dtype() || out.numel() < kTile * kTile) return false;
   const Layout<2> l = make_layout<2>({&out, &in});
   if (l.numel == 0 || l.ndim < 2) return false;
   const int64_t elem = static_cast<int64_t>(out.element_size());
@@ -90,19 +91,20 @@ bool transpose_copy(const Tensor& out, const Tensor& in) {
   switch (elem) {
     case 1:
       tiled_copy<uint8_t>(l, row_dim);
-      return true;
+      break;
     case 2:
       tiled_copy<uint16_t>(l, row_dim);
-      return true;
+      break;
     case 4:
       tiled_copy<uint32_t>(l, row_dim);
-      return true;
+      break;
     case 8:
       tiled_copy<uint64_t>(l, row_dim);
-      return true;
+      break;
     default:
       return false;
   }
+  return true;
 }
 
 }  // namespace wick::cpu
