@@ -74,14 +74,14 @@ class Bench:
         benchmark, so that name patterns match), else its single measurement; no errors."""
         medians = {r.get("run_name"): r for r in self.rows
                    if r.get("aggregate_name") == "median" and not r.get("error_occurred")}
-        out = []
+        out, seen = [], set()
         for r in self.repetitions():
-            m = medians.get(r.get("run_name"))
-            if m is None:
+            name = r.get("run_name")
+            if name not in medians:
                 out.append(r)
-            elif m is not True:
-                out.append(dict(m, name=r["run_name"]))
-                medians[r.get("run_name")] = True  # once per benchmark
+            elif name not in seen:
+                seen.add(name)
+                out.append(dict(medians[name], name=name))
         return out
 
     def repetitions(self):
