@@ -61,6 +61,16 @@ void BM_softmax_rows(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * n * 2 * int64_t{sizeof(float)});
 }
 
+// A transposed n x n float32 matrix made contiguous (kernels/cpu/transpose_copy.cpp): what
+// the autograd engine does with the gradient of every weight used as w.t(). Bytes read plus
+// written.
+void BM_transpose_contiguous(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor a = wick::randn({n, n});
+  for (auto _ : state) benchmark::DoNotOptimize(a.t().contiguous());
+  state.SetBytesProcessed(state.iterations() * n * n * 2 * int64_t{sizeof(float)});
+}
+
 void BM_matmul(benchmark::State& state) {
   const int64_t n = state.range(0);
   wick::Tensor a = wick::randn({n, n}), b = wick::randn({n, n});
@@ -83,6 +93,7 @@ BENCHMARK(BM_add_broadcast_row)->Arg(1 << 20);
 BENCHMARK(BM_exp)->Arg(1 << 20);
 BENCHMARK(BM_sum)->Arg(1 << 20)->Arg(1 << 24);
 BENCHMARK(BM_softmax_rows)->Arg(1 << 20);
+BENCHMARK(BM_transpose_contiguous)->Arg(1024);
 BENCHMARK(BM_matmul)->Arg(64)->Arg(256)->Arg(1000);
 BENCHMARK(BM_add_small);
 
