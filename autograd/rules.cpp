@@ -186,6 +186,12 @@ Grads log_softmax_rule(const Node& n, const Tensor& g) {
   return {g - exp(y) * sum(g, n.dim, true)};
 }
 
+// True when the last two dims are a transposed contiguous matrix (unit stride down the rows).
+bool column_major(const Tensor& t) {
+  const int64_t rows = t.size(-2), cols = t.size(-1);
+  return rows > 1 && cols > 1 && t.stride(-2) == 1 && t.stride(-1) == rows;
+}
+
 Grads matmul_rule(const Node& n, const Tensor& g) {
   const Tensor &a = n.input(0), &b = n.input(1);
   // Redo the forward's promotion of 1-D operands so that every product is batched 2-D.
@@ -195,12 +201,18 @@ Grads matmul_rule(const Node& n, const Tensor& g) {
   if (a.dim() == 1) g2 = g2.unsqueeze(g2.dim() - (b.dim() == 1 ? 0 : 1));
   if (b.dim() == 1) g2 = g2.unsqueeze(g2.dim());
   Grads r;
+  // An operand that is a transposed view (Linear's weight.t()) gets its gradient computed as
+  // (B^T A)^T, in the operand's own layout, as PyTorch's mm_mat2_backward: the transpose's
+  // rule then hands the weight a contiguous gradient instead of one that accumulate() must
+  // copy (a 1024^2 transposed copy per weight and step in an MLP).
   if (n.edges[0].needed) {
-    Tensor ga = matmul(g2, b2.transpose(-1, -2));
+    Tensor ga = column_major(a2) ? matmul(b2, g2.transpose(-1, -2)).transpose(-1, -2)
+                                 : matmul(g2, b2.transpose(-1, -2));
     r[0] = sum_to(ga, a2.sizes()).reshape(a.sizes());
   }
   if (n.edges[1].needed) {
-    Tensor gb = matmul(a2.transpose(-1, -2), g2);
+    Tensor gb = column_major(b2) ? matmul(g2.transpose(-1, -2), a2).transpose(-1, -2)
+                                 : matmul(a2.transpose(-1, -2), g2);
     r[1] = sum_to(gb, b2.sizes()).reshape(b.sizes());
   }
   return r;
