@@ -66,11 +66,13 @@ Grads clamp_rule(const Node& n, const Tensor& g) {
 }
 
 // Elementwise binary.
+// With alpha (scalar_a, float32 and float64: a + alpha * b fused), b's gradient is g * alpha.
 Grads add_rule(const Node& n, const Tensor& g) {
-  return {sum_to(g, in_sizes(n, 0)), sum_to(g, in_sizes(n, 1))};
+  return {sum_to(g, in_sizes(n, 0)), sum_to(n.has_a ? g * n.scalar_a : g, in_sizes(n, 1))};
 }
 Grads sub_rule(const Node& n, const Tensor& g) {
-  return {sum_to(g, in_sizes(n, 0)), sum_to(-g, in_sizes(n, 1))};
+  return {sum_to(g, in_sizes(n, 0)),
+          sum_to(n.has_a ? g * -n.scalar_a.to_double() : -g, in_sizes(n, 1))};
 }
 Grads mul_rule(const Node& n, const Tensor& g) {
   Grads r;

@@ -40,6 +40,31 @@ void BM_add_broadcast_row(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * n * 2 * int64_t{sizeof(float)});
 }
 
+// A number operand is a 0-d tensor expanded to the other's shape (stride 0): SGD's g * -lr
+// and the scalar half of where(mask, 0, g), ReLU's backward.
+void BM_mul_scalar(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor a = wick::randn({n});
+  for (auto _ : state) benchmark::DoNotOptimize(a * 0.5);
+  state.SetBytesProcessed(state.iterations() * n * 2 * int64_t{sizeof(float)});
+}
+
+void BM_where_scalar(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor g = wick::randn({n}), mask = wick::randn({n}) > 0.0;
+  for (auto _ : state) benchmark::DoNotOptimize(wick::where(mask, wick::Scalar(0.0), g));
+  // A bool and a float read, a float written.
+  state.SetBytesProcessed(state.iterations() * n * (1 + 2 * int64_t{sizeof(float)}));
+}
+
+// a + alpha * b: SGD's update p.add_(g, -lr) out of place.
+void BM_add_alpha(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor a = wick::randn({n}), b = wick::randn({n});
+  for (auto _ : state) benchmark::DoNotOptimize(a.add(b, -0.01));
+  state.SetBytesProcessed(state.iterations() * n * 3 * int64_t{sizeof(float)});
+}
+
 void BM_exp(benchmark::State& state) {
   const int64_t n = state.range(0);
   wick::Tensor a = wick::randn({n});
@@ -90,6 +115,9 @@ void BM_add_small(benchmark::State& state) {
 BENCHMARK(BM_memcpy)->Arg(1 << 16)->Arg(1 << 20)->Arg(1 << 24);
 BENCHMARK(BM_add)->Arg(1 << 16)->Arg(1 << 20)->Arg(1 << 24);
 BENCHMARK(BM_add_broadcast_row)->Arg(1 << 20);
+BENCHMARK(BM_mul_scalar)->Arg(1 << 20);
+BENCHMARK(BM_where_scalar)->Arg(1 << 20);
+BENCHMARK(BM_add_alpha)->Arg(1 << 20);
 BENCHMARK(BM_exp)->Arg(1 << 20);
 BENCHMARK(BM_sum)->Arg(1 << 20)->Arg(1 << 24);
 BENCHMARK(BM_softmax_rows)->Arg(1 << 20);

@@ -140,3 +140,49 @@ TEST_CASE("pytorch edges: *_like options fill in from the tensor", "[pytorch]") 
   CHECK(w.dtype() == kFloat32);
   CHECK(w.requires_grad());
 }
+
+TEST_CASE("pytorch edges: add and sub with alpha round once in float32 and float64", "[pytorch]") {
+  // PyTorch 1.13 computes a + alpha * b as one fused multiply-add (vec::fmadd), alpha rounded
+  // to the dtype first. Pairs where the product rounded first gives another value; golden from
+  // torch.add(a, b, alpha=0.1) and torch.sub(a, b, alpha=0.3) (python3-torch, CPU).
+  const Tensor a = tensor({-0x1.39ef5ep-4f, 0x1.24fa44p-4f, -0x1.a75ed6p-5f, 0x1.a27d98p-3f});
+  const Tensor b = tensor({0x1.76c36p-1f, -0x1.c2b136p-2f, -0x1.629e42p+1f, -0x1.2198eep+1f});
+  const std::vector<float> want_add{-0x1.c3fbb6p-9f, 0x1.c2cd86p-6f, -0x1.509daap-2f,
+                                    -0x1.66ebf6p-6f};
+  CHECK(add(a, b, 0.1).to_vector<float>() == want_add);
+  Tensor in_place = a.clone();
+  in_place.add_(b, 0.1);
+  CHECK(in_place.to_vector<float>() == want_add);
+  const Tensor c = tensor({0x1.9edc6ap+0f, -0x1.a75ed6p-5f, -0x1.3951b2p-2f, 0x1.fcee7cp-3f});
+  const Tensor d = tensor({0x1.3349d2p+0f, -0x1.629e42p+1f, -0x1.4b2424p-2f, 0x1.fe2adp+0f});
+  const std::vector<float> want_sub{0x1.42acaap+0f, 0x1.8f14cap-1f, -0x1.abf41ap-3f,
+                                    -0x1.65bc24p-2f};
+  CHECK(sub(c, d, 0.3).to_vector<float>() == want_sub);
+  Tensor c_in_place = c.clone();
+  c_in_place.sub_(d, 0.3);
+  CHECK(c_in_place.to_vector<float>() == want_sub);
+  // A broadcast operand takes the strided path: the same rounding.
+  CHECK(add(a.view({4, 1}).expand({4, 3}), b.view({4, 1}), 0.1).select(1, 2).to_vector<float>() ==
+        want_add);
+  const Tensor a64 = tensor(
+      {0x1.f725e3d133476p-3, -0x1.4b3a197e2e81ap-7, -0x1.10cd60d3c5b25p-4, 0x1.e94b16befe2f0p-5},
+      kFloat64);
+  const Tensor b64 = tensor(
+      {-0x1.c95190aa1caa8p-1, -0x1.29632c0cc42fap-2, -0x1.3d14433e29f6cp+0, -0x1.a2386e93d5065p+0},
+      kFloat64);
+  const std::vector<double> want_add64{0x1.403876c05b033p-3, -0x1.40b77669c22cfp-5,
+                                       -0x1.86107fced1383p-3, -0x1.a8818bf36f591p-4};
+  CHECK(add(a64, b64, 0.1).to_vector<double>() == want_add64);
+  // Many elements (the vectorised, threaded loop) against std::fma, alpha as a float.
+  const Tensor x = randn({100003}), y = randn({100003});
+  const std::vector<float> xs = x.to_vector<float>(), ys = y.to_vector<float>();
+  const std::vector<float> got = sub(x, y, 0.7).to_vector<float>();
+  size_t wrong = 0;
+  for (size_t i = 0; i < xs.size(); ++i) wrong += got[i] != std::fma(ys[i], -0.7f, xs[i]);
+  CHECK(wrong == 0);
+  // b's gradient is alpha times the incoming one.
+  Tensor p = a.clone().requires_grad_(), q = b.clone().requires_grad_();
+  sub(p, q, 0.3).sum().backward();
+  CHECK(q.grad().to_vector<float>() == std::vector<float>(4, -0.3f));
+  CHECK(p.grad().to_vector<float>() == std::vector<float>(4, 1.0f));
+}

@@ -2,7 +2,8 @@
 // shape, each with its own strides, after dropping size-1 dims and merging dims that are
 // contiguous for every operand, and hands the body runs along the innermost dim. map() builds
 // typed elementwise kernels on it, with a plain loop when every operand is contiguous (which
-// the compiler vectorises) and a strided loop otherwise. parallel_for splits work with OpenMP
+// the compiler vectorises), the same loop over chunks when some inputs are a repeated number,
+// and a strided loop otherwise. parallel_for splits work with OpenMP
 // above kParallelGrain elements; every split is by element index, so results never depend on
 // the thread count. Measured in bench/bench_cpu_ops.cpp.
 #pragma once
@@ -153,13 +154,42 @@ void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof
   constexpr std::array<int64_t, NT> sizes_of{static_cast<int64_t>(sizeof(Out)),
                                              static_cast<int64_t>(sizeof(In))...};
   for_each_strided<NT>(ts, [&](char** p, const int64_t* s, int64_t n) {
-    bool contiguous = true;
+    bool contiguous = true, splattable = s[0] == sizes_of[0];
     for (size_t k = 0; k < NT; ++k) contiguous = contiguous && s[k] == sizes_of[k];
+    for (size_t k = 1; k < NT; ++k) splattable = splattable && (s[k] == sizes_of[k] || s[k] == 0);
     if (contiguous) {
       Out* o = reinterpret_cast<Out*>(p[0]);
       [&]<size_t... K>(std::index_sequence<K...>) {
         std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
         for (int64_t j = 0; j < n; ++j) o[j] = fn(std::get<K>(ip)[j]...);
+      }
+      (std::index_sequence_for<In...>{});
+    } else if (splattable) {
+      // Some inputs are one value repeated (a number operand, stride 0): copy it into a small
+      // buffer once, then run the contiguous loop over chunks, so it still vectorises and a
+      // select stays branch-free (where(mask, 0, g) with a random mask took 4 ns an element
+      // in the strided loop, mispredicting; see BM_where_scalar).
+      constexpr int64_t kChunk = 256;
+      Out* o = reinterpret_cast<Out*>(p[0]);
+      [&]<size_t... K>(std::index_sequence<K...>) {
+        std::tuple<std::array<In, kChunk>...> splats;
+        std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
+        (
+            [&] {
+              if (s[K + 1] == 0) {
+                std::get<K>(splats).fill(*std::get<K>(ip));
+                std::get<K>(ip) = std::get<K>(splats).data();
+              }
+            }(),
+            ...);
+        [[maybe_unused]] const std::array<int64_t, sizeof...(In)> steps{
+            (s[K + 1] == 0 ? 0 : kChunk)...};
+        for (int64_t start = 0; start < n; start += kChunk) {
+          const int64_t m = std::min(kChunk, n - start);
+          Out* oc = o + start;
+          for (int64_t j = 0; j < m; ++j) oc[j] = fn(std::get<K>(ip)[j]...);
+          ((std::get<K>(ip) += steps[K]), ...);
+        }
       }
       (std::index_sequence_for<In...>{});
     } else {

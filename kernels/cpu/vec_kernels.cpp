@@ -36,6 +36,16 @@ WICK_VEC_CLONES void tanh_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = tanh(x[i]);
 }
 
+// std::fma is exact whatever -ffp-contract says; the v3 and v4 clones vectorise it (the
+// baseline clone calls libm's fmaf, correct but scalar).
+WICK_VEC_CLONES void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::fma(b[i], alpha, a[i]);
+}
+WICK_VEC_CLONES void axpy_f64(const double* a, const double* b, double alpha, double* out,
+                              int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = std::fma(b[i], alpha, a[i]);
+}
+
 namespace {
 
 template <typename T>

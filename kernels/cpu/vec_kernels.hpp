@@ -13,6 +13,11 @@ void exp_f32(const float* x, float* y, int64_t n);
 void sigmoid_f32(const float* x, float* y, int64_t n);
 void tanh_f32(const float* x, float* y, int64_t n);
 
+// out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
+// alpha (out may be a: the in-place form).
+void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n);
+void axpy_f64(const double* a, const double* b, double alpha, double* out, int64_t n);
+
 // Sums in double: 16 partial sums, lane j taking elements j, j + 16, ..., added in a fixed order
 // at the end. Error about n/16 * 2^-53 relative to sum |x|: float32-exact far past 10^8.
 double sum_f32(const float* x, int64_t n);

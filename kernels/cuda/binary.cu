@@ -82,11 +82,33 @@ struct MinimumOp {
   }
 };
 
+// add and sub with alpha (call.has_a, floating only): a + alpha * b with one rounding, as
+// the CPU kernel and PyTorch's (sub passes -alpha). fmaf for float: fma's double overload
+// would round twice on the emulator's host compiler.
+template <typename T>
+struct AxpyOp {
+  T alpha;
+  __device__ T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return fmaf(b, alpha, a);
+    } else {
+      return fma(b, alpha, a);
+    }
+  }
+};
+
 template <typename T>
 void run_binary(const OpContext& ctx, const OpCall& call) {
   const Tensor& out = call.out();
   const std::array<const Tensor*, 2> in{&call.in(0), &call.in(1)};
   auto run = [&](const auto& fn) { launch_elementwise<T, T, T>(ctx, out, in, fn); };
+  if constexpr (std::is_floating_point_v<T>) {
+    if (call.has_a && (call.op == OpId::add || call.op == OpId::sub)) {
+      const T alpha = call.scalar_a.to<T>();
+      run(AxpyOp<T>{call.op == OpId::add ? alpha : -alpha});
+      return;
+    }
+  }
   switch (call.op) {
     case OpId::add:
       run(AddOp{});

@@ -523,6 +523,27 @@ TEST_CASE("gpu sweep: in-place ops on views", "[sweep]") {
   }
 }
 
+TEST_CASE("gpu: add and sub with alpha round once, as on the CPU", "[sweep]") {
+  PoisonScope poison;
+  // a + alpha * b is one fused multiply-add on both devices (PyTorch's rounding), so the bits
+  // agree, contiguous (the vectorised paths) or not.
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    for (Layout layout : all_layouts()) {
+      Pair a = make_input(big2d(), dtype, layout);
+      Pair b = make_input(big2d(), dtype, Layout::Contiguous);
+      check_close(add(a.gpu, b.gpu, 0.1), add(a.cpu, b.cpu, 0.1), {},
+                  "add with alpha 0.1, " + label(a.cpu, layout));
+      check_close(sub(b.gpu, a.gpu, 0.3), sub(b.cpu, a.cpu, 0.3), {},
+                  "sub with alpha 0.3, " + label(a.cpu, layout));
+    }
+    Pair p = make_input(big2d(), dtype, Layout::Contiguous);
+    Pair g = make_input(big2d(), dtype, Layout::Contiguous);
+    p.gpu.add_(g.gpu, -0.01);
+    p.cpu.add_(g.cpu, -0.01);
+    check_close(p.gpu, p.cpu, {}, "add_ with alpha -0.01 (SGD's update)");
+  }
+}
+
 TEST_CASE("gpu: bfloat16 casts and ops give the CPU's bits", "[bf16]") {
   PoisonScope poison;
   // Casts from and to every dtype, every layout, with NaN, inf and huge values: the GPU rounds
