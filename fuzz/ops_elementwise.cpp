@@ -236,6 +236,28 @@ Ref Program::scaled_by_alpha(Dtype k, const Ref& rb, const Scalar& alpha) {
   return binary_ref(Bin::mul, Operand{&bk, {}}, Operand{nullptr, ak}, inner);
 }
 
+// float32 and float64 add/sub with alpha: one fused multiply-add, alpha rounded to k first
+// (sub adds -alpha), as PyTorch's kernel.
+Ref Program::fused_alpha_ref(Bin op, const Ref& ra, const Ref& rb, Dtype k, const Scalar& alpha,
+                             Expect& expect) {
+  std::optional<Shape> out = broadcast(ra.sizes, rb.sizes);
+  if (!out || !numel_of(*out) || strides_overflow(*out)) expect = Expect::Error;
+  Ref r{out.value_or(Shape{}), k, {}};
+  if (expect != Expect::Ok) return r;
+  const double alpha_k = scalar_as(alpha, k)->d * (op == Bin::sub ? -1.0 : 1.0);
+  for_each_index(*out, [&](int64_t, const int64_t* idx) {
+    const double x = cast(at_broadcast(ra, idx, out->size()), ra.dtype, k).d;
+    const double y = cast(at_broadcast(rb, idx, out->size()), rb.dtype, k).d;
+    V v;
+    v.d = k == wick::kFloat32
+              ? static_cast<double>(std::fma(static_cast<float>(y), static_cast<float>(alpha_k),
+                                             static_cast<float>(x)))
+              : std::fma(y, alpha_k, x);
+    r.v.push_back(v);
+  });
+  return r;
+}
+
 void Program::binary() {
   const Tensor* a = pick();
   if (a == nullptr) return;
@@ -268,6 +290,10 @@ void Program::binary() {
       expect = Expect::Error;
     } else if (s.to_double() == 1.0) {
       want = binary_ref(op, oa, Operand{&rb, {}}, expect);
+    } else if (overflows(s, k)) {
+      expect = Expect::Error;  // alpha.to<scalar_t>() is PyTorch's checked conversion
+    } else if (k == wick::kFloat32 || k == wick::kFloat64) {
+      want = fused_alpha_ref(op, ra, rb, k, s, expect);
     } else if (!fused) {
       const Ref scaled = scaled_by_alpha(k, rb, s);
       want = binary_ref(op, oa, Operand{&scaled, {}}, expect);

@@ -45,11 +45,17 @@ void Program::inplace() {
     Bin op = which == 8 ? Bin::add : static_cast<Bin>(which);
     Ref scaled = ro;
     Operand oo = other ? Operand{&ro, {}} : Operand{nullptr, s};
+    bool fused = false;  // float32/float64 with alpha != 1: one fused multiply-add
+    Dtype k8 = sd;
     if (which == 8) {
       if (!other) return;
-      const Dtype k8 = result_type({Operand{&rs, {}}, Operand{&ro, {}}});
+      k8 = result_type({Operand{&rs, {}}, Operand{&ro, {}}});
       if (!alpha_fits(k8, s2) || !can_cast(k8, sd)) {
         expect = Expect::Error;
+      } else if (s2.to_double() != 1.0 && overflows(s2, k8)) {
+        expect = Expect::Error;  // alpha.to<scalar_t>() is PyTorch's checked conversion
+      } else if (s2.to_double() != 1.0 && (k8 == wick::kFloat32 || k8 == wick::kFloat64)) {
+        fused = true;
       } else if (s2.to_double() != 1.0) {
         scaled = scaled_by_alpha(k8, ro, s2);
         // A 0-d float32 product is expanded to self's shape, so the sum is float32 (rounded
@@ -73,7 +79,8 @@ void Program::inplace() {
     }
     if (expect == Expect::Ok) {
       Expect e2 = Expect::Ok;
-      Ref r = binary_ref(op, Operand{&rs, {}}, oo, e2);
+      Ref r = fused ? fused_alpha_ref(Bin::add, rs, ro, k8, s2, e2)
+                    : binary_ref(op, Operand{&rs, {}}, oo, e2);
       if (e2 != Expect::Ok) fail("inplace reference disagrees");
       for (size_t i = 0; i < r.v.size(); ++i) want.v[i] = cast(r.v[i], r.dtype, sd);
     }

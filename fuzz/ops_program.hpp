@@ -152,6 +152,8 @@ class Program {
   Ref binary_ref(Bin op, const Operand& a, const Operand& b, Expect& expect);
   static bool alpha_fits(Dtype k, const Scalar& alpha);
   Ref scaled_by_alpha(Dtype k, const Ref& rb, const Scalar& alpha);
+  Ref fused_alpha_ref(Bin op, const Ref& ra, const Ref& rb, Dtype k, const Scalar& alpha,
+                      Expect& expect);
   void binary();
   static Tensor run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor* b, const Scalar& s,
                            bool use_alpha);

@@ -180,6 +180,14 @@ TEST_CASE("pytorch edges: add and sub with alpha round once in float32 and float
   size_t wrong = 0;
   for (size_t i = 0; i < xs.size(); ++i) wrong += got[i] != std::fma(ys[i], -0.7f, xs[i]);
   CHECK(wrong == 0);
+  // alpha becomes a value of the dtype through PyTorch's checked conversion:
+  // torch.add(torch.ones(2), torch.ones(2), alpha=1e300) "value cannot be converted to type
+  // float without overflow"; float64 takes it, and inf passes.
+  CHECK_THROWS_AS(add(a, b, 1e300), ValueError);
+  CHECK_THROWS_AS(in_place.sub_(b, -1e39), ValueError);
+  const double b0 = -0x1.c95190aa1caa8p-1, a0 = 0x1.f725e3d133476p-3;
+  CHECK(add(a64, b64, 1e300).to_vector<double>()[0] == std::fma(b0, 1e300, a0));
+  CHECK(std::isinf(add(a, b, kInf).to_vector<float>()[0]));
   // b's gradient is alpha times the incoming one.
   Tensor p = a.clone().requires_grad_(), q = b.clone().requires_grad_();
   sub(p, q, 0.3).sum().backward();

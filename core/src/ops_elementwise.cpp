@@ -325,7 +325,8 @@ void check_alpha(OpId op, Dtype k, const Scalar& alpha, const Tensor& a, const T
 // PyTorch 1.13's CPU kernel (vec::fmadd): with alpha 0.1, 8,862 of 100,000 float32 randn pairs
 // differ from the product rounded first and none from the fused value; float64 likewise
 // (python3-torch against exact rationals). alpha is first rounded to k, as PyTorch's
-// alpha.to<scalar_t>(). The kernels read it as scalar_a (sub passes it unnegated).
+// alpha.to<scalar_t>(), a checked conversion: 1e300 for float32 (or bfloat16) is a ValueError.
+// The kernels read it as scalar_a (sub passes it unnegated).
 bool fuses_alpha(Dtype k) { return k == kFloat32 || k == kFloat64; }
 Attrs alpha_attr(Dtype k, const Scalar& alpha) {
   const double value = alpha.to_double();
@@ -350,6 +351,7 @@ Tensor add_or_sub(OpId op, const Tensor& a, const Tensor& b, const Scalar& alpha
   const Dtype k = result_type({a, b});
   check_alpha(op, k, alpha, a, b);
   if (is_one(alpha)) return binary(op, a, b);
+  detail::check_value_fits(alpha, k, op_name(op).data(), b);
   if (fuses_alpha(k)) return elementwise(op, {a, b}, k, k, alpha_attr(k, alpha));
   const Tensor scaled = scaled_by_alpha(k, b, alpha);
   if (k != kBFloat16) return binary(op, a, scaled);
@@ -513,6 +515,7 @@ Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha)
   if (is_one(alpha)) return binary_inplace(op, self, o);
   // Before the product: a bfloat16 k's float32 product would make binary_inplace name float32.
   check_inplace_cast(inplace_name(op), k, self);
+  detail::check_value_fits(alpha, k, inplace_name(op), o);
   if (fuses_alpha(k)) return binary_inplace(op, self, o, alpha_attr(k, alpha));
   Tensor scaled = scaled_by_alpha(k, o, alpha);
   if (k == kBFloat16 && scaled.dim() == 0 && self.dim() > 0) scaled = scaled.expand(self.sizes());
