@@ -188,6 +188,11 @@ TEST_CASE("pytorch edges: add and sub with alpha round once in float32 and float
   const double b0 = -0x1.c95190aa1caa8p-1, a0 = 0x1.f725e3d133476p-3;
   CHECK(add(a64, b64, 1e300).to_vector<double>()[0] == std::fma(b0, 1e300, a0));
   CHECK(std::isinf(add(a, b, kInf).to_vector<float>()[0]));
+  // An integer alpha becomes a float directly: 2^54 + 2^30 + 1 is 2^54 + 2^31 (through double it
+  // would round twice, to 2^54). torch.add(tensor([0.]), tensor([1.]), alpha=2**54+2**30+1).
+  CHECK(
+      add(tensor({0.0f}), tensor({1.0f}), int64_t{(1LL << 54) + (1LL << 30) + 1}).item<double>() ==
+      0x1p54 + 0x1p31);
   // b's gradient is alpha times the incoming one.
   Tensor p = a.clone().requires_grad_(), q = b.clone().requires_grad_();
   sub(p, q, 0.3).sum().backward();

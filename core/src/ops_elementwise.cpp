@@ -329,8 +329,8 @@ void check_alpha(OpId op, Dtype k, const Scalar& alpha, const Tensor& a, const T
 // The kernels read it as scalar_a (sub passes it unnegated).
 bool fuses_alpha(Dtype k) { return k == kFloat32 || k == kFloat64; }
 Attrs alpha_attr(Dtype k, const Scalar& alpha) {
-  const double value = alpha.to_double();
-  return {Scalar(k == kFloat32 ? static_cast<double>(static_cast<float>(value)) : value),
+  // Scalar::to converts an integer alpha directly (through double it could round twice).
+  return {Scalar(k == kFloat32 ? static_cast<double>(alpha.to<float>()) : alpha.to<double>()),
           std::nullopt};
 }
 
