@@ -494,7 +494,8 @@ class Results:
         c = self.b("cpu_ops")
         labels = {"BM_memcpy": "memcpy, 1 thread (bench_cpu_ops)", "BM_add": "add", "BM_add_broadcast_row":
                   "add, broadcast row", "BM_exp": "exp", "BM_sum": "sum", "BM_softmax_rows":
-                  "softmax (rows of 1024)"}
+                  "softmax (rows of 1024)", "BM_mul_scalar": "mul by a number",
+                  "BM_where_scalar": "where(mask, 0, g)", "BM_add_alpha": "add with alpha"}
         if c:
             for r in c.runs():
                 base = r["name"].split("/")[0]

@@ -227,6 +227,21 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertRegex(self.report(), r"\| 1024 \| 300 \|")
 
+    def test_op_above_its_ceiling_is_marked(self):
+        # An op far above the copy ceiling (measured low, in another program) is marked and
+        # explained; one under it is not.
+        c = load(self.tmp, "cpu_ops")
+        for r in c["benchmarks"]:
+            if r["name"].startswith("BM_add/"):
+                r["bytes_per_second"] = 1e13
+        save(self.tmp, "cpu_ops", c)
+        rc, out = run(self.tmp, "--no-plots")
+        self.assertEqual(rc, 0, out)
+        text = self.report()
+        self.assertRegex(text, r"\| add \| 2 \| [^|]+ \| [^|]+ \| [^|]+ \| [0-9]+% \(!\) \|")
+        self.assertIn("(!) more than 125% of the ceiling", text)
+        self.assertNotRegex(text, r"\| add, broadcast row \|[^\n]*\(!\)")
+
     def test_no_plots(self):
         rc, out = run(self.tmp, "--no-plots")
         self.assertEqual(rc, 0, out)
