@@ -18,13 +18,13 @@ void Program::inplace() {
   const Tensor* ps = pick();
   if (ps == nullptr) return;
   Tensor self = *ps;
-  const uint32_t which = in_.below(9);
+  const uint32_t which = in_.below(10);
   const Tensor* other = in_.flag() ? pick() : nullptr;
   const Scalar s = scalar();
   const Scalar s2 = scalar();
   const bool has_lo = in_.flag(), has_hi = in_.flag();
-  static const char* kNames[] = {"add_",  "sub_",  "mul_",   "div_",      "fill_",
-                                 "zero_", "copy_", "clamp_", "add_ alpha"};
+  static const char* kNames[] = {"add_",  "sub_",  "mul_",   "div_",       "fill_",
+                                 "zero_", "copy_", "clamp_", "add_ alpha", "sub_ alpha"};
   g_step = std::string(kNames[which]) + " of " + str(self) + " strides " + str(self.strides()) +
            " with " + (other ? str(*other) : str(s));
   const Ref rs = snapshot(self);
@@ -41,13 +41,13 @@ void Program::inplace() {
     if (from != wick::kBool && to == wick::kBool) return false;
     return true;
   };
-  if (which <= 3 || which == 8) {
-    Bin op = which == 8 ? Bin::add : static_cast<Bin>(which);
+  if (which <= 3 || which >= 8) {
+    Bin op = which == 8 ? Bin::add : which == 9 ? Bin::sub : static_cast<Bin>(which);
     Ref scaled = ro;
     Operand oo = other ? Operand{&ro, {}} : Operand{nullptr, s};
     bool fused = false;  // float32/float64 with alpha != 1: one fused multiply-add
     Dtype k8 = sd;
-    if (which == 8) {
+    if (which >= 8) {
       if (!other) return;
       k8 = result_type({Operand{&rs, {}}, Operand{&ro, {}}});
       if (!alpha_fits(k8, s2) || !can_cast(k8, sd)) {
@@ -79,7 +79,7 @@ void Program::inplace() {
     }
     if (expect == Expect::Ok) {
       Expect e2 = Expect::Ok;
-      Ref r = fused ? fused_alpha_ref(Bin::add, rs, ro, k8, s2, e2)
+      Ref r = fused ? fused_alpha_ref(op, rs, ro, k8, s2, e2)
                     : binary_ref(op, Operand{&rs, {}}, oo, e2);
       if (e2 != Expect::Ok) fail("inplace reference disagrees");
       for (size_t i = 0; i < r.v.size(); ++i) want.v[i] = cast(r.v[i], r.dtype, sd);
@@ -167,8 +167,11 @@ void Program::inplace() {
         self.clamp_(has_lo ? std::optional<Scalar>(s) : std::nullopt,
                     has_hi ? std::optional<Scalar>(s2) : std::nullopt);
         break;
-      default:
+      case 8:
         self.add_(*other, s2);
+        break;
+      default:
+        self.sub_(*other, s2);
         break;
     }
   });

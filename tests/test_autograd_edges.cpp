@@ -181,4 +181,18 @@ TEST_CASE("autograd edges: a transposed matmul operand gets its gradient in its 
   matmul(xs, shared.t()).backward(gs);
   Tensor want = matmul(gs.transpose(1, 2), xs).sum(0);
   CHECK(allclose(shared.grad(), want, 1e-5, 1e-6));
+  // Both operands transposed, and a 1-D operand beside a transposed one: the same gradients as
+  // through contiguous copies.
+  Tensor p = randn({6, 4}).requires_grad_(), q = randn({3, 6}).requires_grad_();
+  Tensor gpq = randn({4, 3});
+  matmul(p.t(), q.t()).backward(gpq);
+  Tensor pc = p.detach().clone().requires_grad_(), qc = q.detach().clone().requires_grad_();
+  matmul(pc.t().contiguous(), qc.t().contiguous()).backward(gpq);
+  CHECK(allclose(p.grad(), pc.grad(), 1e-5, 1e-6));
+  CHECK(allclose(q.grad(), qc.grad(), 1e-5, 1e-6));
+  Tensor v = randn({6}).requires_grad_(), r = randn({3, 6}).requires_grad_();
+  Tensor gv = randn({3});
+  matmul(v, r.t()).backward(gv);
+  CHECK(allclose(v.grad(), matmul(gv, r.detach()), 1e-5, 1e-6));
+  CHECK(allclose(r.grad(), matmul(gv.unsqueeze(1), v.detach().unsqueeze(0)), 1e-5, 1e-6));
 }

@@ -668,3 +668,29 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep]") {
     }
   }
 }
+
+TEST_CASE("op sweep: a repeated operand (stride 0) at the CPU loop's chunk edges", "[sweep]") {
+  // map() and add-with-alpha run inputs of stride 0 through a 256-element buffer in chunks:
+  // rows of 1, 2, 255, 256, 257 and 513, and enough rows to split over threads, each against
+  // the same op on the materialised (contiguous) operand.
+  for (int64_t cols : {1, 2, 255, 256, 257, 513}) {
+    for (int64_t rows : {int64_t{3}, 40000 / cols + 2}) {
+      INFO(rows << " rows of " << cols);
+      const Tensor x = randn({rows, cols}), column = randn({rows, 1}), number = randn({});
+      const Tensor column_full = column.expand({rows, cols}).contiguous();
+      const Tensor number_full = number.expand({rows, cols}).contiguous();
+      CHECK(equal(x + column, x + column_full));
+      CHECK(equal(x * 0.5, x * full({rows, cols}, 0.5)));
+      CHECK(equal(x.add(number, 0.3), x.add(number_full, 0.3)));
+      CHECK(equal(column.expand({rows, cols}).sub(x, 0.7), column_full.sub(x, 0.7)));
+      CHECK(equal(gt(x, column), gt(x, column_full)));
+      const Tensor mask = gt(x, 0.0);
+      CHECK(equal(where(mask, Scalar(0.0), x), where(mask, zeros({rows, cols}), x)));
+      const Tensor xi = x.mul(100).to(kInt64), ci = column.mul(100).to(kInt64);
+      CHECK(equal(xi - ci, xi - ci.expand({rows, cols}).contiguous()));
+      const Tensor xb = x.to(kBFloat16), cb = column.to(kBFloat16);
+      CHECK(equal(xb * cb, xb * cb.expand({rows, cols}).contiguous()));
+      CHECK(equal(mask * gt(column, 0.0), mask * gt(column_full, 0.0)));  // bool: and
+    }
+  }
+}

@@ -188,6 +188,13 @@ TEST_CASE("pytorch edges: add and sub with alpha round once in float32 and float
   const double b0 = -0x1.c95190aa1caa8p-1, a0 = 0x1.f725e3d133476p-3;
   CHECK(add(a64, b64, 1e300).to_vector<double>()[0] == std::fma(b0, 1e300, a0));
   CHECK(std::isinf(add(a, b, kInf).to_vector<float>()[0]));
+  // The shape and autograd errors come before alpha's: torch.add(ones(2), ones(3), alpha=1e300)
+  // names the sizes, and a leaf that requires grad refuses add_ whatever the alpha.
+  CHECK_THROWS_AS(add(ones({2}), ones({3}), 1e300), ShapeError);
+  Tensor target = ones({2});
+  CHECK_THROWS_AS(target.add_(ones({3}), 1e300), ShapeError);
+  Tensor leaf = ones({2}).requires_grad_();
+  CHECK_THROWS_AS(leaf.add_(ones({2}), 1e300), AutogradError);
   // An integer alpha becomes a float directly: 2^54 + 2^30 + 1 is 2^54 + 2^31 (through double it
   // would round twice, to 2^54). torch.add(tensor([0.]), tensor([1.]), alpha=2**54+2**30+1).
   CHECK(

@@ -233,6 +233,15 @@ void check_inplace_cast(const char* op_, Dtype compute, const Tensor& self) {
              " can't be cast to the desired output type ", self.dtype(), " of ", describe(self));
 }
 
+// An in-place op's other operand must broadcast to self's shape.
+void check_inplace_shape(const char* op_, const Tensor& self, const Operand& other) {
+  if (other.is_scalar()) return;
+  Shape sizes = broadcast_all(op_, {Operand(self), other});
+  WICK_CHECK(sizes == self.sizes(), ShapeError, op_, "output with shape ", self.sizes(),
+             " doesn't match the broadcast shape ", sizes, " of ", describe(self), " and ",
+             describe(*other.tensor));
+}
+
 Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Attrs& attrs = {}) {
   const char* op_ = inplace_name(op);
   detail::check_inplace_target(self, op_, true);
@@ -240,12 +249,7 @@ Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Attrs&
   if (op == OpId::div) compute = float_of(compute);
   check_inplace_cast(op_, compute, self);
   if (op == OpId::sub) check_sub_operands(op_, Operand(self), other);
-  if (!other.is_scalar()) {
-    Shape sizes = broadcast_all(op_, {Operand(self), other});
-    WICK_CHECK(sizes == self.sizes(), ShapeError, op_, "output with shape ", self.sizes(),
-               " doesn't match the broadcast shape ", sizes, " of ", describe(self), " and ",
-               describe(*other.tensor));
-  }
+  check_inplace_shape(op_, self, other);
   const detail::InplaceRecord record(op, self, other.is_scalar() ? nullptr : other.tensor);
   if (compute == self.dtype()) {
     elementwise(op, {Operand(self), other}, compute, compute, attrs, &self);
@@ -351,6 +355,8 @@ Tensor add_or_sub(OpId op, const Tensor& a, const Tensor& b, const Scalar& alpha
   const Dtype k = result_type({a, b});
   check_alpha(op, k, alpha, a, b);
   if (is_one(alpha)) return binary(op, a, b);
+  // Shapes first, then alpha's conversion to k, as PyTorch (its iterator is built first).
+  broadcast_all(op_name(op).data(), {a, b});
   detail::check_value_fits(alpha, k, op_name(op).data(), b);
   if (fuses_alpha(k)) return elementwise(op, {a, b}, k, k, alpha_attr(k, alpha));
   const Tensor scaled = scaled_by_alpha(k, b, alpha);
@@ -508,6 +514,8 @@ namespace {
 // computation float32 (a 0-d product is expanded to self's shape so that it does), and
 // binary_inplace rounds its result into self; it also refuses a k that self cannot hold.
 Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha) {
+  // The autograd checks come first, as PyTorch's (its VariableType runs before the op).
+  detail::check_inplace_target(self, inplace_name(op), true);
   if (alpha.kind() == kInt64 && is_one(alpha)) return binary_inplace(op, self, o);
   if (op == OpId::sub) check_sub_operands("sub_", self, o);  // before o is scaled (and cast)
   const Dtype k = result_type({self, o});
@@ -515,6 +523,7 @@ Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha)
   if (is_one(alpha)) return binary_inplace(op, self, o);
   // Before the product: a bfloat16 k's float32 product would make binary_inplace name float32.
   check_inplace_cast(inplace_name(op), k, self);
+  check_inplace_shape(inplace_name(op), self, o);
   detail::check_value_fits(alpha, k, inplace_name(op), o);
   if (fuses_alpha(k)) return binary_inplace(op, self, o, alpha_attr(k, alpha));
   Tensor scaled = scaled_by_alpha(k, o, alpha);

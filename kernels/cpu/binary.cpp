@@ -4,6 +4,8 @@
 // sub with a floating alpha are one fused multiply-add; where selects through a bit mask.
 // Measured (docs/cpu-kernels.md, "The MLP step"): BM_add_alpha 622 -> 151 us and
 // BM_where_scalar 4.13 -> 0.16 ms on 2^20 floats, one thread.
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -63,24 +65,54 @@ bool nan(T v) {
 }
 
 // add and sub with alpha (call.has_a, floating only): a + alpha * b as one fused
-// multiply-add, as PyTorch's kernel; sub passes -alpha. Contiguous operands go to the
-// vectorised loop; others (a broadcast operand) to map with the same std::fma.
+// multiply-add, as PyTorch's kernel; sub passes -alpha. Runs whose operands are contiguous, or
+// a repeated number (a 0-d operand, a broadcast row), go to the vectorised vec::axpy; other
+// strides (a transposed operand, short rows) to vec::axpy_strided, whose FMA clones make
+// std::fma one instruction (in this file, built for baseline x86-64, it is a call to fmaf).
+template <typename T>
+void axpy_contiguous(const T* a, const T* b, T alpha, T* out, int64_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    vec::axpy_f32(a, b, alpha, out, n);
+  } else {
+    vec::axpy_f64(a, b, alpha, out, n);
+  }
+}
+
 template <typename T>
 void run_axpy(const OpCall& call, T alpha) {
-  const Tensor &out = call.out(), &a = call.in(0), &b = call.in(1);
-  if (out.is_contiguous() && a.is_contiguous() && b.is_contiguous()) {
-    const T *pa = a.data_ptr<T>(), *pb = b.data_ptr<T>();
-    T* po = out.data_ptr<T>();
-    parallel_for(out.numel(), kParallelGrain, [&](int64_t begin, int64_t end) {
-      if constexpr (std::is_same_v<T, float>) {
-        vec::axpy_f32(pa + begin, pb + begin, alpha, po + begin, end - begin);
-      } else {
-        vec::axpy_f64(pa + begin, pb + begin, alpha, po + begin, end - begin);
+  constexpr int64_t e = sizeof(T);
+  constexpr int64_t kChunk = 256;
+  auto run = [&](char** p, const int64_t* s, int64_t n) {
+    const T* a = reinterpret_cast<const T*>(p[1]);
+    const T* b = reinterpret_cast<const T*>(p[2]);
+    T* out = reinterpret_cast<T*>(p[0]);
+    if (s[0] == e && s[1] == e && s[2] == e) {
+      axpy_contiguous(a, b, alpha, out, n);
+    } else if (n <= 4) {
+      // Tiny runs (an [N, 2] op with an [N, 1] operand): libm's fmaf per element (about 2 ns)
+      // costs less than a call per run into the clones.
+      for (int64_t j = 0; j < n; ++j) {
+        *reinterpret_cast<T*>(p[0] + j * s[0]) =
+            std::fma(*reinterpret_cast<const T*>(p[2] + j * s[2]), alpha,
+                     *reinterpret_cast<const T*>(p[1] + j * s[1]));
       }
-    });
-    return;
-  }
-  map<T, T, T>(out, [alpha](T x, T y) { return std::fma(y, alpha, x); }, {&a, &b});
+    } else if (n >= kMinSplatRun && s[0] == e && (s[1] == e || s[1] == 0) &&
+               (s[2] == e || s[2] == 0)) {
+      std::array<T, kChunk> splat_a, splat_b;
+      if (s[1] == 0) std::fill_n(splat_a.data(), std::min(n, kChunk), *a);
+      if (s[2] == 0) std::fill_n(splat_b.data(), std::min(n, kChunk), *b);
+      for (int64_t start = 0; start < n; start += kChunk) {
+        axpy_contiguous(s[1] == 0 ? splat_a.data() : a + start,
+                        s[2] == 0 ? splat_b.data() : b + start, alpha, out + start,
+                        std::min(kChunk, n - start));
+      }
+    } else if constexpr (std::is_same_v<T, float>) {
+      vec::axpy_strided_f32(p[1], s[1], p[2], s[2], alpha, p[0], s[0], n);
+    } else {
+      vec::axpy_strided_f64(p[1], s[1], p[2], s[2], alpha, p[0], s[0], n);
+    }
+  };
+  for_each_strided<3>({&call.out(), &call.in(0), &call.in(1)}, run);
 }
 
 template <typename T>

@@ -12,7 +12,9 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "wick/tensor.hpp"
 
@@ -144,6 +146,48 @@ void for_each_strided(const std::array<const Tensor*, NT>& ts, const Run& run) {
   });
 }
 
+// map()'s chunked path for inputs of stride 0 takes runs of at least this many elements.
+inline constexpr int64_t kMinSplatRun = 64;
+
+// One run of map() where some inputs are one value repeated (a number operand, stride 0) and
+// the others contiguous: the value goes into a small buffer once, then the contiguous loop runs
+// over chunks, so it still vectorises and a select stays branch-free (where(mask, 0, g) with a
+// random mask took 4 ns an element in the strided loop, mispredicting; see BM_where_scalar).
+// Out of line, so that map's run body stays small enough to be inlined for short runs.
+template <typename T>
+struct SplatBuffer {
+  static constexpr int64_t kSize = 256;
+  SplatBuffer() {}  // left uninitialised: only the part a run uses is written
+  T v[kSize];
+};
+
+template <typename Out, typename... In, typename Fn>
+[[gnu::noinline]] void map_splat_run(const Fn& fn, char** p, const int64_t* s, int64_t n) {
+  constexpr int64_t kChunk = SplatBuffer<Out>::kSize;
+  Out* o = reinterpret_cast<Out*>(p[0]);
+  [&]<size_t... K>(std::index_sequence<K...>) {
+    std::tuple<SplatBuffer<In>...> splats;
+    std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
+    (
+        [&] {
+          if (s[K + 1] == 0) {
+            std::fill_n(std::get<K>(splats).v, std::min(n, kChunk), *std::get<K>(ip));
+            std::get<K>(ip) = std::get<K>(splats).v;
+          }
+        }(),
+        ...);
+    [[maybe_unused]] const std::array<int64_t, sizeof...(In)> steps{
+        (s[K + 1] == 0 ? 0 : kChunk)...};
+    for (int64_t start = 0; start < n; start += kChunk) {
+      const int64_t m = std::min(kChunk, n - start);
+      Out* oc = o + start;
+      for (int64_t j = 0; j < m; ++j) oc[j] = fn(std::get<K>(ip)[j]...);
+      ((std::get<K>(ip) += steps[K]), ...);
+    }
+  }
+  (std::index_sequence_for<In...>{});
+}
+
 // out[i] = fn(in[i]...) elementwise, with Out and In the C++ element types.
 template <typename Out, typename... In, typename Fn>
 void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof...(In)>& in) {
@@ -154,9 +198,15 @@ void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof
   constexpr std::array<int64_t, NT> sizes_of{static_cast<int64_t>(sizeof(Out)),
                                              static_cast<int64_t>(sizeof(In))...};
   for_each_strided<NT>(ts, [&](char** p, const int64_t* s, int64_t n) {
-    bool contiguous = true, splattable = s[0] == sizes_of[0];
+    bool contiguous = true;
     for (size_t k = 0; k < NT; ++k) contiguous = contiguous && s[k] == sizes_of[k];
-    for (size_t k = 1; k < NT; ++k) splattable = splattable && (s[k] == sizes_of[k] || s[k] == 0);
+    // The buffer pays off from a few dozen elements a run; shorter runs (an [N, 2] op with an
+    // [N, 1] operand) stay in the strided loop, which they ran 8x faster than through it.
+    auto splattable = [&] {
+      bool ok = n >= kMinSplatRun && s[0] == sizes_of[0];
+      for (size_t k = 1; k < NT; ++k) ok = ok && (s[k] == sizes_of[k] || s[k] == 0);
+      return ok;
+    };
     if (contiguous) {
       Out* o = reinterpret_cast<Out*>(p[0]);
       [&]<size_t... K>(std::index_sequence<K...>) {
@@ -164,34 +214,8 @@ void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof
         for (int64_t j = 0; j < n; ++j) o[j] = fn(std::get<K>(ip)[j]...);
       }
       (std::index_sequence_for<In...>{});
-    } else if (splattable) {
-      // Some inputs are one value repeated (a number operand, stride 0): copy it into a small
-      // buffer once, then run the contiguous loop over chunks, so it still vectorises and a
-      // select stays branch-free (where(mask, 0, g) with a random mask took 4 ns an element
-      // in the strided loop, mispredicting; see BM_where_scalar).
-      constexpr int64_t kChunk = 256;
-      Out* o = reinterpret_cast<Out*>(p[0]);
-      [&]<size_t... K>(std::index_sequence<K...>) {
-        std::tuple<std::array<In, kChunk>...> splats;
-        std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
-        (
-            [&] {
-              if (s[K + 1] == 0) {
-                std::get<K>(splats).fill(*std::get<K>(ip));
-                std::get<K>(ip) = std::get<K>(splats).data();
-              }
-            }(),
-            ...);
-        [[maybe_unused]] const std::array<int64_t, sizeof...(In)> steps{
-            (s[K + 1] == 0 ? 0 : kChunk)...};
-        for (int64_t start = 0; start < n; start += kChunk) {
-          const int64_t m = std::min(kChunk, n - start);
-          Out* oc = o + start;
-          for (int64_t j = 0; j < m; ++j) oc[j] = fn(std::get<K>(ip)[j]...);
-          ((std::get<K>(ip) += steps[K]), ...);
-        }
-      }
-      (std::index_sequence_for<In...>{});
+    } else if (splattable()) {
+      map_splat_run<Out, In...>(fn, p, s, n);
     } else {
       [&]<size_t... K>(std::index_sequence<K...>) {
         for (int64_t j = 0; j < n; ++j) {

@@ -7,6 +7,7 @@
 #include "vec_kernels.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "vec_math.hpp"
@@ -44,6 +45,29 @@ WICK_VEC_CLONES void axpy_f32(const float* a, const float* b, float alpha, float
 WICK_VEC_CLONES void axpy_f64(const double* a, const double* b, double alpha, double* out,
                               int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = std::fma(b[i], alpha, a[i]);
+}
+
+namespace {
+template <typename T>
+inline void axpy_strided(const char* a, int64_t sa, const char* b, int64_t sb, T alpha, char* out,
+                         int64_t so, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    T x, y;
+    std::memcpy(&x, a + i * sa, sizeof(T));
+    std::memcpy(&y, b + i * sb, sizeof(T));
+    const T r = std::fma(y, alpha, x);
+    std::memcpy(out + i * so, &r, sizeof(T));
+  }
+}
+}  // namespace
+
+WICK_VEC_CLONES void axpy_strided_f32(const char* a, int64_t sa, const char* b, int64_t sb,
+                                      float alpha, char* out, int64_t so, int64_t n) {
+  axpy_strided<float>(a, sa, b, sb, alpha, out, so, n);
+}
+WICK_VEC_CLONES void axpy_strided_f64(const char* a, int64_t sa, const char* b, int64_t sb,
+                                      double alpha, char* out, int64_t so, int64_t n) {
+  axpy_strided<double>(a, sa, b, sb, alpha, out, so, n);
 }
 
 namespace {

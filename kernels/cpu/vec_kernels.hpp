@@ -17,6 +17,12 @@ void tanh_f32(const float* x, float* y, int64_t n);
 // alpha (out may be a: the in-place form).
 void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n);
 void axpy_f64(const double* a, const double* b, double alpha, double* out, int64_t n);
+// The same with byte strides (a transposed operand, short broadcast rows): in the FMA clones
+// std::fma is one instruction instead of a call to libm's fmaf.
+void axpy_strided_f32(const char* a, int64_t sa, const char* b, int64_t sb, float alpha, char* out,
+                      int64_t so, int64_t n);
+void axpy_strided_f64(const char* a, int64_t sa, const char* b, int64_t sb, double alpha, char* out,
+                      int64_t so, int64_t n);
 
 // Sums in double: 16 partial sums, lane j taking elements j, j + 16, ..., added in a fixed order
 // at the end. Error about n/16 * 2^-53 relative to sum |x|: float32-exact far past 10^8.

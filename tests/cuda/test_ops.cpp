@@ -541,6 +541,12 @@ TEST_CASE("gpu: add and sub with alpha round once, as on the CPU", "[sweep]") {
     p.gpu.add_(g.gpu, -0.01);
     p.cpu.add_(g.cpu, -0.01);
     check_close(p.gpu, p.cpu, {}, "add_ with alpha -0.01 (SGD's update)");
+    // A broadcast row and a 0-d operand (stride 0 on both devices).
+    Pair row = make_input({1, big2d()[1]}, dtype, Layout::Contiguous);
+    Pair zero_d = make_input({}, dtype, Layout::Contiguous);
+    check_close(add(p.gpu, row.gpu, 0.1), add(p.cpu, row.cpu, 0.1), {}, "add with alpha, a row");
+    check_close(sub(p.gpu, zero_d.gpu, 0.3), sub(p.cpu, zero_d.cpu, 0.3), {},
+                "sub with alpha, a 0-d operand");
   }
 }
 
