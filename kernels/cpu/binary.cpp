@@ -81,7 +81,7 @@ void axpy_contiguous(const T* a, const T* b, T alpha, T* out, int64_t n) {
 template <typename T>
 void run_axpy(const OpCall& call, T alpha) {
   constexpr int64_t e = sizeof(T);
-  constexpr int64_t kChunk = 256;
+  constexpr int64_t kChunk = SplatBuffer<T>::kSize;
   auto run = [&](char** p, const int64_t* s, int64_t n) {
     const T* a = reinterpret_cast<const T*>(p[1]);
     const T* b = reinterpret_cast<const T*>(p[2]);

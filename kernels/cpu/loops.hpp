@@ -154,9 +154,13 @@ inline constexpr int64_t kMinSplatRun = 64;
 // over chunks, so it still vectorises and a select stays branch-free (where(mask, 0, g) with a
 // random mask took 4 ns an element in the strided loop, mispredicting; see BM_where_scalar).
 // Out of line, so that map's run body stays small enough to be inlined for short runs.
+// 128 elements: with 256, a * 0.5 on 2^20 floats took 155 us against 103-109 with 64 or 128
+// (suspected: the buffer's loads alias the output's stores in the low 12 address bits more
+// often); with 64, where(mask, 0, g) took 204 us against 165-190 (more chunks, each with its
+// aliasing checks). One thread, a throwaway program and BM_mul_scalar / BM_where_scalar.
 template <typename T>
 struct SplatBuffer {
-  static constexpr int64_t kSize = 256;
+  static constexpr int64_t kSize = 128;
   SplatBuffer() {}  // left uninitialised: only the part a run uses is written
   T v[kSize];
 };
