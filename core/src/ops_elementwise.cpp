@@ -514,9 +514,9 @@ namespace {
 // computation float32 (a 0-d product is expanded to self's shape so that it does), and
 // binary_inplace rounds its result into self; it also refuses a k that self cannot hold.
 Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha) {
-  // The autograd checks come first, as PyTorch's (its VariableType runs before the op).
-  detail::check_inplace_target(self, inplace_name(op), true);
   if (alpha.kind() == kInt64 && is_one(alpha)) return binary_inplace(op, self, o);
+  // The autograd checks before alpha's, as PyTorch's (its VariableType runs before the op).
+  detail::check_inplace_target(self, inplace_name(op), true);
   if (op == OpId::sub) check_sub_operands("sub_", self, o);  // before o is scaled (and cast)
   const Dtype k = result_type({self, o});
   check_alpha(op, k, alpha, self, o);
