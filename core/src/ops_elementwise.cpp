@@ -233,6 +233,19 @@ void check_inplace_cast(const char* op_, Dtype compute, const Tensor& self) {
              " can't be cast to the desired output type ", self.dtype(), " of ", describe(self));
 }
 
+// float32 and float64 compute a + alpha * b as one fused multiply-add, rounded once, as
+// PyTorch 1.13's CPU kernel (vec::fmadd): with alpha 0.1, 8,862 of 100,000 float32 randn pairs
+// differ from the product rounded first and none from the fused value; float64 likewise
+// (python3-torch against exact rationals). alpha is first rounded to k, as PyTorch's
+// alpha.to<scalar_t>(), a checked conversion: 1e300 for float32 (or bfloat16) is a ValueError.
+// The kernels read it as scalar_a (sub passes it unnegated).
+bool fuses_alpha(Dtype k) { return k == kFloat32 || k == kFloat64; }
+Attrs alpha_attr(Dtype k, const Scalar& alpha) {
+  // Scalar::to converts an integer alpha directly (through double it could round twice).
+  return {Scalar(k == kFloat32 ? static_cast<double>(alpha.to<float>()) : alpha.to<double>()),
+          std::nullopt};
+}
+
 // An in-place op's other operand must broadcast to self's shape.
 void check_inplace_shape(const char* op_, const Tensor& self, const Operand& other) {
   if (other.is_scalar()) return;
@@ -242,7 +255,9 @@ void check_inplace_shape(const char* op_, const Tensor& self, const Operand& oth
              describe(*other.tensor));
 }
 
-Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Attrs& attrs = {}) {
+// alpha (add_ and sub_ of float32 or float64 only): checked and fused here, after the autograd
+// and shape checks, in PyTorch's order.
+Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Scalar* alpha = nullptr) {
   const char* op_ = inplace_name(op);
   detail::check_inplace_target(self, op_, true);
   Dtype compute = result_type({Operand(self), other});
@@ -250,6 +265,11 @@ Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Attrs&
   check_inplace_cast(op_, compute, self);
   if (op == OpId::sub) check_sub_operands(op_, Operand(self), other);
   check_inplace_shape(op_, self, other);
+  Attrs attrs;
+  if (alpha != nullptr) {
+    detail::check_value_fits(*alpha, compute, op_, other.is_scalar() ? self : *other.tensor);
+    attrs = alpha_attr(compute, *alpha);
+  }
   const detail::InplaceRecord record(op, self, other.is_scalar() ? nullptr : other.tensor);
   if (compute == self.dtype()) {
     elementwise(op, {Operand(self), other}, compute, compute, attrs, &self);
@@ -323,19 +343,6 @@ void check_alpha(OpId op, Dtype k, const Scalar& alpha, const Tensor& a, const T
   WICK_CHECK(!(alpha.kind() == kBool && k != kBool), DtypeError, name,
              "boolean alpha is only supported for boolean results (alpha ", alpha, ", ",
              describe(a), " and ", describe(b), ")");
-}
-
-// float32 and float64 compute a + alpha * b as one fused multiply-add, rounded once, as
-// PyTorch 1.13's CPU kernel (vec::fmadd): with alpha 0.1, 8,862 of 100,000 float32 randn pairs
-// differ from the product rounded first and none from the fused value; float64 likewise
-// (python3-torch against exact rationals). alpha is first rounded to k, as PyTorch's
-// alpha.to<scalar_t>(), a checked conversion: 1e300 for float32 (or bfloat16) is a ValueError.
-// The kernels read it as scalar_a (sub passes it unnegated).
-bool fuses_alpha(Dtype k) { return k == kFloat32 || k == kFloat64; }
-Attrs alpha_attr(Dtype k, const Scalar& alpha) {
-  // Scalar::to converts an integer alpha directly (through double it could round twice).
-  return {Scalar(k == kFloat32 ? static_cast<double>(alpha.to<float>()) : alpha.to<double>()),
-          std::nullopt};
 }
 
 // alpha * b for the other dtypes of k. A bfloat16 result keeps the product in float32 (b and
@@ -515,17 +522,18 @@ namespace {
 // binary_inplace rounds its result into self; it also refuses a k that self cannot hold.
 Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha) {
   if (alpha.kind() == kInt64 && is_one(alpha)) return binary_inplace(op, self, o);
-  // The autograd checks before alpha's, as PyTorch's (its VariableType runs before the op).
-  detail::check_inplace_target(self, inplace_name(op), true);
   if (op == OpId::sub) check_sub_operands("sub_", self, o);  // before o is scaled (and cast)
   const Dtype k = result_type({self, o});
   check_alpha(op, k, alpha, self, o);
   if (is_one(alpha)) return binary_inplace(op, self, o);
   // Before the product: a bfloat16 k's float32 product would make binary_inplace name float32.
   check_inplace_cast(inplace_name(op), k, self);
+  if (fuses_alpha(k)) return binary_inplace(op, self, o, &alpha);
+  // bfloat16 and integers: alpha scales o before the op, so the autograd and shape checks that
+  // binary_inplace makes first (as PyTorch) come before alpha's here.
+  detail::check_inplace_target(self, inplace_name(op), true);
   check_inplace_shape(inplace_name(op), self, o);
   detail::check_value_fits(alpha, k, inplace_name(op), o);
-  if (fuses_alpha(k)) return binary_inplace(op, self, o, alpha_attr(k, alpha));
   Tensor scaled = scaled_by_alpha(k, o, alpha);
   if (k == kBFloat16 && scaled.dim() == 0 && self.dim() > 0) scaled = scaled.expand(self.sizes());
   return binary_inplace(op, self, scaled);
