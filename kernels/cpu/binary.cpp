@@ -81,7 +81,6 @@ void axpy_contiguous(const T* a, const T* b, T alpha, T* out, int64_t n) {
 template <typename T>
 void run_axpy(const OpCall& call, T alpha) {
   constexpr int64_t e = sizeof(T);
-  constexpr int64_t kChunk = SplatBuffer<T>::kSize;
   auto run = [&](char** p, const int64_t* s, int64_t n) {
     const T* a = reinterpret_cast<const T*>(p[1]);
     const T* b = reinterpret_cast<const T*>(p[2]);
@@ -98,14 +97,10 @@ void run_axpy(const OpCall& call, T alpha) {
       }
     } else if (n >= kMinSplatRun && s[0] == e && (s[1] == e || s[1] == 0) &&
                (s[2] == e || s[2] == 0)) {
-      std::array<T, kChunk> splat_a, splat_b;
-      if (s[1] == 0) std::fill_n(splat_a.data(), std::min(n, kChunk), *a);
-      if (s[2] == 0) std::fill_n(splat_b.data(), std::min(n, kChunk), *b);
-      for (int64_t start = 0; start < n; start += kChunk) {
-        axpy_contiguous(s[1] == 0 ? splat_a.data() : a + start,
-                        s[2] == 0 ? splat_b.data() : b + start, alpha, out + start,
-                        std::min(kChunk, n - start));
-      }
+      for_each_splat_chunk<T, T>(p + 1, s + 1, n,
+                                 [&](int64_t start, int64_t m, const T* a_chunk, const T* b_chunk) {
+                                   axpy_contiguous(a_chunk, b_chunk, alpha, out + start, m);
+                                 });
     } else if constexpr (std::is_same_v<T, float>) {
       vec::axpy_strided_f32(p[1], s[1], p[2], s[2], alpha, p[0], s[0], n);
     } else {

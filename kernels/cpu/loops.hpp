@@ -154,10 +154,11 @@ inline constexpr int64_t kMinSplatRun = 64;
 // over chunks, so it still vectorises and a select stays branch-free (where(mask, 0, g) with a
 // random mask took 4 ns an element in the strided loop, mispredicting; see BM_where_scalar).
 // Out of line, so that map's run body stays small enough to be inlined for short runs.
-// 128 elements: with 256, a * 0.5 on 2^20 floats took 155 us against 103-109 with 64 or 128
-// (suspected: the buffer's loads alias the output's stores in the low 12 address bits more
-// often); with 64, where(mask, 0, g) took 204 us against 165-190 (more chunks, each with its
-// aliasing checks). One thread, a throwaway program and BM_mul_scalar / BM_where_scalar.
+// 128 elements: with 64, where(mask, 0, g) took 204 us against 165-190 (more chunks, each
+// with its aliasing checks). a * 0.5 on 2^20 floats measured 103-113 us in some builds and
+// 150-160 in others whose hot loop is the same instructions, 84% of its samples on the store
+// (cause not found; holding the number in a register instead of a buffer is the next thing to
+// try). One thread, BM_mul_scalar / BM_where_scalar.
 template <typename T>
 struct SplatBuffer {
   static constexpr int64_t kSize = 128;
@@ -165,31 +166,40 @@ struct SplatBuffer {
   T v[kSize];
 };
 
-template <typename Out, typename... In, typename Fn>
-[[gnu::noinline]] void map_splat_run(const Fn& fn, char** p, const int64_t* s, int64_t n) {
-  constexpr int64_t kChunk = SplatBuffer<Out>::kSize;
-  Out* o = reinterpret_cast<Out*>(p[0]);
+// Walks a run of n elements in chunks of SplatBuffer's size, calling body(start, m, ptrs...)
+// with one pointer per input: into the input itself where it is contiguous (stride sizeof(In)),
+// into a buffer filled once with its value where it repeats (stride 0). p and s are the
+// inputs' pointers and byte strides. map() and the add-with-alpha kernel share it.
+template <typename... In, typename Body>
+void for_each_splat_chunk(char* const* p, const int64_t* s, int64_t n, const Body& body) {
+  constexpr int64_t kChunk = SplatBuffer<char>::kSize;
   [&]<size_t... K>(std::index_sequence<K...>) {
     std::tuple<SplatBuffer<In>...> splats;
-    std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
+    std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K])...};
     (
         [&] {
-          if (s[K + 1] == 0) {
+          if (s[K] == 0) {
             std::fill_n(std::get<K>(splats).v, std::min(n, kChunk), *std::get<K>(ip));
             std::get<K>(ip) = std::get<K>(splats).v;
           }
         }(),
         ...);
-    [[maybe_unused]] const std::array<int64_t, sizeof...(In)> steps{
-        (s[K + 1] == 0 ? 0 : kChunk)...};
+    [[maybe_unused]] const std::array<int64_t, sizeof...(In)> steps{(s[K] == 0 ? 0 : kChunk)...};
     for (int64_t start = 0; start < n; start += kChunk) {
-      const int64_t m = std::min(kChunk, n - start);
-      Out* oc = o + start;
-      for (int64_t j = 0; j < m; ++j) oc[j] = fn(std::get<K>(ip)[j]...);
+      body(start, std::min(kChunk, n - start), std::get<K>(ip)...);
       ((std::get<K>(ip) += steps[K]), ...);
     }
   }
   (std::index_sequence_for<In...>{});
+}
+
+template <typename Out, typename... In, typename Fn>
+[[gnu::noinline]] void map_splat_run(const Fn& fn, char** p, const int64_t* s, int64_t n) {
+  Out* o = reinterpret_cast<Out*>(p[0]);
+  for_each_splat_chunk<In...>(p + 1, s + 1, n, [&](int64_t start, int64_t m, const In*... in) {
+    Out* oc = o + start;
+    for (int64_t j = 0; j < m; ++j) oc[j] = fn(in[j]...);
+  });
 }
 
 // out[i] = fn(in[i]...) elementwise, with Out and In the C++ element types.
