@@ -78,6 +78,33 @@ void axpy_contiguous(const T* a, const T* b, T alpha, T* out, int64_t n) {
   }
 }
 
+// add with alpha calls the vectorised vec::axpy, which takes pointers: a repeated operand (a
+// 0-d tensor, a broadcast row; stride 0) is copied into a buffer once, as many elements as the
+// run uses, and the run goes in chunks of the buffer's size. 128: with 64 the chunks' overhead
+// showed (where, when map used this walker, took 204 us against 165-190 for 2^20 floats).
+template <typename T>
+struct SplatBuffer {
+  static constexpr int64_t kSize = 128;
+  SplatBuffer() {}  // left uninitialised: only the part a run uses is written
+  T v[kSize];
+};
+
+// Calls body(start, m, a_chunk, b_chunk) for chunks of a run of n elements, each pointer into
+// its input where it is contiguous and into a buffer of its value where it repeats.
+template <typename T, typename Body>
+void for_each_splat_chunk(char* const* p, const int64_t* s, int64_t n, const Body& body) {
+  constexpr int64_t kChunk = SplatBuffer<T>::kSize;
+  SplatBuffer<T> splat_a, splat_b;
+  const T* a = reinterpret_cast<const T*>(p[0]);
+  const T* b = reinterpret_cast<const T*>(p[1]);
+  if (s[0] == 0) std::fill_n(splat_a.v, std::min(n, kChunk), *a);
+  if (s[1] == 0) std::fill_n(splat_b.v, std::min(n, kChunk), *b);
+  for (int64_t start = 0; start < n; start += kChunk) {
+    body(start, std::min(kChunk, n - start), s[0] == 0 ? splat_a.v : a + start,
+         s[1] == 0 ? splat_b.v : b + start);
+  }
+}
+
 template <typename T>
 void run_axpy(const OpCall& call, T alpha) {
   constexpr int64_t e = sizeof(T);
@@ -97,10 +124,10 @@ void run_axpy(const OpCall& call, T alpha) {
       }
     } else if (n >= kMinSplatRun && s[0] == e && (s[1] == e || s[1] == 0) &&
                (s[2] == e || s[2] == 0)) {
-      for_each_splat_chunk<T, T>(p + 1, s + 1, n,
-                                 [&](int64_t start, int64_t m, const T* a_chunk, const T* b_chunk) {
-                                   axpy_contiguous(a_chunk, b_chunk, alpha, out + start, m);
-                                 });
+      for_each_splat_chunk<T>(p + 1, s + 1, n,
+                              [&](int64_t start, int64_t m, const T* a_chunk, const T* b_chunk) {
+                                axpy_contiguous(a_chunk, b_chunk, alpha, out + start, m);
+                              });
     } else if constexpr (std::is_same_v<T, float>) {
       vec::axpy_strided_f32(p[1], s[1], p[2], s[2], alpha, p[0], s[0], n);
     } else {

@@ -2,8 +2,8 @@
 // shape, each with its own strides, after dropping size-1 dims and merging dims that are
 // contiguous for every operand, and hands the body runs along the innermost dim. map() builds
 // typed elementwise kernels on it, with a plain loop when every operand is contiguous (which
-// the compiler vectorises), the same loop over chunks when some inputs are a repeated number,
-// and a strided loop otherwise. parallel_for splits work with OpenMP
+// the compiler vectorises), the same loop with the value in a register when some inputs repeat
+// one number, and a strided loop otherwise. parallel_for splits work with OpenMP
 // above kParallelGrain elements; every split is by element index, so results never depend on
 // the thread count. Measured in bench/bench_cpu_ops.cpp.
 #pragma once
@@ -146,60 +146,50 @@ void for_each_strided(const std::array<const Tensor*, NT>& ts, const Run& run) {
   });
 }
 
-// map()'s chunked path for inputs of stride 0 takes runs of at least this many elements.
+// map()'s path for inputs of stride 0 (and add-with-alpha's) takes runs of at least this many
+// elements; shorter runs stay in the strided loop.
 inline constexpr int64_t kMinSplatRun = 64;
 
-// One run of map() where some inputs are one value repeated (a number operand, stride 0) and
-// the others contiguous: the value goes into a small buffer once, then the contiguous loop runs
-// over chunks, so it still vectorises and a select stays branch-free (where(mask, 0, g) with a
-// random mask took 4 ns an element in the strided loop, mispredicting; see BM_where_scalar).
-// Out of line, so that map's run body stays small enough to be inlined for short runs.
-// 128 elements: with 64, where(mask, 0, g) took 204 us against 165-190 (more chunks, each
-// with its aliasing checks). a * 0.5 on 2^20 floats measured 103-113 us in some builds and
-// 150-160 in others whose hot loop is the same instructions, 84% of its samples on the store
-// (cause not found; holding the number in a register instead of a buffer is the next thing to
-// try). One thread, BM_mul_scalar / BM_where_scalar.
-template <typename T>
-struct SplatBuffer {
-  static constexpr int64_t kSize = 128;
-  SplatBuffer() {}  // left uninitialised: only the part a run uses is written
-  T v[kSize];
-};
-
-// Walks a run of n elements in chunks of SplatBuffer's size, calling body(start, m, ptrs...)
-// with one pointer per input: into the input itself where it is contiguous (stride sizeof(In)),
-// into a buffer filled once with its value where it repeats (stride 0). p and s are the
-// inputs' pointers and byte strides. map() and the add-with-alpha kernel share it.
-template <typename... In, typename Body>
-void for_each_splat_chunk(char* const* p, const int64_t* s, int64_t n, const Body& body) {
-  constexpr int64_t kChunk = SplatBuffer<char>::kSize;
-  [&]<size_t... K>(std::index_sequence<K...>) {
-    std::tuple<SplatBuffer<In>...> splats;
-    std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K])...};
-    (
-        [&] {
-          if (s[K] == 0) {
-            std::fill_n(std::get<K>(splats).v, std::min(n, kChunk), *std::get<K>(ip));
-            std::get<K>(ip) = std::get<K>(splats).v;
-          }
-        }(),
-        ...);
-    [[maybe_unused]] const std::array<int64_t, sizeof...(In)> steps{(s[K] == 0 ? 0 : kChunk)...};
-    for (int64_t start = 0; start < n; start += kChunk) {
-      body(start, std::min(kChunk, n - start), std::get<K>(ip)...);
-      ((std::get<K>(ip) += steps[K]), ...);
-    }
+// Input K's element j: the value held in a register when bit K of Repeated is set.
+template <unsigned Repeated, size_t K, typename T>
+T element(const T* p, T value, int64_t j) {
+  if constexpr (((Repeated >> K) & 1u) != 0) {
+    return value;
+  } else {
+    return p[j];
   }
-  (std::index_sequence_for<In...>{});
 }
 
+template <unsigned Repeated, typename Out, typename... In, typename Fn, size_t... K>
+void map_repeated_loop(const Fn& fn, Out* o, const std::tuple<const In*...>& ip, int64_t n,
+                       std::index_sequence<K...>) {
+  const std::tuple<In...> values{*std::get<K>(ip)...};
+  for (int64_t j = 0; j < n; ++j) {
+    o[j] = fn(element<Repeated, K>(std::get<K>(ip), std::get<K>(values), j)...);
+  }
+}
+
+// map()'s run where some inputs repeat one value (stride 0) and the others are contiguous: one
+// loop per pattern of repeated inputs, the value in a register, so it vectorises as the
+// contiguous loop does and a select stays branch-free. (A buffer holding the value in memory
+// made a * 0.5 take 103-160 us from build to build, same instructions, samples on the store.)
 template <typename Out, typename... In, typename Fn>
-[[gnu::noinline]] void map_splat_run(const Fn& fn, char** p, const int64_t* s, int64_t n) {
+[[gnu::noinline]] void map_repeated_run(const Fn& fn, char** p, const int64_t* s, int64_t n) {
   Out* o = reinterpret_cast<Out*>(p[0]);
-  for_each_splat_chunk<In...>(p + 1, s + 1, n, [&](int64_t start, int64_t m, const In*... in) {
-    Out* oc = o + start;
-    for (int64_t j = 0; j < m; ++j) oc[j] = fn(in[j]...);
-  });
+  unsigned repeated = 0;
+  for (size_t k = 0; k < sizeof...(In); ++k) repeated |= (s[k + 1] == 0 ? 1u : 0u) << k;
+  [&]<size_t... K>(std::index_sequence<K...>) {
+    const std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
+    [&]<unsigned... M>(std::integer_sequence<unsigned, M...>) {
+      (void)((repeated == M ? (map_repeated_loop<M, Out, In...>(fn, o, ip, n,
+                                                                std::index_sequence_for<In...>{}),
+                               true)
+                            : false) ||
+             ...);
+    }
+    (std::make_integer_sequence<unsigned, 1u << sizeof...(In)>{});
+  }
+  (std::index_sequence_for<In...>{});
 }
 
 // out[i] = fn(in[i]...) elementwise, with Out and In the C++ element types.
@@ -216,7 +206,7 @@ void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof
     for (size_t k = 0; k < NT; ++k) contiguous = contiguous && s[k] == sizes_of[k];
     // The buffer pays off from a few dozen elements a run; shorter runs (an [N, 2] op with an
     // [N, 1] operand) stay in the strided loop, which they ran 8x faster than through it.
-    auto splattable = [&] {
+    auto repeats_only = [&] {
       bool ok = n >= kMinSplatRun && s[0] == sizes_of[0];
       for (size_t k = 1; k < NT; ++k) ok = ok && (s[k] == sizes_of[k] || s[k] == 0);
       return ok;
@@ -228,8 +218,8 @@ void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof
         for (int64_t j = 0; j < n; ++j) o[j] = fn(std::get<K>(ip)[j]...);
       }
       (std::index_sequence_for<In...>{});
-    } else if (splattable()) {
-      map_splat_run<Out, In...>(fn, p, s, n);
+    } else if (repeats_only()) {
+      map_repeated_run<Out, In...>(fn, p, s, n);
     } else {
       [&]<size_t... K>(std::index_sequence<K...>) {
         for (int64_t j = 0; j < n; ++j) {
