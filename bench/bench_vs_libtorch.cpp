@@ -2,8 +2,10 @@
 // dependency) on the CPU, in the same run, with the same thread count: the per-op overhead of
 // a + b on 64x10 floats (with and without requires_grad), the seed training step of
 // shared/API.md (Linear 10->1, batch 64, MSELoss, SGD: forward, loss, zero_grad, backward,
-// step), and an MLP step (1024 -> 1024, ReLU, -> 1024, batch 256, MSELoss, SGD).
-// Run by scripts/main.sh (its vs_libtorch step, full runs), whose report compares the times.
+// step), an MLP step (1024 -> 1024, ReLU, -> 1024, batch 256, MSELoss, SGD), and the
+// memory-bound ops of a training step on 2^20 floats (add, add with alpha, a * number, where,
+// relu, exp, sum, softmax). Run by scripts/main.sh (its vs_libtorch step, full runs), whose
+// report compares the times (sections 3 and 5).
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
@@ -114,6 +116,57 @@ void BM_torch_mlp_step(benchmark::State& state) {
       static_cast<double>(state.iterations()) * kMlpStepFlops / 1e9, benchmark::Counter::kIsRate);
 }
 
+// The memory-bound ops of the report's section 5 on 2^20 floats (rows of 1024 for softmax),
+// each writing a fresh output per call as a user's code does: kernel plus per-op overhead,
+// which at 4 MiB is a few microseconds of hundreds. One generic function per op serves both
+// libraries: their APIs spell these ops the same way.
+constexpr int64_t kRows = 1024, kCols = 1024;
+
+struct Add {
+  auto operator()(const auto& a, const auto& b, const auto&) const { return a + b; }
+};
+struct MulScalar {
+  auto operator()(const auto& a, const auto&, const auto&) const { return a * 0.5; }
+};
+struct AddAlpha {  // SGD's update out of place: a + alpha * b
+  auto operator()(const auto& a, const auto& b, const auto&) const { return a.add(b, -0.01); }
+};
+struct WhereScalar {  // ReLU's backward: where(mask, 0, g)
+  auto operator()(const wick::Tensor& g, const wick::Tensor&, const wick::Tensor& mask) const {
+    return wick::where(mask, wick::Scalar(0.0), g);
+  }
+  auto operator()(const torch::Tensor& g, const torch::Tensor&, const torch::Tensor& mask) const {
+    return torch::where(mask, torch::Scalar(0.0), g);
+  }
+};
+struct Exp {
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.exp(); }
+};
+struct Relu {
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.relu(); }
+};
+struct Sum {
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.sum(); }
+};
+struct SoftmaxRows {
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.softmax(1); }
+};
+
+template <class Op>
+void BM_wick_op(benchmark::State& state) {
+  set_threads(static_cast<int>(state.range(0)));
+  wick::Tensor a = wick::randn({kRows, kCols}), b = wick::randn({kRows, kCols});
+  wick::Tensor mask = wick::randn({kRows, kCols}) > 0.0;
+  for (auto _ : state) benchmark::DoNotOptimize(Op{}(a, b, mask));
+}
+template <class Op>
+void BM_torch_op(benchmark::State& state) {
+  set_threads(static_cast<int>(state.range(0)));
+  torch::Tensor a = torch::randn({kRows, kCols}), b = torch::randn({kRows, kCols});
+  torch::Tensor mask = torch::randn({kRows, kCols}) > 0.0;
+  for (auto _ : state) benchmark::DoNotOptimize(Op{}(a, b, mask));
+}
+
 }  // namespace
 
 // Args: {requires_grad, threads} for add; {threads} for the steps. wick and torch alternate so
@@ -124,5 +177,23 @@ BENCHMARK(BM_wick_seed_step)->Arg(1);
 BENCHMARK(BM_torch_seed_step)->Arg(1);
 BENCHMARK(BM_wick_mlp_step)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_torch_mlp_step)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+
+// The memory-bound ops, named BM_<library>_<op>/<threads> as the rows above.
+BENCHMARK(BM_wick_op<Add>)->Name("BM_wick_add")->Arg(1)->Arg(2);
+BENCHMARK(BM_torch_op<Add>)->Name("BM_torch_add")->Arg(1)->Arg(2);
+BENCHMARK(BM_wick_op<MulScalar>)->Name("BM_wick_mul_scalar")->Arg(1)->Arg(2);
+BENCHMARK(BM_torch_op<MulScalar>)->Name("BM_torch_mul_scalar")->Arg(1)->Arg(2);
+BENCHMARK(BM_wick_op<AddAlpha>)->Name("BM_wick_add_alpha")->Arg(1)->Arg(2);
+BENCHMARK(BM_torch_op<AddAlpha>)->Name("BM_torch_add_alpha")->Arg(1)->Arg(2);
+BENCHMARK(BM_wick_op<WhereScalar>)->Name("BM_wick_where_scalar")->Arg(1)->Arg(2);
+BENCHMARK(BM_torch_op<WhereScalar>)->Name("BM_torch_where_scalar")->Arg(1)->Arg(2);
+BENCHMARK(BM_wick_op<Exp>)->Name("BM_wick_exp")->Arg(1)->Arg(2);
+BENCHMARK(BM_torch_op<Exp>)->Name("BM_torch_exp")->Arg(1)->Arg(2);
+BENCHMARK(BM_wick_op<Relu>)->Name("BM_wick_relu")->Arg(1)->Arg(2);
+BENCHMARK(BM_torch_op<Relu>)->Name("BM_torch_relu")->Arg(1)->Arg(2);
+BENCHMARK(BM_wick_op<Sum>)->Name("BM_wick_sum")->Arg(1)->Arg(2);
+BENCHMARK(BM_torch_op<Sum>)->Name("BM_torch_sum")->Arg(1)->Arg(2);
+BENCHMARK(BM_wick_op<SoftmaxRows>)->Name("BM_wick_softmax_rows")->Arg(1)->Arg(2);
+BENCHMARK(BM_torch_op<SoftmaxRows>)->Name("BM_torch_softmax_rows")->Arg(1)->Arg(2);
 
 BENCHMARK_MAIN();

@@ -86,7 +86,7 @@ void Program::unary() {
             out = std::sqrt(d);
             break;
           case Un::relu:
-            out = (d > 0 || std::isnan(d)) ? d : 0.0;
+            out = 0.0 > d ? 0.0 : d;  // NaN and -0 pass through (PyTorch)
             break;
           case Un::sigmoid:
             out = 1.0 / (1.0 + std::exp(-d));

@@ -2,7 +2,7 @@
 // review compared them (python3-torch; each expected value is PyTorch's): NaN clamp bounds,
 // numbers that do not fit the dtype they become, bool operands of sub, negative integer powers,
 // argmax of bool, arange's integer arithmetic, allclose with infinities and broadcasting, the
-// *_like options (how an empty tensor prints: test_print.cpp).
+// *_like options (how an empty tensor prints: test_print.cpp), relu of -0 and NaN.
 #include <cmath>
 #include <limits>
 
@@ -205,4 +205,30 @@ TEST_CASE("pytorch edges: add and sub with alpha round once in float32 and float
   sub(p, q, 0.3).sum().backward();
   CHECK(q.grad().to_vector<float>() == std::vector<float>(4, -0.3f));
   CHECK(p.grad().to_vector<float>() == std::vector<float>(4, 1.0f));
+}
+
+TEST_CASE("pytorch edges: relu passes -0 and NaN through", "[pytorch]") {
+  // torch.relu(torch.tensor([-0., 0., nan, -1., 2.])) is [-0., 0., nan, 0., 2.] in float32 and
+  // float64 (1 / result: -inf for the first). Contiguous runs take the vectorised clone, long
+  // enough to reach its vector loop, and a strided view the scalar path: the same bits.
+  for (Dtype d : {kFloat32, kFloat64, kBFloat16}) {
+    std::vector<double> values;
+    for (int i = 0; i < 40; ++i) {
+      for (double v : {-0.0, 0.0, kNaN, -1.0, 2.0}) values.push_back(v);
+    }
+    const Tensor x = tensor(values).to(d);
+    for (const Tensor& input : {x, x.view({8, 25}).t().contiguous().t()}) {
+      const std::vector<double> got = input.relu().to(kFloat64).to_vector<double>();
+      const std::vector<double> in = input.to(kFloat64).to_vector<double>();
+      for (size_t i = 0; i < got.size(); ++i) {
+        if (std::isnan(in[i])) {
+          CHECK(std::isnan(got[i]));
+        } else if (in[i] < 0) {
+          CHECK((got[i] == 0 && !std::signbit(got[i])));
+        } else {
+          CHECK((got[i] == in[i] && std::signbit(got[i]) == std::signbit(in[i])));
+        }
+      }
+    }
+  }
 }

@@ -56,7 +56,7 @@ struct AbsOp {
 struct ReluOp {
   template <typename T>
   __device__ T operator()(T x) const {
-    return (x > T(0) || is_nan(x)) ? x : T(0);
+    return T(0) > x ? T(0) : x;  // NaN and -0 pass through, as in PyTorch (relu(-0.) = -0.)
   }
 };
 template <typename T>

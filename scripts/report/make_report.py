@@ -340,10 +340,10 @@ def section_training(r, plots):
                         f"which is why small models lose there and large ones win.")
         out.append("")
     vt = r.vs_libtorch()
-    if vt:
+    if any(what in TRAINING_VS_TORCH for what, _ in vt):
         rows = []
         for (what, args), d in sorted(vt.items()):
-            if "wick" in d and "torch" in d:
+            if what in TRAINING_VS_TORCH and "wick" in d and "torch" in d:
                 parts = args.split("/")
                 label = {"add_small": "a + b, 64x10 floats", "seed_step": "seed step (Linear 10->1, batch 64)",
                          "mlp_step": "MLP step (1024 wide, batch 256)"}.get(what, what.replace("_", " "))
@@ -431,6 +431,32 @@ def section_gemm(r, plots):
     return out
 
 
+# bench_vs_libtorch's rows: the training work (section 3) and the memory-bound ops (section 5).
+TRAINING_VS_TORCH = ("add_small", "seed_step", "mlp_step")
+MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar": "a * 0.5",
+                     "where_scalar": "where(mask, 0, g)", "relu": "relu", "exp": "exp", "sum": "sum",
+                     "softmax_rows": "softmax over rows of 1024"}
+
+
+def membound_vs_torch(r):
+    """Section 5's table against libtorch, or [] when bench_vs_libtorch did not run."""
+    vt = r.vs_libtorch()
+    rows = []
+    for what, label in MEMBOUND_VS_TORCH.items():
+        for (w, args), d in sorted(vt.items(), key=lambda kv: kv[0][1]):
+            if w == what and "wick" in d and "torch" in d:
+                rows.append([label, args, ms_us(d["wick"]), ms_us(d["torch"]), f"{d['torch'] / d['wick']:.2f}"])
+    if not rows:
+        return []
+    return ["The same ops against libtorch (bench_vs_libtorch, same run, same threads; float32, 2^20 elements "
+            "as [1024, 1024], a new output on every call in both libraries; a ratio above 1: wick is faster):",
+            "", table(["op", "threads", "wick", "libtorch", "libtorch / wick"], rows), "",
+            "wick's sum adds in double (16 double lanes: the float32 result is the float64 sum rounded once, "
+            "for any thread count); libtorch 1.13's adds in float32 (checked with python3-torch: its sum of 2^22 "
+            "uniform floats differed from that once-rounded float64 sum in 6 of 20 draws). Converting each "
+            "float to double costs wick's sum about half of libtorch's speed on data in cache.", ""]
+
+
 def section_membound(r, plots):
     out = ["## 5. Memory-bound ops", ""]
     ops = r.membound_cpu()
@@ -463,6 +489,7 @@ def section_membound(r, plots):
                     "programs without any process being busy (the 2-thread copy of 256 MiB gave 34 GB/s in one "
                     "quiet run of this command and 51 GB/s in another, on the same VM); quiet-run cannot see it."]
         out.append("")
+    out += membound_vs_torch(r)
     gops, copy = r.membound_gpu()
     if gops:
         out.append(img(plots, "plot_membound_gpu", "GPU bandwidth per op against the copy ceiling"))

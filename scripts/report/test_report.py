@@ -194,6 +194,23 @@ class ReportTest(unittest.TestCase):
         self.assertIn("No library comparison", text)
         self.assertIn("OpenBLAS: not installed; libtorch: not installed", text)
 
+    @unittest.skipUnless(have_matplotlib(), "matplotlib not installed")
+    def test_vs_libtorch_rows_split_by_section(self):
+        # bench_vs_libtorch's training rows go to section 3, its memory-bound ops to section 5.
+        rows = [row("BM_wick_mlp_step/1", real_time=20.0), row("BM_torch_mlp_step/1", real_time=30.0),
+                row("BM_wick_where_scalar/2", real_time=0.1), row("BM_torch_where_scalar/2", real_time=2.0),
+                row("BM_wick_sum/1", real_time=0.09), row("BM_torch_sum/1", real_time=0.045)]
+        save(self.tmp, "vs_libtorch", {"context": {}, "benchmarks": rows})
+        rc, out = run(self.tmp, "--check")
+        self.assertEqual(rc, 0, out)
+        text = self.report()
+        s3, s5 = text.index("## 3. Seed program 2"), text.index("## 5. Memory-bound ops")
+        s6 = text.index("## 6. How it was measured")
+        mlp = text.index("| MLP step (1024 wide, batch 256) | 1 | 20.0 ms | 30.0 ms | 1.50 |")
+        where = text.index("| where(mask, 0, g) | 2 | 100 us | 2.00 ms | 20.00 |")
+        total = text.index("| sum | 1 | 90.0 us | 45.0 us | 0.50 |")
+        self.assertTrue(s3 < mlp < s5 < where < s6 and s5 < total < s6)
+
     def test_insane_numbers_fail_the_check(self):
         g = load(self.tmp, "cpu_gemm")
         # Every row of one benchmark: its repetitions and their median, which the report reads.

@@ -550,6 +550,18 @@ TEST_CASE("gpu: add and sub with alpha round once, as on the CPU", "[sweep]") {
   }
 }
 
+TEST_CASE("gpu: relu passes -0 and NaN through, as on the CPU", "[sweep]") {
+  // The sweep compares values, and -0 == 0: the sign is checked here (PyTorch: relu(-0.) = -0.).
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    const Tensor x = tensor({-0.0, 0.0, std::nan(""), -1.0, 2.0}).to(dtype);
+    const std::vector<double> got = x.to(kCUDA).relu().to(kCPU).to(kFloat64).to_vector<double>();
+    CHECK(std::signbit(got[0]));
+    CHECK((got[0] == 0 && got[1] == 0 && !std::signbit(got[1])));
+    CHECK(std::isnan(got[2]));
+    CHECK((got[3] == 0 && !std::signbit(got[3]) && got[4] == 2));
+  }
+}
+
 TEST_CASE("gpu: bfloat16 casts and ops give the CPU's bits", "[bf16]") {
   PoisonScope poison;
   // Casts from and to every dtype, every layout, with NaN, inf and huge values: the GPU rounds
