@@ -132,8 +132,8 @@ def summary_rows(r):
             rows.append(("GPU matmul, best wick kernel per precision, TFLOP/s", "; ".join(parts)))
     ops = [o for o in r.membound_cpu() if o[0] == "add" and o[1]]
     if ops:
-        label, nbytes, bps, threads = max(ops, key=lambda o: o[1])
-        ceil = r.ceiling_at(nbytes, threads)
+        label, nbytes, bps, threads, program = max(ops, key=lambda o: o[1])
+        ceil, _ = r.op_ceiling(program, nbytes, threads)
         rows.append((f"CPU add, {fmt_bytes(nbytes)} moved", f"{gf(bps)} GB/s ({pct(bps / ceil if ceil else None)} of copy)"))
     gops, copy = r.membound_gpu()
     if gops:
@@ -451,9 +451,9 @@ def membound_vs_torch(r):
     return ["The same ops against libtorch (bench_vs_libtorch, same run, same threads; float32, 2^20 elements "
             "as [1024, 1024], a new output on every call in both libraries; a ratio above 1: wick is faster):",
             "", table(["op", "threads", "wick", "libtorch", "libtorch / wick"], rows), "",
-            "wick's sum adds in double (16 double lanes: the float32 result is the float64 sum rounded once, "
+            "wick's sum adds in double (16 double lanes: a float64 sum rounded to float32 at the end, the same "
             "for any thread count); libtorch 1.13's adds in float32 (checked with python3-torch: its sum of 2^22 "
-            "uniform floats differed from that once-rounded float64 sum in 6 of 20 draws). Converting each "
+            "uniform floats differed from the float64 sum rounded to float32 in 6 of 20 draws). Converting each "
             "float to double costs wick's sum about half of libtorch's speed on data in cache.", ""]
 
 
@@ -464,16 +464,24 @@ def section_membound(r, plots):
         out.append(img(plots, "plot_membound_cpu", "CPU bytes per second against size with the copy ceiling"))
         rows = []
         above = False
-        for label, nbytes, bps, threads in sorted(ops, key=lambda o: (o[0], o[1] or 0)):
-            ceil = r.ceiling_at(nbytes, threads) if nbytes else None
+        for label, nbytes, bps, threads, program in sorted(ops, key=lambda o: (o[0], o[1] or 0)):
+            # A memcpy row against machine_info's: how far two programs' copies drift apart.
+            if label.startswith("memcpy"):
+                ceil, source = r.ceiling_at(nbytes, threads) if nbytes else None, "machine_info"
+            else:
+                ceil, source = r.op_ceiling(program, nbytes, threads) if nbytes else (None, "-")
             ratio = bps / ceil if ceil and bps else None
             mark = " (!)" if ratio and ratio > ABOVE_CEILING else ""
             above = above or bool(mark)
             rows.append([label, threads or "-", fmt_bytes(nbytes) if nbytes else "-", gf(bps),
-                         gf(ceil) if ceil else "-", pct(ratio) + mark])
-        out += ["CPU, float32; each op against machine_info's memcpy on the same number of threads at the same "
-                "working set (interpolated between measured sizes; past the largest, its value: main memory):", "",
-                table(["op", "threads", "bytes moved per call", "GB/s", "copy ceiling, GB/s", "% of ceiling"], rows),
+                         gf(ceil) if ceil else "-", pct(ratio) + mark, source])
+        out += ["CPU, float32; each op against a memcpy on the same number of threads at the same working set "
+                "(interpolated in log size; past the largest, its value: main memory), timed by the same "
+                "program in the same run where it has one (\"same program\"), else by machine_info. The "
+                "memcpy rows of bench_cpu_ops are set against machine_info's: the gap is how much the "
+                "machine's bandwidth moved between the two programs.", "",
+                table(["op", "threads", "bytes moved per call", "GB/s", "copy ceiling, GB/s", "% of ceiling",
+                       "ceiling timed by"], rows),
                 ""]
         out.append("add, exp, sum and softmax go through the tensor API (bench_cpu_ops: `a + b` allocates "
                    "its output on every call); \"add kernel\" (bench/cpu) calls the CPU kernel into an output "
@@ -483,11 +491,12 @@ def section_membound(r, plots):
                    "measured while other processes held the CPUs (section 6), or the op's data stayed in a cache "
                    "the copy did not fit.")
         if above:
-            out += ["", f"(!) more than {ABOVE_CEILING:.0%} of the ceiling: the op outran the copy measured in "
-                    "another program at another time, so this run's ceiling there is too low and the percentage "
-                    "says nothing. On a virtual machine the second vCPU's memory bandwidth changes between "
-                    "programs without any process being busy (the 2-thread copy of 256 MiB gave 34 GB/s in one "
-                    "quiet run of this command and 51 GB/s in another, on the same VM); quiet-run cannot see it."]
+            out += ["", f"(!) more than {ABOVE_CEILING:.0%} of the ceiling: the op outran the copy it is set "
+                    "against, so that ceiling is too low there and the percentage says nothing. On a virtual "
+                    "machine the second vCPU's memory bandwidth changes between programs, and between minutes of "
+                    "one program, without any process being busy (the 2-thread copy of 256 MiB gave 34 GB/s in "
+                    "one quiet run of this command and 51 GB/s in another, on the same VM); quiet-run cannot see "
+                    "it. A ceiling timed by the same program, minutes from the op, drifts less than machine_info's."]
         out.append("")
     out += membound_vs_torch(r)
     gops, copy = r.membound_gpu()

@@ -255,7 +255,7 @@ def plot_membound_cpu(r, folder):
                 color="k", lw=2.2 if t > 1 else 1.4,
                 label=f"ceiling: memcpy, {t} thread{'s' if t > 1 else ''} (best of repetitions)")
     by_label = {}
-    for label, nbytes, bps, _ in ops:
+    for label, nbytes, bps, _, _ in ops:
         if nbytes and bps:
             by_label.setdefault(label, []).append((nbytes, bps))
     markers = "osD^v<>ph*"

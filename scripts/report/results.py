@@ -126,6 +126,20 @@ def bytes_per_call(row):
     return round(b / 4096) * 4096 if b > 8192 else b  # rate x time loses the last digits
 
 
+def interpolate_log(points, x):
+    """y at x on [(x, y)] sorted by x, linear in log x; the nearest end outside; None if empty."""
+    if not points:
+        return None
+    if x <= points[0][0]:
+        return points[0][1]
+    if x >= points[-1][0]:
+        return points[-1][1]
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        if x0 <= x <= x1:
+            return y0 + (math.log(x) - math.log(x0)) / (math.log(x1) - math.log(x0)) * (y1 - y0)
+    return None
+
+
 def arg(name, key):
     """The value of 'key:VALUE' in a benchmark name, as a number, or None."""
     m = re.search(r"(?:^|/)" + re.escape(key) + r":(\d+)", name)
@@ -273,20 +287,9 @@ class Results:
         return max(self.copy_curve(), default=None)
 
     def ceiling_at(self, bytes_moved, threads=None):
-        """The copy ceiling on `threads` threads (None: the best of any) at a working set,
-        interpolated in log size; the nearest end outside the measured range."""
-        pts = [(x, y, None) for x, y in self.ceiling_curve(threads)]
-        if not pts:
-            return None
-        if bytes_moved <= pts[0][0]:
-            return pts[0][1]
-        if bytes_moved >= pts[-1][0]:
-            return pts[-1][1]
-        for (x0, y0, _), (x1, y1, _) in zip(pts, pts[1:]):
-            if x0 <= bytes_moved <= x1:
-                f = (math.log(bytes_moved) - math.log(x0)) / (math.log(x1) - math.log(x0))
-                return y0 + f * (y1 - y0)
-        return None
+        """machine_info's copy ceiling on `threads` threads (None: the best of any) at a working
+        set, interpolated in log size; the nearest end outside the measured range."""
+        return interpolate_log(self.ceiling_curve(threads), bytes_moved)
 
     def gpu_info(self):
         t = self.b("training")
@@ -487,12 +490,41 @@ class Results:
         return out
 
     # ---- 5. memory-bound ops ----
+    def own_copy_curve(self, program, threads):
+        """[(bytes moved, B/s)] of the memcpy rows a benchmark program timed beside its ops
+        (bench_cpu_ops: BM_memcpy/<floats>/<threads, 0: all>, counter threads; bench/cpu:
+        memcpy/<floats>/<threads>), on `threads` threads, by size."""
+        b = self.b(program)
+        pts = {}
+        if not b:
+            return []
+        for r in b.runs():
+            mm = re.match(r"(BM_memcpy|memcpy)/(\d+)(?:/(\d+))?", r["name"])
+            if not mm or not r.get("bytes_per_second"):
+                continue
+            t = int(r.get("threads", 0) or 0) if program == "cpu_ops" else int(mm.group(3) or 1)
+            if program == "cpu_ops" and "threads" not in r:
+                t = 1  # a recording from before the counter: its memcpy ran on one thread
+            if t == threads:
+                pts[bytes_per_call(r)] = real_rate(r, "bytes_per_second")
+        return sorted(pts.items())
+
+    def op_ceiling(self, program, bytes_moved, threads):
+        """(copy ceiling in B/s, where it comes from) for an op a program timed: that program's
+        own memcpy on the same threads when it has one (the same run, the same minutes), else
+        machine_info's; both interpolated in log size."""
+        own = self.own_copy_curve(program, threads)
+        if own:
+            return interpolate_log(own, bytes_moved), "same program"
+        return self.ceiling_at(bytes_moved, threads), "machine_info"
+
     def membound_cpu(self):
-        """[(label, bytes moved per call, B/s wall clock, threads)] from bench_cpu_ops (its ops
-        on all threads, its memcpy on 1) and bench/cpu's 2^24-float add, 1 and all threads."""
+        """[(label, bytes moved per call, B/s wall clock, threads, program)] from bench_cpu_ops
+        (its ops on all threads, its memcpy on 1 and all) and bench/cpu's 2^24-float add, 1 and
+        all threads."""
         out = []
         c = self.b("cpu_ops")
-        labels = {"BM_memcpy": "memcpy, 1 thread (bench_cpu_ops)", "BM_add": "add", "BM_add_broadcast_row":
+        labels = {"BM_memcpy": "memcpy (bench_cpu_ops)", "BM_add": "add", "BM_add_broadcast_row":
                   "add, broadcast row", "BM_exp": "exp", "BM_sum": "sum", "BM_softmax_rows":
                   "softmax (rows of 1024)", "BM_mul_scalar": "mul by a number",
                   "BM_where_scalar": "where(mask, 0, g)", "BM_add_alpha": "add with alpha"}
@@ -500,9 +532,12 @@ class Results:
             for r in c.runs():
                 base = r["name"].split("/")[0]
                 if base in labels and r.get("bytes_per_second"):
-                    threads = 1 if base == "BM_memcpy" else self.all_threads()
-                    out.append((labels[base], bytes_per_call(r), real_rate(r, "bytes_per_second"),
-                                threads))
+                    threads = int(r.get("threads", 1)) if base == "BM_memcpy" else self.all_threads()
+                    label = labels[base]
+                    if base == "BM_memcpy":
+                        label = f"memcpy, {threads} thr. (bench_cpu_ops)"
+                    out.append((label, bytes_per_call(r), real_rate(r, "bytes_per_second"), threads,
+                                "cpu_ops"))
         g = self.b("cpu_gemm")
         if g:
             for r in g.runs():
@@ -510,7 +545,7 @@ class Results:
                 if mm and r.get("bytes_per_second"):
                     out.append((f"{mm.group(1).replace('_', ' ')}, {mm.group(3)} thr. (bench/cpu)",
                                 bytes_per_call(r), real_rate(r, "bytes_per_second"),
-                                int(mm.group(3))))
+                                int(mm.group(3)), "cpu_gemm"))
         return out
 
     def membound_gpu(self):

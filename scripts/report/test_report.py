@@ -259,6 +259,25 @@ class ReportTest(unittest.TestCase):
         self.assertIn("(!) more than 125% of the ceiling", text)
         self.assertNotRegex(text, r"\| add, broadcast row \|[^\n]*\(!\)")
 
+    def test_ceiling_from_the_same_program(self):
+        # bench_cpu_ops' own all-thread memcpy, when recorded, is the ceiling of its ops (the
+        # same run); without it machine_info's copy is. Here its copy moves 8 MiB at 100 GB/s
+        # and 128 MiB at 50, so exp (8 MiB) is set against 100 GB/s.
+        c = load(self.tmp, "cpu_ops")
+        c["benchmarks"] = [r for r in c["benchmarks"] if not r["name"].startswith("BM_memcpy")]
+        for floats, gbps in ((1 << 20, 100e9), (1 << 24, 50e9)):
+            nbytes = floats * 8
+            c["benchmarks"].append(row(f"BM_memcpy/{floats}/0", real_time=nbytes / gbps * 1e9,
+                                       cpu_time=nbytes / gbps * 1e9, time_unit="ns",
+                                       bytes_per_second=gbps, threads=2))
+        save(self.tmp, "cpu_ops", c)
+        rc, out = run(self.tmp, "--no-plots")
+        self.assertEqual(rc, 0, out)
+        text = self.report()
+        self.assertRegex(text, r"\| exp \| 2 \| 8 MiB \| [^|]+ \| 100 \| [^|]+ \| same program \|")
+        self.assertIn("| memcpy, 2 thr. (bench_cpu_ops) | 2 | 128 MiB | 50.0 |", text)
+        self.assertRegex(text, r"\| add kernel, 2 thr\. \(bench/cpu\) \| 2 \| [^\n]*\| same program \|")
+
     def test_no_plots(self):
         rc, out = run(self.tmp, "--no-plots")
         self.assertEqual(rc, 0, out)
