@@ -41,11 +41,6 @@ inline int64_t int_pow(int64_t base, int64_t e) {
   return static_cast<int64_t>(result);
 }
 
-template <typename T>
-T relu_scalar(T x) {
-  return T(0) > x ? T(0) : x;
-}
-
 // out = f(in) for float32 with f's vectorised loop for unit-stride runs.
 template <void (*kContiguous)(const float*, float*, int64_t), float (*kScalar)(float)>
 void map_f32(const Tensor& out, const Tensor& in) {
@@ -87,13 +82,8 @@ void run_unary(const OpCall& call) {
       break;
     case OpId::relu:
       // NaN (the compare fails) and -0 (PyTorch 1.13's relu(-0.) is -0.) pass through.
-      // float32 takes vec::relu_f32's clones for unit-stride runs (see there).
-      if constexpr (std::is_same_v<T, float>) {
-        map_f32<vec::relu_f32, relu_scalar>(out, call.in(0));
-      } else {
-        map<T, T>(
-            out, [](T x) { return relu_scalar(x); }, in);
-      }
+      map<T, T>(
+          out, [](T x) { return T(0) > x ? T(0) : x; }, in);
       break;
     case OpId::clamp: {
       const bool has_lo = call.has_a, has_hi = call.has_b;

@@ -37,13 +37,6 @@ WICK_VEC_CLONES void tanh_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = tanh(x[i]);
 }
 
-// `0 > x ? 0 : x`: NaN and -0 pass through, as PyTorch's relu. A clone because the same
-// loop in unary.cpp's baseline (SSE) build ran at 143 us on 2^20 floats against 86 for a * 0.5,
-// while the AVX2 and AVX-512 builds of it run at 86-87 (bench_vs_libtorch, BM_wick_relu/1).
-WICK_VEC_CLONES void relu_f32(const float* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = 0.0f > x[i] ? 0.0f : x[i];
-}
-
 // std::fma is exact whatever -ffp-contract says; the v3 and v4 clones vectorise it (the
 // baseline clone calls libm's fmaf, correct but scalar).
 WICK_VEC_CLONES void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n) {

@@ -12,8 +12,6 @@ namespace wick::cpu::vec {
 void exp_f32(const float* x, float* y, int64_t n);
 void sigmoid_f32(const float* x, float* y, int64_t n);
 void tanh_f32(const float* x, float* y, int64_t n);
-// y = max(0, x) with NaN and -0 passed through (PyTorch's relu).
-void relu_f32(const float* x, float* y, int64_t n);
 
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).
