@@ -54,7 +54,9 @@ Grads tanh_rule(const Node& n, const Tensor& g) {
 Grads pow_scalar_rule(const Node& n, const Tensor& g) {
   const double e = n.scalar_a.to_double();
   if (e == 0.0) return {zeros_like(g)};
-  return {g * e * pow(n.input(0), e - 1.0)};
+  // PyTorch's pow_backward: grad * (e * x^(e-1)), in that order (it rounds differently from
+  // (grad * e) * x^(e-1)).
+  return {g * (pow(n.input(0), e - 1.0) * e)};
 }
 Grads clamp_rule(const Node& n, const Tensor& g) {
   const Tensor& x = n.input(0);

@@ -47,6 +47,8 @@ void Program::unary() {
       k = result_type({Operand{&x, {}}, Operand{nullptr, e}});
       // Integers to negative integer powers (a number exponent): an error, as in PyTorch.
       if (k == wick::kInt64 && e.to_int64() < 0) expect = Expect::Error;
+      // A bfloat16 computation converts the exponent to bfloat16, checked (PyTorch's rule).
+      if (k == wick::kBFloat16 && overflows(e, k)) expect = Expect::Error;
       break;
     case Un::clamp:
       if (!has_lo && !has_hi) expect = Expect::Error;
@@ -97,7 +99,17 @@ void Program::unary() {
             ulps = 4;
             break;
           case Un::pow_scalar:
-            out = std::pow(d, ev->d);
+            // PyTorch 1.13's exponents with their own kernels (sqrt, rsqrt, reciprocal) differ
+            // from pow at -0 and -inf; 2, 3 and -2 as products agree with pow within the ulps.
+            if (ev->d == 0.5) {
+              out = std::sqrt(d);
+            } else if (ev->d == -0.5) {
+              out = 1.0 / std::sqrt(d);
+            } else if (ev->d == -1.0) {
+              out = 1.0 / d;
+            } else {
+              out = std::pow(d, ev->d);
+            }
             ulps = 8;
             break;
           case Un::clamp:
@@ -326,6 +338,22 @@ void Program::binary() {
     // and, as PyTorch, integers to negative integer powers.
     if (op == Bin::pow && ra.dtype == wick::kBool) expect = Expect::Error;
     if (op == Bin::pow && want.dtype == wick::kInt64 && s.to_int64() < 0) expect = Expect::Error;
+    // A bfloat16 computation converts the exponent to bfloat16, checked (PyTorch's rule), and
+    // the exponents PyTorch 1.13 gives their own kernels (sqrt, rsqrt, reciprocal) differ from
+    // pow at -0 and -inf (kernels/cpu/unary.cpp).
+    if (op == Bin::pow && want.dtype == wick::kBFloat16 && overflows(s, want.dtype)) {
+      expect = Expect::Error;
+    }
+    if (op == Bin::pow && expect == Expect::Ok && floating(want.dtype)) {
+      const double e = scalar_as(s, want.dtype)->d;
+      if (e == 0.5 || e == -0.5 || e == -1.0) {
+        for (size_t i = 0; i < want.v.size(); ++i) {
+          const double x = cast(ra.v[i], ra.dtype, want.dtype).d;
+          const double y = e == 0.5 ? std::sqrt(x) : e == -0.5 ? 1.0 / std::sqrt(x) : 1.0 / x;
+          want.v[i].d = round_to(want.dtype, y);
+        }
+      }
+    }
   } else {
     want = binary_ref(op, Operand{nullptr, s}, oa, expect);
   }
@@ -428,6 +456,8 @@ void Program::where() {
   std::optional<Shape> out = broadcast(rc.sizes, oa.is_scalar() ? Shape{} : ra.sizes);
   if (out) out = broadcast(*out, ob.is_scalar() ? Shape{} : rb.sizes);
   if (!out || !numel_of(*out) || strides_overflow(*out)) expect = Expect::Error;
+  // The number must fit the result's dtype (PyTorch's checked conversion).
+  if (form != 0 && overflows(s, k)) expect = Expect::Error;
   Ref want{out.value_or(Shape{}), k, {}};
   if (expect == Expect::Ok) {
     Ref sa{{}, k, {}};

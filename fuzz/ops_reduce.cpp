@@ -35,10 +35,16 @@ void Program::reduce() {
     xs = Shape{*numel_of(x.sizes)};
     mask.assign(1, true);
   } else if (form != 0) {
+    bool scalar_dim_seen = false;
     for (int64_t d : dims) {
       int64_t w = wrap_dim_or(d, nd, bad);
       if (bad) break;
-      if (nd == 0) continue;
+      if (nd == 0) {
+        // A 0-d tensor's dim (0 or -1) listed twice: "dim 0 appears multiple times" (PyTorch).
+        if (form == 2 && scalar_dim_seen) bad = true;
+        scalar_dim_seen = true;
+        continue;
+      }
       if (mask[w]) {
         if (form == 2) bad = true;  // repeated dim
       }

@@ -24,12 +24,25 @@ TEST_CASE("pytorch edges: clamp with a NaN bound", "[pytorch]") {
       std::vector<double> got = clamp(x, lo, hi).to(kFloat64).to_vector<double>();
       for (double v : got) CHECK(std::isnan(v));
     }
-    CHECK(clamp_min(x, kNaN).to(kFloat64).to_vector<double>() == std::vector<double>{0, 1, 2});
-    CHECK(clamp_max(x, kNaN).to(kFloat64).to_vector<double>() == std::vector<double>{0, 1, 2});
+    // clamp with one NaN bound ignores it; clamp_min and clamp_max with a NaN bound fill the
+    // result with NaN (torch.clamp(x, nan) is x, torch.clamp_min(x, nan) all nan).
+    CHECK(clamp(x, kNaN).to(kFloat64).to_vector<double>() == std::vector<double>{0, 1, 2});
+    CHECK(clamp(x, std::nullopt, kNaN).to(kFloat64).to_vector<double>() ==
+          std::vector<double>{0, 1, 2});
+    for (double v : clamp_min(x, kNaN).to(kFloat64).to_vector<double>()) CHECK(std::isnan(v));
+    for (double v : clamp_max(x, kNaN).to(kFloat64).to_vector<double>()) CHECK(std::isnan(v));
+    CHECK(clamp_min(x, kNaN).dtype() == d);
   }
-  // An int64 tensor with a float bound computes in float32: clamp([1, 2], 0, nan) -> [nan, nan].
+  // An int64 tensor with a float bound computes in float32: clamp([1, 2], 0, nan) -> [nan, nan],
+  // and torch.clamp_min(tensor([1, 2]), nan) is a float32 [nan, nan].
   Tensor i = tensor(std::vector<int64_t>{1, 2});
   for (float v : clamp(i, 0, kNaN).to_vector<float>()) CHECK(std::isnan(v));
+  CHECK(clamp_min(i, kNaN).dtype() == kFloat32);
+  for (float v : clamp_min(i, kNaN).to_vector<float>()) CHECK(std::isnan(v));
+  // The gradient through a NaN bound is zero (x >= nan is false), as PyTorch's.
+  Tensor leaf = tensor({1.0, 2.0}, kFloat64).requires_grad_();
+  clamp_min(leaf, kNaN).sum().backward();
+  CHECK(leaf.grad().to_vector<double>() == std::vector<double>{0, 0});
 }
 
 TEST_CASE("pytorch edges: numbers that don't fit the dtype they become", "[pytorch]") {
@@ -231,4 +244,70 @@ TEST_CASE("pytorch edges: relu passes -0 and NaN through", "[pytorch]") {
       }
     }
   }
+}
+
+TEST_CASE("pytorch edges: signed zeros and infinities through tanh and pow", "[pytorch]") {
+  // torch.tanh(tensor([-0.])) is -0. in float32, bfloat16 and float64 (the float32 polynomial
+  // gave +0), through the vectorised loop (a long contiguous run) and the strided one.
+  for (Dtype d : {kFloat32, kFloat64, kBFloat16}) {
+    const Tensor z = full({64}, -0.0, d);
+    for (const Tensor& t : {z, z.view({8, 8}).t()}) {
+      for (double v : t.tanh().to(kFloat64).to_vector<double>()) {
+        CHECK((v == 0 && std::signbit(v)));
+      }
+    }
+  }
+  // pow(x, number) as PyTorch 1.13 computes it: 0.5 is sqrt, -0.5 is 1 / sqrt, -1 is 1 / x,
+  // 3 is x * x * x, -2 is 1 / (x * x). Golden values from
+  // torch.pow(tensor([-0., -inf, 4., nan, 0.]), e) in float32 and float64.
+  const std::vector<double> x{-0.0, -kInf, 4.0, kNaN, 0.0};
+  const std::vector<std::pair<double, std::vector<double>>> cases{
+      {0.5, {-0.0, kNaN, 2.0, kNaN, 0.0}},     {-0.5, {-kInf, kNaN, 0.5, kNaN, kInf}},
+      {-1.0, {-kInf, -0.0, 0.25, kNaN, kInf}}, {2.0, {0.0, kInf, 16.0, kNaN, 0.0}},
+      {3.0, {-0.0, -kInf, 64.0, kNaN, 0.0}},   {-2.0, {kInf, 0.0, 0.0625, kNaN, kInf}},
+      {0.0, {1.0, 1.0, 1.0, 1.0, 1.0}},        {1.0, {-0.0, -kInf, 4.0, kNaN, 0.0}}};
+  for (Dtype d : {kFloat32, kFloat64, kBFloat16}) {
+    for (const auto& [e, want] : cases) {
+      INFO("pow(x, " << e << ") in " << d);
+      const std::vector<double> got = pow(tensor(x).to(d), e).to(kFloat64).to_vector<double>();
+      for (size_t k = 0; k < want.size(); ++k) {
+        if (std::isnan(want[k])) {
+          CHECK(std::isnan(got[k]));
+        } else {
+          CHECK((got[k] == want[k] && std::signbit(got[k]) == std::signbit(want[k])));
+        }
+      }
+    }
+  }
+  // 1 / (x * x) rounds differently from pow: torch.pow(tensor([0.1]), -2.) is 99.99999237.
+  CHECK(pow(tensor({0.1}), -2.0).to_vector<float>()[0] == 1.0f / (0.1f * 0.1f));
+  // The gradient, grad * (e * x^(e-1)): d/dx x^1.5 at -0 is 1.5 * sqrt(-0.) = -0. in PyTorch.
+  Tensor leaf = tensor({-0.0, 4.0}, kFloat64).requires_grad_();
+  pow(leaf, 1.5).sum().backward();
+  const std::vector<double> grad = leaf.grad().to_vector<double>();
+  CHECK((grad[0] == 0 && std::signbit(grad[0])));
+  CHECK(grad[1] == 3.0);
+}
+
+TEST_CASE("pytorch edges: numbers that overflow the result's dtype in where and pow", "[pytorch]") {
+  // torch.where(c, tensor([1., 2.]), 1e300): "value cannot be converted to type float without
+  // overflow", also with an int64 tensor (the result is float32); float64 holds it, inf passes.
+  const Tensor c = tensor(std::vector<bool>{true, false});
+  const Tensor f = tensor({1.0, 2.0});
+  CHECK_THROWS_AS(where(c, f, Scalar(1e300)), ValueError);
+  CHECK_THROWS_AS(where(c, Scalar(1e300), f), ValueError);
+  CHECK_THROWS_AS(where(c, tensor(std::vector<int64_t>{1, 2}), Scalar(1e300)), ValueError);
+  CHECK(where(c, f.to(kFloat64), Scalar(1e300)).to_vector<double>()[1] == 1e300);
+  CHECK(std::isinf(where(c, f, Scalar(kInf)).to_vector<float>()[1]));
+  // pow takes a bfloat16 computation's exponent through the checked conversion (torch.pow of a
+  // bfloat16 tensor by 1e300 raises); float32 takes it as a double: pow([2.], 1e300) is inf.
+  CHECK_THROWS_AS(pow(f.to(kBFloat16), 1e300), ValueError);
+  CHECK(std::isinf(pow(f, 1e300).to_vector<float>()[1]));
+}
+
+TEST_CASE("pytorch edges: a 0-d tensor's dim listed twice", "[pytorch]") {
+  // torch.sum(tensor(3.), [0, -1]): "dim 0 appears multiple times in the list of dims".
+  CHECK_THROWS_AS(sum(full({}, 3.0), {0, -1}), IndexError);
+  CHECK_THROWS_AS(sum(full({}, 3.0), {0, 0}), IndexError);
+  CHECK(sum(full({}, 3.0), {-1}).item<double>() == 3.0);
 }

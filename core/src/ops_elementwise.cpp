@@ -2,6 +2,7 @@
 // in-place forms and the operators. Each op: find the compute dtype (PyTorch's result_type),
 // check devices, broadcast, cast and expand the inputs, run the kernel, record for autograd.
 // The rules are written out in docs/type-promotion.md.
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -397,6 +398,9 @@ Tensor pow(const Tensor& base, const Scalar& exponent) {
   WICK_CHECK(!(compute == kInt64 && exponent.to_int64() < 0), ValueError, "pow",
              "integers to negative integer powers are not allowed: ", describe(base),
              " to the power ", exponent);
+  // A bfloat16 computation takes the exponent as a bfloat16 through PyTorch's checked
+  // conversion (pow(bf16, 1e300) is a ValueError); float32 and float64 take it as a double.
+  if (compute == kBFloat16) detail::check_value_fits(exponent, compute, "pow", base);
   return elementwise(OpId::pow_scalar, {base}, compute, compute,
                      {in_compute_dtype(exponent, compute), std::nullopt});
 }
@@ -422,8 +426,17 @@ Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> m
   return elementwise(OpId::clamp, {a}, compute, compute,
                      {in_compute_dtype(min, compute), in_compute_dtype(max, compute)});
 }
-Tensor clamp_min(const Tensor& a, const Scalar& min) { return clamp(a, min, std::nullopt); }
-Tensor clamp_max(const Tensor& a, const Scalar& max) { return clamp(a, std::nullopt, max); }
+// PyTorch 1.13 fills clamp_min's and clamp_max's result with NaN when the bound is NaN
+// (clamp_min(x, nan) is all NaN), though clamp with that one bound ignores it: clamp with the
+// NaN as both bounds gives the NaN fill, its dtype and its autograd (a zero gradient).
+Tensor clamp_min(const Tensor& a, const Scalar& min) {
+  if (min.is_floating() && std::isnan(min.to_double())) return clamp(a, min, min);
+  return clamp(a, min, std::nullopt);
+}
+Tensor clamp_max(const Tensor& a, const Scalar& max) {
+  if (max.is_floating() && std::isnan(max.to_double())) return clamp(a, max, max);
+  return clamp(a, std::nullopt, max);
+}
 
 // ---- comparisons and where ----
 Tensor eq(const Tensor& a, const Tensor& b) { return binary(OpId::eq, a, b); }
@@ -444,6 +457,14 @@ Tensor where_impl(const Tensor& condition, const Operand& a, const Operand& b) {
   WICK_CHECK(condition.dtype() == kBool, DtypeError, "where",
              "condition must be a bool tensor, got ", describe(condition));
   Dtype compute = result_type({a, b});
+  // A number must fit the result's dtype, as PyTorch's checked conversion: where(c, x, 1e300)
+  // with a float32 x is a ValueError, not inf.
+  for (const Operand* o : {&a, &b}) {
+    const Operand& other = o == &a ? b : a;
+    if (o->is_scalar() && !other.is_scalar()) {
+      detail::check_value_fits(o->scalar, compute, "where", *other.tensor);
+    }
+  }
   return elementwise(OpId::where, {condition, a, b}, compute, compute);
 }
 }  // namespace

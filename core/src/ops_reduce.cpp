@@ -17,11 +17,16 @@ struct Reduced {
 // Flags (1 = reduced) for `dims` of a tensor with ndim dims; empty dims means all.
 Shape reduce_mask(const Shape& dims, int64_t ndim, bool all, const char* op) {
   Shape mask = Shape::filled(static_cast<size_t>(ndim), all ? 1 : 0);
+  bool scalar_dim_seen = false;  // a 0-d tensor takes dim 0 or -1, once (as PyTorch)
   for (int64_t d : dims) {
     int64_t w = detail::wrap_dim(d, ndim, op);
-    if (ndim == 0) continue;
-    WICK_CHECK(mask[w] == 0, IndexError, op, "dim ", d, " appears more than once in ", dims);
-    mask[w] = 1;
+    const bool seen = ndim == 0 ? scalar_dim_seen : mask[w] != 0;
+    WICK_CHECK(!seen, IndexError, op, "dim ", d, " appears more than once in ", dims);
+    if (ndim == 0) {
+      scalar_dim_seen = true;
+    } else {
+      mask[w] = 1;
+    }
   }
   return mask;
 }

@@ -111,10 +111,28 @@ void run_unary(const OpCall& call) {
         map<T, T>(
             out, [e](T x) { return int_pow(x, e); }, in);
       } else {
+        // PyTorch 1.13's pow(tensor, number) sends these exponents to other kernels, whose
+        // results differ from pow's at the edges: pow(-0., 0.5) is -0. (sqrt), not 0., and
+        // pow(-inf, 0.5) is nan, not inf; pow(x, -2) rounds as 1 / (x * x).
         const T e = call.scalar_a.to<T>();
-        if (e == T(2)) {
+        if (e == T(0.5)) {
+          map<T, T>(
+              out, [](T x) { return std::sqrt(x); }, in);
+        } else if (e == T(-0.5)) {
+          map<T, T>(
+              out, [](T x) { return T(1) / std::sqrt(x); }, in);
+        } else if (e == T(-1)) {
+          map<T, T>(
+              out, [](T x) { return T(1) / x; }, in);
+        } else if (e == T(2)) {
           map<T, T>(
               out, [](T x) { return x * x; }, in);
+        } else if (e == T(3)) {
+          map<T, T>(
+              out, [](T x) { return x * x * x; }, in);
+        } else if (e == T(-2)) {
+          map<T, T>(
+              out, [](T x) { return T(1) / (x * x); }, in);
         } else {
           map<T, T>(
               out, [e](T x) { return std::pow(x, e); }, in);

@@ -65,7 +65,8 @@ inline float tanh(float x) {
   const float big_abs = 1.0f - 2.0f / (exp(2.0f * ax) + 1.0f);
   const float big = x < 0 ? -big_abs : big_abs;
   const float result = ax < 0.625f ? small : big;
-  return x != x ? x : result;
+  // NaN, and +-0 with its sign (tanh(-0.) is -0. in PyTorch; the polynomial gives +0).
+  return (x != x || x == 0.0f) ? x : result;
 }
 
 }  // namespace wick::cpu::vec

@@ -81,10 +81,42 @@ struct PowScalarOp {
   T exponent;
   __device__ T operator()(T x) const { return pow_of(x, exponent); }
 };
+// The exponents PyTorch 1.13 sends to other kernels (see kernels/cpu/unary.cpp): the same
+// formulas, so that the edges (pow(-0., 0.5) = -0., pow(-inf, 0.5) = nan) agree.
 struct SquareOp {
   template <typename T>
   __device__ T operator()(T x) const {
     return x * x;
+  }
+};
+struct CubeOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return x * x * x;
+  }
+};
+struct SqrtPowOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return sqrt_of(x);
+  }
+};
+struct RsqrtOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return T(1) / sqrt_of(x);
+  }
+};
+struct ReciprocalOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return T(1) / x;
+  }
+};
+struct InverseSquareOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return T(1) / (x * x);
   }
 };
 struct ExpOp {
@@ -143,8 +175,18 @@ void run_unary(const OpContext& ctx, const OpCall& call) {
         run(IntPowScalarOp{call.scalar_a.to_int64()});
       } else {
         const T e = call.scalar_a.to<T>();
-        if (e == T(2)) {
+        if (e == T(0.5)) {
+          run(SqrtPowOp{});
+        } else if (e == T(-0.5)) {
+          run(RsqrtOp{});
+        } else if (e == T(-1)) {
+          run(ReciprocalOp{});
+        } else if (e == T(2)) {
           run(SquareOp{});
+        } else if (e == T(3)) {
+          run(CubeOp{});
+        } else if (e == T(-2)) {
+          run(InverseSquareOp{});
         } else {
           run(PowScalarOp<T>{e});
         }

@@ -120,6 +120,10 @@ void sweep_unary(OpId op) {
   };
   one([](const Tensor& t) { return t.pow(2); }, f, kExact32, "pow 2");
   one([](const Tensor& t) { return t.pow(0.5); }, f, kTranscend32, "pow 0.5");
+  one([](const Tensor& t) { return t.pow(-0.5); }, f, kTranscend32, "pow -0.5 (1 / sqrt)");
+  one([](const Tensor& t) { return t.pow(-1); }, f, kExact32, "pow -1 (1 / x)");
+  one([](const Tensor& t) { return t.pow(3); }, f, kTranscend32, "pow 3 (x * x * x)");
+  one([](const Tensor& t) { return t.pow(-2); }, f, kTranscend32, "pow -2 (1 / (x * x))");
   one([](const Tensor& t) { return t.clamp_min(0.5); }, f, kExact32, "clamp_min");
   one([](const Tensor& t) { return t.clamp_max(-0.5); }, f, kExact32, "clamp_max");
   Pair i = make_input({812}, kInt64, Layout::Contiguous, Domain::Huge);
@@ -550,15 +554,22 @@ TEST_CASE("gpu: add and sub with alpha round once, as on the CPU", "[sweep]") {
   }
 }
 
-TEST_CASE("gpu: relu passes -0 and NaN through, as on the CPU", "[sweep]") {
-  // The sweep compares values, and -0 == 0: the sign is checked here (PyTorch: relu(-0.) = -0.).
+TEST_CASE("gpu: relu, tanh and pow keep the sign of zero, as on the CPU", "[sweep]") {
+  // The sweep compares values, and -0 == 0: the sign is checked here. PyTorch: relu(-0.) and
+  // tanh(-0.) are -0., pow(-0., 0.5) is -0. (sqrt) and pow(-inf, 0.5) is nan.
   for (Dtype dtype : {kFloat32, kFloat64}) {
-    const Tensor x = tensor({-0.0, 0.0, std::nan(""), -1.0, 2.0}).to(dtype);
-    const std::vector<double> got = x.to(kCUDA).relu().to(kCPU).to(kFloat64).to_vector<double>();
+    const Tensor x = tensor({-0.0, 0.0, std::nan(""), -1.0, 2.0}).to(dtype).to(kCUDA);
+    const std::vector<double> got = x.relu().to(kCPU).to(kFloat64).to_vector<double>();
     CHECK(std::signbit(got[0]));
     CHECK((got[0] == 0 && got[1] == 0 && !std::signbit(got[1])));
     CHECK(std::isnan(got[2]));
     CHECK((got[3] == 0 && !std::signbit(got[3]) && got[4] == 2));
+    CHECK(std::signbit(x.tanh().to(kCPU).to(kFloat64).to_vector<double>()[0]));
+    const Tensor edges = tensor({-0.0, -INFINITY}).to(dtype).to(kCUDA);
+    const std::vector<double> root = edges.pow(0.5).to(kCPU).to(kFloat64).to_vector<double>();
+    CHECK((root[0] == 0 && std::signbit(root[0]) && std::isnan(root[1])));
+    const std::vector<double> rsqrt = edges.pow(-0.5).to(kCPU).to(kFloat64).to_vector<double>();
+    CHECK((rsqrt[0] == -INFINITY && std::isnan(rsqrt[1])));
   }
 }
 
