@@ -52,7 +52,9 @@ Grads tanh_rule(const Node& n, const Tensor& g) {
   return {g * (1 - y * y)};
 }
 Grads pow_scalar_rule(const Node& n, const Tensor& g) {
-  const double e = n.scalar_a.to_double();
+  // The exponent as written (scalar_b; a bfloat16 computation's scalar_a is rounded), as
+  // PyTorch's pow_backward takes exponent.toDouble().
+  const double e = n.has_b ? n.scalar_b.to_double() : n.scalar_a.to_double();
   if (e == 0.0) return {zeros_like(g)};
   // PyTorch's pow_backward: grad * (e * x^(e-1)), in that order (it rounds differently from
   // (grad * e) * x^(e-1)).

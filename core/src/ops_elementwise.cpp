@@ -401,8 +401,13 @@ Tensor pow(const Tensor& base, const Scalar& exponent) {
   // A bfloat16 computation takes the exponent as a bfloat16 through PyTorch's checked
   // conversion (pow(bf16, 1e300) is a ValueError); float32 and float64 take it as a double.
   if (compute == kBFloat16) detail::check_value_fits(exponent, compute, "pow", base);
+  // A floating computation also gets the exponent as written (scalar_b): PyTorch picks its
+  // sqrt, rsqrt and reciprocal kernels by that number (0.5000001 is not 0.5, even when it
+  // rounds to 0.5 in float32 or bfloat16), and its gradient multiplies by it.
+  std::optional<Scalar> written;
+  if (is_floating(compute)) written = Scalar(exponent.to_double());
   return elementwise(OpId::pow_scalar, {base}, compute, compute,
-                     {in_compute_dtype(exponent, compute), std::nullopt});
+                     {in_compute_dtype(exponent, compute), written});
 }
 
 // ---- unary ----

@@ -26,9 +26,10 @@
 // AVX-512; x86-64-v3, AVX2; and the baseline), and the dynamic loader picks the widest the CPU
 // runs, as for vec_kernels.cpp. Built for baseline x86-64 alone, relu's loop ran at 143 us on
 // 2^20 floats against 86 for the same loop built for AVX2, and a comparison's (4-byte floats
-// in, 1-byte bools out) at 125 us against 56. Every clone rounds as the scalar code: the
-// kernels are built in ISO C++ mode (CMAKE_CXX_EXTENSIONS OFF), in which GCC does not
-// contract a * b + c into an FMA, and the files that use map() add -ffp-contract=off.
+// in, 1-byte bools out) at 125 us against 56. Every clone must round as the scalar code, and
+// GCC contracts a * b + c into an FMA in the AVX2 and AVX-512 clones even in ISO C++ mode, so
+// every file that calls map() is built with -ffp-contract=off (kernels/CMakeLists.txt lists
+// them: binary.cpp, unary.cpp, fill_copy.cpp; a new caller must be added there).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define WICK_MAP_CLONES \
   __attribute__((noinline, target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
@@ -209,15 +210,22 @@ WICK_MAP_CLONES void map_repeated_run(const Fn& fn, char** p, const int64_t* s, 
   (std::index_sequence_for<In...>{});
 }
 
-// map()'s run where every operand is contiguous.
+// map()'s loop where every operand is contiguous.
 template <typename Out, typename... In, typename Fn>
-WICK_MAP_CLONES void map_contiguous_run(const Fn& fn, char** p, int64_t n) {
+[[gnu::always_inline]] inline void map_contiguous_loop(const Fn& fn, char** p, int64_t n) {
   Out* o = reinterpret_cast<Out*>(p[0]);
   [&]<size_t... K>(std::index_sequence<K...>) __attribute__((always_inline)) {
     const std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
     for (int64_t j = 0; j < n; ++j) o[j] = fn(std::get<K>(ip)[j]...);
   }
   (std::index_sequence_for<In...>{});
+}
+// The same loop, multiversioned, for runs long enough to pay for the call through the ifunc:
+// runs of 2 or 3 elements (a slice of a few columns) measured 9-23% slower through it.
+inline constexpr int64_t kMinCloneRun = 32;
+template <typename Out, typename... In, typename Fn>
+WICK_MAP_CLONES void map_contiguous_run(const Fn& fn, char** p, int64_t n) {
+  map_contiguous_loop<Out, In...>(fn, p, n);
 }
 
 // out[i] = fn(in[i]...) elementwise, with Out and In the C++ element types.
@@ -239,7 +247,9 @@ void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof
       for (size_t k = 1; k < NT; ++k) ok = ok && (s[k] == sizes_of[k] || s[k] == 0);
       return ok;
     };
-    if (contiguous) {
+    if (contiguous && n < kMinCloneRun) {
+      map_contiguous_loop<Out, In...>(fn, p, n);
+    } else if (contiguous) {
       map_contiguous_run<Out, In...>(fn, p, n);
     } else if (repeats_only()) {
       map_repeated_run<Out, In...>(fn, p, s, n);

@@ -113,15 +113,18 @@ void run_unary(const OpCall& call) {
       } else {
         // PyTorch 1.13's pow(tensor, number) sends these exponents to other kernels, whose
         // results differ from pow's at the edges: pow(-0., 0.5) is -0. (sqrt), not 0., and
-        // pow(-inf, 0.5) is nan, not inf; pow(x, -2) rounds as 1 / (x * x).
+        // pow(-inf, 0.5) is nan, not inf; pow(x, -2) rounds as 1 / (x * x). It picks sqrt,
+        // rsqrt and reciprocal by the exponent as written (scalar_b, from the boundary), the
+        // others by the exponent in the computation's dtype (scalar_a).
         const T e = call.scalar_a.to<T>();
-        if (e == T(0.5)) {
+        const double written = call.has_b ? call.scalar_b.to_double() : call.scalar_a.to_double();
+        if (written == 0.5) {
           map<T, T>(
               out, [](T x) { return std::sqrt(x); }, in);
-        } else if (e == T(-0.5)) {
+        } else if (written == -0.5) {
           map<T, T>(
               out, [](T x) { return T(1) / std::sqrt(x); }, in);
-        } else if (e == T(-1)) {
+        } else if (written == -1.0) {
           map<T, T>(
               out, [](T x) { return T(1) / x; }, in);
         } else if (e == T(2)) {

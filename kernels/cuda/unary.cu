@@ -175,11 +175,12 @@ void run_unary(const OpContext& ctx, const OpCall& call) {
         run(IntPowScalarOp{call.scalar_a.to_int64()});
       } else {
         const T e = call.scalar_a.to<T>();
-        if (e == T(0.5)) {
+        const double written = call.has_b ? call.scalar_b.to_double() : call.scalar_a.to_double();
+        if (written == 0.5) {
           run(SqrtPowOp{});
-        } else if (e == T(-0.5)) {
+        } else if (written == -0.5) {
           run(RsqrtOp{});
-        } else if (e == T(-1)) {
+        } else if (written == -1.0) {
           run(ReciprocalOp{});
         } else if (e == T(2)) {
           run(SquareOp{});

@@ -492,7 +492,7 @@ class Results:
     # ---- 5. memory-bound ops ----
     def own_copy_curve(self, program, threads):
         """[(bytes moved, B/s)] of the memcpy rows a benchmark program timed beside its ops
-        (bench_cpu_ops: BM_memcpy/<floats>/<threads, 0: all>, counter threads; bench/cpu:
+        (bench_cpu_ops: BM_memcpy/<floats>/<threads, 0: all>, counter omp_threads; bench/cpu:
         memcpy/<floats>/<threads>), on `threads` threads, by size."""
         b = self.b(program)
         pts = {}
@@ -502,9 +502,9 @@ class Results:
             mm = re.match(r"(BM_memcpy|memcpy)/(\d+)(?:/(\d+))?", r["name"])
             if not mm or not r.get("bytes_per_second"):
                 continue
-            t = int(r.get("threads", 0) or 0) if program == "cpu_ops" else int(mm.group(3) or 1)
-            if program == "cpu_ops" and "threads" not in r:
-                t = 1  # a recording from before the counter: its memcpy ran on one thread
+            # bench_cpu_ops counts its copy's OpenMP threads in omp_threads (Google Benchmark's
+            # own "threads" is its thread count, always 1 here); a row without it ran on one.
+            t = int(r.get("omp_threads", 1)) if program == "cpu_ops" else int(mm.group(3) or 1)
             if t == threads:
                 pts[bytes_per_call(r)] = real_rate(r, "bytes_per_second")
         return sorted(pts.items())
@@ -532,7 +532,7 @@ class Results:
             for r in c.runs():
                 base = r["name"].split("/")[0]
                 if base in labels and r.get("bytes_per_second"):
-                    threads = int(r.get("threads", 1)) if base == "BM_memcpy" else self.all_threads()
+                    threads = int(r.get("omp_threads", 1)) if base == "BM_memcpy" else self.all_threads()
                     label = labels[base]
                     if base == "BM_memcpy":
                         label = f"memcpy, {threads} thr. (bench_cpu_ops)"

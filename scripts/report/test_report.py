@@ -269,7 +269,7 @@ class ReportTest(unittest.TestCase):
             nbytes = floats * 8
             c["benchmarks"].append(row(f"BM_memcpy/{floats}/0", real_time=nbytes / gbps * 1e9,
                                        cpu_time=nbytes / gbps * 1e9, time_unit="ns",
-                                       bytes_per_second=gbps, threads=2))
+                                       bytes_per_second=gbps, omp_threads=2))
         save(self.tmp, "cpu_ops", c)
         rc, out = run(self.tmp, "--no-plots")
         self.assertEqual(rc, 0, out)

@@ -25,7 +25,8 @@ struct OpCall {
   std::array<Tensor*, 2> outputs{};  // max/min over a dim: values, then int64 indices
   int num_outputs = 0;
   // Attributes; which ones an op reads is written beside the op in ops_*.cpp.
-  Scalar scalar_a, scalar_b;  // pow exponent, clamp bounds, fill value
+  Scalar scalar_a, scalar_b;  // pow exponent (a: in the compute dtype, b: as written), clamp
+                              // bounds, fill value
   bool has_a = false, has_b = false;
   int64_t dim = 0;        // softmax dim
   bool keepdim = false;   // reductions, when recorded for autograd
