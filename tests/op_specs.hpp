@@ -1,0 +1,114 @@
+// op_specs.hpp: the elementwise ops of the sweeps, each with the call that runs it and its
+// float64 reference: what test_op_sweep.cpp checks against the oracle and test_loop_paths.cpp
+// runs through each of the CPU loop's paths.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "reference.hpp"
+
+namespace op_specs {
+
+using namespace wick;
+using ref::Domain;
+
+// ---- unary ----
+struct UnarySpec {
+  std::function<Tensor(const Tensor&)> run;
+  std::function<double(double)> fn;
+  Domain domain = Domain::Any;
+  bool float_result = false;  // int/bool inputs give float32
+  bool rejects_bool = false;
+};
+
+inline std::map<OpId, UnarySpec> unary_specs() {
+  auto sig = [](double x) { return 1.0 / (1.0 + std::exp(-x)); };
+  return {
+      {OpId::neg,
+       {[](const Tensor& t) { return -t; }, [](double x) { return -x; }, Domain::Any, false, true}},
+      {OpId::abs,
+       {[](const Tensor& t) { return t.abs(); }, [](double x) { return std::fabs(x); }, Domain::Any,
+        false, true}},
+      {OpId::exp,
+       {[](const Tensor& t) { return t.exp(); }, [](double x) { return std::exp(x); },
+        Domain::SmallInt, true}},
+      {OpId::log,
+       {[](const Tensor& t) { return t.log(); }, [](double x) { return std::log(x); },
+        Domain::Positive, true}},
+      {OpId::sqrt,
+       {[](const Tensor& t) { return t.sqrt(); }, [](double x) { return std::sqrt(x); },
+        Domain::Positive, true}},
+      {OpId::relu,
+       {[](const Tensor& t) { return t.relu(); }, [](double x) { return x > 0 ? x : 0; },
+        Domain::Any, false, true}},
+      {OpId::sigmoid, {[](const Tensor& t) { return t.sigmoid(); }, sig, Domain::Any, true}},
+      {OpId::tanh,
+       {[](const Tensor& t) { return t.tanh(); }, [](double x) { return std::tanh(x); },
+        Domain::Any, true}},
+      {OpId::pow_scalar,
+       {[](const Tensor& t) { return t.pow(3); }, [](double x) { return x * x * x; },
+        Domain::SmallInt, false, true}},
+      {OpId::clamp,
+       {[](const Tensor& t) { return t.clamp(-2, 2); },
+        [](double x) { return std::clamp(x, -2.0, 2.0); }, Domain::Any, false, true}},
+  };
+}
+
+// ---- binary and comparisons ----
+struct BinarySpec {
+  std::function<Tensor(const Tensor&, const Tensor&)> run;
+  std::function<double(double, double)> fn;
+  Domain domain_b = Domain::Any;
+  bool compare = false;
+  bool float_result = false;
+  bool rejects_bool = false;
+};
+
+inline std::map<OpId, BinarySpec> binary_specs() {
+  auto mx = [](double a, double b) {
+    return std::isnan(a) || a > b ? a : (std::isnan(b) ? b : std::max(a, b));
+  };
+  auto mn = [](double a, double b) {
+    return std::isnan(a) || a < b ? a : (std::isnan(b) ? b : std::min(a, b));
+  };
+  return {
+      {OpId::add,
+       {[](auto& a, auto& b) { return a + b; }, [](double a, double b) { return a + b; }}},
+      {OpId::sub,
+       {[](auto& a, auto& b) { return a - b; }, [](double a, double b) { return a - b; },
+        Domain::Any, false, false, true}},
+      {OpId::mul,
+       {[](auto& a, auto& b) { return a * b; }, [](double a, double b) { return a * b; }}},
+      {OpId::div,
+       {[](auto& a, auto& b) { return a / b; }, [](double a, double b) { return a / b; },
+        Domain::Positive, false, true}},
+      {OpId::pow,
+       {[](auto& a, auto& b) { return a.pow(b); },
+        [](double a, double b) { return std::pow(a, b); }, Domain::SmallInt, false, false, true}},
+      {OpId::maximum, {[](auto& a, auto& b) { return maximum(a, b); }, mx}},
+      {OpId::minimum, {[](auto& a, auto& b) { return minimum(a, b); }, mn}},
+      {OpId::eq,
+       {[](auto& a, auto& b) { return a == b; }, [](double a, double b) { return double(a == b); },
+        Domain::SmallInt, true}},
+      {OpId::ne,
+       {[](auto& a, auto& b) { return a != b; }, [](double a, double b) { return double(a != b); },
+        Domain::SmallInt, true}},
+      {OpId::lt,
+       {[](auto& a, auto& b) { return a < b; }, [](double a, double b) { return double(a < b); },
+        Domain::SmallInt, true}},
+      {OpId::le,
+       {[](auto& a, auto& b) { return a <= b; }, [](double a, double b) { return double(a <= b); },
+        Domain::SmallInt, true}},
+      {OpId::gt,
+       {[](auto& a, auto& b) { return a > b; }, [](double a, double b) { return double(a > b); },
+        Domain::SmallInt, true}},
+      {OpId::ge,
+       {[](auto& a, auto& b) { return a >= b; }, [](double a, double b) { return double(a >= b); },
+        Domain::SmallInt, true}},
+  };
+}
+
+}  // namespace op_specs
