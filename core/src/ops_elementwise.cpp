@@ -462,14 +462,10 @@ Tensor where_impl(const Tensor& condition, const Operand& a, const Operand& b) {
   WICK_CHECK(condition.dtype() == kBool, DtypeError, "where",
              "condition must be a bool tensor, got ", describe(condition));
   Dtype compute = result_type({a, b});
-  // A number must fit the result's dtype, as PyTorch's checked conversion: where(c, x, 1e300)
-  // with a float32 x is a ValueError, not inf.
-  for (const Operand* o : {&a, &b}) {
-    const Operand& other = o == &a ? b : a;
-    if (o->is_scalar() && !other.is_scalar()) {
-      detail::check_value_fits(o->scalar, compute, "where", *other.tensor);
-    }
-  }
+  // A number (the overloads take at most one) must fit the result's dtype, as PyTorch's
+  // checked conversion: where(c, x, 1e300) with a float32 x is a ValueError, not inf.
+  if (a.is_scalar()) detail::check_value_fits(a.scalar, compute, "where", *b.tensor);
+  if (b.is_scalar()) detail::check_value_fits(b.scalar, compute, "where", *a.tensor);
   return elementwise(OpId::where, {condition, a, b}, compute, compute);
 }
 }  // namespace

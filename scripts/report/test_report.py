@@ -245,8 +245,8 @@ class ReportTest(unittest.TestCase):
         self.assertRegex(self.report(), r"\| 1024 \| 300 \|")
 
     def test_op_above_its_ceiling_is_marked(self):
-        # An op far above the copy ceiling (measured low, in another program) is marked and
-        # explained; one under it is not.
+        # An op far above its copy ceiling (a ceiling measured low) is marked and explained;
+        # one under it is not.
         c = load(self.tmp, "cpu_ops")
         for r in c["benchmarks"]:
             if r["name"].startswith("BM_add/"):
