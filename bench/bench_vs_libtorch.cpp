@@ -4,7 +4,7 @@
 // shared/API.md (Linear 10->1, batch 64, MSELoss, SGD: forward, loss, zero_grad, backward,
 // step), an MLP step (1024 -> 1024, ReLU, -> 1024, batch 256, MSELoss, SGD), and the
 // memory-bound ops of a training step on 2^20 floats (add, add with alpha, a * number, where,
-// relu, exp, sum, softmax). Run by scripts/main.sh (its vs_libtorch step, full runs), whose
+// relu, a > 0, exp, sum, softmax). Run by scripts/main.sh (its vs_libtorch step, full runs), whose
 // report compares the times (sections 3 and 5).
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
@@ -139,6 +139,9 @@ struct WhereScalar {  // ReLU's backward: where(mask, 0, g)
     return torch::where(mask, torch::Scalar(0.0), g);
   }
 };
+struct GreaterThanZero {  // a comparison: 4-byte floats in, 1-byte bools out
+  auto operator()(const auto& a, const auto&, const auto&) const { return a > 0.0; }
+};
 struct Exp {
   auto operator()(const auto& a, const auto&, const auto&) const { return a.exp(); }
 };
@@ -187,6 +190,8 @@ BENCHMARK(BM_wick_op<AddAlpha>)->Name("BM_wick_add_alpha")->Arg(1)->Arg(2);
 BENCHMARK(BM_torch_op<AddAlpha>)->Name("BM_torch_add_alpha")->Arg(1)->Arg(2);
 BENCHMARK(BM_wick_op<WhereScalar>)->Name("BM_wick_where_scalar")->Arg(1)->Arg(2);
 BENCHMARK(BM_torch_op<WhereScalar>)->Name("BM_torch_where_scalar")->Arg(1)->Arg(2);
+BENCHMARK(BM_wick_op<GreaterThanZero>)->Name("BM_wick_gt_zero")->Arg(1)->Arg(2);
+BENCHMARK(BM_torch_op<GreaterThanZero>)->Name("BM_torch_gt_zero")->Arg(1)->Arg(2);
 BENCHMARK(BM_wick_op<Exp>)->Name("BM_wick_exp")->Arg(1)->Arg(2);
 BENCHMARK(BM_torch_op<Exp>)->Name("BM_torch_exp")->Arg(1)->Arg(2);
 BENCHMARK(BM_wick_op<Relu>)->Name("BM_wick_relu")->Arg(1)->Arg(2);

@@ -24,12 +24,13 @@
 
 // map()'s unit-stride loops are compiled three times (GCC target_clones: x86-64-v4, i.e.
 // AVX-512; x86-64-v3, AVX2; and the baseline), and the dynamic loader picks the widest the CPU
-// runs, as for vec_kernels.cpp. Built for baseline x86-64 alone, relu's loop ran at 143 us on
-// 2^20 floats against 86 for the same loop built for AVX2, and a comparison's (4-byte floats
-// in, 1-byte bools out) at 125 us against 56. Every clone must round as the scalar code, and
-// GCC contracts a * b + c into an FMA in the AVX2 and AVX-512 clones even in ISO C++ mode, so
-// every file that calls map() is built with -ffp-contract=off (kernels/CMakeLists.txt lists
-// them: binary.cpp, unary.cpp, fill_copy.cpp; a new caller must be added there).
+// runs, as for vec_kernels.cpp. Built for baseline x86-64 alone, a comparison (4-byte floats
+// in, 1-byte bools out) took 128 us on 2^20 floats against 56 multiversioned, and where(mask,
+// 0, g) 151 against 100 (bench_vs_libtorch, one thread; docs/cpu-kernels.md). Every clone must
+// round as the scalar code, and GCC contracts a * b + c into an FMA in the AVX2 and AVX-512 clones
+// even in ISO C++ mode, so every file that calls map() is built with -ffp-contract=off
+// (kernels/CMakeLists.txt lists them: binary.cpp, unary.cpp, fill_copy.cpp; a new caller must be
+// added there).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define WICK_MAP_CLONES \
   __attribute__((noinline, target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))

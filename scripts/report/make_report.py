@@ -434,7 +434,7 @@ def section_gemm(r, plots):
 # bench_vs_libtorch's rows: the training work (section 3) and the memory-bound ops (section 5).
 TRAINING_VS_TORCH = ("add_small", "seed_step", "mlp_step")
 MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar": "a * 0.5",
-                     "where_scalar": "where(mask, 0, g)", "relu": "relu", "exp": "exp", "sum": "sum",
+                     "where_scalar": "where(mask, 0, g)", "relu": "relu", "gt_zero": "a > 0", "exp": "exp", "sum": "sum",
                      "softmax_rows": "softmax over rows of 1024"}
 
 
