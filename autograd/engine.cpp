@@ -265,8 +265,10 @@ class Engine final : public AutogradHooks {
         const Edge& e = node->edges[i];
         if (!e.needed) continue;
         std::shared_ptr<TensorImpl> leaf = e.node ? nullptr : e.leaf.lock();
-        if (input_grads[i].defined()) {
-          Tensor g = input_grads[i];
+        const bool received = input_grads[i].defined();
+        if (received) {
+          // Moved out, so that a gradient nobody else holds can become the leaf's .grad.
+          Tensor g = std::move(input_grads[i]);
           const InputMeta& meta = node->input_meta[i];
           if (g.dtype() != meta.dtype || g.device() != meta.device) {
             g = g.to(meta.device, meta.dtype);
@@ -275,13 +277,13 @@ class Engine final : public AutogradHooks {
             Tensor& slot = e.node->pending_grad;
             slot = slot.defined() ? slot + g : g;
           } else {
-            accumulate(leaf, g);
+            accumulate(leaf, std::move(g));
           }
         }
         if (leaf && !countdown.empty()) {
           auto it = countdown.find(leaf.get());
           if (it != countdown.end()) {
-            it->second.received = it->second.received || input_grads[i].defined();
+            it->second.received = it->second.received || received;
             if (--it->second.edges_left == 0 && it->second.received) fire_ready_hooks(leaf);
           }
         }
@@ -312,18 +314,32 @@ class Engine final : public AutogradHooks {
     node.indices.data = Tensor();
   }
 
-  static void accumulate(const std::shared_ptr<TensorImpl>& leaf, const Tensor& g) {
+  // True when `value` is the only handle on its buffer and the buffer is exactly its
+  // elements, contiguous: then the leaf may keep it as its .grad without a copy, as PyTorch's
+  // AccumulateGrad steals a gradient no one else references.
+  static bool stealable(const Tensor& value) {
+    const Storage& storage = value.storage();
+    return value.impl_ptr().use_count() == 1 && storage.use_count() == 1 &&
+           !storage->has_grad_views() && value.storage_offset() == 0 && value.is_contiguous() &&
+           storage->nbytes() == static_cast<size_t>(value.numel()) * element_size(value.dtype());
+  }
+
+  static void accumulate(const std::shared_ptr<TensorImpl>& leaf, Tensor value) {
     if (!leaf) return;  // the leaf was freed; nobody can read its grad
     Tensor t(leaf);
     Tensor& grad = t.mutable_grad();
-    Tensor value = g;
     if (value.dtype() != t.dtype() || value.device() != t.device()) {
       value = value.to(t.device(), t.dtype());
     }
     if (value.sizes() != t.sizes()) value = sum_to(value, t.sizes());
     if (!grad.defined()) {
-      // Own the buffer: g may alias a tensor the user holds (e.g. the seed gradient).
-      grad = value.contiguous().is_same(value) ? value.clone() : value.contiguous();
+      if (stealable(value)) {
+        grad = std::move(value);
+      } else {
+        // Own the buffer: value may alias a tensor the user holds (e.g. the seed gradient),
+        // a saved tensor, or another input's gradient.
+        grad = value.contiguous().is_same(value) ? value.clone() : value.contiguous();
+      }
     } else if (grad.is_contiguous() && grad.sizes() == t.sizes() && grad.dtype() == t.dtype() &&
                grad.device() == t.device()) {
       // In place, as PyTorch's AccumulateGrad without create_graph: a handle the user took
