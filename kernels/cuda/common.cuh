@@ -222,6 +222,16 @@ inline unsigned grid_for(const OpContext& ctx, int64_t work, int threads = kBloc
   return capped_grid(ctx, ceil_div<int64_t>(work > 0 ? work : 1, threads), threads);
 }
 
+// gridDim.x for a kernel that does not loop over its blocks: `blocks`, or a ShapeError where it
+// passes CUDA's 2^31 - 1 (a cast would wrap and drop work silently). Reachable only through
+// huge expanded views (e.g. 2^31 outputs of a stride-0 reduction).
+inline unsigned exact_grid_x(const OpContext& ctx, int64_t blocks, const char* kernel) {
+  constexpr int64_t kMaxGridX = (int64_t{1} << 31) - 1;
+  WICK_CHECK(blocks <= kMaxGridX, ShapeError, ctx.op, "needs ", blocks, " blocks of ", kernel,
+             " on cuda:", ctx.device, ", more than CUDA's grid limit of 2^31 - 1");
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks);
+}
+
 // ---- vector loads: 16 bytes per thread where alignment allows ----
 template <typename T, int N>
 struct alignas(sizeof(T) * N) Vec {
@@ -323,7 +333,9 @@ __device__ __forceinline__ double shfl_first(double v, int width) {
 
 // Combines v across groups of `width` lanes (a power of two <= 32) with a fixed tree: lane i
 // takes combine(own, lane i + offset) for offset = width/2, ..., 1. The result is valid in the
-// group's first lane. Every lane of the warp must call it.
+// group's first lane. Every lane of the warp must call it, and the warp must be whole (the
+// block's size a multiple of 32): the shuffles' mask names all 32 lanes, and a lane missing
+// from a partial warp would be read as garbage on a GPU (the emulator cannot tell).
 template <typename Acc, typename Combine>
 __device__ __forceinline__ Acc warp_reduce(Acc v, const Combine& combine, int width = kWarpSize) {
   for (int offset = width / 2; offset > 0; offset /= 2) {
@@ -340,7 +352,8 @@ __device__ __forceinline__ Acc warp_allreduce(Acc v, const Combine& combine, int
 
 // Combines v over the whole block (threads numbered x fastest): warps first, then warp 0 over
 // the warps' results; valid in thread 0. scratch: 32 Acc in shared memory. Every thread of the
-// block must call it; it ends with a barrier, so scratch can be reused right after.
+// block must call it, the block made of whole warps (warp_reduce); it ends with a barrier, so
+// scratch can be reused right after.
 template <typename Acc, typename Combine>
 __device__ Acc block_reduce(Acc v, const Combine& combine, Acc identity, Acc* scratch) {
   const int tid = static_cast<int>(threadIdx.x + threadIdx.y * blockDim.x);

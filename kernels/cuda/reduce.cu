@@ -266,7 +266,7 @@ void run_reduce(const OpContext& ctx, const OpCall& call) {
   if (inner) {
     const int lanes = per_split > 1024 ? kBlockThreads : next_pow2(per_split, kWarpSize);
     const int rows = kBlockThreads / lanes;
-    const dim3 grid(static_cast<unsigned>(ceil_div<int64_t>(num_outputs, rows)),
+    const dim3 grid(exact_grid_x(ctx, ceil_div<int64_t>(num_outputs, rows), "reduce_inner_kernel"),
                     static_cast<unsigned>(args.splits));
     const dim3 block(static_cast<unsigned>(lanes), static_cast<unsigned>(rows));
     constexpr int kVec = static_cast<int>(16 / sizeof(T));
@@ -284,7 +284,7 @@ void run_reduce(const OpContext& ctx, const OpCall& call) {
     int width = next_pow2(num_outputs, kWarpSize);
     const int lanes = next_pow2(per_split, kBlockThreads / width);
     width = next_pow2(num_outputs, kBlockThreads / lanes);
-    const dim3 grid(static_cast<unsigned>(ceil_div<int64_t>(num_outputs, width)),
+    const dim3 grid(exact_grid_x(ctx, ceil_div<int64_t>(num_outputs, width), "reduce_outer_kernel"),
                     static_cast<unsigned>(args.splits));
     const dim3 block(static_cast<unsigned>(width), static_cast<unsigned>(lanes));
     launch_kernel(ctx, "reduce_outer_kernel", reduce_outer_kernel<P>, grid, block, 0, args);
@@ -292,7 +292,8 @@ void run_reduce(const OpContext& ctx, const OpCall& call) {
   if (args.splits > 1) {
     constexpr int kOutputsPerBlock = kBlockThreads / kWarpSize;
     launch_kernel(ctx, "reduce_partials_kernel", reduce_partials_kernel<P>,
-                  static_cast<unsigned>(ceil_div<int64_t>(num_outputs, kOutputsPerBlock)),
+                  exact_grid_x(ctx, ceil_div<int64_t>(num_outputs, kOutputsPerBlock),
+                               "reduce_partials_kernel"),
                   kBlockThreads, 0, static_cast<const Acc*>(args.partial), num_outputs, args.splits,
                   reduce_size, args.values, args.indices);
   }

@@ -45,7 +45,10 @@ inline std::mt19937_64& rng() {
 }
 
 enum class Domain { Any, Positive, SmallInt, Huge };
-enum class Layout { Contiguous, Transposed, Strided, Expanded };
+// Offset: contiguous, but one element into its buffer, so that the kernels' vector paths
+// (16-byte loads) must see the misalignment and take their scalar loops: on a GPU a wrong
+// alignment check faults (cudaErrorMisalignedAddress), on the emulator it would not.
+enum class Layout { Contiguous, Transposed, Strided, Expanded, Offset };
 
 inline const char* layout_name(Layout l) {
   switch (l) {
@@ -57,13 +60,15 @@ inline const char* layout_name(Layout l) {
       return "sliced with step 2";
     case Layout::Expanded:
       return "expanded";
+    case Layout::Offset:
+      return "contiguous at an odd offset";
   }
   return "";
 }
 
 inline const std::vector<Layout>& all_layouts() {
   static const std::vector<Layout> l{Layout::Contiguous, Layout::Transposed, Layout::Strided,
-                                     Layout::Expanded};
+                                     Layout::Expanded, Layout::Offset};
   return l;
 }
 
@@ -147,6 +152,10 @@ inline Pair make_input(const Shape& sizes, Dtype dtype, Layout layout, Domain do
     base_sizes[static_cast<size_t>(nd - 1)] = sizes[static_cast<size_t>(nd - 1)] * 2 + 1;
   } else if (layout == Layout::Expanded && nd >= 1 && sizes[0] > 1) {
     base_sizes[0] = 1;
+  } else if (layout == Layout::Offset) {
+    int64_t numel = 1;
+    for (int64_t size : sizes) numel *= size;
+    base_sizes = Shape{numel + 1};
   } else {
     layout = Layout::Contiguous;
   }
@@ -160,6 +169,8 @@ inline Pair make_input(const Shape& sizes, Dtype dtype, Layout layout, Domain do
         return t.slice(-1, 1, std::nullopt, 2).narrow(-1, 0, sizes.back());
       case Layout::Expanded:
         return t.expand(sizes);
+      case Layout::Offset:
+        return t.narrow(0, 1, t.numel() - 1).view(sizes);
       default:
         return t;
     }

@@ -266,6 +266,10 @@ TEST_CASE("matmul ladder: BF16 tensor cores against cuBLAS BF16 and float64", "[
   // K-major operands (x @ W.t(), the Linear case) at sizes that fill step 11's tiles and ring.
   check_bf16(operand({m, 3 * k}, Layout::Contiguous), operand({3 * k, n}, Layout::Transposed),
              "A row-major, B transposed, K of 3 x 64 tiles and more");
+  // Step 11's 4-stage ring wraps (its barriers' phase bit flips) within one batch and across
+  // batches: 5 K tiles each, 2 batches. Small enough for the sanitizer runs too.
+  check_bf16(operand({2, 64, 320}, Layout::Contiguous), operand({2, 320, 24}, Layout::Transposed),
+             "batch of 2, K of 5 x 64 tiles: the stage ring wraps");
   // The automatic choice takes step 10 for bfloat16 on sm_80+ (B row-major).
   KernelScope scope("auto");
   const Tensor a = operand({m, k}, Layout::Contiguous).to(kBFloat16);

@@ -566,4 +566,14 @@ TEST_CASE("matmul ladder: which operands the 128-bit loads can read", "[gemm][ho
   CHECK_FALSE(gpu::gemm::wgmma_tma_fits(h));
   h.a_bs = 64;
   CHECK(gpu::gemm::wgmma_tma_fits(h));
+  // One row per batch: TMA's row stride is K rounded up to 8, and each batch must start past it
+  // (its strides nest), whatever stride the single row has.
+  h.m = 1, h.k = 64, h.a_rs = 8, h.b_cs = 64, h.a_bs = 8;
+  CHECK_FALSE(gpu::gemm::wgmma_tma_fits(h));
+  h.a_bs = 64;
+  CHECK(gpu::gemm::wgmma_tma_fits(h));
+  h.k = 60, h.b_cs = 64, h.a_bs = 56;  // 56 < 60: the batches overlap
+  CHECK_FALSE(gpu::gemm::wgmma_tma_fits(h));
+  h.a_bs = 64;
+  CHECK(gpu::gemm::wgmma_tma_fits(h));
 }

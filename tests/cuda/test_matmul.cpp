@@ -115,6 +115,9 @@ TEST_CASE("matmul: batches, broadcast batch dims, expanded batches, 1-D operands
     both({257}, {257}, Layout::Strided, Layout::Contiguous);          // dot product: 0-d
     both({3, 40, 25}, {25}, Layout::Contiguous, Layout::Contiguous);  // batched matrix @ vector
     both({5, 0, 4}, {4, 3}, Layout::Contiguous, Layout::Contiguous);  // empty batch of rows
+    // Contiguous at an odd offset: the vectorised kernels (16-byte loads) must step aside.
+    both({2, 64, 32}, {32, 48}, Layout::Offset, Layout::Contiguous);
+    both({64, 32}, {2, 32, 48}, Layout::Contiguous, Layout::Offset);
   }
 }
 

@@ -178,10 +178,9 @@ void sweep_binary(OpId op) {
   for (Dtype dtype : all_dtypes()) {
     // Same shapes, with layout pairs that mix every kind.
     const std::vector<std::pair<Layout, Layout>> layout_pairs{
-        {Layout::Contiguous, Layout::Contiguous},
-        {Layout::Transposed, Layout::Strided},
-        {Layout::Expanded, Layout::Transposed},
-        {Layout::Strided, Layout::Expanded}};
+        {Layout::Contiguous, Layout::Contiguous}, {Layout::Transposed, Layout::Strided},
+        {Layout::Expanded, Layout::Transposed},   {Layout::Strided, Layout::Expanded},
+        {Layout::Offset, Layout::Contiguous},     {Layout::Contiguous, Layout::Offset}};
     for (const Shape& shape : shapes()) {
       for (auto [la, lb] : layout_pairs) {
         for (bool specials : {false, true}) {
@@ -377,7 +376,8 @@ void sweep_softmax(OpId op) {
       {{small_run() ? int64_t{20001} : int64_t{150001}, 3}, 1}};
   for (Dtype dtype : all_dtypes()) {
     for (const auto& [shape, dim] : configs) {
-      for (Layout layout : {Layout::Contiguous, Layout::Transposed, Layout::Strided}) {
+      for (Layout layout :
+           {Layout::Contiguous, Layout::Transposed, Layout::Strided, Layout::Offset}) {
         for (bool specials : {false, true}) {
           if (specials && (!is_floating(dtype) || shape.size() != 2)) continue;
           Pair x = make_input(shape, dtype, layout, Domain::Any, specials);

@@ -3,11 +3,13 @@
 // [batch][M][K] bfloat16 tensor and B^T as [batch][N][K] (gemm::tma_shape), with the 128-byte
 // swizzle and zero fill outside. cuTensorMapEncodeTiled belongs to the driver API, which wick never
 // links (binaries must start where libcuda.so.1 is absent): the runtime hands out its address
-// (cudaGetDriverEntryPointByVersion), once per process.
+// (cudaGetDriverEntryPointByVersion), once per process. Where the driver lacks it, step 11 is
+// not offered (wgmma_tma_ready) and matmul takes step 10.
 #include <cuda.h>  // CUtensorMap and cuTensorMapEncodeTiled's types only: nothing is linked
 
 #include <cstring>
 #include <mutex>
+#include <vector>
 
 #include "gemm/11_wgmma_tma.cuh"
 #include "gemm/hopper.hpp"
@@ -20,20 +22,19 @@ using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, 
                                  const cuuint32_t*, CUtensorMapInterleave, CUtensorMapSwizzle,
                                  CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 
-EncodeTiled encoder(const OpContext& ctx) {
-  static std::mutex mutex;
-  static EncodeTiled fn = nullptr;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (fn == nullptr) {
+// The driver's cuTensorMapEncodeTiled, or nullptr where the driver lacks it (asked once).
+EncodeTiled find_encoder() {
+  static const EncodeTiled fn = [] {
     void* address = nullptr;
     cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-    check_cuda(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &address, 12000,
-                                                cudaEnableDefault, &found),
-               "cudaGetDriverEntryPointByVersion", ctx.op, ctx.device);
-    WICK_CHECK(found == cudaDriverEntryPointSuccess && address != nullptr, DeviceError, ctx.op,
-               "the CUDA driver on cuda:", ctx.device, " has no cuTensorMapEncodeTiled");
-    fn = reinterpret_cast<EncodeTiled>(address);
-  }
+    const cudaError_t status = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &address,
+                                                                12000, cudaEnableDefault, &found);
+    if (status != cudaSuccess) {
+      (void)cudaGetLastError();  // not sticky; leave no error for the next check to report
+      return EncodeTiled{nullptr};
+    }
+    return found == cudaDriverEntryPointSuccess ? reinterpret_cast<EncodeTiled>(address) : nullptr;
+  }();
   return fn;
 }
 
@@ -44,7 +45,7 @@ gemm::TmaMap encode(const OpContext& ctx, const void* address, const gemm::TmaSh
   const cuuint32_t box[3] = {shape.box[0], shape.box[1], shape.box[2]};
   const cuuint32_t element_strides[3] = {1, 1, 1};
   CUtensorMap map;
-  const CUresult result = encoder(ctx)(
+  const CUresult result = find_encoder()(
       &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(address), dims, strides, box,
       element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -60,18 +61,37 @@ gemm::TmaMap encode(const OpContext& ctx, const void* address, const gemm::TmaSh
 
 }  // namespace
 
+bool wgmma_tma_ready(const OpContext& ctx) {
+  static std::mutex mutex;
+  static std::vector<signed char> known;  // per device: 0 not asked yet, 1 ready, -1 not
+  std::lock_guard<std::mutex> lock(mutex);
+  if (known.size() <= static_cast<size_t>(ctx.device)) known.resize(ctx.device + 1, 0);
+  signed char& ready = known[static_cast<size_t>(ctx.device)];
+  if (ready == 0) {
+    ready = -1;
+    if (find_encoder() != nullptr) {
+      // More than 48 KiB of dynamic shared memory must be asked for, per kernel and device
+      // (the caller's device is current here).
+      check_cuda(
+          cudaFuncSetAttribute(
+              reinterpret_cast<const void*>(&gemm::wgmma_tma_kernel<gemm::WgmmaGeometry>),
+              cudaFuncAttributeMaxDynamicSharedMemorySize, gemm::WgmmaGeometry::kSharedBytes),
+          "cudaFuncSetAttribute", ctx.op, ctx.device);
+      ready = 1;
+    }
+  }
+  return ready == 1;
+}
+
 void launch_wgmma_tma(const OpContext& ctx, const gemm::Problem<BFloat16>& p) {
   using G = gemm::WgmmaGeometry;
+  WICK_CHECK(wgmma_tma_ready(ctx), DeviceError, ctx.op, "the CUDA driver on cuda:", ctx.device,
+             " has no cuTensorMapEncodeTiled, which step 11 (11_wgmma_tma) needs");
   const gemm::TmaShape a = gemm::tma_shape_a(p), b = gemm::tma_shape_b(p);
   const gemm::TmaMap map_a = encode(ctx, p.a, a), map_b = encode(ctx, p.b, b);
-  auto kernel = &gemm::wgmma_tma_kernel<G>;
-  // More than 48 KiB of dynamic shared memory must be asked for, per kernel (and device).
-  check_cuda(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                  cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSharedBytes),
-             "cudaFuncSetAttribute", ctx.op, ctx.device);
-  launch_kernel(ctx, "11_wgmma_tma", kernel, gemm::tile_grid<dim3>(p.n, G::BN, p.m, G::BM, p.batch),
-                dim3(G::kThreads), G::kSharedBytes, p, map_a, map_b, a.batched ? 1 : 0,
-                b.batched ? 1 : 0);
+  launch_kernel(ctx, "11_wgmma_tma", &gemm::wgmma_tma_kernel<G>,
+                gemm::tile_grid<dim3>(p.n, G::BN, p.m, G::BM, p.batch), dim3(G::kThreads),
+                G::kSharedBytes, p, map_a, map_b, a.batched ? 1 : 0, b.batched ? 1 : 0);
 }
 
 }  // namespace wick::gpu

@@ -9,6 +9,10 @@
 
 namespace wick::gpu {
 
+// Whether step 11 can launch on ctx.device (the current device): the driver has the tensor-map
+// encoder, and the kernel was granted its shared memory. Asked once per device, then remembered.
+bool wgmma_tma_ready(const OpContext& ctx);
+
 // C = A @ B for a bfloat16 problem that gemm::wgmma_tma_fits() accepts.
 void launch_wgmma_tma(const OpContext& ctx, const gemm::Problem<BFloat16>& p);
 

@@ -170,7 +170,7 @@ void run(const OpContext& ctx, const OpCall& call, gemm::ElementType type) {
   facts.vector_ready = !problems.empty();
   facts.k_major = !problems.empty();
 #if defined(WICK_HOPPER_KERNEL)
-  facts.hopper = gemm::hopper_code_runs(true, info.major, info.minor);
+  facts.hopper = gemm::hopper_code_runs(true, info.major, info.minor) && wgmma_tma_ready(ctx);
 #endif
   facts.batch = 0;  // every launch's batches: the tiles that fill the device
   for (const Problem<T>& p : problems) {

@@ -24,12 +24,15 @@ struct WgmmaGeometry {
 // transposed view), rows and batch strides in multiples of 8 elements, 16-byte aligned bases,
 // M and N tiles within the grid's limits, K >= 1. TMA also wants its tensor not to overlap
 // itself: rows at least K apart (a broadcast row, stride 0, goes to step 10) and batches at
-// least a matrix apart (or 0: broadcast over the batch).
+// least a matrix apart (a single row counts as K; or 0: broadcast over the batch).
 inline bool wgmma_tma_operand(int64_t rows, int64_t k, int64_t row_stride, int64_t col_stride,
                               int64_t batch, int64_t batch_stride) {
   const bool rows_ok = rows == 1 || (row_stride % 8 == 0 && row_stride >= k);
-  const bool batches_ok = batch == 1 || batch_stride == 0 ||
-                          (batch_stride % 8 == 0 && batch_stride >= rows * row_stride);
+  // A single row is given TMA's minimum row stride, K rounded up to 8 (tma_shape); each
+  // batch's stride must cover it, as cuTensorMapEncodeTiled's strides nest.
+  const int64_t matrix = rows == 1 ? k : rows * row_stride;
+  const bool batches_ok =
+      batch == 1 || batch_stride == 0 || (batch_stride % 8 == 0 && batch_stride >= matrix);
   return (col_stride == 1 || k == 1) && rows_ok && batches_ok;
 }
 inline bool wgmma_tma_fits(const Problem<BFloat16>& p) {

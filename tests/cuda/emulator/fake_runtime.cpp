@@ -383,6 +383,11 @@ CUresult fake_encode_tiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_
   for (int i = 0; i < 2; ++i) {
     if (strides[i] % 16 != 0 || strides[i] >= (uint64_t{1} << 40)) return CUDA_ERROR_INVALID_VALUE;
   }
+  // Each stride covers the dims inside it (cuda.h: globalStrides[i] is at least
+  // globalStrides[i-1] * globalDim[i]); the driver may be laxer, wick asks no more.
+  if (strides[0] < dims[0] * 2 || (dims[2] > 1 && strides[1] < strides[0] * dims[1])) {
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   if ((box[0] * 2) % 16 != 0 || (swizzle == CU_TENSOR_MAP_SWIZZLE_128B && box[0] * 2 > 128)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
