@@ -2,7 +2,8 @@
 // dependency) on the CPU, in the same run, with the same thread count: the per-op overhead of
 // a + b on 64x10 floats (with and without requires_grad), the seed training step of
 // shared/API.md (Linear 10->1, batch 64, MSELoss, SGD: forward, loss, zero_grad, backward,
-// step), an MLP step (1024 -> 1024, ReLU, -> 1024, batch 256, MSELoss, SGD), and the
+// step), an MLP step (1024 -> 1024, ReLU, -> 1024, batch 256, MSELoss, SGD), a leaf's first
+// gradient (1024 x 1024), and the
 // memory-bound ops of a training step on 2^20 floats (add, add with alpha, a * number, where,
 // relu, a > 0, exp, sum, softmax). Run by scripts/main.sh (its vs_libtorch step, full runs), whose
 // report compares the times (sections 3 and 5).
@@ -116,6 +117,26 @@ void BM_torch_mlp_step(benchmark::State& state) {
       static_cast<double>(state.iterations()) * kMlpStepFlops / 1e9, benchmark::Counter::kIsRate);
 }
 
+// A leaf's first gradient: (w * 2).sum().backward() on a 1024x1024 leaf whose .grad is unset
+// before each call, as after zero_grad() with set_to_none. Both libraries make the gradient
+// (grad * 2, 4 MiB) and hand that buffer to w.grad without a copy (wick since c3a8fde).
+void BM_wick_first_grad(benchmark::State& state) {
+  set_threads(static_cast<int>(state.range(0)));
+  wick::Tensor w = wick::randn({1024, 1024}).requires_grad_();
+  for (auto _ : state) {
+    w.mutable_grad() = wick::Tensor();
+    (w * 2.0).sum().backward();
+  }
+}
+void BM_torch_first_grad(benchmark::State& state) {
+  set_threads(static_cast<int>(state.range(0)));
+  torch::Tensor w = torch::randn({1024, 1024}).requires_grad_();
+  for (auto _ : state) {
+    w.mutable_grad() = torch::Tensor();
+    (w * 2.0).sum().backward();
+  }
+}
+
 // The memory-bound ops of the report's section 5 on 2^20 floats (rows of 1024 for softmax),
 // each writing a fresh output per call as a user's code does: kernel plus per-op overhead,
 // which at 4 MiB is a few microseconds of hundreds. One generic function per op serves both
@@ -180,6 +201,8 @@ BENCHMARK(BM_wick_seed_step)->Arg(1);
 BENCHMARK(BM_torch_seed_step)->Arg(1);
 BENCHMARK(BM_wick_mlp_step)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_torch_mlp_step)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_wick_first_grad)->Arg(1);
+BENCHMARK(BM_torch_first_grad)->Arg(1);
 
 // The memory-bound ops, named BM_<library>_<op>/<threads> as the rows above.
 BENCHMARK(BM_wick_op<Add>)->Name("BM_wick_add")->Arg(1)->Arg(2);
