@@ -135,8 +135,11 @@ TEST_CASE("random: the GPU draws the CPU's Philox stream", "[runtime]") {
       // rand: the same integer -> float map on both devices: bit-exact.
       CHECK(same_bytes(cpu_u, gpu_u.to(kCPU)));
       CHECK(same_bytes(cpu_u2, gpu_u2.to(kCPU)));
-      // randn: libm and CUDA's double log/sin/cos may differ in the last double bit, which can
-      // move a float32 by one ulp; float64 within a few double ulps.
+      // randn: libm and CUDA's double log/sin/cos may differ in their last bits (CUDA documents
+      // log within 1 ulp, sin and cos within 2; glibc's are within 1), which can move a float32
+      // by one ulp. In float64 those add up through sqrt and the product to about 6 ulps of the
+      // result, 12 where the result sits low in its binade; 16 are allowed. A different stream
+      // would miss by far more (values of order 1).
       const std::vector<double> c = cpu_n.to_vector<double>(),
                                 g = gpu_n.to(kCPU).to_vector<double>();
       int64_t bad = 0;
@@ -144,7 +147,7 @@ TEST_CASE("random: the GPU draws the CPU's Philox stream", "[runtime]") {
         const double ulp = dtype == kFloat32
                                ? std::fabs(std::nextafter(static_cast<float>(c[i]), INFINITY) -
                                            static_cast<float>(c[i]))
-                               : 4 * std::fabs(std::nextafter(c[i], INFINITY) - c[i]);
+                               : 16 * std::fabs(std::nextafter(c[i], INFINITY) - c[i]);
         if (!(std::fabs(c[i] - g[i]) <= ulp)) ++bad;
       }
       CHECK(bad == 0);
