@@ -2,9 +2,12 @@
 // trips bit-exact, around the 4 MiB staging threshold, non-contiguous on either side, between
 // GPUs when there are two), the Philox stream (CPU == GPU: rand bit-exact, randn within one
 // float32 ulp), the caching allocator (statistics back to their baseline after a training-like
-// loop, no new cudaMalloc once warm, empty_cache, peak), and the out-of-memory path (a typed
-// error that says what and where, then the engine keeps working).
+// loop, no new cudaMalloc once warm, empty_cache, peak), the out-of-memory path (a typed
+// error that says what and where, then the engine keeps working), and host threads sharing
+// one device.
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "gpu_test.hpp"
 
@@ -121,6 +124,48 @@ TEST_CASE("transfers: between GPUs", "[runtime]") {
   CHECK(same_bytes(host, on1.to(Device(kCUDA, 0)).to(kCPU)));
   Tensor numbers = randn({1000, 300});
   CHECK(same_bytes((numbers + 1).contiguous(), (numbers.to(Device(kCUDA, 1)) + 1).to(kCPU)));
+}
+
+TEST_CASE("threads: host threads share one device", "[runtime][threads]") {
+  // Four threads at once: transfers above the staging threshold (the pinned buffers are
+  // shared), the caching allocator, elementwise and reduction kernels and matmul on one device,
+  // each against values computed on the CPU before the threads start. Catch2's assertions are
+  // not thread-safe: the threads count mismatches, checked after they join.
+  constexpr int kThreads = 4, kRounds = 6;
+  constexpr int64_t kFloats = (5 << 20) / 4 + 3;  // 5 MiB and a bit: staged in chunks
+  std::vector<Tensor> inputs, sums, products;
+  for (int t = 0; t < kThreads; ++t) {
+    Tensor x = randn({kFloats});
+    inputs.push_back(x);
+    sums.push_back((x * 3.0).sum());
+    Tensor m = x.narrow(0, 0, 64 * 64).view({64, 64});
+    products.push_back(matmul(m, m.t()));
+  }
+  std::atomic<int> mismatches{0}, errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        for (int round = 0; round < kRounds; ++round) {
+          const Tensor d = inputs[t].to(kCUDA);
+          const Tensor back = d.to(kCPU);
+          if (!same_bytes(back, inputs[t])) ++mismatches;
+          const double sum = (d * 3.0).sum().item<float>(), want = sums[t].item<float>();
+          if (!(std::fabs(sum - want) <= 1e-5 * (std::fabs(want) + 1e3))) ++mismatches;
+          const Tensor m = d.narrow(0, 0, 64 * 64).view({64, 64});
+          const Tensor got = matmul(m, m.t()).to(kCPU);
+          const float worst = (got - products[t]).abs().max().item<float>();
+          if (!(worst <= 1e-3f)) ++mismatches;
+        }
+      } catch (const std::exception&) {
+        ++errors;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CHECK(errors.load() == 0);
+  CHECK(mismatches.load() == 0);
+  cuda::synchronize();
 }
 
 TEST_CASE("random: the GPU draws the CPU's Philox stream", "[runtime]") {
