@@ -175,3 +175,37 @@ TEST_CASE("autograd: a long chain does not overflow the stack", "[autograd]") {
   y.sum().backward();
   CHECK(x.grad().item<float>() == 1.0f);
 }
+
+TEST_CASE("autograd: grad-ready hooks fire once per pass, after a leaf's last gradient",
+          "[autograd]") {
+  // PyTorch's register_post_accumulate_grad_hook, which wick::distributed's DDP uses to start
+  // a bucket's all-reduce during backward.
+  Tensor w = tensor({1.0, 2.0}).requires_grad_();
+  Tensor unused = tensor({3.0}).requires_grad_();
+  Tensor x = tensor({10.0, 20.0});
+  std::vector<std::vector<float>> seen;  // w.grad at each firing
+  int unused_fired = 0;
+  const uint64_t handle = autograd::register_grad_ready_hook(
+      w, [&](const Tensor& leaf) { seen.push_back(leaf.grad().to_vector<float>()); });
+  const uint64_t unused_handle =
+      autograd::register_grad_ready_hook(unused, [&](const Tensor&) { ++unused_fired; });
+  // Two contributions to w: the hook sees the sum of both, once.
+  ((w * x).sum() + (w * 2.0).sum()).backward();
+  REQUIRE(seen.size() == 1);
+  CHECK(seen[0] == std::vector<float>{12, 22});
+  CHECK(unused_fired == 0);  // no gradient reached it
+  // A second pass accumulates and fires again; the root itself a hooked leaf fires too.
+  (w * 3.0).sum().backward();
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[1] == std::vector<float>{15, 25});
+  w.backward(ones({2}));
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[2] == std::vector<float>{16, 26});
+  // Removed hooks stay silent; a hook on a non-leaf is an AutogradError.
+  autograd::remove_grad_ready_hook(handle);
+  autograd::remove_grad_ready_hook(unused_handle);
+  (w * unused).sum().backward();
+  CHECK(seen.size() == 3);
+  CHECK(unused_fired == 0);
+  CHECK_THROWS_AS(autograd::register_grad_ready_hook(w * 2.0, [](const Tensor&) {}), AutogradError);
+}

@@ -42,6 +42,9 @@ def expected():
         "bool": torch.tensor([True, False, False, True]),
         "scalar": torch.tensor(2.5, dtype=torch.float64),
         "empty": torch.zeros(0, 3),
+        # bfloat16: a subnormal (2^-133, bits 0x0001), -0, inf and a value near its maximum.
+        "bf16": torch.tensor([1.5, -0.0, float("inf"), -2.0, 2.0**-133, 1.5 * 2.0**127],
+                             dtype=torch.float32).to(torch.bfloat16),
     }
 
 
@@ -49,7 +52,8 @@ def same_bits(a, b):
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
     if a.dtype.is_floating_point:
-        view = torch.int32 if a.dtype == torch.float32 else torch.int64
+        view = {torch.float32: torch.int32, torch.float64: torch.int64,
+                torch.bfloat16: torch.int16}[a.dtype]
         return torch.equal(a.contiguous().view(view), b.contiguous().view(view))
     return torch.equal(a, b)
 

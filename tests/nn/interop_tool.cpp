@@ -35,6 +35,9 @@ std::map<std::string, Tensor> expected() {
       {"bool", wick::tensor(std::vector<bool>{true, false, false, true})},
       {"scalar", wick::scalar_tensor(2.5, wick::kFloat64)},
       {"empty", wick::zeros({0, 3})},
+      {"bf16", wick::tensor(std::vector<float>{1.5f, -0.0f, inf, -2.0f, std::ldexp(1.0f, -133),
+                                               1.5f * std::ldexp(1.0f, 127)})
+                   .to(wick::kBFloat16)},
   };
 }
 
