@@ -115,6 +115,8 @@ TEST_CASE("errors: devices", "[errors]") {
     CHECK_THAT(m, Contains("cuda") && Contains(cuda::unavailable_reason()));
     CHECK_THROWS_AS(zeros({2}, TensorOptions().device(kCUDA)), DeviceError);
     CHECK_THROWS_AS(cuda::synchronize(), DeviceError);
+    CHECK_THAT(error_of<DeviceError>([] { cuda::mem_get_info(); }),
+               Contains("cuda::mem_get_info") && Contains(cuda::unavailable_reason()));
     CHECK(cuda::device_count() == 0);
     CHECK_FALSE(cuda::unavailable_reason().empty());
   }

@@ -62,6 +62,11 @@ std::array<std::array<bool, kNumDeviceTypes>, kNumOps> g_computes_bf16{};
 void set_debug_fill(bool on) { g_debug_fill.store(on); }
 bool debug_fill() { return g_debug_fill.load(std::memory_order_relaxed); }
 
+std::pair<int64_t, int64_t> DeviceBackend::mem_get_info(int) const {
+  detail::fail<DeviceError>("mem_get_info", "not available for ", device_type_name(type()),
+                            " devices");
+}
+
 void register_backend(DeviceBackend* backend) {
   g_backends[static_cast<int>(backend->type())].store(backend);
 }

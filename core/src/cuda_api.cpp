@@ -58,5 +58,12 @@ void reset_peak_memory_stats(int index) {
 void empty_cache() {
   if (DeviceBackend* b = usable()) b->empty_cache();
 }
+std::pair<int64_t, int64_t> mem_get_info(int index) {
+  DeviceBackend& b = need("cuda::mem_get_info");
+  const int device = pick(b, index);
+  WICK_CHECK(device >= 0 && device < b.device_count(), DeviceError, "cuda::mem_get_info",
+             "device index ", device, " out of range (", b.device_count(), " device(s))");
+  return b.mem_get_info(device);
+}
 
 }  // namespace wick::cuda

@@ -252,6 +252,12 @@ class CudaBackend final : public DeviceBackend, public Allocator {
   }
 
   MemoryStats memory_stats(int index) const override { return allocator_for(index).stats(); }
+  std::pair<int64_t, int64_t> mem_get_info(int index) const override {
+    DeviceGuard guard(index, "cuda::mem_get_info");
+    size_t free_bytes = 0, total_bytes = 0;
+    WICK_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes), "cuda::mem_get_info", index);
+    return {static_cast<int64_t>(free_bytes), static_cast<int64_t>(total_bytes)};
+  }
   void reset_peak_memory_stats(int index) override { allocator_for(index).reset_peak(); }
   void empty_cache() override {
     if (!is_available()) return;

@@ -266,6 +266,36 @@ TEST_CASE("allocator: asking for more than the device has is a typed error", "[r
   CHECK(small.sum().item<float>() == 1000.0f);
 }
 
+TEST_CASE("allocator: a request that fits only without the cache releases it and succeeds",
+          "[runtime][oom]") {
+  // Three quarters of the free memory allocated, then freed (wick caches it), then a request of
+  // half: it fits only once the cache goes back to the driver, which the allocator must do
+  // before it reports out of memory (PyTorch's free-and-retry).
+  cuda::synchronize();
+  cuda::empty_cache();
+  const auto [free_before, total] = cuda::mem_get_info();
+  REQUIRE(free_before > 0);
+  REQUIRE(free_before <= total);
+  const int64_t quarter = free_before / 4 / (int64_t{2} << 20) * (int64_t{2} << 20);
+  const MemoryStats before = cuda::memory_stats();
+  {
+    std::vector<Tensor> held;
+    for (int i = 0; i < 3; ++i)
+      held.push_back(empty({quarter}, TensorOptions(kBool).device(kCUDA)));
+  }
+  CHECK(cuda::memory_allocated() == before.allocated_bytes);
+  CHECK(cuda::memory_reserved() >= before.reserved_bytes + 3 * quarter);
+  CHECK(cuda::mem_get_info().first < 2 * quarter);  // not free without the cache
+  Tensor big = empty({2 * quarter}, TensorOptions(kBool).device(kCUDA));
+  const MemoryStats after = cuda::memory_stats();
+  CHECK(after.num_ooms == before.num_ooms);
+  CHECK(after.num_device_frees >= before.num_device_frees + 3);
+  CHECK(after.allocated_bytes >= before.allocated_bytes + 2 * quarter);
+  big = Tensor();
+  cuda::empty_cache();
+  CHECK(cuda::mem_get_info().first >= free_before - (int64_t{64} << 20));
+}
+
 TEST_CASE("allocator: zero-size tensors and tensors of every size class", "[runtime]") {
   for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{127}, int64_t{1} << 18, int64_t{3} << 20}) {
     Tensor t = full({n}, 2.0, TensorOptions().device(kCUDA));

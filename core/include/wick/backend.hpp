@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "wick/device.hpp"
 #include "wick/storage.hpp"
@@ -51,6 +52,9 @@ class DeviceBackend {
   virtual MemoryStats memory_stats(int index) const = 0;
   virtual void reset_peak_memory_stats(int index) = 0;
   virtual void empty_cache() = 0;
+  // The device's free and total bytes as its driver counts them (torch.cuda.mem_get_info).
+  // Only device types with a driver to ask implement it; the default is a DeviceError.
+  virtual std::pair<int64_t, int64_t> mem_get_info(int index) const;
   virtual std::string device_name(int index) const = 0;
   virtual DeviceProperties properties(int index) const = 0;
 };

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "wick/backend.hpp"
 
@@ -25,5 +26,8 @@ int64_t memory_reserved(int index = -1);
 int64_t max_memory_allocated(int index = -1);
 void reset_peak_memory_stats(int index = -1);
 void empty_cache();
+// (free, total) bytes of the device as the driver counts them, other processes' use included
+// (torch.cuda.mem_get_info). Needs a device: without one, a DeviceError saying why.
+std::pair<int64_t, int64_t> mem_get_info(int index = -1);
 
 }  // namespace wick::cuda
