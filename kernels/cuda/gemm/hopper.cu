@@ -44,8 +44,11 @@ gemm::TmaMap encode(const OpContext& ctx, const void* address, const gemm::TmaSh
   const cuuint64_t strides[2] = {shape.strides[0], shape.strides[1]};
   const cuuint32_t box[3] = {shape.box[0], shape.box[1], shape.box[2]};
   const cuuint32_t element_strides[3] = {1, 1, 1};
+  const EncodeTiled encode_tiled = find_encoder();  // a static's guard: no lock per launch
+  WICK_CHECK(encode_tiled != nullptr, DeviceError, ctx.op, "the CUDA driver on cuda:", ctx.device,
+             " has no cuTensorMapEncodeTiled, which step 11 (11_wgmma_tma) needs");
   CUtensorMap map;
-  const CUresult result = find_encoder()(
+  const CUresult result = encode_tiled(
       &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(address), dims, strides, box,
       element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
       CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -85,8 +88,6 @@ bool wgmma_tma_ready(const OpContext& ctx) {
 
 void launch_wgmma_tma(const OpContext& ctx, const gemm::Problem<BFloat16>& p) {
   using G = gemm::WgmmaGeometry;
-  WICK_CHECK(wgmma_tma_ready(ctx), DeviceError, ctx.op, "the CUDA driver on cuda:", ctx.device,
-             " has no cuTensorMapEncodeTiled, which step 11 (11_wgmma_tma) needs");
   const gemm::TmaShape a = gemm::tma_shape_a(p), b = gemm::tma_shape_b(p);
   const gemm::TmaMap map_a = encode(ctx, p.a, a), map_b = encode(ctx, p.b, b);
   launch_kernel(ctx, "11_wgmma_tma", &gemm::wgmma_tma_kernel<G>,

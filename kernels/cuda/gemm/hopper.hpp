@@ -13,7 +13,8 @@ namespace wick::gpu {
 // encoder, and the kernel was granted its shared memory. Asked once per device, then remembered.
 bool wgmma_tma_ready(const OpContext& ctx);
 
-// C = A @ B for a bfloat16 problem that gemm::wgmma_tma_fits() accepts.
+// C = A @ B for a bfloat16 problem that gemm::wgmma_tma_fits() accepts, on a device for which
+// wgmma_tma_ready() said yes (the matmul dispatcher asks it once per matmul, not per launch).
 void launch_wgmma_tma(const OpContext& ctx, const gemm::Problem<BFloat16>& p);
 
 }  // namespace wick::gpu
