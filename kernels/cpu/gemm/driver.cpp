@@ -235,6 +235,9 @@ void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, i
                {nullptr, nullptr},
                nullptr,
                0};
+  // K in equal steps of at most KC: 4096 = 6 x 672 + 64 would end on a step whose micro-kernels
+  // spend as long loading and storing C as multiplying; six steps of 586 and one of 580 do not.
+  plan.bl.kc = ceil_div(k, ceil_div(k, plan.bl.kc));
   plan.pack_a = plan.ks.pack_a ? plan.ks.pack_a : pack_a_for<T>(plan.ks.mr);
   plan.pack_b = plan.ks.pack_b ? plan.ks.pack_b : pack_b_for<T>(plan.ks.nr);
 

@@ -98,6 +98,10 @@ template <typename T, int NR>
 void pack_b_simd(const ConstMatrix<T>& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, T* dst) {
   constexpr int kT = kTile<T>;
   static_assert(NR % kT == 0, "pack_b_simd needs NR to be a multiple of the tile");
+  if (b.col_stride == 1) {
+    pack_b_row_major<T, NR>(b, p0, kc, j0, nc, dst);
+    return;
+  }
   for (int64_t j = 0; j < nc; j += NR) {
     const int64_t cols = min64(NR, nc - j);
     T* panel = dst + j * kc;
