@@ -4,6 +4,8 @@
 
 #include <cublas_v2.h>
 
+#include <array>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -94,7 +96,16 @@ DeviceGuard::~DeviceGuard() {
   }
 }
 
+// Every launch asks (grid sizes), so the answer for devices 0..63 is published in a lock-free
+// slot once made; the mutex and the map are taken only the first time per device (and for
+// indices past the slots, which no machine has).
 const DeviceInfo& device_info(int device) {
+  constexpr int kFastSlots = 64;
+  static std::array<std::atomic<const DeviceInfo*>, kFastSlots> published{};
+  const bool has_slot = device >= 0 && device < kFastSlots;
+  if (has_slot) {
+    if (const DeviceInfo* ready = published[device].load(std::memory_order_acquire)) return *ready;
+  }
   static std::mutex mutex;
   static auto* infos = new std::map<int, std::unique_ptr<DeviceInfo>>();  // lives to the end
   std::lock_guard<std::mutex> lock(mutex);
@@ -113,6 +124,7 @@ const DeviceInfo& device_info(int device) {
     info->l2_bytes = static_cast<size_t>(prop.l2CacheSize);
     slot = std::move(info);
   }
+  if (has_slot) published[device].store(slot.get(), std::memory_order_release);
   return *slot;
 }
 
