@@ -11,18 +11,12 @@
 #include <cstring>
 #include <vector>
 
+#include "ulps.hpp"
 #include "vec_math.hpp"
 
 namespace {
 
-double ulps(float got, double want) {
-  if (std::isnan(want)) return std::isnan(got) ? 0 : 1e30;
-  const float w = static_cast<float>(want);
-  if (std::isinf(w)) return got == w ? 0 : 1e30;
-  const double spacing =
-      std::max<double>(std::fabs(std::nextafter(w, INFINITY) - w), 1.401298464324817e-45);
-  return std::fabs(static_cast<double>(got) - want) / spacing;
-}
+using wick::testing::ulps;
 
 struct Worst {
   double ulps = 0;

@@ -14,22 +14,14 @@
 #include <random>
 #include <vector>
 
+#include "ulps.hpp"
 #include "vec_math.hpp"
 #include "wick/wick.hpp"
 
 using namespace wick;
+using wick::testing::ulps;
 
 namespace {
-
-// |got - want| in units of the float spacing at want (subnormal spacing below FLT_MIN).
-double ulps(float got, double want) {
-  if (std::isnan(want)) return std::isnan(got) ? 0 : 1e30;
-  const float w = static_cast<float>(want);
-  if (std::isinf(w)) return got == w ? 0 : 1e30;
-  const double spacing =
-      std::max<double>(std::fabs(std::nextafter(w, INFINITY) - w), 1.401298464324817e-45);
-  return std::fabs(static_cast<double>(got) - want) / spacing;
-}
 
 std::vector<float> sample_floats() {
   std::vector<float> xs;
