@@ -40,7 +40,7 @@ inline float pow2i(int32_t k) {
 }
 
 // Why it looks like this: a vector loop over exp is bound by its dependency chain, not by its
-// instruction count. A 256-bit iteration is ~40 operations in a ~55-cycle chain, and Zen 3's
+// instruction count. A 256-bit iteration was ~50 operations in a ~60-cycle chain, and Zen 3's
 // floating-point scheduler holds about three iterations, so the chain's length (without FMA,
 // which the clones must not use: -ffp-contract=off keeps them bit-equal) sets the speed. Three
 // changes from Cephes' plain form shortened it and cut 30% of the time per element in a
