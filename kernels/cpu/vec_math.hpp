@@ -14,7 +14,7 @@
 
 namespace wick::cpu::vec {
 
-inline float bits_to_float(int32_t i) {
+inline float bits_to_float(uint32_t i) {
   float f;
   std::memcpy(&f, &i, sizeof f);
   return f;
@@ -35,9 +35,7 @@ constexpr uint32_t kRoundShiftBits = 0x4B400000u;
 
 // 2^k for an integer k in [-126, 127], by building the exponent field. Unsigned arithmetic:
 // exp() feeds it garbage for inputs its final selects replace, which must not be UB.
-inline float pow2i(int32_t k) {
-  return bits_to_float(static_cast<int32_t>((static_cast<uint32_t>(k) + 127u) << 23));
-}
+inline float pow2i(int32_t k) { return bits_to_float((static_cast<uint32_t>(k) + 127u) << 23); }
 
 // Why it looks like this: a vector loop over exp is bound by its dependency chain, not by its
 // instruction count. A 256-bit iteration was ~50 operations in a ~60-cycle chain, and Zen 3's

@@ -70,25 +70,12 @@ void pack_a_panel(const ConstMatrix<T>& a, int64_t i0, int64_t rows, int64_t p0,
   }
 }
 
-// One B panel: `cols` (<= NR) columns from j0, depth kc from p0.
+// One B panel: `cols` (<= NR) columns from j0, depth kc from p0, for a B that is not row-major
+// (a row-major B is packed row by row, by pack_b_row_major below).
 template <typename T, int NR>
 void pack_b_panel(const ConstMatrix<T>& b, int64_t p0, int64_t kc, int64_t j0, int64_t cols,
                   T* __restrict dst) {
   const T* base = b.data + p0 * b.row_stride + j0 * b.col_stride;
-  if (b.col_stride == 1) {
-    // Row-major B: each depth step is `cols` contiguous values.
-    for (int64_t p = 0; p < kc; ++p) {
-      const T* src = base + p * b.row_stride;
-      T* out = dst + p * NR;
-      if (cols == NR) {
-        std::memcpy(out, src, sizeof(T) * NR);
-      } else {
-        for (int64_t j = 0; j < cols; ++j) out[j] = src[j];
-        for (int64_t j = cols; j < NR; ++j) out[j] = T(0);
-      }
-    }
-    return;
-  }
   if (b.row_stride == 1) {
     // Column-major B (a transposed view): a transpose of `cols` columns.
     for (int64_t p = 0; p < kc; ++p) {
