@@ -1,19 +1,23 @@
 // bench_cpu_gemm.cpp: wick's CPU GEMM against OpenBLAS (cblas_sgemm/dgemm) and libtorch's mm,
 // when the build found them, at N = 64..4096 and a few non-square and transposed shapes, for 1
-// and 2 threads in the same run; then the worklog ladder of docs/cpu-gemm.md (naive, loop
-// order, blocking, packing, micro-kernel, threads) at N = 1024; then elementwise add on 2^24
-// floats against memcpy of the same bytes. Every GEMM row reports GFLOP/s and `peak_frac`, the
-// fraction of the FMA peak that this program measures itself at start-up (a tight loop of
-// independent FMAs on every thread; also timed as the fma_peak rows). All peers get the same
-// inputs and thread count and one untimed warm-up call before timing. Run it through
-// /work/shared/tools/quiet-run and turn the JSON into tables with bench/cpu/gemm_table.py
+// and 2 threads in the same run, each library alone (sgemm/<lib>/...) and all of them timed
+// interleaved (sgemm_paired/..., paired.hpp: what the report uses on a drifting VM); then the
+// worklog ladder of docs/cpu-gemm.md (naive, loop order, blocking, packing, micro-kernel, threads)
+// at N = 1024; then elementwise add on 2^24 floats against memcpy of the same bytes. Every GEMM row
+// reports GFLOP/s and `peak_frac`, the fraction of the FMA peak that this program measures itself
+// at start-up (a tight loop of independent FMAs on every thread; also timed as the fma_peak rows).
+// All peers get the same inputs and thread count and one untimed warm-up call before timing. Run it
+// through /work/shared/tools/quiet-run and turn the JSON into tables with bench/cpu/gemm_table.py
 // (the command is in docs/cpu-gemm.md).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <new>
 #include <random>
 #include <string>
@@ -24,6 +28,7 @@
 #include "gemm/gemm.hpp"
 #include "gemm_ladder.hpp"
 #include "kernels.hpp"
+#include "paired.hpp"
 #include "wick/wick.hpp"
 
 #if defined(_OPENMP)
@@ -156,88 +161,115 @@ Buffer<T> random_matrix(int64_t rows, int64_t cols, unsigned seed) {
   return v;
 }
 
-// C = A @ B (trans_b: B is stored n x k and C = A @ B^T), row-major.
+// C = A @ B (trans_b: B is stored n x k and C = A @ B^T), row-major, on buffers every library
+// shares.
+template <typename T>
+struct Problem {
+  Problem(int64_t m_, int64_t k_, int64_t n_, bool trans_b_)
+      : m(m_),
+        k(k_),
+        n(n_),
+        trans_b(trans_b_),
+        a(random_matrix<T>(m, k, 1)),
+        b(random_matrix<T>(k, n, 2)),
+        c(static_cast<size_t>(m * n)) {}
+  double flops() const {
+    return 2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  }
+  int64_t m, k, n;
+  bool trans_b;
+  Buffer<T> a, b, c;
+};
+
+// One product by `lib` (wick_avx2 and wick_portable need gemm::set_isa around the call).
+template <typename T>
+void run_gemm(Lib lib, Problem<T>& p, int threads) {
+  const int64_t m = p.m, k = p.k, n = p.n;
+  const bool trans_b = p.trans_b;
+  const T* a = p.a.data();
+  const T* b = p.b.data();
+  T* c = p.c.data();
+  switch (lib) {
+    case Lib::wick:
+    case Lib::wick_avx2:
+    case Lib::wick_portable: {
+      const gemm::ConstMatrix<T> am{a, m, k, k, 1};
+      const gemm::ConstMatrix<T> bm =
+          trans_b ? gemm::ConstMatrix<T>{b, k, n, 1, k} : gemm::ConstMatrix<T>{b, k, n, n, 1};
+      gemm::gemm<T>(am, bm, c, n, threads);
+      break;
+    }
+    case Lib::openblas:
+#if defined(WICK_BENCH_OPENBLAS)
+      if constexpr (std::is_same_v<T, float>) {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
+                    a, k, b, trans_b ? k : n, 0.0f, c, n);
+      } else {
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0,
+                    a, k, b, trans_b ? k : n, 0.0, c, n);
+      }
+#endif
+      break;
+    case Lib::torch:
+#if defined(WICK_BENCH_TORCH)
+      if constexpr (std::is_same_v<T, float>) torch_peer::mm(a, b, c, m, k, n, trans_b);
+#endif
+      break;
+    case Lib::naive:
+      if constexpr (std::is_same_v<T, float>) ladder::naive(a, b, c, m, k, n);
+      break;
+    case Lib::loop_order:
+      if constexpr (std::is_same_v<T, float>) ladder::loop_order(a, b, c, m, k, n);
+      break;
+    case Lib::blocked:
+      if constexpr (std::is_same_v<T, float>) ladder::blocked(a, b, c, m, k, n);
+      break;
+  }
+}
+
+// Every peer must compute the product asked for (libtorch's once ignored trans_b): 32 sampled
+// entries of C, from the last run_gemm, against a float64 dot product.
+template <typename T>
+bool product_is_right(const Problem<T>& p) {
+  for (int s = 0; s < 32; ++s) {
+    const int64_t i = (s * 7919) % p.m, j = (s * 104729) % p.n;
+    double want = 0, scale = 0;
+    for (int64_t q = 0; q < p.k; ++q) {
+      const double x = p.a[static_cast<size_t>(i * p.k + q)];
+      const double y = p.b[static_cast<size_t>(p.trans_b ? j * p.k + q : q * p.n + j)];
+      want += x * y;
+      scale += std::abs(x * y);
+    }
+    const double got = p.c[static_cast<size_t>(i * p.n + j)];
+    if (!(std::abs(got - want) <= 1e-4 * scale + 1e-30)) return false;
+  }
+  return true;
+}
+
 template <typename T>
 void bm_gemm(benchmark::State& state, Lib lib, int64_t m, int64_t k, int64_t n, int threads,
              bool trans_b) {
-  const Buffer<T> a = random_matrix<T>(m, k, 1), b = random_matrix<T>(k, n, 2);
-  Buffer<T> c(static_cast<size_t>(m * n));
+  Problem<T> p(m, k, n, trans_b);
   set_threads(threads);
   const gemm::Isa saved = gemm::active_isa();
   if (lib == Lib::wick_avx2) gemm::set_isa(gemm::Isa::avx2);
   if (lib == Lib::wick_portable) gemm::set_isa(gemm::Isa::portable);
-  const gemm::ConstMatrix<T> am{a.data(), m, k, k, 1};
-  const gemm::ConstMatrix<T> bm = trans_b ? gemm::ConstMatrix<T>{b.data(), k, n, 1, k}
-                                          : gemm::ConstMatrix<T>{b.data(), k, n, n, 1};
-  auto run = [&] {
-    switch (lib) {
-      case Lib::wick:
-      case Lib::wick_avx2:
-      case Lib::wick_portable:
-        gemm::gemm<T>(am, bm, c.data(), n, threads);
-        break;
-      case Lib::openblas:
-#if defined(WICK_BENCH_OPENBLAS)
-        if constexpr (std::is_same_v<T, float>) {
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
-                      1.0f, a.data(), k, b.data(), trans_b ? k : n, 0.0f, c.data(), n);
-        } else {
-          cblas_dgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k,
-                      1.0, a.data(), k, b.data(), trans_b ? k : n, 0.0, c.data(), n);
-        }
-#endif
-        break;
-      case Lib::torch:
-#if defined(WICK_BENCH_TORCH)
-        if constexpr (std::is_same_v<T, float>)
-          torch_peer::mm(a.data(), b.data(), c.data(), m, k, n, trans_b);
-#endif
-        break;
-      case Lib::naive:
-        if constexpr (std::is_same_v<T, float>)
-          ladder::naive(a.data(), b.data(), c.data(), m, k, n);
-        break;
-      case Lib::loop_order:
-        if constexpr (std::is_same_v<T, float>) {
-          ladder::loop_order(a.data(), b.data(), c.data(), m, k, n);
-        }
-        break;
-      case Lib::blocked:
-        if constexpr (std::is_same_v<T, float>)
-          ladder::blocked(a.data(), b.data(), c.data(), m, k, n);
-        break;
-    }
-  };
-  run();  // warm: caches, packing buffers, thread pools
-  // Every peer must compute the product asked for (libtorch's once ignored trans_b): 32 sampled
-  // entries of C against a float64 dot product; a wrong one stops the benchmark with an error.
-  for (int s = 0; s < 32; ++s) {
-    const int64_t i = (s * 7919) % m, j = (s * 104729) % n;
-    double want = 0, scale = 0;
-    for (int64_t p = 0; p < k; ++p) {
-      const double x = a[static_cast<size_t>(i * k + p)];
-      const double y = b[static_cast<size_t>(trans_b ? j * k + p : p * n + j)];
-      want += x * y;
-      scale += std::abs(x * y);
-    }
-    const double got = c[static_cast<size_t>(i * n + j)];
-    if (!(std::abs(got - want) <= 1e-4 * scale + 1e-30)) {
-      state.SkipWithError("wrong product: a sampled entry of C differs from the float64 reference");
-      gemm::set_isa(saved);
-      return;
-    }
+  run_gemm(lib, p, threads);  // warm: caches, packing buffers, thread pools
+  if (!product_is_right(p)) {
+    state.SkipWithError("wrong product: a sampled entry of C differs from the float64 reference");
+    gemm::set_isa(saved);
+    return;
   }
   for (auto _ : state) {
-    run();
+    run_gemm(lib, p, threads);
     benchmark::ClobberMemory();
   }
   gemm::set_isa(saved);
-  const double flops =
-      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   const double iters = static_cast<double>(state.iterations());
-  state.counters["GFLOP/s"] = benchmark::Counter(iters * flops / 1e9, benchmark::Counter::kIsRate);
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(iters * p.flops() / 1e9, benchmark::Counter::kIsRate);
   state.counters["peak_frac"] =
-      benchmark::Counter(iters * flops / (g_peak[threads] * 1e9), benchmark::Counter::kIsRate);
+      benchmark::Counter(iters * p.flops() / (g_peak[threads] * 1e9), benchmark::Counter::kIsRate);
   state.counters["threads"] = threads;
   state.SetLabel(gemm::isa_name(lib == Lib::wick_avx2       ? gemm::Isa::avx2
                                 : lib == Lib::wick_portable ? gemm::Isa::portable
@@ -248,6 +280,53 @@ struct Shape3 {
   int64_t m, k, n;
   bool trans_b = false;
 };
+
+// ---- the libraries timed interleaved (paired.hpp says why) ----
+
+double g_paired_seconds = 4;  // about how long each sgemm_paired row times; --paired_seconds=S
+
+// sgemm_paired rows: every peer in rounds, each round one block per library in rotating order.
+// Counters: <lib>_GFLOP/s from the median round, wick_vs_<peer> the median of the per-round
+// speed ratios (above 1: wick faster), and _lo/_hi their 25th and 75th percentiles.
+void bm_gemm_paired(benchmark::State& state, const std::vector<Lib>& libs, const Shape3& s,
+                    int threads) {
+  Problem<float> p(s.m, s.k, s.n, s.trans_b);
+  set_threads(threads);
+  std::vector<std::function<void()>> calls;
+  double slowest_call = 0;
+  for (Lib lib : libs) {
+    const double t0 = paired::now_s();
+    run_gemm(lib, p, threads);  // warm, and check
+    slowest_call = std::max(slowest_call, paired::now_s() - t0);
+    if (!product_is_right(p)) {
+      state.SkipWithError((std::string("wrong product from ") + lib_name(lib)).c_str());
+      return;
+    }
+    calls.push_back([lib, &p, threads] { run_gemm(lib, p, threads); });
+  }
+  paired::Options opt;
+  opt.block_s = threads > 1 ? 0.02 : 0.005;
+  opt.gap_s = threads > 1 ? 0.15 : 0;
+  const double per_round =
+      static_cast<double>(libs.size()) * (opt.gap_s + std::max(opt.block_s, slowest_call));
+  opt.rounds = static_cast<int>(std::clamp(g_paired_seconds / per_round, 5.0, 50.0));
+  std::vector<std::vector<double>> seconds;
+  for (auto _ : state) seconds = paired::time_interleaved(calls, opt);
+  for (size_t i = 0; i < libs.size(); ++i) {
+    state.counters[std::string(lib_name(libs[i])) + "_GFLOP/s"] =
+        p.flops() / paired::median(seconds[i]) / 1e9;
+    if (i == 0) continue;
+    const std::vector<double> ratios = paired::speed_ratios(seconds[0], seconds[i]);
+    const std::string key = std::string("wick_vs_") + lib_name(libs[i]);
+    state.counters[key] = paired::median(ratios);
+    state.counters[key + "_lo"] = paired::quantile(ratios, 0.25);
+    state.counters[key + "_hi"] = paired::quantile(ratios, 0.75);
+  }
+  state.counters["peak_frac"] = p.flops() / paired::median(seconds[0]) / (g_peak[threads] * 1e9);
+  state.counters["rounds"] = opt.rounds;
+  state.counters["threads"] = threads;
+  state.SetLabel(gemm::isa_name(gemm::active_isa()));
+}
 
 template <typename T>
 void register_gemm(const char* prefix, Lib lib, const Shape3& s, int threads) {
@@ -326,6 +405,15 @@ void BM_add_op(benchmark::State& state) {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--paired_seconds=", 0) == 0) {
+      g_paired_seconds = std::atof(arg.c_str() + 17);
+    } else {
+      std::fprintf(stderr, "%s: unknown argument %s\n", argv[0], arg.c_str());
+      return 2;
+    }
+  }
   g_peak[1] = measure_peak(1);
   g_peak[2] = measure_peak(2);
   benchmark::AddCustomContext("fma_peak_gflops_1_thread", std::to_string(g_peak[1]));
@@ -348,6 +436,21 @@ int main(int argc, char** argv) {
   for (const Shape3& s : shapes) {
     for (int threads : {1, 2}) {
       for (Lib lib : peers()) register_gemm<float>("sgemm", lib, s, threads);
+    }
+  }
+  // The same shapes with the libraries interleaved (the report's GEMM tables; with no peer
+  // built, wick alone, so that the report has its rows either way).
+  for (const Shape3& s : shapes) {
+    for (int threads : {1, 2}) {
+      const std::string name = "sgemm_paired/" + std::to_string(s.m) + "x" + std::to_string(s.k) +
+                               "x" + std::to_string(s.n) + (s.trans_b ? "T" : "") +
+                               "/threads:" + std::to_string(threads);
+      benchmark::RegisterBenchmark(
+          name.c_str(), [=](benchmark::State& st) { bm_gemm_paired(st, peers(), s, threads); })
+          ->Iterations(1)
+          ->Repetitions(1)
+          ->UseRealTime()
+          ->Unit(benchmark::kMillisecond);
     }
   }
   for (int threads : {1, 2}) {

@@ -1,39 +1,31 @@
-// gemm_paired.cpp: wick's float32 GEMM and OpenBLAS's cblas_sgemm timed in pairs, back to
-// back on the same 64-byte aligned buffers, and the median of the per-pair speed ratios.
-// Why a second tool next to wick_bench_cpu_gemm: on a VM whose host lends the cores to other
-// guests, the machine's speed drifts by 20-40% from one process to the next (1000^3 on one
-// thread measured 58-79 GFLOP/s in twelve runs of one binary on the AVX2 EPYC), which Google
-// Benchmark's repetitions, seconds apart, take for differences between the libraries; a ratio
-// taken within each pair cancels the drift. Use one thread for ratios: with two, the team that
-// finished last (libgomp's or OpenBLAS's) spins for a while and slows the other.
+// gemm_paired.cpp: wick's float32 GEMM and OpenBLAS's cblas_sgemm timed interleaved, on the
+// same 64-byte aligned buffers, and the median of the per-round speed ratios (paired.hpp says
+// why pairs, and what the block and the gap are for). The report's GEMM tables come from the
+// same timing, as wick_bench_cpu_gemm's sgemm_paired rows; this tool is for quick questions.
 //
-//   wick_gemm_paired M K N THREADS [T]     (T: B is stored N x K and C = A @ B^T)
+//   wick_gemm_paired M K N THREADS [T] [--block S] [--gap S]
+//
+// T: B is stored N x K and C = A @ B^T. Defaults: one call per round and no gap on one thread;
+// 20 ms blocks and a 0.15 s gap on more.
 //
 // Prints one line: both libraries' median GFLOP/s and the median of wick / OpenBLAS speed.
 #include <cblas.h>
 
 #include <algorithm>
-#include <chrono>
+
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "gemm/gemm.hpp"
+#include "paired.hpp"
 
 namespace {
 
 namespace gemm = wick::cpu::gemm;
-
-double seconds_now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 struct AlignedFloats {
   explicit AlignedFloats(int64_t n)
@@ -51,12 +43,26 @@ struct AlignedFloats {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s M K N THREADS [T]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s M K N THREADS [T] [--block S] [--gap S]\n", argv[0]);
     return 2;
   }
   const int64_t m = std::atol(argv[1]), k = std::atol(argv[2]), n = std::atol(argv[3]);
   const int threads = std::atoi(argv[4]);
-  const bool trans_b = argc > 5 && std::string(argv[5]) == "T";
+  bool trans_b = false;
+  paired::Options opt;
+  opt.block_s = threads > 1 ? 0.02 : 0;
+  opt.gap_s = threads > 1 ? 0.15 : 0;
+  for (int i = 5; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "T") {
+      trans_b = true;
+    } else if ((arg == "--block" || arg == "--gap") && i + 1 < argc) {
+      (arg == "--block" ? opt.block_s : opt.gap_s) = std::atof(argv[++i]);
+    } else {
+      std::fprintf(stderr, "unknown argument %s\n", arg.c_str());
+      return 2;
+    }
+  }
   if (m <= 0 || k <= 0 || n <= 0 || threads <= 0) {
     std::fprintf(stderr, "M, K, N and THREADS must be positive\n");
     return 2;
@@ -70,27 +76,24 @@ int main(int argc, char** argv) {
   const gemm::ConstMatrix<float> am{a.data, m, k, k, 1};
   const gemm::ConstMatrix<float> bm = trans_b ? gemm::ConstMatrix<float>{b.data, k, n, 1, k}
                                               : gemm::ConstMatrix<float>{b.data, k, n, n, 1};
-  const double gflop =
-      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / 1e9;
-  // About 60 GFLOP per library (about a second here), in 10 to 200 pairs.
-  const int pairs = static_cast<int>(std::clamp(60.0 / gflop, 10.0, 200.0));
-  std::vector<double> wick_s, blas_s, ratio;
-  for (int r = 0; r <= pairs; ++r) {  // pair 0 warms caches, buffers and thread pools
-    const double t0 = seconds_now();
-    gemm::gemm<float>(am, bm, c.data, n, threads);
-    const double t1 = seconds_now();
+  const std::function<void()> wick_call = [&] { gemm::gemm<float>(am, bm, c.data, n, threads); };
+  const std::function<void()> blas_call = [&] {
     cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
                 a.data, k, b.data, trans_b ? k : n, 0.0f, c.data, n);
-    const double t2 = seconds_now();
-    if (r == 0) continue;
-    wick_s.push_back(t1 - t0);
-    blas_s.push_back(t2 - t1);
-    ratio.push_back((t2 - t1) / (t1 - t0));
-  }
+  };
+  wick_call();  // warm caches, buffers and thread pools
+  blas_call();
+  const double gflop =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / 1e9;
+  // About 60 GFLOP per library (about a second here), in 10 to 200 rounds.
+  const double per_round = std::max(gflop, opt.block_s * 50);
+  opt.rounds = static_cast<int>(std::clamp(60.0 / per_round, 10.0, 200.0));
+  const auto s = paired::time_interleaved({wick_call, blas_call}, opt);
   std::printf(
-      "%ldx%ldx%ld%s threads %d, %d pairs: wick %.1f GFLOP/s, OpenBLAS %.1f GFLOP/s, "
-      "wick / OpenBLAS speed %.3f (median of the pairs)\n",
+      "%ldx%ldx%ld%s threads %d, %d rounds (block %g s, gap %g s): wick %.1f GFLOP/s, OpenBLAS "
+      "%.1f GFLOP/s, wick / OpenBLAS speed %.3f (median of the rounds)\n",
       static_cast<long>(m), static_cast<long>(k), static_cast<long>(n), trans_b ? "T" : "", threads,
-      pairs, gflop / median(wick_s), gflop / median(blas_s), median(ratio));
+      opt.rounds, opt.block_s, opt.gap_s, gflop / paired::median(s[0]),
+      gflop / paired::median(s[1]), paired::median(paired::speed_ratios(s[0], s[1])));
   return 0;
 }

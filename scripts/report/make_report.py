@@ -359,11 +359,30 @@ def section_training(r, plots):
     return out
 
 
+def vs_cell(vs, peer, gflops):
+    """wick's speed as a share of peer's: the paired median with its middle half, or else the
+    ratio of the separately measured rates."""
+    if peer in vs:
+        med, lo, hi = vs[peer]
+        return f"{pct(med)} ({pct(lo)[:-1]}-{pct(hi)})" if lo is not None and hi is not None else pct(med)
+    w, p = gflops.get("wick"), gflops.get(peer)
+    return pct(w / p) if w and p else "-"
+
+
 def section_gemm(r, plots):
     out = ["## 4. GEMM", ""]
     g = r.gemm_cpu()
+    paired = r.gemm_cpu_paired()
     if g:
         out.append(img(plots, "plot_gemm_cpu", "CPU GEMM GFLOP/s against N for wick, OpenBLAS and libtorch"))
+        if paired:
+            rounds = sorted({d["rounds"] for d in paired.values()})
+            out += ["The libraries were timed interleaved, in rounds (" + f"{rounds[0]} to {rounds[-1]} per row"
+                    + "): each round runs every library once, in turn, so all of them meet the machine in the same "
+                    "state; on a shared VM whose speed drifts from second to second, a ratio of separate runs would "
+                    "measure the drift. GFLOP/s is each library's median round; \"wick, % of\" is the median of "
+                    "the per-round speed ratios, with the middle half of the rounds (25th to 75th percentile) in "
+                    "brackets.", ""]
         for t in sorted({t for libs in g.values() for t in libs}, reverse=True):
             peak = r.peak_for(t)
             ns = sorted({n for libs in g.values() for n, _ in libs.get(t, [])})
@@ -380,11 +399,12 @@ def section_gemm(r, plots):
                     mark = "*" if t > 1 and one[lib] and v[lib] < 0.9 * one[lib] else ""
                     slower = slower or bool(mark)
                     row.append(fmt(v[lib]) + mark)
+                vs = paired.get((f"{n}x{n}x{n}", t), {}).get("vs", {})
                 row += [pct(v["wick"] * 1e9 / peak) if v["wick"] and peak else "-",
-                        pct(v["wick"] / v["openblas"]) if v["wick"] and v["openblas"] else "-",
-                        pct(v["wick"] / v["torch"]) if v["wick"] and v["torch"] else "-"]
+                        vs_cell(vs, "openblas", v), vs_cell(vs, "torch", v)]
                 rows.append(row)
-            out += [f"CPU, float32, {t} thread{'s' if t > 1 else ''}, GFLOP/s (median time):", "",
+            out += [f"CPU, float32, {t} thread{'s' if t > 1 else ''}, GFLOP/s ("
+                    + ("each library's median round" if paired else "median time") + "):", "",
                     table(["N", "wick", "OpenBLAS", "libtorch", "wick, % of peak", "wick, % of OpenBLAS", "wick, % of libtorch"], rows), ""]
             if slower:
                 out += ["\\* more than 10% slower than the same library on 1 thread at this size: a cost of its "
@@ -395,8 +415,11 @@ def section_gemm(r, plots):
             for shape, lib, t, v in shapes:
                 rows.setdefault((shape, t), {})[lib] = v
             out += ["Other shapes (M x K x N, T: B transposed), GFLOP/s:", "",
-                    table(["shape", "threads", "wick", "OpenBLAS", "libtorch"],
-                          [[s, t, fmt(d.get("wick")), fmt(d.get("openblas")), fmt(d.get("torch"))]
+                    table(["shape", "threads", "wick", "OpenBLAS", "libtorch", "wick, % of OpenBLAS",
+                           "wick, % of libtorch"],
+                          [[s, t, fmt(d.get("wick")), fmt(d.get("openblas")), fmt(d.get("torch")),
+                            vs_cell(paired.get((s, t), {}).get("vs", {}), "openblas", d),
+                            vs_cell(paired.get((s, t), {}).get("vs", {}), "torch", d)]
                            for (s, t), d in sorted(rows.items())]), ""]
         lad = r.gemm_ladder_cpu()
         if lad:
@@ -536,6 +559,13 @@ def section_method(r):
         "vs_libtorch run each benchmark 3 times and report the median repetition, each repetition being Google "
         "Benchmark's mean over the iterations that fill its min time ("
         + ("0.05 s" if mode == "quick" else "0.25 s") + "). All rates here are per second of wall clock.",
+        ] + (["- **GEMM against the libraries**: bench/cpu's float32 GEMM rows (`sgemm_paired`) time the libraries "
+              "interleaved, once each per round in rotating order, in 5 to 50 rounds per row. A round's entry for a "
+              "library is one call, or on small sizes the median call of a short block (5 ms on 1 thread, 20 ms on "
+              "more; the first call of a block, which wakes the thread pool, dropped). On more than one thread each "
+              "block starts after a 0.15 s pause: an idle OpenMP or OpenBLAS pool keeps spinning for a while after a "
+              "call (OpenBLAS's for about 0.1 s) and, with no spare core, slows the library that runs next."]
+             if r.gemm_cpu_paired() else []) + [
         "- **GPU timing**: bench_training uses a host clock with `wick::cuda::synchronize()` inside the timed "
         "region (the clock stops when the GPU is done, as a user waits); bench/gpu uses CUDA events on the "
         "stream wick queues on for device work and a host clock for transfers (`to()` returns when the data "
@@ -620,7 +650,8 @@ def check(r, plots):
             for k, v in row.items():
                 if isinstance(v, (int, float)) and not isinstance(v, bool) and not finite(v):
                     fails.append(f"{name}: {row['name']}: {k} = {v} is not finite")
-            for k in ("real_time", "median_ms", "GFLOP/s", "TFLOP/s", "GB/s", "bytes_per_second", "FLOP/s"):
+            paired = [k for k in row if k.endswith("_GFLOP/s") or k.startswith("wick_vs_")]  # sgemm_paired
+            for k in ["real_time", "median_ms", "GFLOP/s", "TFLOP/s", "GB/s", "bytes_per_second", "FLOP/s"] + paired:
                 if k in row and row.get("aggregate_name") not in ("stddev", "cv") and not (finite(row[k]) and row[k] > 0):
                     fails.append(f"{name}: {row['name']}: {k} = {row[k]} is not positive")
     for must in ("machine_info", "training", "cpu_ops"):

@@ -402,27 +402,68 @@ class Results:
         return cross
 
     # ---- 4. GEMM ----
-    def gemm_cpu(self):
-        """{lib: {threads: [(N, GFLOP/s)]}} for square sgemm, from bench/cpu's JSON."""
+    def gemm_cpu_paired(self):
+        """bench/cpu's sgemm_paired rows (the libraries timed interleaved, paired.hpp):
+        {(shape, threads): {"gflops": {lib: GFLOP/s}, "vs": {peer: (median, p25, p75)},
+        "rounds": n}}, shape as "MxKxN" with "T" when B is transposed."""
         g = self.b("cpu_gemm")
         out = {}
         if not g:
             return out
         for r in g.runs():
-            mm = re.match(r"sgemm/(\w+)/(\d+)x(\d+)x(\d+)/threads:(\d+)", r["name"])
-            if mm and mm.group(2) == mm.group(3) == mm.group(4) and finite(r.get("GFLOP/s")):
-                out.setdefault(mm.group(1), {}).setdefault(int(mm.group(5)), []).append(
-                    (int(mm.group(2)), real_rate(r, "GFLOP/s")))
+            mm = re.match(r"sgemm_paired/(\d+x\d+x\d+T?)/threads:(\d+)", r["name"])
+            if not mm:
+                continue
+            gflops = {k[:-len("_GFLOP/s")]: r[k] for k in r
+                      if k.endswith("_GFLOP/s") and finite(r[k]) and r[k] > 0}
+            vs = {k[len("wick_vs_"):]: (r[k], r.get(k + "_lo"), r.get(k + "_hi")) for k in r
+                  if k.startswith("wick_vs_") and not k.endswith(("_lo", "_hi")) and finite(r[k])}
+            out[(mm.group(1), int(mm.group(2)))] = {"gflops": gflops, "vs": vs,
+                                                   "rounds": int(r.get("rounds", 0))}
+        return out
+
+    @staticmethod
+    def _square(shape):
+        mm = re.fullmatch(r"(\d+)x(\d+)x(\d+)", shape)
+        return int(mm.group(1)) if mm and mm.group(1) == mm.group(2) == mm.group(3) else None
+
+    def gemm_cpu(self):
+        """{lib: {threads: [(N, GFLOP/s)]}} for square sgemm, from bench/cpu's JSON: its paired
+        rows where it has them, else its one-library-at-a-time sgemm rows."""
+        g = self.b("cpu_gemm")
+        out = {}
+        if not g:
+            return out
+        paired = self.gemm_cpu_paired()
+        if paired:
+            for (shape, t), d in paired.items():
+                n = self._square(shape)
+                if n:
+                    for lib, v in d["gflops"].items():
+                        out.setdefault(lib, {}).setdefault(t, []).append((n, v))
+        else:
+            for r in g.runs():
+                mm = re.match(r"sgemm/(\w+)/(\d+)x(\d+)x(\d+)/threads:(\d+)", r["name"])
+                if mm and mm.group(2) == mm.group(3) == mm.group(4) and finite(r.get("GFLOP/s")):
+                    out.setdefault(mm.group(1), {}).setdefault(int(mm.group(5)), []).append(
+                        (int(mm.group(2)), real_rate(r, "GFLOP/s")))
         for libs in out.values():
             for v in libs.values():
                 v.sort()
         return out
 
     def gemm_cpu_shapes(self):
-        """Non-square and transposed sgemm rows: [(shape, lib, threads, GFLOP/s)]."""
+        """Non-square and transposed sgemm rows: [(shape, lib, threads, GFLOP/s)], paired where
+        bench/cpu ran its paired rows."""
         g = self.b("cpu_gemm")
         out = []
         if not g:
+            return out
+        paired = self.gemm_cpu_paired()
+        if paired:
+            for (shape, t), d in paired.items():
+                if not self._square(shape):
+                    out += [(shape, lib, t, v) for lib, v in d["gflops"].items()]
             return out
         for r in g.runs():
             mm = re.match(r"sgemm/(\w+)/((\d+)x(\d+)x(\d+)(T?))/threads:(\d+)", r["name"])

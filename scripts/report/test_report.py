@@ -244,6 +244,33 @@ class ReportTest(unittest.TestCase):
         self.assertEqual(rc, 0, out)
         self.assertRegex(self.report(), r"\| 1024 \| 300 \|")
 
+    def test_paired_rows_take_precedence(self):
+        # bench/cpu's sgemm_paired rows (the libraries timed interleaved) are what the GEMM
+        # tables show when present: each library's median round, and the median per-round ratio
+        # with its 25th-75th percentiles; the separate sgemm/<lib> rows are then not used.
+        g = load(self.tmp, "cpu_gemm")
+        g["benchmarks"] = [r for r in g["benchmarks"] if not r["name"].startswith("sgemm/")]
+        g["benchmarks"] += [
+            row("sgemm_paired/1024x1024x1024/threads:1/iterations:1/repeats:1/real_time", rounds=9,
+                threads=1, **{"wick_GFLOP/s": 90.0, "openblas_GFLOP/s": 100.0, "torch_GFLOP/s": 80.0,
+                              "wick_vs_openblas": 0.93, "wick_vs_openblas_lo": 0.91,
+                              "wick_vs_openblas_hi": 0.96, "wick_vs_torch": 1.1,
+                              "wick_vs_torch_lo": 1.05, "wick_vs_torch_hi": 1.2}),
+            row("sgemm_paired/64x1024x2048/threads:2/iterations:1/repeats:1/real_time", rounds=7,
+                threads=2, **{"wick_GFLOP/s": 50.0, "openblas_GFLOP/s": 40.0,
+                              "wick_vs_openblas": 1.26, "wick_vs_openblas_lo": 1.2,
+                              "wick_vs_openblas_hi": 1.3})]
+        save(self.tmp, "cpu_gemm", g)
+        rc, out = run(self.tmp, "--check", "--no-plots")
+        self.assertEqual(rc, 0, out)
+        text = self.report()
+        self.assertIn("timed interleaved, in rounds (7 to 9 per row)", text)
+        self.assertIn("| 1024 | 90.0 | 100 | 80.0 | ", text)
+        self.assertIn("| 93% (91-96%) | 110% (105-120%) |", text)
+        self.assertIn("| 64x1024x2048 | 2 | 50.0 | 40.0 | - | 126% (120-130%) | - |", text)
+        self.assertIn("GEMM against the libraries", text)
+        self.assertIn("CPU GEMM N=1024, 1 thr. (GFLOP/s) | wick 90.0, OpenBLAS 100, libtorch 80.0", text)
+
     def test_op_above_its_ceiling_is_marked(self):
         # An op far above its copy ceiling (a ceiling measured low) is marked and explained;
         # one under it is not.
