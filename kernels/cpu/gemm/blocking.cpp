@@ -4,10 +4,16 @@
 //    about half of L1 (the other half streams B micro-panels through);
 //  - NC: the packed B block (KC x NC) takes about half of L2 (private per core on Zen 4);
 //  - MC: the packed A block (MC x KC, shared by the threads) takes a quarter of L3, at most
-//    4 MiB so that the buffer the library keeps between calls stays modest.
+//    2 MiB; the driver turns MC x KC into rows for the K step it takes (more rows for a shorter
+//    step) and splits M evenly. The macro-kernel streams the A block from L3 once per B block:
+//    on the AVX2 EPYC, whose L3 other guests share, a 3.2 MiB block (MC 1560) ran 2048^3 at
+//    0.89 of OpenBLAS's speed on one thread, where 1.5-2 MiB blocks ran at 0.95-0.99
+//    (docs/cpu-gemm.md, "A smaller A block").
 // Sizes come from /sys/devices/system/cpu/cpu0/cache (sysconf(_SC_LEVEL*_CACHE_SIZE) as a
 // fallback; some hypervisors report a host's L3 there), with 32 KiB / 1 MiB / 8 MiB defaults.
-// On this Zen 4 VM (L1d 32 KiB, L2 1 MiB, L3 32 MiB) float AVX-512 gets KC 512, NC 256, MC 2048.
+// On the Zen 4 VM (L1d 32 KiB, L2 1 MiB, L3 32 MiB) float AVX-512 gets KC 512, NC 256, MC 1024
+// (MC 2048 before the 2 MiB cap; not re-measured there), and on the AVX2 EPYC (L1d 32 KiB,
+// L2 512 KiB) float AVX2 gets KC 672, NC 96, MC 780.
 #include <unistd.h>
 
 #include <algorithm>
@@ -88,7 +94,7 @@ Blocking derive(Isa isa) {
   b.nr = ks.nr;
   b.kc = std::clamp<int64_t>(round_down(c.l1 / 2 / (ks.mr * elem), 16), 64, 1024);
   b.nc = std::clamp<int64_t>(round_down(c.l2 / 2 / (b.kc * elem), ks.nr), ks.nr, 8192);
-  const int64_t a_bytes = std::min<int64_t>(c.l3 / 4, 4 << 20);
+  const int64_t a_bytes = std::min<int64_t>(c.l3 / 4, 2 << 20);
   b.mc = std::clamp<int64_t>(round_down(a_bytes / (b.kc * elem), ks.mr), ks.mr, 16384);
   return b;
 }

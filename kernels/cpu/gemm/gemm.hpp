@@ -50,7 +50,8 @@ struct Blocking {
 template <typename T>
 Blocking blocking_for(Isa isa);
 // Overrides the derived blocking for one ISA and type (the bench's tuning sweeps); zeros restore
-// it.
+// it. MC x KC is a budget for the packed A block: the driver takes K in equal steps of at most
+// KC, then M in equal blocks of about MC x KC / step rows, at most 1024 (driver.cpp).
 template <typename T>
 void set_blocking(Isa isa, int64_t mc, int64_t kc, int64_t nc);
 
