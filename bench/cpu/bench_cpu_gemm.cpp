@@ -12,6 +12,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +23,7 @@
 #include <new>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "copy_buffers.hpp"
@@ -285,10 +287,11 @@ struct Shape3 {
 // ---- the libraries timed interleaved (paired.hpp says why) ----
 
 double g_paired_seconds = 4;  // about how long each sgemm_paired row times; --paired_seconds=S
-// Whether Google Benchmark runs each benchmark once untimed first (--benchmark_min_warmup_time
-// above 0). A row with a fixed iteration count gets one such run, which for the paired rows
-// would double their time: they skip it, as they warm up themselves.
-bool g_gb_warms_up = false;
+// Google Benchmark's warm-up (--benchmark_min_warmup_time, seconds): before timing a benchmark
+// it runs it untimed until that much time has passed. For a paired row that would be one more
+// whole measurement, doubling its time, so the row's first run only waits out the warm-up
+// (the row warms its libraries up itself).
+double g_gb_warmup_s = 0;
 
 // sgemm_paired rows: every peer in rounds, each round one block per library in rotating order.
 // Counters: <lib>_GFLOP/s from the median round, wick_vs_<peer> the median of the per-round
@@ -316,7 +319,9 @@ void bm_gemm_paired(benchmark::State& state, const std::vector<Lib>& libs, const
       static_cast<double>(libs.size()) * (opt.gap_s + std::max(opt.block_s, slowest_call));
   opt.rounds = static_cast<int>(std::clamp(g_paired_seconds / per_round, 5.0, 50.0));
   std::vector<std::vector<double>> seconds;
-  for (auto _ : state) seconds = paired::time_interleaved(calls, opt);
+  for (auto _ : state) {  // one measurement, however many iterations Google Benchmark asks for
+    if (seconds.empty()) seconds = paired::time_interleaved(calls, opt);
+  }
   for (size_t i = 0; i < libs.size(); ++i) {
     state.counters[std::string(lib_name(libs[i])) + "_GFLOP/s"] =
         p.flops() / paired::median(seconds[i]) / 1e9;
@@ -412,7 +417,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const std::string flag = "--benchmark_min_warmup_time=";
-    if (arg.rfind(flag, 0) == 0) g_gb_warms_up = std::atof(arg.c_str() + flag.size()) > 0;
+    if (arg.rfind(flag, 0) == 0) g_gb_warmup_s = std::atof(arg.c_str() + flag.size());
   }
   benchmark::Initialize(&argc, argv);
   for (int i = 1; i < argc; ++i) {
@@ -456,15 +461,17 @@ int main(int argc, char** argv) {
                                "x" + std::to_string(s.n) + (s.trans_b ? "T" : "") +
                                "/threads:" + std::to_string(threads);
       auto runs = std::make_shared<int>(0);
-      benchmark::RegisterBenchmark(name.c_str(),
-                                   [=](benchmark::State& st) {
-                                     if (g_gb_warms_up && (*runs)++ == 0) {
-                                       for (auto _ : st) {
-                                       }
-                                       return;
-                                     }
-                                     bm_gemm_paired(st, peers(), s, threads);
-                                   })
+      benchmark::RegisterBenchmark(
+          name.c_str(),
+          [=](benchmark::State& st) {
+            if (g_gb_warmup_s > 0 && (*runs)++ == 0) {
+              for (auto _ : st) {
+                std::this_thread::sleep_for(std::chrono::duration<double>(g_gb_warmup_s * 1.1));
+              }
+              return;
+            }
+            bm_gemm_paired(st, peers(), s, threads);
+          })
           ->Iterations(1)
           ->Repetitions(1)
           ->UseRealTime()
