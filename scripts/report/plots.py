@@ -177,8 +177,11 @@ def plot_gemm_cpu(r, folder):
     g = r.gemm_cpu()
     if not g:
         return None
+    paired = r.gemm_cpu_paired()
     threads = sorted({t for libs in g.values() for t in libs})
-    fig, axes = plt.subplots(1, len(threads), figsize=(6 * len(threads), 4.6), squeeze=False)
+    rows = 2 if paired else 1
+    fig, axes = plt.subplots(rows, len(threads), figsize=(6 * len(threads), 4.6 + 3.4 * (rows - 1)),
+                             squeeze=False, gridspec_kw={"height_ratios": [4.6, 3.4][:rows]})
     ns = sorted({n for libs in g.values() for pts in libs.values() for n, _ in pts})
     for ax, t in zip(axes[0], threads):
         for lib in ("wick", "openblas", "torch"):
@@ -195,12 +198,33 @@ def plot_gemm_cpu(r, folder):
         ax.set_ylim(0, max([peak / 1e9 if peak else 0] + [v for lib in g.values() for v in
                                                          [p[1] for p in lib.get(t, [])]]) * 1.12)
         ax.set_xlabel("N (square float32 matrices, C = A @ B)")
-        ax.set_ylabel("GFLOP/s (2 N^3 / median time)")
+        ax.set_ylabel("GFLOP/s (2 N^3 / median " + ("round)" if paired else "time)"))
         ax.set_title(f"CPU GEMM, {t} thread{'s' if t > 1 else ''}: wick against the libraries")
         if missing:
             ax.text(0.02, 0.97, ", ".join(missing) + ": not installed", transform=ax.transAxes,
                     va="top", fontsize=8.5, color="#a00000")
         ax.legend(loc="best")
+    if paired:
+        # The ratio within each round survives the VM's drift; the GFLOP/s above do not.
+        for ax, t in zip(axes[1], threads):
+            for peer in ("openblas", "torch"):
+                pts = sorted((n, *d["vs"][peer]) for (shape, tt), d in paired.items()
+                             if tt == t and peer in d["vs"] and r._square(shape)
+                             for n in [r._square(shape)])
+                if not pts:
+                    continue
+                x = [p[0] for p in pts]
+                med = [p[1] for p in pts]
+                lo = [p[1] - (p[2] if p[2] is not None else p[1]) for p in pts]
+                hi = [(p[3] if p[3] is not None else p[1]) - p[1] for p in pts]
+                ax.errorbar(x, med, yerr=[lo, hi], fmt="o-", color=LIB_C[peer], capsize=3, lw=1.5,
+                            label=f"wick / {LIB_NAME[peer]}")
+            ax.axhline(1.0, color=PEAK_C, ls="--", lw=1)
+            _pow2_axis(ax, ns)
+            ax.set_xlabel("N (square float32 matrices, C = A @ B)")
+            ax.set_ylabel("wick's speed / the library's\n(median over rounds; bars: 25th-75th pct.)")
+            ax.set_title(f"{t} thread{'s' if t > 1 else ''}: above 1, wick is faster (same rounds)")
+            ax.legend(loc="best")
     _stamp(fig, r)
     return _save(fig, folder, "gemm_cpu.png")
 

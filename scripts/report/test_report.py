@@ -270,6 +270,10 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 64x1024x2048 | 2 | 50.0 | 40.0 | - | 126% (120-130%) | - |", text)
         self.assertIn("GEMM against the libraries", text)
         self.assertIn("CPU GEMM N=1024, 1 thr. (GFLOP/s) | wick 90.0, OpenBLAS 100, libtorch 80.0", text)
+        if have_matplotlib():  # the GEMM plot gains a row of per-round ratios
+            rc, out = run(self.tmp, "--check")
+            self.assertEqual(rc, 0, out)
+            self.assert_pngs(["gemm_cpu.png"])
 
     def test_op_above_its_ceiling_is_marked(self):
         # An op far above its copy ceiling (a ceiling measured low) is marked and explained;
