@@ -189,7 +189,7 @@ def section_machine(r):
             out.append("The FMA peak is the cores' capacity: each thread's FLOPs per second of its own CPU "
                        "time, summed over the threads, which other processes taking a core for a while hardly "
                        "change; the wall-clock row shows what this run actually got. Percentages of peak "
-                       "below divide by the capacity.")
+                       "below divide by the capacity, or by bench/cpu's own start-up peak where that is higher.")
             out.append("")
         g = r.b("cpu_gemm")
         if g and g.context.get("fma_peak_gflops_1_thread"):
@@ -197,7 +197,8 @@ def section_machine(r):
                        f"{g.context.get('wick_gemm_isa', '?')}): "
                        f"{fmt(float(g.context['fma_peak_gflops_1_thread']))} GFLOP/s on 1 thread, "
                        f"{fmt(float(g.context.get('fma_peak_gflops_2_threads', 'nan')))} on 2; its "
-                       f"`peak_frac` counters divide by those. This report divides by the table above.")
+                       f"`peak_frac` counters divide by those. The report divides by the higher of that and the "
+                       f"table above: both are ceilings, which a busy moment of the VM only lowers.")
             out.append("")
     else:
         out += ["The machine-info program did not run: no measured peak or bandwidth.", ""]
