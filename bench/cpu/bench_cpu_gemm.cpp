@@ -271,8 +271,10 @@ void bm_gemm(benchmark::State& state, Lib lib, int64_t m, int64_t k, int64_t n, 
   const double iters = static_cast<double>(state.iterations());
   state.counters["GFLOP/s"] =
       benchmark::Counter(iters * p.flops() / 1e9, benchmark::Counter::kIsRate);
-  state.counters["peak_frac"] =
-      benchmark::Counter(iters * p.flops() / (g_peak[threads] * 1e9), benchmark::Counter::kIsRate);
+  if (g_peak[threads] > 0) {  // 0 where the CPU has no FMA loop to measure (not x86-64)
+    state.counters["peak_frac"] = benchmark::Counter(iters * p.flops() / (g_peak[threads] * 1e9),
+                                                     benchmark::Counter::kIsRate);
+  }
   state.counters["threads"] = threads;
   state.SetLabel(gemm::isa_name(lib == Lib::wick_avx2       ? gemm::Isa::avx2
                                 : lib == Lib::wick_portable ? gemm::Isa::portable
@@ -332,7 +334,9 @@ void bm_gemm_paired(benchmark::State& state, const std::vector<Lib>& libs, const
     state.counters[key + "_lo"] = paired::quantile(ratios, 0.25);
     state.counters[key + "_hi"] = paired::quantile(ratios, 0.75);
   }
-  state.counters["peak_frac"] = p.flops() / paired::median(seconds[0]) / (g_peak[threads] * 1e9);
+  if (g_peak[threads] > 0) {
+    state.counters["peak_frac"] = p.flops() / paired::median(seconds[0]) / (g_peak[threads] * 1e9);
+  }
   state.counters["rounds"] = opt.rounds;
   state.counters["threads"] = threads;
   state.SetLabel(gemm::isa_name(gemm::active_isa()));
