@@ -209,8 +209,8 @@ def plot_gemm_cpu(r, folder):
         for ax, t in zip(axes[1], threads):
             for peer in ("openblas", "torch"):
                 pts = sorted((n, *d["vs"][peer]) for (shape, tt), d in paired.items()
-                             if tt == t and peer in d["vs"] and r._square(shape)
-                             for n in [r._square(shape)])
+                             if tt == t and peer in d["vs"] and r.square_side(shape)
+                             for n in [r.square_side(shape)])
                 if not pts:
                     continue
                 x = [p[0] for p in pts]

@@ -434,7 +434,8 @@ class Results:
         return out
 
     @staticmethod
-    def _square(shape):
+    def square_side(shape):
+        """N for a shape "NxNxN" (B not transposed), else None."""
         mm = re.fullmatch(r"(\d+)x(\d+)x(\d+)", shape)
         return int(mm.group(1)) if mm and mm.group(1) == mm.group(2) == mm.group(3) else None
 
@@ -448,7 +449,7 @@ class Results:
         paired = self.gemm_cpu_paired()
         if paired:
             for (shape, t), d in paired.items():
-                n = self._square(shape)
+                n = self.square_side(shape)
                 if n:
                     for lib, v in d["gflops"].items():
                         out.setdefault(lib, {}).setdefault(t, []).append((n, v))
@@ -473,7 +474,7 @@ class Results:
         paired = self.gemm_cpu_paired()
         if paired:
             for (shape, t), d in paired.items():
-                if not self._square(shape):
+                if not self.square_side(shape):
                     out += [(shape, lib, t, v) for lib, v in d["gflops"].items()]
             return out
         for r in g.runs():
