@@ -275,6 +275,15 @@ class ReportTest(unittest.TestCase):
             self.assertEqual(rc, 0, out)
             self.assert_pngs(["gemm_cpu.png"])
 
+    def test_paired_row_without_measurement_fails_the_check(self):
+        g = load(self.tmp, "cpu_gemm")
+        g["benchmarks"].append(row("sgemm_paired/256x256x256/threads:1/iterations:1/repeats:1/real_time",
+                                   real_time=200.0))
+        save(self.tmp, "cpu_gemm", g)
+        rc, out = run(self.tmp, "--check", "--no-plots")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("no wick_GFLOP/s", out)
+
     def test_op_above_its_ceiling_is_marked(self):
         # An op far above its copy ceiling (a ceiling measured low) is marked and explained;
         # one under it is not.
