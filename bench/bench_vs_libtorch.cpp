@@ -1,16 +1,33 @@
 // bench_vs_libtorch.cpp: wick against libtorch (Debian's libtorch-dev 1.13, a bench-only
-// dependency) on the CPU, in the same run, with the same thread count: the per-op overhead of
-// a + b on 64x10 floats (with and without requires_grad), the seed training step of
-// shared/API.md (Linear 10->1, batch 64, MSELoss, SGD: forward, loss, zero_grad, backward,
-// step), an MLP step (1024 -> 1024, ReLU, -> 1024, batch 256, MSELoss, SGD), a leaf's first
-// gradient (1024 x 1024), and the
-// memory-bound ops of a training step on 2^20 floats (add, add with alpha, a * number, where,
-// relu, a > 0, exp, sum, softmax). Run by scripts/main.sh (its vs_libtorch step, full runs), whose
-// report compares the times (sections 3 and 5).
+// dependency) on the CPU, timed interleaved in rounds (paired.hpp: on a VM whose speed drifts
+// from second to second, rows timed one library after the other compare moments, not
+// libraries), with the same thread count: the per-op overhead of a + b on 64x10 floats (with
+// and without requires_grad), the seed training step of shared/API.md (Linear 10->1, batch 64,
+// MSELoss, SGD: forward, loss, zero_grad, backward, step), an MLP step (1024 -> 1024, ReLU, ->
+// 1024, batch 256, MSELoss, SGD), a leaf's first gradient (1024 x 1024), and the memory-bound
+// ops of a training step on 2^20 floats (add, add with alpha, a * number, where, relu, a > 0,
+// exp, sum, softmax). Each row, paired/<what>/<args>, reports wick_us and torch_us (each
+// library's median round, microseconds per call) and wick_vs_torch, the median of the per-round
+// speed ratios (libtorch's time over wick's: above 1, wick is faster) with its 25th and 75th
+// percentiles (_lo, _hi). --paired_seconds=S: about how long each row times (default 3).
+// Run by scripts/main.sh (its vs_libtorch step, full runs), whose report shows the rows in
+// sections 3 and 5.
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
 #include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "paired.hpp"
+#include "paired_rows.hpp"
 
 #include "wick/wick.hpp"
 
@@ -32,17 +49,52 @@ void set_threads(int n) {
 #endif
 }
 
-void BM_wick_add_small(benchmark::State& state) {
-  set_threads(static_cast<int>(state.range(1)));
-  wick::Tensor a = wick::randn({64, 10}), b = wick::randn({64, 10});
-  if (state.range(0)) a.requires_grad_(true);
-  for (auto _ : state) benchmark::DoNotOptimize(a + b);
+// One row's two sides, each a call that owns its inputs (and model), made on the row's thread
+// count.
+struct Pair {
+  std::function<void()> wick, torch;
+};
+
+double g_paired_seconds = 3;
+
+void measure_pair(benchmark::State& state, int threads, const std::function<Pair()>& make) {
+  set_threads(threads);
+  const Pair pair = make();
+  double slowest_call = 0;
+  for (const auto* call : {&pair.wick, &pair.torch}) {  // warm up, and size the rounds
+    const double t0 = paired::now_s();
+    (*call)();
+    slowest_call = std::max(slowest_call, paired::now_s() - t0);
+  }
+  paired::Options opt;
+  opt.block_s = threads > 1 ? 0.02 : 0.005;
+  opt.gap_s = threads > 1 ? 0.15 : 0;
+  const double per_round = 2 * (opt.gap_s + std::max(opt.block_s, slowest_call));
+  opt.rounds = static_cast<int>(std::clamp(g_paired_seconds / per_round, 5.0, 50.0));
+  std::vector<std::vector<double>> seconds;
+  for (auto _ : state) {  // one measurement, however many iterations Google Benchmark asks for
+    if (seconds.empty()) seconds = paired::time_interleaved({pair.wick, pair.torch}, opt);
+  }
+  const std::vector<double> ratios = paired::speed_ratios(seconds[0], seconds[1]);
+  state.counters["wick_us"] = paired::median(seconds[0]) * 1e6;
+  state.counters["torch_us"] = paired::median(seconds[1]) * 1e6;
+  state.counters["wick_vs_torch"] = paired::median(ratios);
+  state.counters["wick_vs_torch_lo"] = paired::quantile(ratios, 0.25);
+  state.counters["wick_vs_torch_hi"] = paired::quantile(ratios, 0.75);
+  state.counters["rounds"] = opt.rounds;
+  state.counters["threads"] = threads;
 }
-void BM_torch_add_small(benchmark::State& state) {
-  set_threads(static_cast<int>(state.range(1)));
-  torch::Tensor a = torch::randn({64, 10}), b = torch::randn({64, 10});
-  if (state.range(0)) a.requires_grad_(true);
-  for (auto _ : state) benchmark::DoNotOptimize(a + b);
+
+// a + b on 64x10 floats: the per-op overhead.
+Pair add_small(bool requires_grad) {
+  wick::Tensor wa = wick::randn({64, 10}), wb = wick::randn({64, 10});
+  torch::Tensor ta = torch::randn({64, 10}), tb = torch::randn({64, 10});
+  if (requires_grad) {
+    wa.requires_grad_(true);
+    ta.requires_grad_(true);
+  }
+  return {[wa, wb] { benchmark::DoNotOptimize(wa + wb); },
+          [ta, tb] { benchmark::DoNotOptimize(ta + tb); }};
 }
 
 struct WickSeed : wick::nn::Module {
@@ -51,90 +103,79 @@ struct WickSeed : wick::nn::Module {
   wick::nn::Linear linear;
 };
 
-void BM_wick_seed_step(benchmark::State& state) {
-  set_threads(static_cast<int>(state.range(0)));
-  WickSeed model;
-  wick::Tensor data = wick::randn({64, 10}), target = wick::randn({64, 1});
-  wick::nn::MSELoss criterion;
-  wick::optim::SGD optimizer(model.parameters(), wick::optim::SGDOptions(0.01));
-  for (auto _ : state) {
-    wick::Tensor loss = criterion(model.forward(data), target);
+// A training step's parts, kept together for the call that runs it.
+template <class Model, class Tensor, class Loss, class Optimizer>
+struct Step {
+  Step(Model m, Tensor x, Tensor y)
+      : model(std::move(m)),
+        data(std::move(x)),
+        target(std::move(y)),
+        optimizer(model->parameters(), 0.01) {}
+  Model model;
+  Tensor data, target;
+  Loss criterion;
+  Optimizer optimizer;
+  void operator()() {
+    Tensor loss = criterion(model->forward(data), target);
     optimizer.zero_grad();
     loss.backward();
     optimizer.step();
   }
-}
-void BM_torch_seed_step(benchmark::State& state) {
-  set_threads(static_cast<int>(state.range(0)));
-  torch::nn::Linear model(10, 1);
-  torch::Tensor data = torch::randn({64, 10}), target = torch::randn({64, 1});
-  torch::nn::MSELoss criterion;
-  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.01));
-  for (auto _ : state) {
-    torch::Tensor loss = criterion(model->forward(data), target);
-    optimizer.zero_grad();
-    loss.backward();
-    optimizer.step();
-  }
+};
+
+template <class S>
+std::function<void()> shared_call(std::shared_ptr<S> step) {
+  return [step] { (*step)(); };
 }
 
-// The MLP step's matmuls: 2 forward, 3 backward (dX and dW of the second layer, dW of the
-// first: the data needs no gradient), each 2 * 256 * 1024 * 1024 FLOPs.
-constexpr double kMlpStepFlops = 5.0 * 2 * 256 * 1024 * 1024;
-
-void BM_wick_mlp_step(benchmark::State& state) {
-  set_threads(static_cast<int>(state.range(0)));
-  wick::nn::Sequential model;
-  model->push_back(wick::nn::Linear(1024, 1024));
-  model->push_back(wick::nn::ReLU());
-  model->push_back(wick::nn::Linear(1024, 1024));
-  wick::Tensor data = wick::randn({256, 1024}), target = wick::randn({256, 1024});
-  wick::nn::MSELoss criterion;
-  wick::optim::SGD optimizer(model->parameters(), wick::optim::SGDOptions(0.01));
-  for (auto _ : state) {
-    wick::Tensor loss = criterion(model->forward(data), target);
-    optimizer.zero_grad();
-    loss.backward();
-    optimizer.step();
-  }
-  state.counters["GFLOP/s"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * kMlpStepFlops / 1e9, benchmark::Counter::kIsRate);
+// The seed step of shared/API.md: Linear 10->1, batch 64, MSELoss, SGD.
+Pair seed_step() {
+  auto wick_model = std::make_shared<WickSeed>();
+  using WickStep =
+      Step<std::shared_ptr<WickSeed>, wick::Tensor, wick::nn::MSELoss, wick::optim::SGD>;
+  auto wick_step =
+      std::make_shared<WickStep>(wick_model, wick::randn({64, 10}), wick::randn({64, 1}));
+  torch::nn::Linear torch_model(10, 1);
+  using TorchStep = Step<torch::nn::Linear, torch::Tensor, torch::nn::MSELoss, torch::optim::SGD>;
+  auto torch_step =
+      std::make_shared<TorchStep>(torch_model, torch::randn({64, 10}), torch::randn({64, 1}));
+  return {shared_call(wick_step), shared_call(torch_step)};
 }
-void BM_torch_mlp_step(benchmark::State& state) {
-  set_threads(static_cast<int>(state.range(0)));
-  torch::nn::Sequential model(torch::nn::Linear(1024, 1024), torch::nn::ReLU(),
-                              torch::nn::Linear(1024, 1024));
-  torch::Tensor data = torch::randn({256, 1024}), target = torch::randn({256, 1024});
-  torch::nn::MSELoss criterion;
-  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.01));
-  for (auto _ : state) {
-    torch::Tensor loss = criterion(model->forward(data), target);
-    optimizer.zero_grad();
-    loss.backward();
-    optimizer.step();
-  }
-  state.counters["GFLOP/s"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) * kMlpStepFlops / 1e9, benchmark::Counter::kIsRate);
+
+// An MLP step: 1024 -> 1024, ReLU, -> 1024, batch 256, MSELoss, SGD. Its matmuls: 2 forward, 3
+// backward (dX and dW of the second layer, dW of the first: the data needs no gradient), each
+// 2 * 256 * 1024 * 1024 FLOPs.
+Pair mlp_step() {
+  wick::nn::Sequential wick_model;
+  wick_model->push_back(wick::nn::Linear(1024, 1024));
+  wick_model->push_back(wick::nn::ReLU());
+  wick_model->push_back(wick::nn::Linear(1024, 1024));
+  using WickStep = Step<wick::nn::Sequential, wick::Tensor, wick::nn::MSELoss, wick::optim::SGD>;
+  auto wick_step =
+      std::make_shared<WickStep>(wick_model, wick::randn({256, 1024}), wick::randn({256, 1024}));
+  torch::nn::Sequential torch_model(torch::nn::Linear(1024, 1024), torch::nn::ReLU(),
+                                    torch::nn::Linear(1024, 1024));
+  using TorchStep =
+      Step<torch::nn::Sequential, torch::Tensor, torch::nn::MSELoss, torch::optim::SGD>;
+  auto torch_step = std::make_shared<TorchStep>(torch_model, torch::randn({256, 1024}),
+                                                torch::randn({256, 1024}));
+  return {shared_call(wick_step), shared_call(torch_step)};
 }
 
 // A leaf's first gradient: (w * 2).sum().backward() on a 1024x1024 leaf whose .grad is unset
 // before each call, as after zero_grad() with set_to_none. Both libraries make the gradient
 // (grad * 2, 4 MiB) and hand that buffer to w.grad without a copy (wick since c3a8fde).
-void BM_wick_first_grad(benchmark::State& state) {
-  set_threads(static_cast<int>(state.range(0)));
-  wick::Tensor w = wick::randn({1024, 1024}).requires_grad_();
-  for (auto _ : state) {
-    w.mutable_grad() = wick::Tensor();
-    (w * 2.0).sum().backward();
-  }
-}
-void BM_torch_first_grad(benchmark::State& state) {
-  set_threads(static_cast<int>(state.range(0)));
-  torch::Tensor w = torch::randn({1024, 1024}).requires_grad_();
-  for (auto _ : state) {
-    w.mutable_grad() = torch::Tensor();
-    (w * 2.0).sum().backward();
-  }
+Pair first_grad() {
+  wick::Tensor wick_w = wick::randn({1024, 1024}).requires_grad_();
+  torch::Tensor torch_w = torch::randn({1024, 1024}).requires_grad_();
+  return {[wick_w]() mutable {
+            wick_w.mutable_grad() = wick::Tensor();
+            (wick_w * 2.0).sum().backward();
+          },
+          [torch_w]() mutable {
+            torch_w.mutable_grad() = torch::Tensor();
+            (torch_w * 2.0).sum().backward();
+          }};
 }
 
 // The memory-bound ops of the report's section 5 on 2^20 floats (rows of 1024 for softmax),
@@ -177,51 +218,54 @@ struct SoftmaxRows {
 };
 
 template <class Op>
-void BM_wick_op(benchmark::State& state) {
-  set_threads(static_cast<int>(state.range(0)));
-  wick::Tensor a = wick::randn({kRows, kCols}), b = wick::randn({kRows, kCols});
-  wick::Tensor mask = wick::randn({kRows, kCols}) > 0.0;
-  for (auto _ : state) benchmark::DoNotOptimize(Op{}(a, b, mask));
-}
-template <class Op>
-void BM_torch_op(benchmark::State& state) {
-  set_threads(static_cast<int>(state.range(0)));
-  torch::Tensor a = torch::randn({kRows, kCols}), b = torch::randn({kRows, kCols});
-  torch::Tensor mask = torch::randn({kRows, kCols}) > 0.0;
-  for (auto _ : state) benchmark::DoNotOptimize(Op{}(a, b, mask));
+Pair op_pair() {
+  wick::Tensor wa = wick::randn({kRows, kCols}), wb = wick::randn({kRows, kCols});
+  wick::Tensor wmask = wick::randn({kRows, kCols}) > 0.0;
+  torch::Tensor ta = torch::randn({kRows, kCols}), tb = torch::randn({kRows, kCols});
+  torch::Tensor tmask = torch::randn({kRows, kCols}) > 0.0;
+  return {[wa, wb, wmask] { benchmark::DoNotOptimize(Op{}(wa, wb, wmask)); },
+          [ta, tb, tmask] { benchmark::DoNotOptimize(Op{}(ta, tb, tmask)); }};
 }
 
 }  // namespace
 
-// Args: {requires_grad, threads} for add; {threads} for the steps. wick and torch alternate so
-// that both see the same machine state.
-BENCHMARK(BM_wick_add_small)->Args({0, 1})->Args({1, 1});
-BENCHMARK(BM_torch_add_small)->Args({0, 1})->Args({1, 1});
-BENCHMARK(BM_wick_seed_step)->Arg(1);
-BENCHMARK(BM_torch_seed_step)->Arg(1);
-BENCHMARK(BM_wick_mlp_step)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_torch_mlp_step)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_wick_first_grad)->Arg(1);
-BENCHMARK(BM_torch_first_grad)->Arg(1);
-
-// The memory-bound ops, named BM_<library>_<op>/<threads> as the rows above.
-BENCHMARK(BM_wick_op<Add>)->Name("BM_wick_add")->Arg(1)->Arg(2);
-BENCHMARK(BM_torch_op<Add>)->Name("BM_torch_add")->Arg(1)->Arg(2);
-BENCHMARK(BM_wick_op<MulScalar>)->Name("BM_wick_mul_scalar")->Arg(1)->Arg(2);
-BENCHMARK(BM_torch_op<MulScalar>)->Name("BM_torch_mul_scalar")->Arg(1)->Arg(2);
-BENCHMARK(BM_wick_op<AddAlpha>)->Name("BM_wick_add_alpha")->Arg(1)->Arg(2);
-BENCHMARK(BM_torch_op<AddAlpha>)->Name("BM_torch_add_alpha")->Arg(1)->Arg(2);
-BENCHMARK(BM_wick_op<WhereScalar>)->Name("BM_wick_where_scalar")->Arg(1)->Arg(2);
-BENCHMARK(BM_torch_op<WhereScalar>)->Name("BM_torch_where_scalar")->Arg(1)->Arg(2);
-BENCHMARK(BM_wick_op<GreaterThanZero>)->Name("BM_wick_gt_zero")->Arg(1)->Arg(2);
-BENCHMARK(BM_torch_op<GreaterThanZero>)->Name("BM_torch_gt_zero")->Arg(1)->Arg(2);
-BENCHMARK(BM_wick_op<Exp>)->Name("BM_wick_exp")->Arg(1)->Arg(2);
-BENCHMARK(BM_torch_op<Exp>)->Name("BM_torch_exp")->Arg(1)->Arg(2);
-BENCHMARK(BM_wick_op<Relu>)->Name("BM_wick_relu")->Arg(1)->Arg(2);
-BENCHMARK(BM_torch_op<Relu>)->Name("BM_torch_relu")->Arg(1)->Arg(2);
-BENCHMARK(BM_wick_op<Sum>)->Name("BM_wick_sum")->Arg(1)->Arg(2);
-BENCHMARK(BM_torch_op<Sum>)->Name("BM_torch_sum")->Arg(1)->Arg(2);
-BENCHMARK(BM_wick_op<SoftmaxRows>)->Name("BM_wick_softmax_rows")->Arg(1)->Arg(2);
-BENCHMARK(BM_torch_op<SoftmaxRows>)->Name("BM_torch_softmax_rows")->Arg(1)->Arg(2);
-
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  paired::read_gb_warmup(argc, argv);
+  benchmark::Initialize(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--paired_seconds=", 0) == 0) {
+      g_paired_seconds = std::atof(arg.c_str() + 17);
+    } else {
+      std::fprintf(stderr, "%s: unknown argument %s\n", argv[0], arg.c_str());
+      return 2;
+    }
+  }
+  // paired/<what>/<args>; args: requires_grad and threads for add_small, threads for the rest.
+  const auto row = [](const std::string& name, int threads, std::function<Pair()> make) {
+    paired::register_row(
+        "paired/" + name + "/" + std::to_string(threads),
+        [threads, make](benchmark::State& state) { measure_pair(state, threads, make); })
+        ->Unit(benchmark::kMicrosecond);
+  };
+  row("add_small/0", 1, [] { return add_small(false); });
+  row("add_small/1", 1, [] { return add_small(true); });
+  row("seed_step", 1, seed_step);
+  for (int threads : {1, 2}) row("mlp_step", threads, mlp_step);
+  row("first_grad", 1, first_grad);
+  // The memory-bound ops.
+  for (int threads : {1, 2}) {
+    row("add", threads, op_pair<Add>);
+    row("mul_scalar", threads, op_pair<MulScalar>);
+    row("add_alpha", threads, op_pair<AddAlpha>);
+    row("where_scalar", threads, op_pair<WhereScalar>);
+    row("gt_zero", threads, op_pair<GreaterThanZero>);
+    row("exp", threads, op_pair<Exp>);
+    row("relu", threads, op_pair<Relu>);
+    row("sum", threads, op_pair<Sum>);
+    row("softmax_rows", threads, op_pair<SoftmaxRows>);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -214,7 +214,7 @@ step_training() {
 step_cpu_ops() { bench cpu_ops "$build/bench/wick_bench_cpu_ops" "${gb_time[@]}"; }
 step_cpu_gemm() {
   local f=()
-  # The report's sgemm tables come from the paired rows (bench/cpu/paired.hpp), not from the
+  # The report's sgemm tables come from the paired rows (bench/paired.hpp), not from the
   # one-library-at-a-time sgemm/<lib> rows, which docs/cpu-gemm.md's tables use.
   f=(--benchmark_filter='^(fma_peak|sgemm_paired/|dgemm/|ladder/|memcpy|add_)' --paired_seconds=4)
   [ $quick = 1 ] && f=(--benchmark_filter='^(fma_peak|sgemm_paired/(64x64x64|128x128x128|256x256x256|512x512x512|1024x1024x1024)/|memcpy|add_kernel)' --paired_seconds=1)
@@ -240,7 +240,7 @@ add_step seeds 3 5
 add_step training 8 120
 add_step cpu_ops 20 45
 [ -x "$build/bench/cpu/wick_bench_cpu_gemm" ] && add_step cpu_gemm 60 280
-[ $quick = 0 ] && [ -x "$build/bench/wick_bench_vs_libtorch" ] && add_step vs_libtorch 0 90
+[ $quick = 0 ] && [ -x "$build/bench/wick_bench_vs_libtorch" ] && add_step vs_libtorch 0 50
 [ $gpu = 1 ] && add_step gpu 25 90
 [ $gpu = 1 ] && [ -x "$build/bench/gpu/wick_bench_gemm_ladder" ] && add_step gemm_ladder 20 120
 if [ $gpu = 0 ]; then echo "   GPU benchmarks skipped: $gpu_why"; fi

@@ -32,6 +32,7 @@
 #include "gemm_ladder.hpp"
 #include "kernels.hpp"
 #include "paired.hpp"
+#include "paired_rows.hpp"
 #include "wick/wick.hpp"
 
 #if defined(_OPENMP)
@@ -289,12 +290,6 @@ struct Shape3 {
 // ---- the libraries timed interleaved (paired.hpp says why) ----
 
 double g_paired_seconds = 4;  // about how long each sgemm_paired row times; --paired_seconds=S
-// Google Benchmark's warm-up (--benchmark_min_warmup_time, seconds): before timing a benchmark
-// it runs it untimed until that much time has passed. For a paired row that would be one more
-// whole measurement, doubling its time, so the row's first run only waits out the warm-up
-// (the row warms its libraries up itself).
-double g_gb_warmup_s = 0;
-
 // sgemm_paired rows: every peer in rounds, each round one block per library in rotating order.
 // Counters: <lib>_GFLOP/s from the median round, wick_vs_<peer> the median of the per-round
 // speed ratios (above 1: wick faster), and _lo/_hi their 25th and 75th percentiles.
@@ -418,11 +413,7 @@ void BM_add_op(benchmark::State& state) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const std::string flag = "--benchmark_min_warmup_time=";
-    if (arg.rfind(flag, 0) == 0) g_gb_warmup_s = std::atof(arg.c_str() + flag.size());
-  }
+  paired::read_gb_warmup(argc, argv);
   benchmark::Initialize(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -464,22 +455,9 @@ int main(int argc, char** argv) {
       const std::string name = "sgemm_paired/" + std::to_string(s.m) + "x" + std::to_string(s.k) +
                                "x" + std::to_string(s.n) + (s.trans_b ? "T" : "") +
                                "/threads:" + std::to_string(threads);
-      auto runs = std::make_shared<int>(0);
-      benchmark::RegisterBenchmark(
-          name.c_str(),
-          [=](benchmark::State& st) {
-            if (g_gb_warmup_s > 0 && (*runs)++ == 0) {
-              for (auto _ : st) {
-                std::this_thread::sleep_for(std::chrono::duration<double>(g_gb_warmup_s * 1.1));
-              }
-              return;
-            }
-            bm_gemm_paired(st, peers(), s, threads);
-          })
-          ->Iterations(1)
-          ->Repetitions(1)
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
+      paired::register_row(name, [=](benchmark::State& st) {
+        bm_gemm_paired(st, peers(), s, threads);
+      })->Unit(benchmark::kMillisecond);
     }
   }
   for (int threads : {1, 2}) {

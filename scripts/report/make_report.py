@@ -353,11 +353,23 @@ def section_training(r, plots):
                 if what == "add_small" and len(parts) == 2:
                     label += ", requires_grad" if parts[0] == "1" else ""
                     parts = parts[1:]
-                rows.append([label, parts[0], ms_us(d["wick"]), ms_us(d["torch"]), f"{d['torch'] / d['wick']:.2f}"])
-        out += ["The same kind of work against libtorch on the CPU (bench_vs_libtorch, same run, same threads; "
-                "a ratio above 1: wick is faster):", "",
-                table(["what", "threads", "wick", "libtorch", "libtorch / wick"], rows), ""]
+                rows.append([label, parts[0], ms_us(d["wick"]), ms_us(d["torch"]), speedup_cell(d)])
+        out += ["The same kind of work against libtorch on the CPU (bench_vs_libtorch, same threads; "
+                + VS_TORCH_HOW + "):", "",
+                table(["what", "threads", "wick", "libtorch", "wick's speed / libtorch's"], rows), ""]
     return out
+
+
+# How bench_vs_libtorch's tables were measured, for their captions.
+VS_TORCH_HOW = ("the two timed interleaved in rounds, times are each library's median round, the ratio is the "
+                "median of the per-round ratios with the middle half of the rounds in brackets; above 1: wick "
+                "is faster")
+
+
+def speedup_cell(d):
+    """wick's speed over libtorch's: the median of the rounds with their middle half."""
+    med, lo, hi = d["vs"]
+    return f"{med:.2f} ({lo:.2f}-{hi:.2f})"
 
 
 def vs_cell(vs, peer, gflops):
@@ -471,12 +483,12 @@ def membound_vs_torch(r):
     for what, label in MEMBOUND_VS_TORCH.items():
         for (w, args), d in sorted(vt.items(), key=lambda kv: kv[0][1]):
             if w == what and "wick" in d and "torch" in d:
-                rows.append([label, args, ms_us(d["wick"]), ms_us(d["torch"]), f"{d['torch'] / d['wick']:.2f}"])
+                rows.append([label, args, ms_us(d["wick"]), ms_us(d["torch"]), speedup_cell(d)])
     if not rows:
         return []
-    return ["The same ops against libtorch (bench_vs_libtorch, same run, same threads; float32, 2^20 elements "
-            "as [1024, 1024], a new output on every call in both libraries; a ratio above 1: wick is faster):",
-            "", table(["op", "threads", "wick", "libtorch", "libtorch / wick"], rows), "",
+    return ["The same ops against libtorch (bench_vs_libtorch, same threads; float32, 2^20 elements as "
+            "[1024, 1024], a new output on every call in both libraries; " + VS_TORCH_HOW + "):",
+            "", table(["op", "threads", "wick", "libtorch", "wick's speed / libtorch's"], rows), "",
             "wick's sum adds in double (16 double lanes: a float64 sum rounded to float32 at the end, the same "
             "for any thread count); libtorch 1.13's adds in float32 (checked with python3-torch: its sum of 2^22 "
             "uniform floats differed from the float64 sum rounded to float32 in 6 of 20 draws). Converting each "
@@ -546,8 +558,9 @@ def section_method(r):
         "repetitions, widths up to 4096 and the whole GEMM suite).",
         "- **Warm-ups**: every program runs its work before timing it: Google Benchmark's warm-up "
         "(`--benchmark_min_warmup_time`, " + ("0.1 s" if mode == "quick" else "0.2 s") + " of untimed calls "
-        "per benchmark in cpu_ops, bench/cpu and vs_libtorch, so a slow first call that faults in fresh pages "
-        "is never the one timed; machine_info writes its buffers before timing, and Google Benchmark's "
+        "per benchmark in cpu_ops and bench/cpu, so a slow first call that faults in fresh pages "
+        "is never the one timed; one untimed call per library before the paired rows of bench/cpu and "
+        "vs_libtorch; machine_info writes its buffers before timing, and Google Benchmark's "
         "iteration-count search runs before its first repetition), one untimed call (bench/cpu's "
         "GEMMs), 1 to 5 untimed training steps and 20 untimed calls before the per-op latencies "
         "(bench_training: caching allocator, OpenMP pool, cuBLAS handle, first-touch pages), 3 untimed "
@@ -556,17 +569,19 @@ def section_method(r):
         "budget (2 s; quick: 0.25 s) is spent, at least 3, and reports the median with p10, p90, min and max. "
         "machine_info repeats each row (copy: 5, quick 3; FMA: twice as many, shorter) and gives the ceiling "
         "as the best repetition (a busy machine only lowers a ceiling) with the median beside it. "
-        "bench/gpu reports the median of 10 to 30 timed runs (5 for the largest GEMMs). cpu_ops, bench/cpu and "
-        "vs_libtorch run each benchmark 3 times and report the median repetition, each repetition being Google "
+        "bench/gpu reports the median of 10 to 30 timed runs (5 for the largest GEMMs). cpu_ops and bench/cpu's "
+        "unpaired rows run each benchmark 3 times and report the median repetition, each repetition being Google "
         "Benchmark's mean over the iterations that fill its min time ("
         + ("0.05 s" if mode == "quick" else "0.25 s") + "). All rates here are per second of wall clock.",
-        ] + (["- **GEMM against the libraries**: bench/cpu's float32 GEMM rows (`sgemm_paired`) time the libraries "
+        ] + (["- **wick against the libraries**: bench/cpu's float32 GEMM rows (`sgemm_paired`) and vs_libtorch's "
+              "rows (`paired/`) time the libraries "
               "interleaved, once each per round in rotating order, in 5 to 50 rounds per row. A round's entry for a "
               "library is one call, or on small sizes the median call of a short block (5 ms on 1 thread, 20 ms on "
-              "more; the first call of a block, which wakes the thread pool, dropped). On more than one thread each "
+              "more; the first call of a block, which wakes the thread pool, dropped; calls under 50 us timed in batches, so "
+              "that the clock's own cost stays out). On more than one thread each "
               "block starts after a 0.15 s pause: an idle OpenMP or OpenBLAS pool keeps spinning for a while after a "
               "call (OpenBLAS's for about 0.1 s) and, with no spare core, slows the library that runs next."]
-             if r.gemm_cpu_paired() else []) + [
+             if r.gemm_cpu_paired() or r.vs_libtorch() else []) + [
         "- **GPU timing**: bench_training uses a host clock with `wick::cuda::synchronize()` inside the timed "
         "region (the clock stops when the GPU is done, as a user waits); bench/gpu uses CUDA events on the "
         "stream wick queues on for device work and a host clock for transfers (`to()` returns when the data "
@@ -651,11 +666,14 @@ def check(r, plots):
             for k, v in row.items():
                 if isinstance(v, (int, float)) and not isinstance(v, bool) and not finite(v):
                     fails.append(f"{name}: {row['name']}: {k} = {v} is not finite")
-            paired = [k for k in row if k.endswith("_GFLOP/s") or k.startswith("wick_vs_")]  # sgemm_paired
-            if row.get("name", "").startswith("sgemm_paired/") and "wick_GFLOP/s" not in row:
-                # bench/cpu skips Google Benchmark's warm-up run of a paired row by counting runs;
-                # a library version that ran no warm-up would report the skipped run instead.
-                fails.append(f"{name}: {row['name']}: no wick_GFLOP/s (the reported run did not measure)")
+            # The paired rows' counters (bench/paired.hpp): sgemm_paired/ in bench/cpu, paired/ in vs_libtorch.
+            paired = [k for k in row if k.endswith(("_GFLOP/s", "_us")) or k.startswith("wick_vs_")]
+            must = {"sgemm_paired/": "wick_GFLOP/s", "paired/": "wick_us"}
+            for prefix, counter in must.items():
+                if row.get("name", "").startswith(prefix) and counter not in row:
+                    # A paired row skips Google Benchmark's warm-up run by counting runs (paired_rows.hpp);
+                    # a library version that ran no warm-up would report the skipped run instead.
+                    fails.append(f"{name}: {row['name']}: no {counter} (the reported run did not measure)")
             for k in ["real_time", "median_ms", "GFLOP/s", "TFLOP/s", "GB/s", "bytes_per_second", "FLOP/s"] + paired:
                 if k in row and row.get("aggregate_name") not in ("stddev", "cv") and not (finite(row[k]) and row[k] > 0):
                     fails.append(f"{name}: {row['name']}: {k} = {row[k]} is not positive")

@@ -628,15 +628,19 @@ class Results:
 
     # ---- peers on the training step ----
     def vs_libtorch(self):
+        """{(what, args): {"wick": ms, "torch": ms, "vs": (median, p25, p75)}} from the paired/<what>/<args>
+        rows: each library's median round (time per call) and wick's speed over libtorch's, the median
+        of the per-round ratios with its middle half (the two timed interleaved, bench/paired.hpp)."""
         v = self.b("vs_libtorch")
         out = {}
         if not v:
             return out
         for r in v.runs():
-            mm = re.match(r"BM_(wick|torch)_(\w+?)/(.*)", r["name"])
-            if mm:
-                t = r["real_time"] * time_unit_s(r.get("time_unit", "ns")) * 1e3
-                out.setdefault((mm.group(2), mm.group(3)), {})[mm.group(1)] = t
+            mm = re.match(r"paired/(\w+?)/(.*)", r["name"].split("/iterations:")[0])
+            if mm and "wick_us" in r and "torch_us" in r:
+                out[(mm.group(1), mm.group(2))] = {
+                    "wick": r["wick_us"] / 1e3, "torch": r["torch_us"] / 1e3,
+                    "vs": tuple(r.get("wick_vs_torch" + k, float("nan")) for k in ("", "_lo", "_hi"))}
         return out
 
     # ---- 6. spread ----

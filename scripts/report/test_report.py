@@ -196,19 +196,27 @@ class ReportTest(unittest.TestCase):
 
     @unittest.skipUnless(have_matplotlib(), "matplotlib not installed")
     def test_vs_libtorch_rows_split_by_section(self):
-        # bench_vs_libtorch's training rows go to section 3, its memory-bound ops to section 5.
-        rows = [row("BM_wick_mlp_step/1", real_time=20.0), row("BM_torch_mlp_step/1", real_time=30.0),
-                row("BM_wick_where_scalar/2", real_time=0.1), row("BM_torch_where_scalar/2", real_time=2.0),
-                row("BM_wick_sum/1", real_time=0.09), row("BM_torch_sum/1", real_time=0.045)]
+        # bench_vs_libtorch's paired training rows go to section 3, its memory-bound ops to section 5.
+        def pair(name, wick_us, torch_us, lo, hi):
+            return row(name, wick_us=wick_us, torch_us=torch_us, wick_vs_torch=torch_us / wick_us,
+                       wick_vs_torch_lo=lo, wick_vs_torch_hi=hi, rounds=9)
+        rows = [pair("paired/mlp_step/1", 20000.0, 30000.0, 1.4, 1.6), pair("paired/where_scalar/2", 100.0, 2000.0, 19, 21),
+                pair("paired/sum/1", 90.0, 45.0, 0.45, 0.55)]
         save(self.tmp, "vs_libtorch", {"context": {}, "benchmarks": rows})
         rc, out = run(self.tmp, "--check")
         self.assertEqual(rc, 0, out)
         text = self.report()
         s3, s5 = text.index("## 3. Seed program 2"), text.index("## 5. Memory-bound ops")
         s6 = text.index("## 6. How it was measured")
-        mlp = text.index("| MLP step (1024 wide, batch 256) | 1 | 20.0 ms | 30.0 ms | 1.50 |")
-        where = text.index("| where(mask, 0, g) | 2 | 100 us | 2.00 ms | 20.00 |")
-        total = text.index("| sum | 1 | 90.0 us | 45.0 us | 0.50 |")
+        mlp = text.index("| MLP step (1024 wide, batch 256) | 1 | 20.0 ms | 30.0 ms | 1.50 (1.40-1.60) |")
+        where = text.index("| where(mask, 0, g) | 2 | 100 us | 2.00 ms | 20.00 (19.00-21.00) |")
+        total = text.index("| sum | 1 | 90.0 us | 45.0 us | 0.50 (0.45-0.55) |")
+        self.assertIn("rows (`paired/`)", text[s6:])
+        # A paired row whose reported run did not measure fails the check.
+        save(self.tmp, "vs_libtorch", {"context": {}, "benchmarks": rows + [row("paired/exp/1")]})
+        rc, out = run(self.tmp, "--check", "--no-plots")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("paired/exp/1: no wick_us", out)
         self.assertTrue(s3 < mlp < s5 < where < s6 and s5 < total < s6)
 
     def test_insane_numbers_fail_the_check(self):
@@ -268,7 +276,7 @@ class ReportTest(unittest.TestCase):
         self.assertIn("| 1024 | 90.0 | 100 | 80.0 | ", text)
         self.assertIn("| 93% (91-96%) | 110% (105-120%) |", text)
         self.assertIn("| 64x1024x2048 | 2 | 50.0 | 40.0 | - | 126% (120-130%) | - |", text)
-        self.assertIn("GEMM against the libraries", text)
+        self.assertIn("wick against the libraries", text)
         self.assertIn("CPU GEMM N=1024, 1 thr. (GFLOP/s) | wick 90.0, OpenBLAS 100, libtorch 80.0", text)
         if have_matplotlib():  # the GEMM plot gains a row of per-round ratios
             rc, out = run(self.tmp, "--check")

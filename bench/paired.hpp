@@ -7,7 +7,8 @@
 //
 // Each round runs every implementation once, in an order that rotates from round to round, as
 // a block: calls until the block lasts block_s (the first call is dropped when there are more,
-// since it wakes thread pools), the block's median call kept. Before each block the program
+// since it wakes thread pools), the block's median call kept; calls under 50 us are timed in
+// batches (time_block). Before each block the program
 // sleeps gap_s. That is for threads: an idle pool keeps its cores spinning for a while after a
 // call (libgomp for its spin count, OpenBLAS's pthreads for 2^28 TSC ticks, about 0.1 s), and on
 // a machine with no spare core those spinners slow whichever library runs next. On two threads
@@ -50,17 +51,31 @@ inline double quantile(std::vector<double> v, double q) {
   return v[lo] + (pos - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
-// One block of `call`: the median seconds per call.
+// Calls shorter than this are timed in batches: the clock's own cost (tens of nanoseconds on a
+// VM) would otherwise be a visible part of a sub-microsecond call, and not the same part for two
+// libraries whose calls differ in length.
+constexpr double kMinSampleS = 50e-6;
+
+// One block of `call`: the median seconds per call. The batch doubles until one lasts
+// kMinSampleS; samples of smaller batches are dropped.
 inline double time_block(const std::function<void()>& call, double block_s) {
-  std::vector<double> calls;
+  std::vector<double> per_call;
+  long batch = 1;
   const double start = now_s();
-  do {
+  for (;;) {
     const double t0 = now_s();
-    call();
-    calls.push_back(now_s() - t0);
-  } while (now_s() - start < block_s);
-  if (calls.size() > 1) calls.erase(calls.begin());
-  return median(calls);
+    for (long i = 0; i < batch; ++i) call();
+    const double sample = now_s() - t0;
+    if (sample < kMinSampleS && batch < (1L << 24)) {
+      batch *= 2;
+      per_call.clear();
+    } else {
+      per_call.push_back(sample / static_cast<double>(batch));
+    }
+    if (!per_call.empty() && now_s() - start >= block_s) break;
+  }
+  if (per_call.size() > 1) per_call.erase(per_call.begin());
+  return median(per_call);
 }
 
 // seconds[i][r]: implementation i's seconds per call in round r.

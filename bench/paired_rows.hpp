@@ -1,0 +1,58 @@
+// paired_rows.hpp: Google Benchmark rows that time themselves with paired.hpp. Such a row is one
+// measurement (its rounds), whatever iteration count Google Benchmark would pick, and it reports
+// what it measured as counters.
+//
+// Google Benchmark's warm-up (--benchmark_min_warmup_time, seconds) runs a benchmark untimed
+// until that much time has passed before timing it. For a paired row that would be one more
+// whole measurement, doubling its time; skipping the warm-up run outright makes Google Benchmark
+// repeat the row many times to fill the warm-up. So the row's first run only waits out the
+// warm-up time; the row warms its implementations itself.
+#pragma once
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+namespace paired {
+
+// Google Benchmark's warm-up seconds, read from argv before benchmark::Initialize consumes it.
+inline double& gb_warmup_s() {
+  static double seconds = 0;
+  return seconds;
+}
+
+inline void read_gb_warmup(int argc, char** argv) {
+  const std::string flag = "--benchmark_min_warmup_time=";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind(flag, 0) == 0) gb_warmup_s() = std::atof(arg.c_str() + flag.size());
+  }
+}
+
+// Registers `name`, whose `measure` times its implementations once (paired::time_interleaved)
+// inside a single-iteration `for (auto _ : state)` and sets the state's counters.
+inline benchmark::internal::Benchmark* register_row(
+    const std::string& name, std::function<void(benchmark::State&)> measure) {
+  auto runs = std::make_shared<int>(0);
+  return benchmark::RegisterBenchmark(
+             name.c_str(),
+             [runs, measure](benchmark::State& state) {
+               if (gb_warmup_s() > 0 && (*runs)++ == 0) {
+                 for (auto _ : state) {
+                   std::this_thread::sleep_for(std::chrono::duration<double>(gb_warmup_s() * 1.1));
+                 }
+                 return;
+               }
+               measure(state);
+             })
+      ->Iterations(1)
+      ->Repetitions(1)
+      ->UseRealTime();
+}
+
+}  // namespace paired
