@@ -230,17 +230,7 @@ Pair op_pair() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  paired::read_gb_warmup(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--paired_seconds=", 0) == 0) {
-      g_paired_seconds = std::atof(arg.c_str() + 17);
-    } else {
-      std::fprintf(stderr, "%s: unknown argument %s\n", argv[0], arg.c_str());
-      return 2;
-    }
-  }
+  if (!paired::initialize(&argc, argv, &g_paired_seconds)) return 2;
   // paired/<what>/<args>; args: requires_grad and threads for add_small, threads for the rest.
   const auto row = [](const std::string& name, int threads, std::function<Pair()> make) {
     paired::register_row(

@@ -12,6 +12,7 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -20,18 +21,31 @@
 
 namespace paired {
 
-// Google Benchmark's warm-up seconds, read from argv before benchmark::Initialize consumes it.
+// Google Benchmark's warm-up seconds, as the command line set them.
 inline double& gb_warmup_s() {
   static double seconds = 0;
   return seconds;
 }
 
-inline void read_gb_warmup(int argc, char** argv) {
-  const std::string flag = "--benchmark_min_warmup_time=";
-  for (int i = 1; i < argc; ++i) {
+// benchmark::Initialize, after noting its warm-up time (which Initialize consumes), then the
+// one flag of our own, --paired_seconds=S (about how long each paired row times). False, with
+// a message, on any other argument left over.
+inline bool initialize(int* argc, char** argv, double* paired_seconds) {
+  const std::string warmup = "--benchmark_min_warmup_time=", seconds = "--paired_seconds=";
+  for (int i = 1; i < *argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind(flag, 0) == 0) gb_warmup_s() = std::atof(arg.c_str() + flag.size());
+    if (arg.rfind(warmup, 0) == 0) gb_warmup_s() = std::atof(arg.c_str() + warmup.size());
   }
+  benchmark::Initialize(argc, argv);
+  for (int i = 1; i < *argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind(seconds, 0) != 0) {
+      std::fprintf(stderr, "%s: unknown argument %s\n", argv[0], arg.c_str());
+      return false;
+    }
+    *paired_seconds = std::atof(arg.c_str() + seconds.size());
+  }
+  return true;
 }
 
 // Registers `name`, whose `measure` times its implementations once (paired::time_interleaved)

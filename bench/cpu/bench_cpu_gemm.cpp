@@ -413,17 +413,7 @@ void BM_add_op(benchmark::State& state) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  paired::read_gb_warmup(argc, argv);
-  benchmark::Initialize(&argc, argv);
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--paired_seconds=", 0) == 0) {
-      g_paired_seconds = std::atof(arg.c_str() + 17);
-    } else {
-      std::fprintf(stderr, "%s: unknown argument %s\n", argv[0], arg.c_str());
-      return 2;
-    }
-  }
+  if (!paired::initialize(&argc, argv, &g_paired_seconds)) return 2;
   g_peak[1] = measure_peak(1);
   g_peak[2] = measure_peak(2);
   benchmark::AddCustomContext("fma_peak_gflops_1_thread", std::to_string(g_peak[1]));
