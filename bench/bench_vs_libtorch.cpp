@@ -4,9 +4,10 @@
 // libraries), with the same thread count: the per-op overhead of a + b on 64x10 floats (with
 // and without requires_grad), the seed training step of shared/API.md (Linear 10->1, batch 64,
 // MSELoss, SGD: forward, loss, zero_grad, backward, step), an MLP step (1024 -> 1024, ReLU, ->
-// 1024, batch 256, MSELoss, SGD), a leaf's first gradient (1024 x 1024), and the memory-bound
-// ops of a training step on 2^20 floats (add, add with alpha, a * number, where, relu, a > 0,
-// exp, sum, softmax). Each row, paired/<what>/<args>, reports wick_us and torch_us (each
+// 1024, batch 256, MSELoss, SGD; on 2 threads also with libtorch on 1 intra-op thread and its
+// OpenBLAS on 2, its fastest setting here), a leaf's first gradient (1024 x 1024), and the
+// memory-bound ops of a training step on 2^20 floats (add, add with alpha, a * number, where, relu,
+// a > 0, exp, sum, softmax). Each row, paired/<what>/<args>, reports wick_us and torch_us (each
 // library's median round, microseconds per call) and wick_vs_torch, the median of the per-round
 // speed ratios (libtorch's time over wick's: above 1, wick is faster) with its 25th and 75th
 // percentiles (_lo, _hi). --paired_seconds=S: about how long each row times (default 3).
@@ -162,6 +163,27 @@ Pair mlp_step() {
   return {shared_call(wick_step), shared_call(torch_step)};
 }
 
+#if defined(WICK_BENCH_OPENBLAS)
+// The MLP step with libtorch's two pools split as they ran fastest on 2 cores: one intra-op
+// thread, and OpenBLAS's matmul threads on the row's count. With both pools on 2 threads,
+// libtorch's step took 78 ms against 30 ms this way (bench/cpu/torch_threads.py, docs/report.md):
+// each pool's idle spinning takes the cores the other needs. Both libraries' OpenMP teams
+// follow the one omp_set_num_threads, so each side sets its threads before every step.
+Pair mlp_step_torch_blas_threads() {
+  const int threads = omp_get_max_threads();  // measure_pair set it
+  const Pair pair = mlp_step();
+  return {[threads, step = pair.wick] {
+            omp_set_num_threads(threads);
+            step();
+          },
+          [threads, step = pair.torch] {
+            torch::set_num_threads(1);
+            openblas_set_num_threads(threads);
+            step();
+          }};
+}
+#endif
+
 // A leaf's first gradient: (w * 2).sum().backward() on a 1024x1024 leaf whose .grad is unset
 // before each call, as after zero_grad() with set_to_none. Both libraries make the gradient
 // (grad * 2, 4 MiB) and hand that buffer to w.grad without a copy (wick since c3a8fde).
@@ -242,6 +264,9 @@ int main(int argc, char** argv) {
   row("add_small/1", 1, [] { return add_small(true); });
   row("seed_step", 1, seed_step);
   for (int threads : {1, 2}) row("mlp_step", threads, mlp_step);
+#if defined(WICK_BENCH_OPENBLAS)
+  row("mlp_step_torch_blas_threads", 2, mlp_step_torch_blas_threads);
+#endif
   row("first_grad", 1, first_grad);
   // The memory-bound ops.
   for (int threads : {1, 2}) {

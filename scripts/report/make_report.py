@@ -348,6 +348,7 @@ def section_training(r, plots):
                 parts = args.split("/")
                 label = {"add_small": "a + b, 64x10 floats", "seed_step": "seed step (Linear 10->1, batch 64)",
                          "mlp_step": "MLP step (1024 wide, batch 256)",
+                         "mlp_step_torch_blas_threads": "the same, libtorch on 1 intra-op thread and OpenBLAS on all",
                          "first_grad": "a leaf's first gradient, 1024x1024 ((w * 2).sum().backward())"
                          }.get(what, what.replace("_", " "))
                 if what == "add_small" and len(parts) == 2:
@@ -357,6 +358,15 @@ def section_training(r, plots):
         out += ["The same kind of work against libtorch on the CPU (bench_vs_libtorch, same threads; "
                 + VS_TORCH_HOW + "):", "",
                 table(["what", "threads", "wick", "libtorch", "wick's speed / libtorch's"], rows), ""]
+        torch_1, torch_n = vt.get(("mlp_step", "1"), {}).get("torch"), vt.get(("mlp_step", "2"), {}).get("torch")
+        if torch_1 and torch_n and torch_n > torch_1:
+            out += [f"libtorch's MLP step took longer on 2 threads than on 1 ({ms_us(torch_n)} against "
+                    f"{ms_us(torch_1)}). Debian's libtorch runs its matmuls on OpenBLAS's own threads and its "
+                    "other ops on its OpenMP team; with both pools on 2 threads and no spare core, each pool's idle "
+                    "spinning takes the cores the other needs."
+                    + (" The row below the 2-thread one gives libtorch one intra-op thread and OpenBLAS both, its "
+                       "fastest setting on this kind of machine (bench/cpu/torch_threads.py)."
+                       if ("mlp_step_torch_blas_threads", "2") in vt else ""), ""]
     return out
 
 
@@ -470,7 +480,7 @@ def section_gemm(r, plots):
 
 
 # bench_vs_libtorch's rows: the training work (section 3) and the memory-bound ops (section 5).
-TRAINING_VS_TORCH = ("add_small", "seed_step", "mlp_step", "first_grad")
+TRAINING_VS_TORCH = ("add_small", "seed_step", "mlp_step", "mlp_step_torch_blas_threads", "first_grad")
 MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar": "a * 0.5",
                      "where_scalar": "where(mask, 0, g)", "relu": "relu", "gt_zero": "a > 0", "exp": "exp", "sum": "sum",
                      "softmax_rows": "softmax over rows of 1024"}

@@ -200,7 +200,9 @@ class ReportTest(unittest.TestCase):
         def pair(name, wick_us, torch_us, lo, hi):
             return row(name, wick_us=wick_us, torch_us=torch_us, wick_vs_torch=torch_us / wick_us,
                        wick_vs_torch_lo=lo, wick_vs_torch_hi=hi, rounds=9)
-        rows = [pair("paired/mlp_step/1", 20000.0, 30000.0, 1.4, 1.6), pair("paired/where_scalar/2", 100.0, 2000.0, 19, 21),
+        rows = [pair("paired/mlp_step/1", 20000.0, 30000.0, 1.4, 1.6), pair("paired/mlp_step/2", 12000.0, 60000.0, 4, 6),
+                pair("paired/mlp_step_torch_blas_threads/2", 12000.0, 18000.0, 1.4, 1.6),
+                pair("paired/where_scalar/2", 100.0, 2000.0, 19, 21),
                 pair("paired/sum/1", 90.0, 45.0, 0.45, 0.55)]
         save(self.tmp, "vs_libtorch", {"context": {}, "benchmarks": rows})
         rc, out = run(self.tmp, "--check")
@@ -212,6 +214,10 @@ class ReportTest(unittest.TestCase):
         where = text.index("| where(mask, 0, g) | 2 | 100 us | 2.00 ms | 20.00 (19.00-21.00) |")
         total = text.index("| sum | 1 | 90.0 us | 45.0 us | 0.50 (0.45-0.55) |")
         self.assertIn("rows (`paired/`)", text[s6:])
+        # libtorch slower on 2 threads than on 1: the note, and its best setting's row below.
+        blas = text.index("| the same, libtorch on 1 intra-op thread and OpenBLAS on all | 2 | 12.0 ms | 18.0 ms |")
+        note = text.index("libtorch's MLP step took longer on 2 threads than on 1 (60.0 ms against 30.0 ms)")
+        self.assertTrue(mlp < blas < note < s5)
         # A paired row whose reported run did not measure fails the check.
         save(self.tmp, "vs_libtorch", {"context": {}, "benchmarks": rows + [row("paired/exp/1")]})
         rc, out = run(self.tmp, "--check", "--no-plots")
