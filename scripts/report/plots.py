@@ -173,8 +173,14 @@ def plot_seed1(r, folder):
     return _save(fig, folder, "seed1.png")
 
 
+def _pow2(n):
+    return n > 0 and n & (n - 1) == 0
+
+
 def plot_gemm_cpu(r, folder):
-    g = r.gemm_cpu()
+    # Powers of two only: the seed's N = 1000 (in the tables) would sit beside 1024 on a log axis,
+    # and the two points' run-to-run difference would draw a vertical zigzag there.
+    g = {lib: {t: [p for p in pts if _pow2(p[0])] for t, pts in per_t.items()} for lib, per_t in r.gemm_cpu().items()}
     if not g:
         return None
     paired = r.gemm_cpu_paired()
@@ -209,7 +215,7 @@ def plot_gemm_cpu(r, folder):
         for ax, t in zip(axes[1], threads):
             for peer in ("openblas", "torch"):
                 pts = sorted((n, *d["vs"][peer]) for (shape, tt), d in paired.items()
-                             if tt == t and peer in d["vs"] and r.square_side(shape)
+                             if tt == t and peer in d["vs"] and _pow2(r.square_side(shape) or 0)
                              for n in [r.square_side(shape)])
                 if not pts:
                     continue
