@@ -1,9 +1,11 @@
 // kernel_avx2.cpp: the AVX2+FMA micro-kernels, compiled with -mavx2 -mfma (and called only when
 // the CPU has them). With 16 ymm registers the tile is MR x NR = 6 x 16 for float and 6 x 8 for
 // double: 12 accumulators, 2 B vectors and 1 broadcast. Partial tiles go through a small tile on
-// the stack and are copied out. Includes only intrinsics and <cstdint> (see kernels.hpp).
-// On Zen 4 (two 256-bit FMA pipes) it reaches nearly the AVX-512 kernel's speed; see
-// docs/cpu-gemm.md for the last measured figure.
+// the stack and are copied out. The C tile is fetched as the depth loop starts, where C's rows
+// are 2 KiB or more apart: on the AVX2 EPYC that took 4096^3 on 2 threads from 0.86-0.91 of
+// OpenBLAS's speed to 0.90-0.99 (docs/cpu-gemm.md, "Fetching C"). Includes only intrinsics
+// and <cstdint> (see kernels.hpp). On Zen 4 (two 256-bit FMA pipes) it reaches nearly the AVX-512
+// kernel's speed; see docs/cpu-gemm.md for the last measured figure.
 #include <immintrin.h>
 
 #include <cstdint>
@@ -56,6 +58,21 @@ inline void micro_kernel(int64_t kc, const T* __restrict pa, const T* __restrict
   for (int i = 0; i < MR; ++i) {
 #pragma GCC unroll 4
     for (int v = 0; v < NV; ++v) acc[i][v] = V::zero();
+  }
+  // The C tile is read (accumulate) or written after the depth loop. Where C's rows are
+  // kFetchCStride bytes apart or more, C outgrows L2 at a few hundred rows and each row of the
+  // tile would be a full miss there, so the tile is fetched now. With rows closer than that it
+  // is in L2 already and the fetch only cost time: 256^3, 1 thread, lost 1-6% in seven
+  // alternations; 4096^3 gained 4-8% on 1 and 2 threads (docs/cpu-gemm.md, "Fetching C").
+  // A row of the tile spans 64 bytes from wherever C's row starts: its first and last byte
+  // cover the one or two lines.
+  constexpr int64_t kFetchCStride = 2048;
+  if (ldc * static_cast<int64_t>(sizeof(T)) >= kFetchCStride) {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc), _MM_HINT_T0);
+      _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + kNr) - 1, _MM_HINT_T0);
+    }
   }
   for (int64_t p = 0; p < kc; ++p) {
     Reg b[NV];
