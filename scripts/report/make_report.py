@@ -501,8 +501,11 @@ def membound_vs_torch(r):
             "", table(["op", "threads", "wick", "libtorch", "wick's speed / libtorch's"], rows), "",
             "wick's sum adds in double (16 double lanes: a float64 sum rounded to float32 at the end, the same "
             "for any thread count); libtorch 1.13's adds in float32 (checked with python3-torch: its sum of 2^22 "
-            "uniform floats differed from the float64 sum rounded to float32 in 6 of 20 draws). Converting each "
-            "float to double costs wick's sum about half of libtorch's speed on data in cache.", ""]
+            "uniform floats differed from the float64 sum rounded to float32 in 6 of 20 draws)."
+            + (" Converting each float to double costs it speed: here wick's sum ran at "
+               + " and ".join(f"{d['vs'][0]:.2f} of libtorch's speed on {t} thread{'s' if t != '1' else ''}"
+                              for (w, t), d in sorted(vt.items()) if w == "sum") + "."
+               if any(w == "sum" and d["vs"][0] < 1 for (w, _), d in vt.items()) else ""), ""]
 
 
 def section_membound(r, plots):

@@ -214,6 +214,7 @@ class ReportTest(unittest.TestCase):
         where = text.index("| where(mask, 0, g) | 2 | 100 us | 2.00 ms | 20.00 (19.00-21.00) |")
         total = text.index("| sum | 1 | 90.0 us | 45.0 us | 0.50 (0.45-0.55) |")
         self.assertIn("rows (`paired/`)", text[s6:])
+        self.assertIn("here wick's sum ran at 0.50 of libtorch's speed on 1 thread.", text[s5:s6])
         # libtorch slower on 2 threads than on 1: the note, and its best setting's row below.
         blas = text.index("| the same, libtorch on 1 intra-op thread and OpenBLAS on all | 2 | 12.0 ms | 18.0 ms |")
         note = text.index("libtorch's MLP step took longer on 2 threads than on 1 (60.0 ms against 30.0 ms)")
