@@ -43,6 +43,15 @@ def _save(fig, folder, name):
     return path
 
 
+def _log_y_125(ax):
+    """A log y axis labelled at 1, 2 and 5 of every decade, in plain numbers: a range within one
+    or two decades would otherwise show a single label."""
+    ax.set_yscale("log")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+
+
 def _pow2_axis(ax, values):
     ax.set_xscale("log", base=2)
     # Ticks at the powers of two only: a point beside one (N = 1000, the seed's size, next to
@@ -261,10 +270,7 @@ def plot_gemm_gpu(r, folder):
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], "s--", ms=5, lw=2.2,
                         color=cmap(0.95), label=f"{kernel} (reference, {prec})")
     _pow2_axis(ax, ns)
-    ax.set_yscale("log")
-    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    _log_y_125(ax)
     ax.set_xlabel("N (square matrices, N x N times N x N)")
     ax.set_ylabel("TFLOP/s (2 N^3 / median time, CUDA events)")
     ax.set_title("GPU matmul: every wick kernel against cuBLAS of its precision (dashed)")
@@ -304,7 +310,7 @@ def plot_membound_cpu(r, folder):
         ax.text(size, 0.02, f" L{level} {fmt_bytes(size)}", transform=ax.get_xaxis_transform(),
                 fontsize=7.5, color="#666666", rotation=90, va="bottom")
     _bytes_axis(ax)
-    ax.set_yscale("log")
+    _log_y_125(ax)
     ax.set_xlabel("bytes moved per call (reads + writes) = working set")
     ax.set_ylabel("GB/s (wall clock)")
     ax.set_title("CPU memory-bound ops: how close to the copy ceiling?")
