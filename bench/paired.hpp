@@ -8,11 +8,11 @@
 // Each round runs every implementation once, in an order that rotates from round to round, as
 // a block: calls until the block lasts block_s (the first call is dropped when there are more,
 // since it wakes thread pools), the block's median call kept; calls under 50 us are timed in
-// batches (time_block). Before each block the program
-// sleeps gap_s. That is for threads: an idle pool keeps its cores spinning for a while after a
-// call (libgomp for its spin count, OpenBLAS's pthreads for 2^28 TSC ticks, about 0.1 s), and on
-// a machine with no spare core those spinners slow whichever library runs next. On two threads
-// here that cost OpenBLAS a third of its speed when it ran straight after wick.
+// batches (time_block). Before each block the program sleeps gap_s. That is for threads: an
+// idle pool keeps its cores spinning for a while after a call (libgomp for its spin count,
+// OpenBLAS's pthreads for 2^28 TSC ticks, about 0.1 s), and on a machine with no spare core those
+// spinners slow whichever library runs next. On two threads here that cost OpenBLAS a third of its
+// speed when it ran straight after wick.
 #pragma once
 
 #include <algorithm>

@@ -19,11 +19,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <memory>
 #include <new>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "copy_buffers.hpp"
