@@ -67,22 +67,12 @@ void measure_pair(benchmark::State& state, int threads, const std::function<Pair
     (*call)();
     slowest_call = std::max(slowest_call, paired::now_s() - t0);
   }
-  paired::Options opt;
-  opt.block_s = threads > 1 ? 0.02 : 0.005;
-  opt.gap_s = threads > 1 ? 0.15 : 0;
-  const double per_round = 2 * (opt.gap_s + std::max(opt.block_s, slowest_call));
-  opt.rounds = static_cast<int>(std::clamp(g_paired_seconds / per_round, 5.0, 50.0));
-  std::vector<std::vector<double>> seconds;
-  for (auto _ : state) {  // one measurement, however many iterations Google Benchmark asks for
-    if (seconds.empty()) seconds = paired::time_interleaved({pair.wick, pair.torch}, opt);
-  }
-  const std::vector<double> ratios = paired::speed_ratios(seconds[0], seconds[1]);
+  const paired::Options opt = paired::options_for(threads, 2, slowest_call, g_paired_seconds);
+  const std::vector<std::vector<double>> seconds =
+      paired::measure(state, {pair.wick, pair.torch}, opt);
   state.counters["wick_us"] = paired::median(seconds[0]) * 1e6;
   state.counters["torch_us"] = paired::median(seconds[1]) * 1e6;
-  state.counters["wick_vs_torch"] = paired::median(ratios);
-  state.counters["wick_vs_torch_lo"] = paired::quantile(ratios, 0.25);
-  state.counters["wick_vs_torch_hi"] = paired::quantile(ratios, 0.75);
-  state.counters["rounds"] = opt.rounds;
+  paired::set_ratio_counters(state, "wick_vs_torch", seconds[0], seconds[1]);
   state.counters["threads"] = threads;
 }
 

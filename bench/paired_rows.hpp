@@ -11,6 +11,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -18,6 +19,9 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include "paired.hpp"
 
 namespace paired {
 
@@ -67,6 +71,44 @@ inline benchmark::internal::Benchmark* register_row(
       ->Iterations(1)
       ->Repetitions(1)
       ->UseRealTime();
+}
+
+// How a row on `threads` threads pairs `impls` implementations whose slowest warm-up call took
+// slowest_call_s: blocks of 5 ms on one thread and 20 ms on more, a 0.15 s pause before each
+// block on more than one thread (paired.hpp says why), and as many rounds, 5 to 50, as fill
+// about `seconds`.
+inline Options options_for(int threads, size_t impls, double slowest_call_s, double seconds) {
+  Options opt;
+  opt.block_s = threads > 1 ? 0.02 : 0.005;
+  opt.gap_s = threads > 1 ? 0.15 : 0;
+  const double per_round =
+      static_cast<double>(impls) * (opt.gap_s + std::max(opt.block_s, slowest_call_s));
+  opt.rounds = static_cast<int>(std::clamp(seconds / per_round, 5.0, 50.0));
+  return opt;
+}
+
+// The row's one measurement (time_interleaved), however many iterations Google Benchmark asks
+// for; sets the `rounds` counter.
+inline std::vector<std::vector<double>> measure(benchmark::State& state,
+                                                const std::vector<std::function<void()>>& calls,
+                                                const Options& opt) {
+  std::vector<std::vector<double>> seconds;
+  for (auto _ : state) {
+    if (seconds.empty()) seconds = time_interleaved(calls, opt);
+  }
+  state.counters["rounds"] = opt.rounds;
+  return seconds;
+}
+
+// Counters `key`, `key`_lo and `key`_hi: the median per-round speed of impl over reference (above
+// 1: impl faster) and its 25th and 75th percentiles.
+inline void set_ratio_counters(benchmark::State& state, const std::string& key,
+                               const std::vector<double>& impl_s,
+                               const std::vector<double>& reference_s) {
+  const std::vector<double> ratios = speed_ratios(impl_s, reference_s);
+  state.counters[key] = median(ratios);
+  state.counters[key + "_lo"] = quantile(ratios, 0.25);
+  state.counters[key + "_hi"] = quantile(ratios, 0.75);
 }
 
 }  // namespace paired

@@ -307,30 +307,20 @@ void bm_gemm_paired(benchmark::State& state, const std::vector<Lib>& libs, const
     }
     calls.push_back([lib, &p, threads] { run_gemm(lib, p, threads); });
   }
-  paired::Options opt;
-  opt.block_s = threads > 1 ? 0.02 : 0.005;
-  opt.gap_s = threads > 1 ? 0.15 : 0;
-  const double per_round =
-      static_cast<double>(libs.size()) * (opt.gap_s + std::max(opt.block_s, slowest_call));
-  opt.rounds = static_cast<int>(std::clamp(g_paired_seconds / per_round, 5.0, 50.0));
-  std::vector<std::vector<double>> seconds;
-  for (auto _ : state) {  // one measurement, however many iterations Google Benchmark asks for
-    if (seconds.empty()) seconds = paired::time_interleaved(calls, opt);
-  }
+  const paired::Options opt =
+      paired::options_for(threads, libs.size(), slowest_call, g_paired_seconds);
+  const std::vector<std::vector<double>> seconds = paired::measure(state, calls, opt);
   for (size_t i = 0; i < libs.size(); ++i) {
     state.counters[std::string(lib_name(libs[i])) + "_GFLOP/s"] =
         p.flops() / paired::median(seconds[i]) / 1e9;
-    if (i == 0) continue;
-    const std::vector<double> ratios = paired::speed_ratios(seconds[0], seconds[i]);
-    const std::string key = std::string("wick_vs_") + lib_name(libs[i]);
-    state.counters[key] = paired::median(ratios);
-    state.counters[key + "_lo"] = paired::quantile(ratios, 0.25);
-    state.counters[key + "_hi"] = paired::quantile(ratios, 0.75);
+    if (i > 0) {
+      paired::set_ratio_counters(state, std::string("wick_vs_") + lib_name(libs[i]), seconds[0],
+                                 seconds[i]);
+    }
   }
   if (g_peak[threads] > 0) {
     state.counters["peak_frac"] = p.flops() / paired::median(seconds[0]) / (g_peak[threads] * 1e9);
   }
-  state.counters["rounds"] = opt.rounds;
   state.counters["threads"] = threads;
   state.SetLabel(gemm::isa_name(gemm::active_isa()));
 }
