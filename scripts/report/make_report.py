@@ -344,7 +344,7 @@ def section_training(r, plots):
     if any(what in TRAINING_VS_TORCH for what, _ in vt):
         rows = []
         for (what, args), d in sorted(vt.items()):
-            if what in TRAINING_VS_TORCH and "wick" in d and "torch" in d:
+            if what in TRAINING_VS_TORCH:
                 parts = args.split("/")
                 label = {"add_small": "a + b, 64x10 floats", "seed_step": "seed step (Linear 10->1, batch 64)",
                          "mlp_step": "MLP step (1024 wide, batch 256)",
@@ -492,7 +492,7 @@ def membound_vs_torch(r):
     rows = []
     for what, label in MEMBOUND_VS_TORCH.items():
         for (w, args), d in sorted(vt.items(), key=lambda kv: kv[0][1]):
-            if w == what and "wick" in d and "torch" in d:
+            if w == what:
                 rows.append([label, args, ms_us(d["wick"]), ms_us(d["torch"]), speedup_cell(d)])
     if not rows:
         return []
