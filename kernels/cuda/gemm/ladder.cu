@@ -11,7 +11,8 @@
 // float64 CPU reference), tests/cuda/test_gemm_emulated.cpp (every kernel on the CPU) and
 // tests/cuda/test_host.cpp (the choices).
 #include <algorithm>
-#include <mutex>
+#include <array>
+#include <atomic>
 #include <string_view>
 #include <vector>
 
@@ -140,22 +141,24 @@ void run_named(const OpContext& ctx, std::string_view name, const Problem<T>& p)
 // The newest architecture the ladder's device code was compiled for, as the PTX of step 9 says
 // (cudaFuncGetAttributes): a build for sm_75 only runs on an H200 through that PTX, where
 // cp.async and mma.sync are compiled out (step 9 would trap), so the choice must not go by the
-// device alone. Asked once per device.
+// device alone. Asked once per device (0..63; a later index asks on every call): the answer is
+// a fixed property of the binary and the device, so two threads that both ask store the same.
 int compiled_sm(int device) {
-  static std::mutex mutex;
-  static std::vector<int> known;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (known.size() <= static_cast<size_t>(device)) known.resize(static_cast<size_t>(device) + 1, 0);
-  int& sm = known[static_cast<size_t>(device)];
-  if (sm == 0) {
-    cudaFuncAttributes attributes{};
-    check_cuda(cudaFuncGetAttributes(
-                   &attributes, reinterpret_cast<const void*>(
-                                    &gemm::tf32_mma_kernel<gemm::Tf32Mma<float>::BK, true, true>)),
-               "cudaFuncGetAttributes", "matmul", device);
-    sm = attributes.ptxVersion;
+  constexpr int kKnownSlots = 64;
+  static std::array<std::atomic<int>, kKnownSlots> known{};  // 0: not asked yet
+  const bool has_slot = device >= 0 && device < kKnownSlots;
+  if (has_slot) {
+    if (const int sm = known[static_cast<size_t>(device)].load(std::memory_order_relaxed))
+      return sm;
   }
-  return sm;
+  cudaFuncAttributes attributes{};
+  check_cuda(cudaFuncGetAttributes(
+                 &attributes, reinterpret_cast<const void*>(
+                                  &gemm::tf32_mma_kernel<gemm::Tf32Mma<float>::BK, true, true>)),
+             "cudaFuncGetAttributes", "matmul", device);
+  if (has_slot)
+    known[static_cast<size_t>(device)].store(attributes.ptxVersion, std::memory_order_relaxed);
+  return attributes.ptxVersion;
 }
 
 template <typename T>
