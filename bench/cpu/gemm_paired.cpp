@@ -1,12 +1,13 @@
-// gemm_paired.cpp: wick's float32 GEMM and OpenBLAS's cblas_sgemm timed interleaved, on the
-// same 64-byte aligned buffers, and the median of the per-round speed ratios (paired.hpp says
-// why pairs, and what the block and the gap are for). The report's GEMM tables come from the
-// same timing, as wick_bench_cpu_gemm's sgemm_paired rows; this tool is for quick questions.
+// gemm_paired.cpp: wick's GEMM and OpenBLAS's cblas_sgemm (cblas_dgemm with --f64) timed
+// interleaved, on the same 64-byte aligned buffers, and the median of the per-round speed ratios
+// (paired.hpp says why pairs, and what the block and the gap are for). The report's GEMM tables
+// come from the same timing, as wick_bench_cpu_gemm's sgemm_paired rows; this tool is for quick
+// questions.
 //
-//   wick_gemm_paired M K N THREADS [T] [--block S] [--gap S]
+//   wick_gemm_paired M K N THREADS [T] [--f64] [--block S] [--gap S]
 //
-// T: B is stored N x K and C = A @ B^T. Defaults: one call per round and no gap on one thread;
-// 20 ms blocks and a 0.15 s gap on more.
+// T: B is stored N x K and C = A @ B^T. --f64: float64 (default float32). Defaults: one call
+// per round and no gap on one thread; 20 ms blocks and a 0.15 s gap on more.
 //
 // Prints one line: both libraries' median GFLOP/s and the median of wick / OpenBLAS speed.
 #include <cblas.h>
@@ -27,35 +28,88 @@ namespace {
 
 namespace gemm = wick::cpu::gemm;
 
-struct AlignedFloats {
-  explicit AlignedFloats(int64_t n)
-      : data(static_cast<float*>(
-            std::aligned_alloc(64, (static_cast<size_t>(n) * 4 + 63) / 64 * 64))) {
+template <typename T>
+struct AlignedArray {
+  explicit AlignedArray(int64_t n)
+      : data(static_cast<T*>(
+            std::aligned_alloc(64, (static_cast<size_t>(n) * sizeof(T) + 63) / 64 * 64))) {
     if (data == nullptr) std::abort();
   }
-  ~AlignedFloats() { std::free(data); }
-  AlignedFloats(const AlignedFloats&) = delete;
-  AlignedFloats& operator=(const AlignedFloats&) = delete;
-  float* data;
+  ~AlignedArray() { std::free(data); }
+  AlignedArray(const AlignedArray&) = delete;
+  AlignedArray& operator=(const AlignedArray&) = delete;
+  T* data;
 };
+
+struct Shape {
+  int64_t m, k, n;
+  int threads;
+  bool trans_b;
+};
+
+void blas_gemm(const Shape& s, const float* a, const float* b, float* c) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, s.trans_b ? CblasTrans : CblasNoTrans, s.m, s.n, s.k,
+              1.0f, a, s.k, b, s.trans_b ? s.k : s.n, 0.0f, c, s.n);
+}
+
+void blas_gemm(const Shape& s, const double* a, const double* b, double* c) {
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, s.trans_b ? CblasTrans : CblasNoTrans, s.m, s.n, s.k,
+              1.0, a, s.k, b, s.trans_b ? s.k : s.n, 0.0, c, s.n);
+}
+
+// Times both libraries on one problem; prints the line and returns the exit status.
+template <typename T>
+int run(const Shape& s, paired::Options opt) {
+  const int64_t m = s.m, k = s.k, n = s.n;
+  AlignedArray<T> a(m * k), b(k * n), c(m * n);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<T> dist(-1, 1);
+  for (int64_t i = 0; i < m * k; ++i) a.data[i] = dist(rng);
+  for (int64_t i = 0; i < k * n; ++i) b.data[i] = dist(rng);
+  const gemm::ConstMatrix<T> am{a.data, m, k, k, 1};
+  const gemm::ConstMatrix<T> bm = s.trans_b ? gemm::ConstMatrix<T>{b.data, k, n, 1, k}
+                                            : gemm::ConstMatrix<T>{b.data, k, n, n, 1};
+  const std::function<void()> wick_call = [&] { gemm::gemm<T>(am, bm, c.data, n, s.threads); };
+  const std::function<void()> blas_call = [&] { blas_gemm(s, a.data, b.data, c.data); };
+  wick_call();  // warm caches, buffers and thread pools
+  blas_call();
+  const double gflop =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / 1e9;
+  // About 60 GFLOP per library in float32 (about a second here), 30 in float64, in 10 to 200
+  // rounds.
+  const double per_round = std::max(gflop, opt.block_s * 50);
+  const double budget = sizeof(T) == 4 ? 60.0 : 30.0;
+  opt.rounds = static_cast<int>(std::clamp(budget / per_round, 10.0, 200.0));
+  const auto t = paired::time_interleaved({wick_call, blas_call}, opt);
+  std::printf(
+      "%ldx%ldx%ld%s %s threads %d, %d rounds (block %g s, gap %g s): wick %.1f GFLOP/s, "
+      "OpenBLAS %.1f GFLOP/s, wick / OpenBLAS speed %.3f (median of the rounds)\n",
+      static_cast<long>(m), static_cast<long>(k), static_cast<long>(n), s.trans_b ? "T" : "",
+      sizeof(T) == 4 ? "float32" : "float64", s.threads, opt.rounds, opt.block_s, opt.gap_s,
+      gflop / paired::median(t[0]), gflop / paired::median(t[1]),
+      paired::median(paired::speed_ratios(t[0], t[1])));
+  return 0;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s M K N THREADS [T] [--block S] [--gap S]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s M K N THREADS [T] [--f64] [--block S] [--gap S]\n", argv[0]);
     return 2;
   }
-  const int64_t m = std::atol(argv[1]), k = std::atol(argv[2]), n = std::atol(argv[3]);
-  const int threads = std::atoi(argv[4]);
-  bool trans_b = false;
+  Shape shape{std::atol(argv[1]), std::atol(argv[2]), std::atol(argv[3]), std::atoi(argv[4]),
+              false};
+  bool f64 = false;
   paired::Options opt;
-  opt.block_s = threads > 1 ? 0.02 : 0;
-  opt.gap_s = threads > 1 ? 0.15 : 0;
+  opt.block_s = shape.threads > 1 ? 0.02 : 0;
+  opt.gap_s = shape.threads > 1 ? 0.15 : 0;
   for (int i = 5; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "T") {
-      trans_b = true;
+      shape.trans_b = true;
+    } else if (arg == "--f64") {
+      f64 = true;
     } else if ((arg == "--block" || arg == "--gap") && i + 1 < argc) {
       (arg == "--block" ? opt.block_s : opt.gap_s) = std::atof(argv[++i]);
     } else {
@@ -63,37 +117,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (m <= 0 || k <= 0 || n <= 0 || threads <= 0) {
+  if (shape.m <= 0 || shape.k <= 0 || shape.n <= 0 || shape.threads <= 0) {
     std::fprintf(stderr, "M, K, N and THREADS must be positive\n");
     return 2;
   }
-  openblas_set_num_threads(threads);
-  AlignedFloats a(m * k), b(k * n), c(m * n);
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  for (int64_t i = 0; i < m * k; ++i) a.data[i] = dist(rng);
-  for (int64_t i = 0; i < k * n; ++i) b.data[i] = dist(rng);
-  const gemm::ConstMatrix<float> am{a.data, m, k, k, 1};
-  const gemm::ConstMatrix<float> bm = trans_b ? gemm::ConstMatrix<float>{b.data, k, n, 1, k}
-                                              : gemm::ConstMatrix<float>{b.data, k, n, n, 1};
-  const std::function<void()> wick_call = [&] { gemm::gemm<float>(am, bm, c.data, n, threads); };
-  const std::function<void()> blas_call = [&] {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans, m, n, k, 1.0f,
-                a.data, k, b.data, trans_b ? k : n, 0.0f, c.data, n);
-  };
-  wick_call();  // warm caches, buffers and thread pools
-  blas_call();
-  const double gflop =
-      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k) / 1e9;
-  // About 60 GFLOP per library (about a second here), in 10 to 200 rounds.
-  const double per_round = std::max(gflop, opt.block_s * 50);
-  opt.rounds = static_cast<int>(std::clamp(60.0 / per_round, 10.0, 200.0));
-  const auto s = paired::time_interleaved({wick_call, blas_call}, opt);
-  std::printf(
-      "%ldx%ldx%ld%s threads %d, %d rounds (block %g s, gap %g s): wick %.1f GFLOP/s, OpenBLAS "
-      "%.1f GFLOP/s, wick / OpenBLAS speed %.3f (median of the rounds)\n",
-      static_cast<long>(m), static_cast<long>(k), static_cast<long>(n), trans_b ? "T" : "", threads,
-      opt.rounds, opt.block_s, opt.gap_s, gflop / paired::median(s[0]),
-      gflop / paired::median(s[1]), paired::median(paired::speed_ratios(s[0], s[1])));
-  return 0;
+  openblas_set_num_threads(shape.threads);
+  return f64 ? run<double>(shape, opt) : run<float>(shape, opt);
 }

@@ -63,7 +63,8 @@ inline void micro_kernel(int64_t kc, const T* __restrict pa, const T* __restrict
   // kFetchCStride bytes apart or more, C outgrows L2 at a few hundred rows and each row of the
   // tile would be a full miss there, so the tile is fetched now. With rows closer than that it
   // is in L2 already and the fetch only cost time: 256^3, 1 thread, lost 1-6% in seven
-  // alternations; 4096^3 gained 2-13% on 1 and 2 threads (docs/cpu-gemm.md, "Fetching C").
+  // alternations; 4096^3 gained 2-13% on 1 and 2 threads, float64 1-8% (docs/cpu-gemm.md,
+  // "Fetching C").
   // A row of the tile spans 64 bytes from wherever C's row starts: its first and last byte
   // cover the one or two lines.
   constexpr int64_t kFetchCStride = 2048;
