@@ -206,11 +206,12 @@ void Program::reduce() {
   if (op == Red::argmax || op == Red::argmin) {
     expect_equal(values, want, g_step, 0);
   } else {
-    // wick sums in double, in blocks and 16 lanes whose partial sums are added in a fixed
-    // order (kernels/cpu/reduce.cpp, vec_kernels.hpp): each element's rounding is at most
-    // the double epsilon times the partial sums it passes through, about n / 16 + 16 of
-    // them (n elements in a lane, then the lanes and blocks combined). Room: that many
-    // epsilons of the magnitudes summed, against the near-exact reference.
+    // wick sums in double, in blocks and 32 (float32) or 16 (float64) lanes whose partial
+    // sums are added in a fixed order (kernels/cpu/reduce.cpp, vec_kernels.hpp): each
+    // element's rounding is at most the double epsilon times the partial sums it passes
+    // through, fewer than n / 16 + 16 of them (n / L in a lane, log2 L to fold the lanes, then
+    // the blocks). Room: that many epsilons of the magnitudes summed, against the near-exact
+    // reference.
     const double adds = static_cast<double>(reduced) / 16.0 + 16.0;
     expect_equal(values, want, g_step, [&](size_t i) {
       if (may_overflow[i]) return std::pair<int, double>(-1, 0.0);

@@ -3,7 +3,7 @@
 // output). Float sums accumulate in double, in fixed blocks of kBlock elements whose partial
 // sums are then added in order: the result is the same for any thread count, and a float32
 // sum of 10^8 elements stays within float32 rounding of the float64 reference. Unit-stride
-// runs go to vec::sum_* (16 double lanes, vectorised: 6x to 10x the scalar chain). When the
+// runs go to vec::sum_* (32 or 16 double lanes, vectorised: 6x to 10x the scalar chain). When the
 // kept dims are the contiguous inner ones (a sum over rows, "dim 0 of [R, C]"), each output
 // is not walked alone down a column: rows are added into a chunk of double accumulators, in
 // row order (outer_reduce). max/min take the first extreme (lowest index) and propagate NaN,

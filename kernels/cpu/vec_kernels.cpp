@@ -10,6 +10,10 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "vec_math.hpp"
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
@@ -72,25 +76,78 @@ WICK_VEC_CLONES void axpy_strided_f64(const char* a, int64_t sa, const char* b, 
 
 namespace {
 
-template <typename T>
-inline double sum_lanes(const T* x, int64_t n) {
-  double lane[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lane[j] += static_cast<double>(x[i + j]);
-  }
-  for (int j = 0; i < n; ++i, ++j) lane[j] += static_cast<double>(x[i]);
-  // Pairwise, in a fixed order.
-  for (int width = kLanes / 2; width > 0; width /= 2) {
+// Adds the tail (fewer than L elements) into lanes 0.. and folds the L lanes pairwise, in a
+// fixed order. Every form of a sum ends here, so they give the same bits.
+template <int L, typename T>
+inline double fold_lanes(double* lane, const T* tail, int64_t count) {
+  for (int64_t j = 0; j < count; ++j) lane[j] += static_cast<double>(tail[j]);
+  for (int width = L / 2; width > 0; width /= 2) {
     for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
   }
   return lane[0];
 }
 
+// Lane j takes elements j, j + L, j + 2L, ...
+template <int L, typename T>
+inline double sum_lanes(const T* x, int64_t n) {
+  double lane[L] = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    for (int j = 0; j < L; ++j) lane[j] += static_cast<double>(x[i + j]);
+  }
+  return fold_lanes<L>(lane, x + i, n - i);
+}
+
+// float32 sums take 32 lanes, float64 sums 16. A float converts to double at one vcvtps2pd per
+// 4 on Zen 3, the limit of this loop; GCC's AVX2 code for the plain loop loaded 8 floats,
+// converted the low 4 from memory again and extracted the high 4 (an extra shuffle per 4),
+// so the AVX2 form below is written out: 8 chains of 4 lanes, each converting 4 floats straight
+// from memory. 2^20 floats on one Zen 3 thread, standalone, medians of 300 calls, three
+// interleaved passes: 16 lanes as a plain loop 118-121 us, 32 lanes 107-109 us, this form
+// 98-99 us (docs/cpu-kernels.md, "The float32 sum's conversion").
+constexpr int kFloatSumLanes = 32;
+constexpr int kDoubleSumLanes = 16;
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define WICK_SUM_AVX2 1
+__attribute__((target("arch=x86-64-v3"))) double sum_f32_avx2(const float* x, int64_t n) {
+  constexpr int kChains = kFloatSumLanes / 4;
+  __m256d acc[kChains];
+#pragma GCC unroll 8
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + kFloatSumLanes <= n; i += kFloatSumLanes) {
+#pragma GCC unroll 8
+    for (int c = 0; c < kChains; ++c) {
+      acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * c)));
+    }
+  }
+  double lane[kFloatSumLanes];
+#pragma GCC unroll 8
+  for (int c = 0; c < kChains; ++c) _mm256_storeu_pd(lane + 4 * c, acc[c]);
+  return fold_lanes<kFloatSumLanes>(lane, x + i, n - i);
+}
+#endif
+
 }  // namespace
 
-WICK_VEC_CLONES double sum_f32(const float* x, int64_t n) { return sum_lanes(x, n); }
-WICK_VEC_CLONES double sum_f64(const double* x, int64_t n) { return sum_lanes(x, n); }
+WICK_VEC_CLONES double sum_f32_lanes(const float* x, int64_t n) {
+  return sum_lanes<kFloatSumLanes>(x, n);
+}
+
+double sum_f32(const float* x, int64_t n) {
+#if defined(WICK_SUM_AVX2)
+  // AVX-512 machines keep the x86-64-v4 clone of the plain loop (wider registers, no extract).
+  static const bool avx2_form =
+      __builtin_cpu_supports("x86-64-v3") && !__builtin_cpu_supports("x86-64-v4");
+  if (avx2_form) return sum_f32_avx2(x, n);
+#endif
+  return sum_f32_lanes(x, n);
+}
+
+WICK_VEC_CLONES double sum_f64(const double* x, int64_t n) {
+  return sum_lanes<kDoubleSumLanes>(x, n);
+}
 
 WICK_VEC_CLONES void accumulate_f32(double* acc, const float* x, int64_t n) {
   for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<double>(x[j]);
@@ -111,12 +168,11 @@ WICK_VEC_CLONES void softmax_row_f32(const float* x, float* y, int64_t n, bool l
   float shift = lane_max[0];
   for (int j = 1; j < kLanes; ++j) shift = lane_max[j] > shift ? lane_max[j] : shift;
   if (shift == -std::numeric_limits<float>::infinity()) shift = 0;
-  // exp(x - max) into y, then y summed in double (the row is still in L1). Two loops, not one:
-  // the fused loop (exp, store, convert, add) vectorised worse; split, BM_softmax_rows went
-  // 1.013 -> 0.871 ms on one thread (docs/cpu-kernels.md), with the same bits (same lanes, same
-  // order).
+  // exp(x - max) into y, then y summed in double by sum_f32 (the row is still in L1). Two loops,
+  // not one: the fused loop (exp, store, convert, add) vectorised worse; split, BM_softmax_rows
+  // went 1.013 -> 0.871 ms on one thread (docs/cpu-kernels.md).
   for (i = 0; i < n; ++i) y[i] = exp(x[i] - shift);
-  const double total = sum_lanes(y, n);
+  const double total = sum_f32(y, n);
   if (log_form) {
     const double log_total = std::log(total);
     for (int64_t k = 0; k < n; ++k) {

@@ -24,9 +24,13 @@ void axpy_strided_f32(const char* a, int64_t sa, const char* b, int64_t sb, floa
 void axpy_strided_f64(const char* a, int64_t sa, const char* b, int64_t sb, double alpha, char* out,
                       int64_t so, int64_t n);
 
-// Sums in double: 16 partial sums, lane j taking elements j, j + 16, ..., added in a fixed order
-// at the end. Error about n/16 * 2^-53 relative to sum |x|: float32-exact far past 10^8.
+// Sums in double: L partial sums (L = 32 for float32, 16 for float64), lane j taking elements
+// j, j + L, ..., added pairwise in a fixed order at the end. Error about n/L * 2^-53 relative to
+// sum |x|: float32-exact far past 10^8. sum_f32 runs a hand-written AVX2 form on AVX2 machines
+// without AVX-512; sum_f32_lanes is the plain loop (what the others run), for the test that the
+// two give the same bits.
 double sum_f32(const float* x, int64_t n);
+double sum_f32_lanes(const float* x, int64_t n);
 double sum_f64(const double* x, int64_t n);
 // acc[j] += x[j] for j < n (the rows of a reduction over outer dims).
 void accumulate_f32(double* acc, const float* x, int64_t n);

@@ -499,7 +499,7 @@ def membound_vs_torch(r):
     return ["The same ops against libtorch (bench_vs_libtorch, same threads; float32, 2^20 elements as "
             "[1024, 1024], a new output on every call in both libraries; " + VS_TORCH_HOW + "):",
             "", table(["op", "threads", "wick", "libtorch", "wick's speed / libtorch's"], rows), "",
-            "wick's sum adds in double (16 double lanes: a float64 sum rounded to float32 at the end, the same "
+            "wick's sum adds in double (32 double lanes for float32: a float64 sum rounded to float32 at the end, the same "
             "for any thread count); libtorch 1.13's adds in float32 (checked with python3-torch: its sum of 2^22 "
             "uniform floats differed from the float64 sum rounded to float32 in 6 of 20 draws)."
             + (" Converting each float to double costs it speed: here wick's sum ran at "

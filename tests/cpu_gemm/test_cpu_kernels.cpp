@@ -4,6 +4,7 @@
 // sample of every float bit pattern against float64 libm, in ulps; sums over rows, columns and
 // several dims of layouts wide enough for the vectorised loops, with NaNs and ties for max/min;
 // softmax rows with -inf, NaN and odd lengths; a float32 sum of 10^8 elements against float64;
+// the float32 sum's AVX2 form against its plain loop, bit for bit;
 // row and column broadcasts. Results are compared with plain double loops written here.
 #include <catch2/catch.hpp>
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "ulps.hpp"
+#include "vec_kernels.hpp"
 #include "vec_math.hpp"
 #include "wick/wick.hpp"
 
@@ -194,6 +196,36 @@ TEST_CASE("reductions: a float32 sum of 10^8 elements stays within float32 round
         0.5 * std::fabs(static_cast<double>(want)) * std::numeric_limits<float>::epsilon());
   CHECK(std::fabs(t.mean().item<float>() - static_cast<double>(want) / n) <=
         std::numeric_limits<float>::epsilon() * static_cast<double>(want) / n);
+}
+
+TEST_CASE("reductions: the float32 sum's AVX2 form and plain loop give the same bits",
+          "[kernels]") {
+  // vec::sum_f32 runs the written-out AVX2 form on this kind of machine and the plain 32-lane
+  // loop elsewhere; both must equal this scalar model of the lanes bit for bit, so a sum does
+  // not depend on the CPU. Values span many binades, so that the order of the adds shows.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-30, 30);
+  std::vector<float> v(5000);
+  for (float& x : v) x = std::ldexp(mantissa(rng), exponent(rng));
+  v[3] = -0.0f;
+  for (int64_t n : {0, 1, 31, 32, 33, 63, 64, 65, 100, 1000, 4097, 5000}) {
+    double lane[32] = {};
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+      for (int j = 0; j < 32; ++j) lane[j] += static_cast<double>(v[static_cast<size_t>(i + j)]);
+    }
+    for (int j = 0; i < n; ++i, ++j) lane[j] += static_cast<double>(v[static_cast<size_t>(i)]);
+    for (int width = 16; width > 0; width /= 2) {
+      for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
+    }
+    const double dispatched = cpu::vec::sum_f32(v.data(), n);
+    const double plain = cpu::vec::sum_f32_lanes(v.data(), n);
+    INFO("n = " << n << ": model " << lane[0] << ", sum_f32 " << dispatched << ", plain loop "
+                << plain);
+    CHECK(std::memcmp(&dispatched, &lane[0], sizeof(double)) == 0);
+    CHECK(std::memcmp(&plain, &lane[0], sizeof(double)) == 0);
+  }
 }
 
 TEST_CASE("softmax rows: -inf, NaN, odd lengths, both forms", "[kernels]") {
