@@ -314,6 +314,30 @@ class ReportTest(unittest.TestCase):
         self.assertIn("(!) more than 125% of the ceiling", text)
         self.assertNotRegex(text, r"\| add, broadcast row \|[^\n]*\(!\)")
 
+    def test_read_only_sum_has_more_room(self):
+        # A sum reads only: 140% of the copy's counted rate is within its 3/2 and not marked;
+        # an add at the same 140% is.
+        c = load(self.tmp, "cpu_ops")
+        c["benchmarks"] = [r for r in c["benchmarks"] if not r["name"].startswith("BM_memcpy")]
+        for floats in (1 << 16, 1 << 26):
+            nbytes = floats * 8
+            c["benchmarks"].append(row(f"BM_memcpy/{floats}/0", real_time=nbytes / 100e9 * 1e9,
+                                       cpu_time=nbytes / 100e9 * 1e9, time_unit="ns",
+                                       bytes_per_second=100e9, omp_threads=2))
+        for r in c["benchmarks"]:
+            if r["name"].startswith(("BM_sum/", "BM_add/")):
+                floats = int(r["name"].split("/")[1].split("_")[0])
+                nbytes = floats * (4 if r["name"].startswith("BM_sum/") else 12)
+                r["real_time"] = r["cpu_time"] = nbytes / 140e9 * 1e9
+                r["time_unit"] = "ns"
+                r["bytes_per_second"] = 140e9
+        save(self.tmp, "cpu_ops", c)
+        rc, out = run(self.tmp, "--no-plots")
+        self.assertEqual(rc, 0, out)
+        text = self.report()
+        self.assertRegex(text, r"\| sum \| 2 \| [^|]+ \| 140 \| 100 \| 140% \|")
+        self.assertRegex(text, r"\| add \| 2 \| [^|]+ \| 140 \| 100 \| 140% \(!\) \|")
+
     def test_ceiling_from_the_same_program(self):
         # bench_cpu_ops' own all-thread memcpy, when recorded, is the ceiling of its ops (the
         # same run); without it machine_info's copy is. Here its copy moves 8 MiB at 100 GB/s
