@@ -58,6 +58,15 @@ def row(name, **counters):
     return r
 
 
+def set_memcpy_rows(cpu_ops, points):
+    """Replaces bench_cpu_ops' memcpy rows by all-thread ones: [(floats, bytes/s counted)]."""
+    cpu_ops["benchmarks"] = [r for r in cpu_ops["benchmarks"] if not r["name"].startswith("BM_memcpy")]
+    for floats, bps in points:
+        ns = floats * 8 / bps * 1e9
+        cpu_ops["benchmarks"].append(row(f"BM_memcpy/{floats}/0", real_time=ns, cpu_time=ns,
+                                         time_unit="ns", bytes_per_second=bps, omp_threads=2))
+
+
 def add_synthetic_gpu(folder):
     """GPU rows in the shapes bench_training and bench/gpu write, with invented numbers."""
     with open(os.path.join(folder, "raw", "versions.txt")) as f:
@@ -318,12 +327,7 @@ class ReportTest(unittest.TestCase):
         # A sum reads only: 140% of the copy's counted rate is within its 3/2 and not marked;
         # an add at the same 140% is.
         c = load(self.tmp, "cpu_ops")
-        c["benchmarks"] = [r for r in c["benchmarks"] if not r["name"].startswith("BM_memcpy")]
-        for floats in (1 << 16, 1 << 26):
-            nbytes = floats * 8
-            c["benchmarks"].append(row(f"BM_memcpy/{floats}/0", real_time=nbytes / 100e9 * 1e9,
-                                       cpu_time=nbytes / 100e9 * 1e9, time_unit="ns",
-                                       bytes_per_second=100e9, omp_threads=2))
+        set_memcpy_rows(c, ((1 << 16, 100e9), (1 << 26, 100e9)))
         for r in c["benchmarks"]:
             if r["name"].startswith(("BM_sum/", "BM_add/")):
                 floats = int(r["name"].split("/")[1].split("_")[0])
@@ -343,12 +347,7 @@ class ReportTest(unittest.TestCase):
         # same run); without it machine_info's copy is. Here its copy moves 8 MiB at 100 GB/s
         # and 128 MiB at 50, so exp (8 MiB) is set against 100 GB/s.
         c = load(self.tmp, "cpu_ops")
-        c["benchmarks"] = [r for r in c["benchmarks"] if not r["name"].startswith("BM_memcpy")]
-        for floats, gbps in ((1 << 20, 100e9), (1 << 24, 50e9)):
-            nbytes = floats * 8
-            c["benchmarks"].append(row(f"BM_memcpy/{floats}/0", real_time=nbytes / gbps * 1e9,
-                                       cpu_time=nbytes / gbps * 1e9, time_unit="ns",
-                                       bytes_per_second=gbps, omp_threads=2))
+        set_memcpy_rows(c, ((1 << 20, 100e9), (1 << 24, 50e9)))
         save(self.tmp, "cpu_ops", c)
         rc, out = run(self.tmp, "--no-plots")
         self.assertEqual(rc, 0, out)
