@@ -326,5 +326,5 @@ TEST_CASE("pytorch edges: a 0-d tensor's dim listed twice", "[pytorch]") {
   // torch.sum(tensor(3.), [0, -1]): "dim 0 appears multiple times in the list of dims".
   CHECK_THROWS_AS(sum(full({}, 3.0), {0, -1}), IndexError);
   CHECK_THROWS_AS(sum(full({}, 3.0), {0, 0}), IndexError);
-  CHECK(sum(full({}, 3.0), {-1}).item<double>() == 3.0);
+  CHECK(sum(full({}, 3.0), Shape{-1}).item<double>() == 3.0);
 }
