@@ -95,14 +95,17 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
 export LSAN_OPTIONS="log_path=$logs/lsan"
 export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:ignore_noninstrumented_modules=1:log_path=$logs/tsan"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+# Passive: an idle OpenMP thread sleeps instead of spinning (LLVM's libomp spins 200 ms after
+# each parallel region), which with ctest -j2 on 2 cores took the core the other test needed.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
 if [[ $mode == asan ]]; then
   cmake --build "$build" -j "$jobs"
   echo "sanitize[asan]: built in $(( $(date +%s) - start )) s"
   status=0
-  # The "forced portable/avx2" tests rerun the matmul tests and the op sweep with another GEMM
-  # micro-kernel (tests/cpu_gemm); every micro-kernel is still checked under the sanitizers by
-  # "cpu.gemm.gemm: ... on every ISA", and the reruns would add 13 minutes to this job.
+  # The "forced portable/avx2" tests rerun the matmul tests and the op sweep's matmul case with
+  # another GEMM micro-kernel (tests/cpu_gemm); every micro-kernel is still checked under the
+  # sanitizers by "cpu.gemm.gemm: ... on every ISA", and the reruns would add 77 s of test time.
   # The CPU emulator's tests ("... on the CPU emulator") switch stacks with swapcontext, which
   # AddressSanitizer does not follow; the normal build runs them.
   mpi_tests="distributed|train_ddp"

@@ -23,7 +23,9 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA="${
 cmake --build "$build" -j "$jobs"
 
 echo "== tests"
-ctest --test-dir "$build" --output-on-failure -j "$jobs"
+# Passive: idle OpenMP threads sleep rather than spin, so that the test processes CTest runs side
+# by side get the cores (the suite took 81 s instead of 94 on the 2-core dev machine).
+OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} ctest --test-dir "$build" --output-on-failure -j "$jobs"
 
 echo "== install, and examples/ as a separate project against the installed package"
 cmake --install "$build" >/dev/null

@@ -25,12 +25,12 @@ Tensor reference_matmul(const Tensor& a, const Tensor& b) {
     ia.push_back(0);
     ib.push_back(0);
     ib.push_back(i.back());
+    // Element kk of the row of A and the column of B: the kk = 0 offset plus kk strides.
+    const int64_t a0 = ref::offset_of(a2, ia), b0 = ref::offset_of(b2, ib);
+    const int64_t a_step = a2.stride(-1), b_step = b2.stride(-2);
     double acc = 0;
-    for (int64_t kk = 0; kk < k; ++kk) {
-      ia.back() = kk;
-      ib[ib.size() - 2] = kk;
-      acc += ref::value(a2, ia) * ref::value(b2, ib);
-    }
+    for (int64_t kk = 0; kk < k; ++kk)
+      acc += ref::read_at(a2, a0 + kk * a_step) * ref::read_at(b2, b0 + kk * b_step);
     ref::write_at(out, ref::offset_of(out, i), acc);
   });
   if (a.dim() == 1 || b.dim() == 1) {

@@ -3,6 +3,10 @@
 // sliced with step, expanded), each compared with the float64 oracle of reference.hpp, with
 // debug fill on so that an output element never written reads as NaN (or 255 for bool).
 // The sweep walks the op list itself: an op without a sweep case fails the first test.
+// CTest runs it as four tests of every fourth op (WICK_SWEEP_SHARD, tests/CMakeLists.txt).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 
@@ -524,13 +528,45 @@ void sweep_views(OpId op) {
   }
 }
 
+// The ops this run sweeps: all of them, unless WICK_SWEEP_OPS names some (comma-separated; the
+// forced-ISA rerun in tests/cpu_gemm sweeps matmul only) or WICK_SWEEP_SHARD=i/n picks ops i,
+// i + n, i + 2n, ... of the op list (CTest runs the sweep as n tests, spread over the cores).
+std::vector<bool> selected_ops() {
+  std::vector<bool> chosen(kNumOps, true);
+  if (const char* names = std::getenv("WICK_SWEEP_OPS")) {
+    chosen.assign(kNumOps, false);
+    std::string list = names;
+    for (size_t begin = 0; begin <= list.size();) {
+      size_t end = std::min(list.find(',', begin), list.size());
+      std::string name = list.substr(begin, end - begin);
+      size_t k = 0;
+      while (k < kNumOps && kOpNames[k] != name) ++k;
+      if (k == kNumOps) FAIL("WICK_SWEEP_OPS names '" << name << "', not an op of the op list");
+      chosen[k] = true;
+      begin = end + 1;
+    }
+  }
+  if (const char* shard = std::getenv("WICK_SWEEP_SHARD")) {
+    int index = -1, count = 0;
+    if (std::sscanf(shard, "%d/%d", &index, &count) != 2 || count < 1 || index < 0 ||
+        index >= count)
+      FAIL("WICK_SWEEP_SHARD is '" << shard << "', not i/n with 0 <= i < n");
+    for (size_t k = 0; k < kNumOps; ++k)
+      if (static_cast<int>(k % static_cast<size_t>(count)) != index) chosen[k] = false;
+  }
+  return chosen;
+}
+
 }  // namespace
 
-TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep]") {
+TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") {
   auto unary = unary_specs();
   auto binary = binary_specs();
+  const std::vector<bool> chosen = selected_ops();
+  REQUIRE(std::count(chosen.begin(), chosen.end(), true) > 0);
   for (size_t k = 0; k < kNumOps; ++k) {
     OpId op = static_cast<OpId>(k);
+    if (!chosen[k]) continue;
     DYNAMIC_SECTION("op " << op_name(op)) {
       if (unary.count(op)) {
         sweep_unary(op);

@@ -17,29 +17,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "aligned_matrix.hpp"
 #include "gemm/gemm.hpp"
 #include "paired.hpp"
 
 namespace {
 
 namespace gemm = wick::cpu::gemm;
-
-template <typename T>
-struct AlignedArray {
-  explicit AlignedArray(int64_t n)
-      : data(static_cast<T*>(
-            std::aligned_alloc(64, (static_cast<size_t>(n) * sizeof(T) + 63) / 64 * 64))) {
-    if (data == nullptr) std::abort();
-  }
-  ~AlignedArray() { std::free(data); }
-  AlignedArray(const AlignedArray&) = delete;
-  AlignedArray& operator=(const AlignedArray&) = delete;
-  T* data;
-};
 
 struct Shape {
   int64_t m, k, n;
@@ -61,16 +48,13 @@ void blas_gemm(const Shape& s, const double* a, const double* b, double* c) {
 template <typename T>
 int run(const Shape& s, paired::Options opt) {
   const int64_t m = s.m, k = s.k, n = s.n;
-  AlignedArray<T> a(m * k), b(k * n), c(m * n);
-  std::mt19937 rng(1);
-  std::uniform_real_distribution<T> dist(-1, 1);
-  for (int64_t i = 0; i < m * k; ++i) a.data[i] = dist(rng);
-  for (int64_t i = 0; i < k * n; ++i) b.data[i] = dist(rng);
-  const gemm::ConstMatrix<T> am{a.data, m, k, k, 1};
-  const gemm::ConstMatrix<T> bm = s.trans_b ? gemm::ConstMatrix<T>{b.data, k, n, 1, k}
-                                            : gemm::ConstMatrix<T>{b.data, k, n, n, 1};
-  const std::function<void()> wick_call = [&] { gemm::gemm<T>(am, bm, c.data, n, s.threads); };
-  const std::function<void()> blas_call = [&] { blas_gemm(s, a.data, b.data, c.data); };
+  const bench::Buffer<T> a = bench::random_matrix<T>(m, k, 1), b = bench::random_matrix<T>(k, n, 2);
+  bench::Buffer<T> c(static_cast<size_t>(m * n));
+  const gemm::ConstMatrix<T> am{a.data(), m, k, k, 1};
+  const gemm::ConstMatrix<T> bm = s.trans_b ? gemm::ConstMatrix<T>{b.data(), k, n, 1, k}
+                                            : gemm::ConstMatrix<T>{b.data(), k, n, n, 1};
+  const std::function<void()> wick_call = [&] { gemm::gemm<T>(am, bm, c.data(), n, s.threads); };
+  const std::function<void()> blas_call = [&] { blas_gemm(s, a.data(), b.data(), c.data()); };
   wick_call();  // warm caches, buffers and thread pools
   blas_call();
   const double gflop =
