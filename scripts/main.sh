@@ -51,6 +51,8 @@ if [ $install = 1 ]; then
   fi
 fi
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
+# ccache (when installed): paths relative to the checkout, so that other clones reuse the objects.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 
 # ---- 2. build ----
 echo "== [build] Release in $build ($(fmt_s "$(elapsed)") elapsed)"
