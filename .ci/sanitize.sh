@@ -106,9 +106,9 @@ if [[ $mode == asan ]]; then
   # The "forced portable/avx2" tests rerun the matmul tests and the op sweep's matmul case with
   # another GEMM micro-kernel (tests/cpu_gemm); every micro-kernel is still checked under the
   # sanitizers by "cpu.gemm.gemm: ... on every ISA", and the reruns would add 77 s of test time.
-  # The CPU emulator's tests ("... on the CPU emulator") switch stacks with swapcontext, which
-  # AddressSanitizer does not follow: this build leaves them out (WICK_BUILD_CUDA_EMULATOR=OFF,
-  # about half of its compile work, cold), and the normal build runs them.
+  # The CPU emulator's tests switch stacks with swapcontext, which AddressSanitizer does not
+  # follow: this build does not make them (WICK_BUILD_CUDA_EMULATOR=OFF above, about half of its
+  # compile work, cold), and the normal build runs them.
   mpi_tests="distributed|train_ddp"
   if [[ -n ${WICK_SANITIZE_CTEST_ARGS:-} ]]; then
     # shellcheck disable=SC2086
@@ -116,7 +116,7 @@ if [[ $mode == asan ]]; then
       $WICK_SANITIZE_CTEST_ARGS || status=$?
   else
     ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 1800 \
-      -E "forced (portable|avx2)|$mpi_tests|CPU emulator" || status=$?
+      -E "forced (portable|avx2)|$mpi_tests" || status=$?
     # Open MPI leaks at MPI_Finalize, from MCA plugins it has already dlclose()d: with the fast
     # unwinder their stacks end in "<unknown module>", so the MPI tests run with the slow one
     # (stacks reach libmpi) and LeakSanitizer suppresses leaks whose stack passes through
