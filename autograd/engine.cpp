@@ -3,6 +3,7 @@
 // accumulating gradients per node and into leaves' .grad(). Gradients are computed with grad
 // mode off (no double backward), cast to each input's dtype and device.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <mutex>
 #include <unordered_map>
@@ -22,7 +23,7 @@ SavedTensor save_output(const Tensor& t) {
   return SavedTensor{t.detach(), t.storage()->version(), true};
 }
 
-const Tensor& check_saved(const SavedTensor& s, OpId op, bool released) {
+const Tensor& check_saved(const SavedTensor& s, OpId op, bool released, bool values = true) {
   if (released || !s.saved) {
     detail::fail<AutogradError>(
         "backward",
@@ -30,7 +31,7 @@ const Tensor& check_saved(const SavedTensor& s, OpId op, bool released) {
         "after they have already been freed) at op ",
         op_name(op), "; pass retain_graph=true to the first backward() if you need it twice");
   }
-  if (s.data.storage()->version() != s.version) {
+  if (values && s.data.storage()->version() != s.version) {
     detail::fail<AutogradError>(
         "backward", "one of the tensors needed for gradient computation has been modified by an ",
         "in-place operation: ", describe(s.data), " saved by ", op_name(op), " is at version ",
@@ -170,15 +171,9 @@ class Engine final : public AutogradHooks {
     for (int i = 0; i < call.num_inputs; ++i) {
       if (call.inputs[i]->is_same(target)) inputs_before.inputs[i] = &prior;
     }
-    const std::shared_ptr<Node> old_fn = target.grad_fn();
+    // Every recorded in-place op takes the target as an input (copy_ too, with a zero
+    // gradient), so a target in the graph always gets a new node here.
     record(inputs_before);
-    if (old_fn && target.grad_fn() == old_fn) {
-      // Nothing the new value depends on requires grad (copy_ from a constant): the target
-      // leaves the graph rather than keep a history that no longer made its value. (PyTorch
-      // keeps requires_grad with a zero gradient.)
-      target.impl().autograd->grad_fn = nullptr;
-      target.impl().requires_grad = false;
-    }
   }
 
   void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) override {
@@ -324,14 +319,24 @@ class Engine final : public AutogradHooks {
            storage->nbytes() == static_cast<size_t>(value.numel()) * element_size(value.dtype());
   }
 
+  // One of a fixed set of mutexes, picked by the leaf's address: a lock per leaf without a
+  // mutex in every tensor.
+  static std::mutex& leaf_mutex(const TensorImpl* leaf) {
+    static std::array<std::mutex, 64> stripes;
+    return stripes[(reinterpret_cast<uintptr_t>(leaf) >> 6) % stripes.size()];
+  }
+
   static void accumulate(const std::shared_ptr<TensorImpl>& leaf, Tensor value) {
     if (!leaf) return;  // the leaf was freed; nobody can read its grad
     Tensor t(leaf);
-    Tensor& grad = t.mutable_grad();
     if (value.dtype() != t.dtype() || value.device() != t.device()) {
       value = value.to(t.device(), t.dtype());
     }
     if (value.sizes() != t.sizes()) value = sum_to(value, t.sizes());
+    // Backward passes on other threads may share this leaf (one model, a graph per thread):
+    // the read-modify-write of its .grad is serialised, as PyTorch's AccumulateGrad locks.
+    std::lock_guard<std::mutex> lock(leaf_mutex(leaf.get()));
+    Tensor& grad = t.mutable_grad();
     if (!grad.defined()) {
       if (stealable(value)) {
         grad = std::move(value);
@@ -356,6 +361,9 @@ Engine g_engine;
 }  // namespace
 
 const Tensor& Node::input(int i) const { return check_saved(inputs[i], op, released); }
+const Tensor& Node::input_layout(int i) const {
+  return check_saved(inputs[i], op, released, false);
+}
 const Tensor& Node::result() const { return check_saved(output, op, released); }
 const Tensor& Node::result_indices() const { return check_saved(indices, op, released); }
 

@@ -57,6 +57,9 @@ class Node {
 
   // The saved tensor, after checking that no in-place op changed it since it was saved.
   const Tensor& input(int i) const;
+  // The saved input for its sizes and strides only: no version check, since an in-place write
+  // changes its values, not its layout (PyTorch saves an operand's strides apart from it).
+  const Tensor& input_layout(int i) const;
   const Tensor& result() const;
   const Tensor& result_indices() const;
 };

@@ -32,7 +32,11 @@ Tensor as_float(const Tensor& mask, const Tensor& like) { return mask.to(like.dt
 Tensor blocked(const Tensor& stops, const Tensor& g) { return where(stops, Scalar(0.0), g); }
 
 // Elementwise unary.
-Grads copy_rule(const Node&, const Tensor& g) { return {g}; }  // the engine casts back
+// The engine casts back. copy_ records the overwritten value as a second input: it gets zeros.
+Grads copy_rule(const Node& n, const Tensor& g) {
+  if (n.num_inputs == 2 && n.edges[1].needed) return {g, zeros(in_sizes(n, 1), g.options())};
+  return {g};
+}
 Grads neg_rule(const Node&, const Tensor& g) { return {-g}; }
 Grads abs_rule(const Node& n, const Tensor& g) {
   const Tensor& x = n.input(0);
@@ -85,12 +89,16 @@ Grads mul_rule(const Node& n, const Tensor& g) {
   return r;
 }
 Grads div_rule(const Node& n, const Tensor& g) {
-  const Tensor &a = n.input(0), &b = n.input(1);
+  // Each gradient reads only the inputs it needs (as PyTorch saves them): a divisor that needs
+  // no gradient leaves the dividend free to change in place before backward.
   Grads r;
-  if (n.edges[0].needed) r[0] = sum_to(g / b, in_sizes(n, 0));
+  if (n.edges[0].needed) r[0] = sum_to(g / n.input(1), in_sizes(n, 0));
   // (a / b) / b, as PyTorch: b * b would overflow (or underflow) for |b| past 1.8e19
   // (below 1e-19) in float32 where the quotient is finite.
-  if (n.edges[1].needed) r[1] = sum_to(-g * ((a / b) / b), in_sizes(n, 1));
+  if (n.edges[1].needed) {
+    const Tensor &a = n.input(0), &b = n.input(1);
+    r[1] = sum_to(-g * ((a / b) / b), in_sizes(n, 1));
+  }
   return r;
 }
 Grads pow_rule(const Node& n, const Tensor& g) {
@@ -199,7 +207,11 @@ bool column_major(const Tensor& t) {
 }
 
 Grads matmul_rule(const Node& n, const Tensor& g) {
-  const Tensor &a = n.input(0), &b = n.input(1);
+  // A's gradient reads B's values and A's layout only, and the other way round (as PyTorch
+  // saves them): a weight changed in place under NoGradGuard before backward is no error
+  // when its input needs no gradient.
+  const Tensor& a = n.edges[1].needed ? n.input(0) : n.input_layout(0);
+  const Tensor& b = n.edges[0].needed ? n.input(1) : n.input_layout(1);
   // Redo the forward's promotion of 1-D operands so that every product is batched 2-D.
   Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
   Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;

@@ -137,10 +137,20 @@ struct Header {
   uint64_t data_start = 0;  // 8 + header length
 };
 
+// A JSON value as it appears in an error message: cut after 80 characters, so a hostile
+// header (a 99 MB array) makes a short message, not one as large as itself.
+std::string brief(const Json& value) {
+  constexpr size_t kMax = 80;
+  std::string text = value.dump();
+  if (text.size() > kMax)
+    text = text.substr(0, kMax) + "... (" + std::to_string(text.size()) + " characters)";
+  return text;
+}
+
 uint64_t as_offset(const Json& value, const std::string& what, const std::string& where) {
   if (!value.is_number_unsigned()) {
     fail<FormatError>("load", where, ": ", what, " must be a non-negative integer, got ",
-                      value.dump());
+                      brief(value));
   }
   return value.get<uint64_t>();
 }
@@ -148,7 +158,7 @@ uint64_t as_offset(const Json& value, const std::string& what, const std::string
 Entry parse_entry(const std::string& name, const Json& info, const std::string& where) {
   if (!info.is_object()) {
     fail<FormatError>("load", where, ": tensor '", name, "' must be a JSON object, got ",
-                      info.dump());
+                      brief(info));
   }
   for (const auto& [key, value] : info.items()) {
     if (key != "dtype" && key != "shape" && key != "data_offsets") {
@@ -170,13 +180,17 @@ Entry parse_entry(const std::string& name, const Json& info, const std::string& 
   const Json& shape = info["shape"];
   if (!shape.is_array() || shape.size() > static_cast<size_t>(Shape::kMaxDims)) {
     fail<FormatError>("load", where, ": tensor '", name, "': shape must be an array of at most ",
-                      Shape::kMaxDims, " sizes, got ", shape.dump());
+                      Shape::kMaxDims, " sizes, got ", brief(shape));
   }
   uint64_t nbytes = element_size(e.dtype);
+  // The sizes other than 0 must multiply within int64 as well: a tensor's strides are made
+  // from them even where a 0 makes it empty ([0, 2^63-1, 2^63-1]).
+  int64_t extent = 1;
   for (const Json& dim : shape) {
     const uint64_t size = as_offset(dim, "tensor '" + name + "': a shape entry", where);
-    if (size > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(nbytes, size, &nbytes)) {
-      fail<FormatError>("load", where, ": tensor '", name, "': shape ", shape.dump(),
+    if (size > static_cast<uint64_t>(INT64_MAX) || __builtin_mul_overflow(nbytes, size, &nbytes) ||
+        (size != 0 && __builtin_mul_overflow(extent, static_cast<int64_t>(size), &extent))) {
+      fail<FormatError>("load", where, ": tensor '", name, "': shape ", brief(shape),
                         " is too large");
     }
     e.shape.push_back(static_cast<int64_t>(size));
@@ -184,18 +198,18 @@ Entry parse_entry(const std::string& name, const Json& info, const std::string& 
   const Json& offsets = info["data_offsets"];
   if (!offsets.is_array() || offsets.size() != 2) {
     fail<FormatError>("load", where, ": tensor '", name,
-                      "': data_offsets must be [begin, end], got ", offsets.dump());
+                      "': data_offsets must be [begin, end], got ", brief(offsets));
   }
   e.begin = as_offset(offsets[0], "tensor '" + name + "': data_offsets[0]", where);
   e.end = as_offset(offsets[1], "tensor '" + name + "': data_offsets[1]", where);
   if (e.end < e.begin) {
-    fail<FormatError>("load", where, ": tensor '", name, "': data_offsets ", offsets.dump(),
+    fail<FormatError>("load", where, ": tensor '", name, "': data_offsets ", brief(offsets),
                       " end before they begin");
   }
   if (e.end - e.begin != nbytes) {
-    fail<FormatError>("load", where, ": tensor '", name, "': shape ", shape.dump(), " of ",
+    fail<FormatError>("load", where, ": tensor '", name, "': shape ", brief(shape), " of ",
                       safetensors_dtype(e.dtype), " needs ", nbytes, " bytes but data_offsets ",
-                      offsets.dump(), " span ", e.end - e.begin);
+                      brief(offsets), " span ", e.end - e.begin);
   }
   return e;
 }
@@ -227,19 +241,48 @@ Header read_header(int fd, uint64_t file_size, const std::string& where) {
   if (text.empty() || text[0] != '{') {
     fail<FormatError>("load", where, ": the header must be a JSON object starting with '{'");
   }
+  // JSON text has no NUL (a string escapes it as \u0000), and nlohmann's reader stops at one:
+  // what followed it would be ignored.
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    fail<FormatError>("load", where, ": the header holds a NUL byte at offset ", nul);
+  }
   // Duplicate keys would silently keep one value; the callback records the first duplicate.
   std::vector<std::set<std::string>> keys;
   std::optional<std::string> duplicate;
   // The format needs 3 levels of nesting; deeper headers are rejected while parsing, before
   // anything recursive (dump() in messages, destruction) can run out of stack on them.
   constexpr int kMaxJsonDepth = 64;
+  // Its arrays (shape, data_offsets) hold at most Shape::kMaxDims numbers: anything else in an
+  // array is rejected while parsing too, so that a header of millions of tiny arrays cannot
+  // make a parsed tree twenty times its size before the checks below see it.
+  constexpr size_t kMaxArray = std::max<size_t>(Shape::kMaxDims, 2);
+  std::vector<size_t> array_sizes;  // of the arrays open at the innermost levels
+  std::vector<bool> in_array;       // per open container: is it an array?
   auto on_event = [&](int depth, Json::parse_event_t event, Json& parsed) {
     if (depth > kMaxJsonDepth) {
       fail<FormatError>("load", where, ": the header nests deeper than ", kMaxJsonDepth, " levels");
     }
-    if (event == Json::parse_event_t::object_start) {
+    const bool inside_array = !in_array.empty() && in_array.back();
+    if ((event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start) &&
+        inside_array) {
+      fail<FormatError>("load", where, ": the header has an array holding an array or object; ",
+                        "its arrays (shape, data_offsets) hold numbers only");
+    }
+    if (event == Json::parse_event_t::value && inside_array && ++array_sizes.back() > kMaxArray) {
+      fail<FormatError>("load", where, ": the header has an array of more than ", kMaxArray,
+                        " entries; its arrays (shape, data_offsets) hold at most ", kMaxArray);
+    }
+    if (event == Json::parse_event_t::array_start) {
+      in_array.push_back(true);
+      array_sizes.push_back(0);
+    } else if (event == Json::parse_event_t::array_end) {
+      in_array.pop_back();
+      array_sizes.pop_back();
+    } else if (event == Json::parse_event_t::object_start) {
+      in_array.push_back(false);
       keys.emplace_back();
     } else if (event == Json::parse_event_t::object_end) {
+      in_array.pop_back();
       keys.pop_back();
     } else if (event == Json::parse_event_t::key && !keys.empty()) {
       if (!keys.back().insert(parsed.get<std::string>()).second && !duplicate) {
@@ -268,7 +311,7 @@ Header read_header(int fd, uint64_t file_size, const std::string& where) {
       for (const auto& [key, value] : info.items()) {
         if (!value.is_string()) {
           fail<FormatError>("load", where, ": __metadata__ value of \"", key,
-                            "\" must be a string, got ", value.dump());
+                            "\" must be a string, got ", brief(value));
         }
         header.metadata[key] = value.get<std::string>();
       }
@@ -319,7 +362,9 @@ struct OpenFile {
 
 OpenFile open_for_reading(const std::filesystem::path& path) {
   const std::string where = path.string();
-  const int fd = ::open(where.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever; a
+  // regular file ignores the flag.
+  const int fd = ::open(where.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) fail<IOError>("load", where, ": cannot open: ", system_error(errno));
   OpenFile file{std::make_unique<Fd>(fd), 0};
   struct stat st {};
@@ -329,11 +374,26 @@ OpenFile open_for_reading(const std::filesystem::path& path) {
   return file;
 }
 
-// A fresh name beside `path` that no other process or thread picks.
+// A fresh name beside `path` that no other process or thread picks. The file name is cut
+// where the suffix would take it past NAME_MAX (255 bytes), so that any name a user may save
+// to has a temporary.
 std::string temporary_name(const std::filesystem::path& path, int attempt) {
   static std::atomic<uint64_t> counter{0};
-  return path.string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-         std::to_string(counter.fetch_add(1)) + "-" + std::to_string(attempt);
+  const std::string suffix = ".tmp-" + std::to_string(::getpid()) + "-" +
+                             std::to_string(counter.fetch_add(1)) + "-" + std::to_string(attempt);
+  constexpr size_t kNameMax = 255;
+  std::string name = path.filename().string();
+  if (name.size() + suffix.size() > kNameMax) name.resize(kNameMax - suffix.size());
+  return (path.parent_path() / (name + suffix)).string();
+}
+
+// Where a save writes: through a symbolic link to the file it names (as PyTorch's and
+// safetensors' savers, which write the file in place), not over the link.
+std::filesystem::path resolve_target(const std::filesystem::path& path) {
+  std::error_code error;
+  if (!std::filesystem::is_symlink(path, error)) return path;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, error);
+  return error ? path : resolved;
 }
 
 }  // namespace
@@ -411,9 +471,10 @@ void check_utf8(std::string_view text, const char* what, const std::string& wher
 }
 }  // namespace
 
-void save(const std::map<std::string, Tensor>& tensors, const std::filesystem::path& path,
+void save(const std::map<std::string, Tensor>& tensors, const std::filesystem::path& named,
           const std::map<std::string, std::string>& metadata) {
-  const std::string where = path.string();
+  const std::string where = named.string();
+  const std::filesystem::path path = resolve_target(named);
   NoGradGuard no_grad;
   // Everything that can fail without touching the disk happens first: names, copies to the host.
   std::vector<std::pair<std::string, Tensor>> host;
@@ -455,13 +516,20 @@ void save(const std::map<std::string, Tensor>& tensors, const std::filesystem::p
   if (raw_fd < 0) fail<IOError>("save", where, ": cannot find a free temporary file name");
   Fd fd(raw_fd);
   try {
+    // A file saved over keeps its permissions (a checkpoint made private stays private).
+    struct stat old {};
+    if (::stat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode) &&
+        ::fchmod(fd.get(), old.st_mode & 07777) != 0) {
+      fail<IOError>("save", where, ": cannot give ", temp,
+                    " the mode of the file it replaces: ", system_error(errno));
+    }
     write_all(fd.get(), prefix, 8, where);
     write_all(fd.get(), text.data(), text.size(), where);
     for (const auto& [name, t] : host) write_all(fd.get(), t.raw_data(), t.nbytes(), where);
     if (::fsync(fd.get()) != 0)
       fail<IOError>("save", where, ": fsync failed: ", system_error(errno));
     if (fd.close() != 0) fail<IOError>("save", where, ": close failed: ", system_error(errno));
-    if (::rename(temp.c_str(), where.c_str()) != 0) {
+    if (::rename(temp.c_str(), path.c_str()) != 0) {
       fail<IOError>("save", where, ": cannot rename ", temp, " over it: ", system_error(errno));
     }
   } catch (...) {

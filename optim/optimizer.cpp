@@ -1,6 +1,7 @@
 // optimizer.cpp: the Optimizer base: parameter checks, zero_grad, set_lr, and the generic
 // state_dict / load_state_dict over each optimizer's named per-parameter buffers.
 // Tested in tests/nn/test_optim.cpp.
+#include <cmath>
 #include <set>
 #include <unordered_set>
 
@@ -62,8 +63,8 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
   const std::vector<std::string> names = buffer_names();
   const std::set<std::string> known(names.begin(), names.end());
   auto lr_it = state.find("lr");
-  WICK_CHECK(lr_it != state.end() && lr_it->second.numel() == 1, ValueError, name_,
-             "load_state_dict: the state has no scalar \"lr\"");
+  WICK_CHECK(lr_it != state.end() && lr_it->second.defined() && lr_it->second.numel() == 1,
+             ValueError, name_, "load_state_dict: the state has no scalar \"lr\"");
   const double lr = lr_it->second.item<double>();
   WICK_CHECK(lr >= 0, ValueError, name_, "load_state_dict: invalid learning rate ", lr);
   // Check and convert everything first, then install: all or nothing.
@@ -77,6 +78,8 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
     size_t index = 0;
     bool parsed = key.compare(0, prefix.size(), prefix) == 0 && dot != std::string::npos &&
                   dot > prefix.size();
+    // Digits without a leading zero: "state.01.step" would alias "state.1.step".
+    parsed = parsed && (dot == prefix.size() + 1 || key[prefix.size()] != '0');
     for (size_t c = prefix.size(); parsed && c < dot; ++c) {
       parsed = key[c] >= '0' && key[c] <= '9' && index < params_.size();
       index = index * 10 + static_cast<size_t>(key[c] - '0');
@@ -92,11 +95,14 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
     if (buffer_name == "step") {
       WICK_CHECK(value.numel() == 1, ShapeError, name_, "load_state_dict: \"", key,
                  "\" must hold one value, got ", describe(value));
-      converted = value.to(Device(kCPU), kInt64).reshape({}).clone();
       // A state is written after a step: step 0 would make Adam's bias correction 1 - beta^0
-      // = 0 and the update NaN (found by review).
-      WICK_CHECK(converted.item<int64_t>() >= 1, ValueError, name_, "load_state_dict: \"", key,
-                 "\" must be at least 1, got ", converted.item<int64_t>());
+      // = 0 and the update NaN (found by review). The value is checked as the file holds it
+      // (PyTorch keeps a float step), before the conversion to int64 could wrap it.
+      const double step = value.to(Device(kCPU), kFloat64).item<double>();
+      WICK_CHECK(step >= 1 && step <= 0x1p53 && step == std::floor(step), ValueError, name_,
+                 "load_state_dict: \"", key, "\" must be a whole number of steps, at least 1, got ",
+                 step);
+      converted = scalar_tensor(step, TensorOptions(kInt64));
     } else {
       WICK_CHECK(value.sizes() == p.sizes(), ShapeError, name_, "load_state_dict: \"", key,
                  "\" is ", describe(value), " but parameter ", index, " is ", describe(p));

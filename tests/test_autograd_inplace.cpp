@@ -82,10 +82,28 @@ TEST_CASE("autograd in place: copy_ passes the gradient to its source", "[autogr
   y.copy_(x);  // broadcast: each row is x
   (y * y).sum().backward();
   CHECK(values(x.grad()) == std::vector<float>{4, 8, 12});
-  // Copying a constant over a graph tensor cuts its history: no gradient reaches x.
-  Tensor z = x * 2.0;
-  z.copy_(ones({3}));
-  CHECK_FALSE(z.requires_grad());
+  // The overwritten value's history gets zeros, as PyTorch's CopyBackwards: with torch 1.13,
+  // x = tensor([1., 2., 3.], requires_grad=True); z = x * 2; z.copy_(ones(3)) (or from w * 2);
+  // (z * z).sum().backward() gives x.grad = [0., 0., 0.] (and w.grad = [4., 8., 12.]).
+  SECTION("from a constant: the tensor stays in the graph") {
+    Tensor z = x * 2.0;
+    z.copy_(ones({3}));
+    CHECK(z.requires_grad());
+    x.mutable_grad() = Tensor();
+    (z * z).sum().backward();
+    REQUIRE(x.grad().defined());
+    CHECK(values(x.grad()) == std::vector<float>{0, 0, 0});
+  }
+  SECTION("from another graph") {
+    Tensor w = tensor({1.0, 2.0, 3.0}).requires_grad_();
+    Tensor z = x * 1.0;
+    z.copy_(w * 2.0);
+    x.mutable_grad() = Tensor();
+    (z * z).sum().backward();
+    REQUIRE(x.grad().defined());
+    CHECK(values(x.grad()) == std::vector<float>{0, 0, 0});
+    CHECK(values(w.grad()) == std::vector<float>{8, 16, 24});
+  }
 }
 
 TEST_CASE("autograd in place: what wick refuses, and the version check", "[autograd]") {
@@ -138,6 +156,62 @@ TEST_CASE("autograd in place: what wick refuses, and the version check", "[autog
     Tensor y = x * 2.0;
     CHECK_THROWS_AS(y.fill_(0.0), AutogradError);
     CHECK_THROWS_AS(y.zero_(), AutogradError);
+  }
+}
+
+// Each gradient reads only the saved inputs it needs, as PyTorch saves them: an operand
+// changed in place (under NoGradGuard, as a weight update) is no error when no gradient reads
+// its values. Values from torch 1.13 (float64): w = [[1, 2], [3, 4]], x = [[1, 1], [2, 2]],
+// loss = (x @ w).sum(); w *= 3 under no_grad; backward gives w.grad = [[3, 3], [3, 3]];
+// (w @ x).sum() gives [[2, 4], [2, 4]]; (w / c).sum() with c = [2, 4] gives [0.5, 0.25].
+TEST_CASE("autograd in place: the version check covers only the values a gradient reads",
+          "[autograd]") {
+  const TensorOptions f64 = TensorOptions().dtype(kFloat64);
+  Tensor w = tensor({1.0, 2.0, 3.0, 4.0}, f64).reshape({2, 2}).requires_grad_();
+  Tensor x = tensor({1.0, 1.0, 2.0, 2.0}, f64).reshape({2, 2});
+  auto scale_w = [&] {
+    NoGradGuard guard;
+    w.mul_(3.0);
+  };
+  SECTION("matmul: the weight's gradient reads the input, not the weight") {
+    Tensor loss = matmul(x, w).sum();
+    scale_w();
+    loss.backward();
+    CHECK(w.grad().to_vector<double>() == std::vector<double>{3, 3, 3, 3});
+    Tensor loss2 = matmul(w, x).sum();
+    scale_w();
+    w.mutable_grad() = Tensor();
+    loss2.backward();
+    CHECK(w.grad().to_vector<double>() == std::vector<double>{2, 4, 2, 4});
+  }
+  SECTION("matmul: a transposed weight, as Linear's") {
+    Tensor loss = matmul(x, w.t()).sum();
+    scale_w();
+    loss.backward();
+    CHECK(w.grad().to_vector<double>() == std::vector<double>{3, 3, 3, 3});
+  }
+  SECTION("matmul: the input's gradient reads the weight, still checked") {
+    Tensor xg = x.clone().requires_grad_();
+    Tensor loss = matmul(xg, w).sum();
+    scale_w();
+    CHECK_THROWS_WITH(loss.backward(), Catch::Contains("modified by an in-place operation"));
+  }
+  SECTION("div: the dividend's gradient reads the divisor only") {
+    Tensor v = tensor({1.0, 2.0}, f64).requires_grad_();
+    Tensor c = tensor({2.0, 4.0}, f64);
+    Tensor loss = (v / c).sum();
+    {
+      NoGradGuard guard;
+      v.mul_(3.0);
+    }
+    loss.backward();
+    CHECK(v.grad().to_vector<double>() == std::vector<double>{0.5, 0.25});
+    Tensor loss2 = (c / v).sum();  // the divisor's gradient reads both
+    {
+      NoGradGuard guard;
+      v.mul_(3.0);
+    }
+    CHECK_THROWS_WITH(loss2.backward(), Catch::Contains("modified by an in-place operation"));
   }
 }
 

@@ -21,7 +21,12 @@ const std::shared_ptr<Node> kNoNode;
 bool GradMode::is_enabled() { return t_grad_enabled; }
 void GradMode::set_enabled(bool enabled) { t_grad_enabled = enabled; }
 void set_autograd_hooks(AutogradHooks* h) { g_hooks = h; }
-AutogradHooks* autograd_hooks() { return g_hooks; }
+// Initialises first: an in-place op may be a program's first op, before any dispatch has
+// registered the hooks (its check and its recording were skipped until then).
+AutogradHooks* autograd_hooks() {
+  detail::ensure_initialized();
+  return g_hooks;
+}
 
 void detail::maybe_record(const OpCall& call) {
   if (!t_grad_enabled) return;

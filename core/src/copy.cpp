@@ -176,11 +176,13 @@ Tensor& Tensor::copy_(const Tensor& src) {
   detail::copy_into(*this, expanded.detach());
   storage()->bump_version();
   if (record.active()) {
-    // The new value is the source's: its gradient goes to the source, none to the old value.
+    // The new value is the source's: its gradient goes to the source, and the old value gets
+    // a zero gradient (as PyTorch's CopyBackwards), so a history behind it still receives one.
     OpCall call;
     call.op = OpId::copy;
     call.inputs[0] = &expanded;
-    call.num_inputs = 1;
+    call.inputs[1] = this;
+    call.num_inputs = 2;
     call.outputs[0] = this;
     call.num_outputs = 1;
     record.finish(call);

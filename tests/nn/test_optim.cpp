@@ -264,6 +264,13 @@ TEST_CASE("optimizer state survives a checkpoint file: resuming equals not stopp
     state = opt2->state_dict();
     state.erase("lr");
     CHECK_THROWS_AS(opt3->load_state_dict(state), wick::ValueError);
+    state["lr"] = Tensor();  // undefined: named as the missing lr, not a bare tensor error
+    CHECK_THROWS_WITH(opt3->load_state_dict(state), Catch::Contains("no scalar \"lr\""));
+    // "state.00..." would alias "state.0..." (found by review): a leading zero is unexpected.
+    state = opt2->state_dict();
+    const std::string buffer = adam ? "exp_avg" : "momentum_buffer";
+    state["state.00." + buffer] = state.at("state.0." + buffer);
+    CHECK_THROWS_WITH(opt3->load_state_dict(state), Catch::Contains("unexpected key \"state.00."));
     state = opt2->state_dict();
     state[adam ? "state.0.exp_avg" : "state.0.momentum_buffer"] = wick::zeros({kSize + 1});
     CHECK_THROWS_AS(opt3->load_state_dict(state), wick::ShapeError);
@@ -273,6 +280,19 @@ TEST_CASE("optimizer state survives a checkpoint file: resuming equals not stopp
       state = opt2->state_dict();
       state["state.0.step"] = wick::scalar_tensor(int64_t{0});
       CHECK_THROWS_AS(opt3->load_state_dict(state), wick::ValueError);
+      // Checked as the file holds it: NaN, 1e30 and 2.5 are named, not a wrapped int64.
+      for (const double bad : {std::nan(""), 1e30, 2.5}) {
+        state["state.0.step"] = wick::scalar_tensor(bad, wick::kFloat64);
+        CHECK_THROWS_WITH(
+            opt3->load_state_dict(state),
+            Catch::Contains("whole number of steps") && !Catch::Contains("-9223372036854775808"));
+      }
+      // PyTorch keeps the step as a float: a whole one loads.
+      state = opt2->state_dict();
+      state["state.0.step"] = wick::scalar_tensor(3.0, wick::kFloat64);
+      opt3->load_state_dict(state);
+      CHECK(opt3->state_dict().at("state.0.step").item<int64_t>() == 3);
+      opt3->load_state_dict(opt2->state_dict());
       for (const char* missing :
            {"state.0.exp_avg", "state.0.exp_avg_sq", "state.0.max_exp_avg_sq", "state.0.step"}) {
         state = opt2->state_dict();

@@ -6,6 +6,7 @@
 // wick::Error, never a crash or another exception.
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <bit>
@@ -272,6 +273,33 @@ TEST_CASE("a failed save leaves the old file and no temporary behind") {
   CHECK(only_target_left());
 }
 
+// Found by review: saving over a file made it 0644 whatever it was, replaced a symbolic link
+// by a file (leaving the linked file stale), and failed for names within 20 bytes of NAME_MAX
+// (the temporary's suffix took the name past 255 bytes).
+TEST_CASE("saving over a file keeps its mode, writes through a link, takes any name length") {
+  TempDir dir;
+  const fs::path target = dir / "private.safetensors";
+  wick::save({{"w", wick::ones({2})}}, target);
+  fs::permissions(target, fs::perms::owner_read | fs::perms::owner_write);
+  wick::save({{"w", wick::zeros({3})}}, target);
+  CHECK(fs::status(target).permissions() == (fs::perms::owner_read | fs::perms::owner_write));
+  CHECK(wick::load_tensors(target).at("w").numel() == 3);
+
+  const fs::path link = dir / "link.safetensors";
+  fs::create_symlink(target, link);
+  wick::save({{"w", wick::zeros({4})}}, link);
+  CHECK(fs::is_symlink(link));
+  CHECK(wick::load_tensors(target).at("w").numel() == 4);
+  CHECK(fs::status(target).permissions() == (fs::perms::owner_read | fs::perms::owner_write));
+
+  const fs::path longest = dir / std::string(255, 'a');
+  wick::save({{"w", wick::ones({5})}}, longest);
+  CHECK(wick::load_tensors(longest).at("w").numel() == 5);
+  int files = 0;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path)) ++files;
+  CHECK(files == 3);  // no temporary left
+}
+
 TEST_CASE("malformed files are rejected with clear errors") {
   TempDir dir;
   const std::string f32x2 = std::string(8, '\0');
@@ -345,8 +373,40 @@ TEST_CASE("malformed files are rejected with clear errors") {
   expect_rejected<wick::FormatError>(
       dir, make_file(one("BOOL", "[3]", "[0,3]"), std::string("\x01\x00\x02", 3)),
       "booleans must be 0 or 1");
+  // Found by review: nlohmann's reader stops at a NUL, which hid what followed it.
+  expect_rejected<wick::FormatError>(
+      dir, make_file(one("F32", "[2]", "[0,8]") + std::string(1, '\0') + "GARBAGE{}", f32x2),
+      "NUL byte");
+  // Sizes past a 0 must still make strides within int64 (they gave an unnamed ShapeError).
+  expect_rejected<wick::FormatError>(
+      dir, make_file(one("F32", "[0, 9223372036854775807, 9223372036854775807]", "[0,0]"), ""),
+      "too large");
+  // Arrays hold numbers only, at most 16: rejected while parsing, so a header of millions of
+  // tiny arrays never becomes a parsed tree many times its size (found by review: a 99 MB
+  // header took 2.3 GB and made a 99 MB message).
+  expect_rejected<wick::FormatError>(dir, make_file(one("F32", "[[2]]", "[0,8]"), f32x2),
+                                     "hold numbers only");
+  expect_rejected<wick::FormatError>(dir, make_file("{\"a\":[" + std::string("[],") + "[]]}", ""),
+                                     "hold numbers only");
+  {
+    // A huge value in a message is cut short.
+    const std::string long_value = "\"" + std::string(100000, 'x') + "\"";
+    write_file(dir / "long.safetensors", make_file(one("F32", "[2]", long_value), f32x2));
+    std::string message;
+    try {
+      wick::load_tensors(dir / "long.safetensors");
+    } catch (const wick::FormatError& e) {
+      message = e.what();
+    }
+    CHECK_THAT(message,
+               Catch::Contains("must be [begin, end]") && Catch::Contains("(100002 characters)"));
+    CHECK(message.size() < 400);
+  }
   CHECK_THROWS_AS(wick::load_tensors(dir / "absent.safetensors"), wick::IOError);
   CHECK_THROWS_AS(wick::load_tensors(dir.path), wick::IOError);  // a folder
+  // A FIFO is not a regular file; opening it waited for a writer forever (found by review).
+  REQUIRE(::mkfifo((dir / "fifo").c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(wick::load_tensors(dir / "fifo"), Catch::Contains("not a regular file"));
 
   // Valid edge cases load: an empty header, padding spaces, zero-sized tensors.
   write_file(dir / "empty.safetensors", make_file("{}      ", ""));
