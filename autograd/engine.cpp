@@ -176,6 +176,8 @@ class Engine final : public AutogradHooks {
     record(inputs_before);
   }
 
+  std::string grad_fn_name(const Tensor& t) override { return wick::grad_fn_name(t); }
+
   void backward(const Tensor& root, const Tensor& gradient, bool retain_graph) override {
     WICK_CHECK(root.requires_grad(), AutogradError, "backward",
                "the tensor does not require grad and has no grad_fn: ", describe(root));

@@ -47,6 +47,14 @@ TEST_CASE("errors: shapes that do not broadcast or do not fit", "[errors]") {
              }),
              Contains("t:") && Contains("[2, 3, 4]"));
   CHECK_THAT(error_of<ShapeError>([] { mm(ones({2, 3, 4}), ones({4, 2})); }), Contains("mm"));
+  // mm names itself, not the matmul it calls (found by review).
+  CHECK(error_of<ShapeError>([] {
+          mm(ones({2, 3}), ones({2, 3}));
+        }) == "mm: shapes [2, 3] and [2, 3] cannot be multiplied (3 != 2)");
+  CHECK_THAT(error_of<DtypeError>([] {
+               mm(ones({2, 3}), ones({3, 2}, kFloat64));
+             }),
+             Contains("mm:"));
   CHECK_THAT(error_of<ShapeError>([] { ones({2, 3}).expand({4, 3, 2}); }), Contains("expand"));
   CHECK_THAT(error_of<ShapeError>([] { ones({2, 3}).permute({0}); }), Contains("permute"));
   Tensor x = ones({2, 3});
@@ -69,6 +77,12 @@ TEST_CASE("errors: bad dims and indices", "[errors]") {
   CHECK_THAT(error_of<IndexError>([&] { x.permute({0, 0}); }), Contains("repeats"));
   CHECK_THAT(error_of<IndexError>([&] { sum(x, Shape{1, -1}); }), Contains("more than once"));
   CHECK_THAT(error_of<IndexError>([&] { x.size(2); }), Contains("size"));
+  // A 0-d tensor has no dim 0 or -1 to ask about: the index read past the empty sizes and gave
+  // a stale size (5 from the view's base; found by review). PyTorch raises IndexError.
+  Tensor scalar = ones({5}).select(0, 2);
+  CHECK_THAT(error_of<IndexError>([&] { scalar.size(0); }), Contains("no dimensions"));
+  CHECK_THAT(error_of<IndexError>([&] { scalar.size(-1); }), Contains("size"));
+  CHECK_THAT(error_of<IndexError>([&] { x.sum().stride(0); }), Contains("stride"));
   CHECK_THAT(error_of<IndexError>([] { max(zeros({0})); }), Contains("max"));
   CHECK_THAT(error_of<ValueError>([&] { x.slice(1, 0, 3, 0); }), Contains("step"));
 }
@@ -154,4 +168,21 @@ TEST_CASE("errors: in-place writes that cannot be done", "[errors]") {
   // The library still works after every error above.
   Tensor ok = arange(6).view({2, 3}).to(kFloat32);
   CHECK(matmul(ok, ok.t()).to_vector<float>() == std::vector<float>{5, 14, 14, 50});
+}
+
+// An undefined tensor (default-constructed, moved from) given to an op: the error names the op
+// and the operand (it said "tensor: use of an undefined tensor"; found by review).
+TEST_CASE("errors: an undefined tensor names the op it was given to", "[errors]") {
+  Tensor undefined, x = zeros({2});
+  CHECK_THAT(error_of<ValueError>([&] { undefined + 1.0; }), Contains("add: operand 1 of 2"));
+  CHECK_THAT(error_of<ValueError>([&] { x* undefined; }), Contains("mul: operand 2 of 2"));
+  CHECK_THAT(error_of<ValueError>([&] { exp(undefined); }), Contains("exp:"));
+  CHECK_THAT(error_of<ValueError>([&] { x.copy_(undefined); }), Contains("copy_:"));
+  CHECK_THAT(error_of<ValueError>([&] { x.add_(undefined); }), Contains("add_:"));
+  CHECK_THAT(error_of<ValueError>([&] { x.sub_(undefined, 2.0); }), Contains("sub_:"));
+  CHECK_THAT(error_of<ValueError>([&] { matmul(x, undefined); }), Contains("matmul:"));
+  CHECK_THAT(error_of<ValueError>([&] { undefined.sum(); }), Contains("sum:"));
+  CHECK_THAT(error_of<ValueError>([&] { softmax(undefined, 0); }), Contains("softmax:"));
+  CHECK_THAT(error_of<ValueError>([&] { where(undefined, x, x); }), Contains("where:"));
+  CHECK(ref::values(x + 1.0) == std::vector<double>{1, 1});  // and wick goes on
 }

@@ -36,6 +36,10 @@ TEST_CASE("print: like PyTorch", "[print]") {
   CHECK(str(ones({2}, TensorOptions().requires_grad(true))) ==
         "tensor([1., 1.], requires_grad=True)");
   CHECK(str(Tensor()) == "[ Tensor (undefined) ]");
+  // A result of a recorded op names its node as PyTorch 1.13 does (it printed <backward>).
+  Tensor leaf = tensor({1.0, 2.0}).requires_grad_();
+  CHECK(str(leaf * 2.0) == "tensor([2., 4.], grad_fn=<MulBackward0>)");
+  CHECK(str(log_softmax(leaf, 0)).find("grad_fn=<LogSoftmaxBackward0>") != std::string::npos);
 }
 
 TEST_CASE("print: 3-D tensors separate blocks with a blank line", "[print]") {

@@ -156,6 +156,7 @@ void record_copy(const Tensor& input, Tensor& result) {
 }  // namespace
 
 Tensor& Tensor::copy_(const Tensor& src) {
+  detail::check_defined("copy_", {this, &src});
   detail::check_inplace_target(*this, "copy_", true);
   // A source that requires grad is expanded as a recorded view, so that its gradient is summed
   // back to its shape.

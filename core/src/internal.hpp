@@ -23,6 +23,8 @@ Tensor expand_view(const Tensor& t, const Shape& sizes);
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
 // "[2, 3] float32 cpu and [3] int64 cpu", for messages.
 std::string describe_all(std::initializer_list<const Tensor*> tensors);
+// Every tensor defined, or a ValueError naming op (Tensor::impl() could not name it).
+void check_defined(const char* op, std::initializer_list<const Tensor*> tensors);
 // All operands on one device, or a DeviceError naming op and each operand.
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors);
 // Makes sure the device can be used (backend registered, index valid).

@@ -191,8 +191,9 @@ void check_sub_operands(const char* op, const Operand& a, const Operand& b) {
 }
 
 Tensor binary(OpId op, const Operand& a, const Operand& b) {
-  Dtype compute = result_type({a, b});
   const char* name = op_name(op).data();
+  detail::check_defined(name, {a.tensor, b.tensor});
+  Dtype compute = result_type({a, b});
   switch (op) {
     case OpId::sub:
       check_sub_operands(name, a, b);
@@ -260,6 +261,7 @@ void check_inplace_shape(const char* op_, const Tensor& self, const Operand& oth
 // and shape checks, in PyTorch's order.
 Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Scalar* alpha = nullptr) {
   const char* op_ = inplace_name(op);
+  detail::check_defined(op_, {&self, other.tensor});
   detail::check_inplace_target(self, op_, true);
   Dtype compute = result_type({Operand(self), other});
   if (op == OpId::div) compute = float_of(compute);
@@ -299,6 +301,7 @@ Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Scalar
 }
 
 Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
+  detail::check_defined(op_name(op).data(), {&a});
   Dtype compute = a.dtype();
   switch (op) {
     case OpId::exp:
@@ -357,6 +360,7 @@ Tensor scaled_by_alpha(Dtype k, const Tensor& b, const Scalar& alpha) {
 }
 
 Tensor add_or_sub(OpId op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  detail::check_defined(op_name(op).data(), {&a, &b});
   // An integer alpha fits every dtype: a + b (alpha 1) goes straight to the op.
   if (alpha.kind() == kInt64 && is_one(alpha)) return binary(op, a, b);
   if (op == OpId::sub) check_sub_operands("sub", a, b);  // before b is scaled (and cast)
@@ -459,6 +463,7 @@ Tensor ge(const Tensor& a, const Scalar& b) { return binary(OpId::ge, a, b); }
 
 namespace {
 Tensor where_impl(const Tensor& condition, const Operand& a, const Operand& b) {
+  detail::check_defined("where", {&condition, a.tensor, b.tensor});
   WICK_CHECK(condition.dtype() == kBool, DtypeError, "where",
              "condition must be a bool tensor, got ", describe(condition));
   Dtype compute = result_type({a, b});
@@ -543,6 +548,7 @@ namespace {
 // computation float32 (a 0-d product is expanded to self's shape so that it does), and
 // binary_inplace rounds its result into self; it also refuses a k that self cannot hold.
 Tensor& add_or_sub_(OpId op, Tensor& self, const Tensor& o, const Scalar& alpha) {
+  detail::check_defined(inplace_name(op), {&self, &o});
   if (alpha.kind() == kInt64 && is_one(alpha)) return binary_inplace(op, self, o);
   if (op == OpId::sub) check_sub_operands("sub_", self, o);  // before o is scaled (and cast)
   const Dtype k = result_type({self, o});

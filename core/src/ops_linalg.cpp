@@ -13,6 +13,7 @@ Tensor raw_view(const Tensor& t, const Shape& sizes, const Shape& strides) {
 
 Tensor softmax_impl(OpId op, const Tensor& a, int64_t dim) {
   const char* name = op_name(op).data();
+  detail::check_defined(name, {&a});
   int64_t d = detail::wrap_dim(dim, a.dim(), name);
   WICK_CHECK(is_floating(a.dtype()), DtypeError, name, "needs a floating-point input, got ",
              describe(a));
@@ -37,6 +38,7 @@ Tensor softmax_impl(OpId op, const Tensor& a, int64_t dim) {
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
+  detail::check_defined("matmul", {&a, &b});
   WICK_CHECK(a.dim() >= 1 && b.dim() >= 1, ShapeError, "matmul",
              "both arguments need at least 1 dim, got ", detail::describe_all({&a, &b}));
   detail::check_same_device("matmul", {&a, &b});
@@ -86,8 +88,17 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  // matmul's checks, named mm: its errors would name matmul, which the caller did not call.
+  detail::check_defined("mm", {&a, &b});
   WICK_CHECK(a.dim() == 2 && b.dim() == 2, ShapeError, "mm", "expects two 2-D tensors, got ",
              detail::describe_all({&a, &b}));
+  detail::check_same_device("mm", {&a, &b});
+  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "mm", "expected both operands of one dtype, got ",
+             detail::describe_all({&a, &b}));
+  WICK_CHECK(a.dtype() != kBool, DtypeError, "mm",
+             "not implemented for bool: ", detail::describe_all({&a, &b}));
+  WICK_CHECK(a.size(1) == b.size(0), ShapeError, "mm", "shapes ", a.sizes(), " and ", b.sizes(),
+             " cannot be multiplied (", a.size(1), " != ", b.size(0), ")");
   return matmul(a, b);
 }
 

@@ -35,6 +35,7 @@ Shape reduce_mask(const Shape& dims, int64_t ndim, bool all, const char* op) {
 Reduced reduce(OpId op, const Tensor& a, const Shape& dims, bool all, bool keepdim,
                bool want_indices, const char* name = nullptr) {
   if (name == nullptr) name = op_name(op).data();
+  detail::check_defined(name, {&a});
   Shape mask = reduce_mask(dims, a.dim(), all, name);
   Shape kept_sizes = a.sizes();
   Shape final_sizes;

@@ -2,6 +2,7 @@
 // format chosen from all shown values (integers as "1.", fixed "%.4f", or scientific "%.4e"
 // when the values span more than 1000x or leave [1e-4, 1e8)), right-aligned columns, rows
 // wrapped at 80 characters, and "..." summaries past 1000 elements (3 items each side).
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -141,6 +142,22 @@ void write(std::string& out, const std::vector<Value>& all, const Shape& sizes, 
   out += ']';
 }
 
+// PyTorch's style of node name: "log_softmax" -> "LogSoftmaxBackward0".
+std::string backward_name(const Tensor& t) {
+  AutogradHooks* hooks = autograd_hooks();
+  std::string op = hooks != nullptr ? hooks->grad_fn_name(t) : std::string();
+  std::string name;
+  bool upper = true;
+  for (char c : op) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    name += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return name + "Backward0";
+}
 }  // namespace
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
@@ -180,7 +197,9 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (t.dtype() != kDefaultFloat && !implied) {
     out += std::string(", dtype=") + dtype_name(t.dtype());
   }
-  if (t.requires_grad()) out += t.is_leaf() ? ", requires_grad=True" : ", grad_fn=<backward>";
+  if (t.requires_grad()) {
+    out += t.is_leaf() ? ", requires_grad=True" : ", grad_fn=<" + backward_name(t) + ">";
+  }
   out += ')';
   return os << out;
 }

@@ -70,6 +70,17 @@ std::string describe_all(std::initializer_list<const Tensor*> tensors) {
   return s;
 }
 
+void check_defined(const char* op, std::initializer_list<const Tensor*> tensors) {
+  int position = 0;
+  for (const Tensor* t : tensors) {
+    ++position;
+    if (t != nullptr && !t->defined()) {
+      fail<ValueError>(op, "operand ", position, " of ", tensors.size(),
+                       " is an undefined tensor (default-constructed or moved from)");
+    }
+  }
+}
+
 void check_same_device(const char* op, std::initializer_list<const Tensor*> tensors) {
   const Tensor* first = *tensors.begin();
   for (const Tensor* t : tensors) {
@@ -94,8 +105,19 @@ void copy_to_host(const Tensor& t, Dtype dtype, void* host) {
 
 }  // namespace detail
 
-int64_t Tensor::size(int64_t d) const { return sizes()[detail::wrap_dim(d, dim(), "size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[detail::wrap_dim(d, dim(), "stride")]; }
+// A 0-d tensor has no dim to ask about (PyTorch: "Dimension specified as 0 but tensor has no
+// dimensions"); wrap_dim takes 0 and -1 there, as reductions over a 0-d tensor do, and the
+// index would read past the empty Shape (found by review: a stale size of the view's base).
+int64_t Tensor::size(int64_t d) const {
+  WICK_CHECK(dim() > 0, IndexError, "size", "dimension specified as ", d,
+             " but the tensor has no dimensions: ", describe(*this));
+  return sizes()[detail::wrap_dim(d, dim(), "size")];
+}
+int64_t Tensor::stride(int64_t d) const {
+  WICK_CHECK(dim() > 0, IndexError, "stride", "dimension specified as ", d,
+             " but the tensor has no dimensions: ", describe(*this));
+  return strides()[detail::wrap_dim(d, dim(), "stride")];
+}
 
 int64_t Tensor::numel() const {
   // The product of the nonzero sizes was checked when the tensor was made, but a view may put

@@ -31,6 +31,8 @@ class AutogradHooks {
   // for the target's old value (`before`, or the target when `before` is undefined), and makes
   // the node the target's grad_fn.
   virtual void record_inplace(const OpCall& call, const Tensor& before) = 0;
+  // The op that made t (its grad_fn's op name: "mul"), for printing.
+  virtual std::string grad_fn_name(const Tensor& t) = 0;
 };
 
 void set_autograd_hooks(AutogradHooks* hooks);

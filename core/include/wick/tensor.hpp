@@ -197,7 +197,8 @@ class Tensor {
   void retain_grad() const;
 
   TensorImpl& impl() const {
-    WICK_CHECK(impl_ != nullptr, Error, "tensor", "use of an undefined tensor");
+    WICK_CHECK(impl_ != nullptr, Error, "tensor",
+               "use of an undefined tensor (default-constructed or moved from)");
     return *impl_;
   }
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
