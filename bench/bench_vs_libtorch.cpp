@@ -229,11 +229,39 @@ struct SoftmaxRows {
   auto operator()(const auto& a, const auto&, const auto&) const { return a.softmax(1); }
 };
 
-template <class Op>
+// Ops the second survey against libtorch found 3-9x slower (2026-12-02, docs/cpu-kernels.md):
+// each now has a row. sqrt and log take positive inputs (rand + 0.1): a NaN result is no test.
+struct Sqrt {
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.sqrt(); }
+};
+struct Log {
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.log(); }
+};
+struct ClampHalf {
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.clamp(-0.5, 0.5); }
+};
+struct AmaxColumns {  // over dim 0: each output folds a column
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.amax(0); }
+};
+struct SoftmaxColumns {  // over dim 0 of a contiguous [1024, 1024]
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.softmax(0); }
+};
+struct MatrixVector {  // [1024, 1024] @ [1024]: b's first row serves as the vector
+  auto operator()(const wick::Tensor& a, const wick::Tensor& b, const wick::Tensor&) const {
+    return wick::matmul(a, b.select(0, 0));
+  }
+  auto operator()(const torch::Tensor& a, const torch::Tensor& b, const torch::Tensor&) const {
+    return torch::matmul(a, b.select(0, 0));
+  }
+};
+
+template <class Op, bool kPositive = false>
 Pair op_pair() {
-  wick::Tensor wa = wick::randn({kRows, kCols}), wb = wick::randn({kRows, kCols});
+  wick::Tensor wa = kPositive ? wick::rand({kRows, kCols}) + 0.1 : wick::randn({kRows, kCols});
+  wick::Tensor wb = wick::randn({kRows, kCols});
   wick::Tensor wmask = wick::randn({kRows, kCols}) > 0.0;
-  torch::Tensor ta = torch::randn({kRows, kCols}), tb = torch::randn({kRows, kCols});
+  torch::Tensor ta = kPositive ? torch::rand({kRows, kCols}) + 0.1 : torch::randn({kRows, kCols});
+  torch::Tensor tb = torch::randn({kRows, kCols});
   torch::Tensor tmask = torch::randn({kRows, kCols}) > 0.0;
   return {[wa, wb, wmask] { benchmark::DoNotOptimize(Op{}(wa, wb, wmask)); },
           [ta, tb, tmask] { benchmark::DoNotOptimize(Op{}(ta, tb, tmask)); }};
@@ -269,6 +297,12 @@ int main(int argc, char** argv) {
     row("relu", threads, op_pair<Relu>);
     row("sum", threads, op_pair<Sum>);
     row("softmax_rows", threads, op_pair<SoftmaxRows>);
+    row("sqrt", threads, op_pair<Sqrt, true>);
+    row("log", threads, op_pair<Log, true>);
+    row("clamp", threads, op_pair<ClampHalf>);
+    row("amax_columns", threads, op_pair<AmaxColumns>);
+    row("softmax_columns", threads, op_pair<SoftmaxColumns>);
+    row("matrix_vector", threads, op_pair<MatrixVector>);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -6,10 +6,12 @@
 // in order and each product uses every thread. The plain triple loop in tests/ is the oracle;
 // measured in bench/cpu/.
 #include <algorithm>
+#include <vector>
 
 #include "gemm/gemm.hpp"
 #include "kernels.hpp"
 #include "loops.hpp"
+#include "vec_kernels.hpp"
 
 namespace wick::cpu {
 namespace {
@@ -26,6 +28,77 @@ template <typename T>
 void product(const Matrix<T>& a, const Matrix<T>& b, T* c, bool parallel) {
   gemm::gemm<T>({a.data, a.rows, a.cols, a.row_stride, a.col_stride},
                 {b.data, b.rows, b.cols, b.row_stride, b.col_stride}, c, b.cols, parallel ? 0 : 1);
+}
+
+// Matrix times vector (n = 1) and vector times matrix (m = 1): out[p] = sum_k M[p, k] v[k],
+// where M is A (n = 1) or B transposed (m = 1). The GEMM would pack all of M and pad the
+// vector to its micro-kernel's width, for one useful column in 8 to 16; here M is read once,
+// in place (docs/cpu-gemm.md, "Matrix times vector"). Two layouts of M are taken, each in one
+// pass: k unit-stride (a dot per output, vec::dot_*), or p unit-stride (out += v[k] M[:, k],
+// one fused multiply-add per element along p); any other layout goes to the GEMM. Each output
+// element's sum runs in a fixed order, so results do not depend on the thread count.
+template <typename T>
+bool vector_product(const Matrix<T>& m, const T* v, int64_t v_stride, T* out, bool parallel) {
+  const int64_t rows = m.rows, depth = m.cols;
+  if (m.col_stride == 1 || depth <= 1) {
+    std::vector<T> gathered;
+    if (v_stride != 1 && depth > 1) {  // a strided vector is gathered once
+      gathered.resize(static_cast<size_t>(depth));
+      for (int64_t kk = 0; kk < depth; ++kk) gathered[kk] = v[kk * v_stride];
+      v = gathered.data();
+    }
+    auto rows_of = [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        if constexpr (std::is_same_v<T, float>) {
+          out[r] = vec::dot_f32(m.data + r * m.row_stride, v, depth);
+        } else {
+          out[r] = vec::dot_f64(m.data + r * m.row_stride, v, depth);
+        }
+      }
+    };
+    if (parallel) {
+      parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(depth, 1)),
+                   rows_of);
+    } else {
+      rows_of(0, rows);
+    }
+    return true;
+  }
+  if (m.row_stride != 1) return false;
+  auto columns_of = [&](int64_t r0, int64_t r1) {
+    std::fill(out + r0, out + r1, T(0));
+    for (int64_t kk = 0; kk < depth; ++kk) {
+      const T* column = m.data + kk * m.col_stride + r0;
+      if constexpr (std::is_same_v<T, float>) {
+        vec::axpy_f32(out + r0, column, v[kk * v_stride], out + r0, r1 - r0);
+      } else {
+        vec::axpy_f64(out + r0, column, v[kk * v_stride], out + r0, r1 - r0);
+      }
+    }
+  };
+  if (parallel) {
+    // Chunks of at least 1024 outputs: each chunk walks every k.
+    parallel_for(rows, std::max<int64_t>(1024, kParallelGrain / std::max<int64_t>(depth, 1)),
+                 columns_of);
+  } else {
+    columns_of(0, rows);
+  }
+  return true;
+}
+
+// C (m x n, contiguous, row stride n) = A @ B: a vector operand goes to vector_product, the
+// rest to the GEMM in gemm/.
+template <typename T>
+void product_or_vector(const Matrix<T>& a, const Matrix<T>& b, T* c, bool parallel) {
+  if (b.cols == 1 && a.rows > 1 && vector_product(a, b.data, b.row_stride, c, parallel)) {
+    return;
+  }
+  if (a.rows == 1 && b.cols > 1 &&
+      vector_product<T>({b.data, b.cols, b.rows, b.col_stride, b.row_stride}, a.data, a.col_stride,
+                        c, parallel)) {
+    return;
+  }
+  product(a, b, c, parallel);
 }
 
 // int64 products wrap instead of overflowing into UB.
@@ -66,7 +139,11 @@ void run_matmul(const OpCall& call) {
     }
     Matrix<T> am{a_data + a_off, m, k, a.strides()[nd - 2], a.strides()[nd - 1]};
     Matrix<T> bm{b_data + b_off, k, n, b.strides()[nd - 2], b.strides()[nd - 1]};
-    product(am, bm, c_data + bi * m * n, inner_parallel);
+    if constexpr (std::is_same_v<T, int64_t>) {
+      product(am, bm, c_data + bi * m * n, inner_parallel);
+    } else {
+      product_or_vector(am, bm, c_data + bi * m * n, inner_parallel);
+    }
   };
   if (batch_parallel) {
     parallel_for(batch, 1, [&](int64_t b0, int64_t b1) {

@@ -256,11 +256,10 @@ void outer_reduce(const OpCall& call, const T* data, const Dims& kept, const Dim
         std::fill(best_index, best_index + width, int64_t{0});
         next_row();
         for (int64_t i = 1; i < rows; ++i, next_row()) {
-          for (int64_t j = 0; j < width; ++j) {
-            if (is_max ? better<T, true>(row[j], best[j]) : better<T, false>(row[j], best[j])) {
-              best[j] = row[j];
-              best_index[j] = i;
-            }
+          if constexpr (std::is_same_v<T, float>) {
+            vec::fold_extreme_f32(best, indices ? best_index : nullptr, row, i, width, is_max);
+          } else if constexpr (std::is_same_v<T, double>) {
+            vec::fold_extreme_f64(best, indices ? best_index : nullptr, row, i, width, is_max);
           }
         }
         for (int64_t j = 0; j < width; ++j) values[out0 + j] = best[j];

@@ -36,6 +36,28 @@ void run_softmax(const OpCall& call) {
     }
     return offset;
   };
+  if constexpr (std::is_same_v<T, float>) {
+    // A contiguous input with `dim` not last: `inner` rows side by side at stride `inner`,
+    // taken kSoftmaxColumns at a time (vectorised across them) instead of one strided row
+    // at a time with double exps (5-7x slower than libtorch: docs/cpu-kernels.md).
+    if (in_stride != 1 && in.is_contiguous()) {
+      const int64_t inner = in_stride, outer = rows / inner;
+      const int64_t blocks = (inner + vec::kSoftmaxColumns - 1) / vec::kSoftmaxColumns;
+      const int64_t per_task = n * vec::kSoftmaxColumns;
+      parallel_for(outer * blocks, std::max<int64_t>(1, kParallelGrain / per_task),
+                   [&](int64_t t0, int64_t t1) {
+                     for (int64_t task = t0; task < t1; ++task) {
+                       const int64_t o = task / blocks;
+                       const int64_t j0 = (task % blocks) * vec::kSoftmaxColumns;
+                       const int64_t offset = o * n * inner + j0;
+                       vec::softmax_columns_f32(src + offset, dst + offset, n, inner,
+                                                std::min(vec::kSoftmaxColumns, inner - j0),
+                                                log_form);
+                     }
+                   });
+      return;
+    }
+  }
   parallel_for(
       rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)),
       [&](int64_t r0, int64_t r1) {

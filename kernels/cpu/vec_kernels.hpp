@@ -12,6 +12,7 @@ namespace wick::cpu::vec {
 void exp_f32(const float* x, float* y, int64_t n);
 void sigmoid_f32(const float* x, float* y, int64_t n);
 void tanh_f32(const float* x, float* y, int64_t n);
+void log_f32(const float* x, float* y, int64_t n);
 
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).
@@ -24,6 +25,14 @@ void axpy_strided_f32(const char* a, int64_t sa, const char* b, int64_t sb, floa
 void axpy_strided_f64(const char* a, int64_t sa, const char* b, int64_t sb, double alpha, char* out,
                       int64_t so, int64_t n);
 
+// The dot product of two contiguous vectors with std::fma into L partial sums in the operands'
+// type (L = 32 for float, 16 for double), lane j taking elements j, j + L, ..., added pairwise
+// in a fixed order at
+// the end: the same bits from every clone (fma is exact everywhere), any thread count. The
+// matrix-vector products of matmul.cpp (docs/cpu-gemm.md, "Matrix times vector").
+float dot_f32(const float* a, const float* b, int64_t n);
+double dot_f64(const double* a, const double* b, int64_t n);
+
 // Sums in double: L partial sums (L = 32 for float32, 16 for float64), lane j taking elements
 // j, j + L, ..., added pairwise in a fixed order at the end. Error about n/L * 2^-53 relative to
 // sum |x|: float32-exact far past 10^8. sum_f32 runs a hand-written AVX2 form on AVX2 machines
@@ -32,6 +41,14 @@ void axpy_strided_f64(const char* a, int64_t sa, const char* b, int64_t sb, doub
 double sum_f32(const float* x, int64_t n);
 double sum_f32_lanes(const float* x, int64_t n);
 double sum_f64(const double* x, int64_t n);
+// best[j] = the larger (is_max) or smaller of best[j] and row[j] for j < n, with PyTorch's
+// rules: a NaN wins and stays, a tie keeps the earlier value; where best_index is not null,
+// best_index[j] = row_index where row[j] was taken (the rows of max/min over outer dims).
+void fold_extreme_f32(float* best, int64_t* best_index, const float* row, int64_t row_index,
+                      int64_t n, bool is_max);
+void fold_extreme_f64(double* best, int64_t* best_index, const double* row, int64_t row_index,
+                      int64_t n, bool is_max);
+
 // acc[j] += x[j] for j < n (the rows of a reduction over outer dims).
 void accumulate_f32(double* acc, const float* x, int64_t n);
 void accumulate_f64(double* acc, const double* x, int64_t n);
@@ -40,5 +57,11 @@ void accumulate_f64(double* acc, const double* x, int64_t n);
 // sum in double. max ignores NaN (NaN flows through exp into the sum, so a NaN row is all NaN,
 // as in PyTorch); a row of -inf gets shift 0 (0/0 = NaN everywhere, as in PyTorch).
 void softmax_row_f32(const float* x, float* y, int64_t n, bool log_form);
+// The same for `width` rows side by side (width <= kSoftmaxColumns): row j holds elements
+// x[j], x[j + stride], ..., x[j + (n - 1) stride] (softmax over a dim that is not the last of a
+// contiguous tensor), with the arithmetic of softmax_row_f32 vectorised across the rows.
+inline constexpr int64_t kSoftmaxColumns = 64;
+void softmax_columns_f32(const float* x, float* y, int64_t n, int64_t stride, int64_t width,
+                         bool log_form);
 
 }  // namespace wick::cpu::vec

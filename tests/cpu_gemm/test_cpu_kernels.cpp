@@ -60,7 +60,7 @@ bool close(double got, double want, double rtol, double atol) {
 
 }  // namespace
 
-TEST_CASE("vec math: float exp, sigmoid and tanh within a few ulp of float64 libm", "[kernels]") {
+TEST_CASE("vec math: float exp, log, sigmoid and tanh within a few ulp of float64 libm", "[kernels]") {
   const std::vector<float> xs = sample_floats();
   Tensor x = tensor(xs, {static_cast<int64_t>(xs.size())});
   // Through the op (vectorised clones) and one element at a time (vec_math.hpp directly).
@@ -82,6 +82,24 @@ TEST_CASE("vec math: float exp, sigmoid and tanh within a few ulp of float64 lib
   INFO("max ulp: exp " << worst_exp << ", tanh " << worst_tanh << ", sigmoid " << worst_sigmoid);
   CHECK(worst_exp <= 2.0);
   CHECK(worst_tanh <= 3.0);
+  // log: every sampled float (negatives give NaN, 0 gives -inf, subnormals included).
+  const std::vector<float> l = floats_of(x.log());
+  double worst_log = 0;
+  int64_t log_mismatch = 0, log_special_wrong = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want = std::log(static_cast<double>(xs[i]));
+    if (std::isfinite(want)) {
+      worst_log = std::max(worst_log, ulps(l[i], want));
+    } else if (!(std::isnan(want) ? std::isnan(l[i]) : l[i] == want)) {
+      ++log_special_wrong;
+    }
+    const float scalar = cpu::vec::log(xs[i]);
+    if (std::memcmp(&scalar, &l[i], sizeof scalar) != 0) ++log_mismatch;
+  }
+  INFO("max ulp: log " << worst_log);
+  CHECK(worst_log <= 2.0);
+  CHECK(log_special_wrong == 0);
+  CHECK(log_mismatch == 0);
   CHECK(worst_sigmoid <= 4.0);
   CHECK(layout_mismatch == 0);  // the clones round exactly as the scalar code
   // A strided view takes the element-at-a-time path: same bits (compared as bytes: the sample
