@@ -243,6 +243,9 @@ struct ClampHalf {
 struct AmaxColumns {  // over dim 0: each output folds a column
   auto operator()(const auto& a, const auto&, const auto&) const { return a.amax(0); }
 };
+struct SumColumns {  // over dim 0: each output sums a column
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.sum(0); }
+};
 struct SoftmaxColumns {  // over dim 0 of a contiguous [1024, 1024]
   auto operator()(const auto& a, const auto&, const auto&) const { return a.softmax(0); }
 };
@@ -301,6 +304,7 @@ int main(int argc, char** argv) {
     row("log", threads, op_pair<Log, true>);
     row("clamp", threads, op_pair<ClampHalf>);
     row("amax_columns", threads, op_pair<AmaxColumns>);
+    row("sum_columns", threads, op_pair<SumColumns>);
     row("softmax_columns", threads, op_pair<SoftmaxColumns>);
     row("matrix_vector", threads, op_pair<MatrixVector>);
   }

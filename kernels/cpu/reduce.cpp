@@ -239,7 +239,16 @@ void outer_reduce(const OpCall& call, const T* data, const Dims& kept, const Dim
       };
       if (call.op == OpId::sum || call.op == OpId::mean) {
         std::fill(acc, acc + width, 0.0);
-        for (int64_t i = 0; i < rows; ++i, next_row()) {
+        bool folded = false;
+        if constexpr (std::is_same_v<T, float>) {
+          // One reduced dim: its rows at one stride, four at a time (1.6-2.0x slower than
+          // libtorch's sum over dim 0 with an acc update per element; docs/cpu-kernels.md).
+          if (reduced.n == 1) {
+            vec::accumulate_rows_f32(acc, row, reduced.strides[0], rows, width);
+            folded = true;
+          }
+        }
+        for (int64_t i = 0; i < rows && !folded; ++i, next_row()) {
           if constexpr (std::is_same_v<T, float>) {
             vec::accumulate_f32(acc, row, width);
           } else if constexpr (std::is_same_v<T, double>) {

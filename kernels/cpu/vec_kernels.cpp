@@ -216,6 +216,21 @@ WICK_VEC_CLONES void fold_extreme_f64(double* best, int64_t* best_index, const d
 WICK_VEC_CLONES void accumulate_f32(double* acc, const float* x, int64_t n) {
   for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<double>(x[j]);
 }
+WICK_VEC_CLONES void accumulate_rows_f32(double* acc, const float* x, int64_t stride, int64_t rows,
+                                         int64_t n) {
+  int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const float *x0 = x + r * stride, *x1 = x0 + stride, *x2 = x1 + stride, *x3 = x2 + stride;
+    for (int64_t j = 0; j < n; ++j) {
+      acc[j] += (static_cast<double>(x0[j]) + static_cast<double>(x1[j])) +
+                (static_cast<double>(x2[j]) + static_cast<double>(x3[j]));
+    }
+  }
+  for (; r < rows; ++r) {
+    const float* xr = x + r * stride;
+    for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<double>(xr[j]);
+  }
+}
 WICK_VEC_CLONES void accumulate_f64(double* acc, const double* x, int64_t n) {
   for (int64_t j = 0; j < n; ++j) acc[j] += x[j];
 }

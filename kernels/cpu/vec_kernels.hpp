@@ -51,6 +51,10 @@ void fold_extreme_f64(double* best, int64_t* best_index, const double* row, int6
 
 // acc[j] += x[j] for j < n (the rows of a reduction over outer dims).
 void accumulate_f32(double* acc, const float* x, int64_t n);
+// acc[j] += the rows x[j + r * stride] for r < rows, four rows added in double before each
+// update of acc (a load, add and store of acc per four elements instead of per element); the
+// order is fixed, so the sum does not depend on the thread count.
+void accumulate_rows_f32(double* acc, const float* x, int64_t stride, int64_t rows, int64_t n);
 void accumulate_f64(double* acc, const double* x, int64_t n);
 
 // One softmax row: y = exp(x - max) / sum, or log_softmax: y = x - max - log(sum), with the

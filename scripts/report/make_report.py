@@ -490,6 +490,7 @@ MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar
                      "where_scalar": "where(mask, 0, g)", "relu": "relu", "gt_zero": "a > 0", "exp": "exp", "sum": "sum",
                      "softmax_rows": "softmax over rows of 1024", "sqrt": "sqrt", "log": "log",
                      "clamp": "clamp(a, -0.5, 0.5)", "amax_columns": "amax over dim 0",
+                     "sum_columns": "sum over dim 0",
                      "softmax_columns": "softmax over dim 0", "matrix_vector": "[1024, 1024] @ [1024]"}
 
 
