@@ -40,6 +40,11 @@ void product(const Matrix<T>& a, const Matrix<T>& b, T* c, bool parallel) {
 template <typename T>
 bool vector_product(const Matrix<T>& m, const T* v, int64_t v_stride, T* out, bool parallel) {
   const int64_t rows = m.rows, depth = m.cols;
+  // Splits the outputs across threads, `grain` at least per chunk; one chunk when the caller
+  // runs products in parallel itself.
+  auto split = [&](int64_t grain, const auto& body) {
+    parallel_for(rows, parallel ? grain : rows, body);
+  };
   if (m.col_stride == 1 || depth <= 1) {
     std::vector<T> gathered;
     if (v_stride != 1 && depth > 1) {  // a strided vector is gathered once
@@ -56,12 +61,7 @@ bool vector_product(const Matrix<T>& m, const T* v, int64_t v_stride, T* out, bo
         }
       }
     };
-    if (parallel) {
-      parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(depth, 1)),
-                   rows_of);
-    } else {
-      rows_of(0, rows);
-    }
+    split(std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(depth, 1)), rows_of);
     return true;
   }
   if (m.row_stride != 1) return false;
@@ -76,13 +76,8 @@ bool vector_product(const Matrix<T>& m, const T* v, int64_t v_stride, T* out, bo
       }
     }
   };
-  if (parallel) {
-    // Chunks of at least 1024 outputs: each chunk walks every k.
-    parallel_for(rows, std::max<int64_t>(1024, kParallelGrain / std::max<int64_t>(depth, 1)),
-                 columns_of);
-  } else {
-    columns_of(0, rows);
-  }
+  // Chunks of at least 1024 outputs: each chunk walks every k.
+  split(std::max<int64_t>(1024, kParallelGrain / std::max<int64_t>(depth, 1)), columns_of);
   return true;
 }
 
