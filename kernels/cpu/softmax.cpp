@@ -40,7 +40,8 @@ void run_softmax(const OpCall& call) {
     // A contiguous input with `dim` not last: `inner` rows side by side at stride `inner`,
     // taken kSoftmaxColumns at a time (vectorised across them) instead of one strided row
     // at a time with double exps (5-7x slower than libtorch: docs/cpu-kernels.md).
-    if (in_stride != 1 && in.is_contiguous()) {
+    // (n > 1: the stride of a dim of size 1 is anything, and says nothing of the dims after.)
+    if (in_stride != 1 && n > 1 && in.is_contiguous()) {
       const int64_t inner = in_stride, outer = rows / inner;
       const int64_t blocks = (inner + vec::kSoftmaxColumns - 1) / vec::kSoftmaxColumns;
       const int64_t per_task = n * vec::kSoftmaxColumns;

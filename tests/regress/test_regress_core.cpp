@@ -229,3 +229,19 @@ TEST_CASE("an empty tensor whose sizes before the 0 overflow when multiplied", "
   CHECK(throws<ShapeError>([&] { empty({big, 2}); }));
   CHECK(throws<ShapeError>([&] { empty({0, int64_t{1} << 62, 4}); }));
 }
+
+TEST_CASE("softmax over a dim of size 1 whose stride is not the inner size", "[regress][core]") {
+  // kernels/cpu/softmax.cpp: the column kernel (a contiguous input, dim not last) took the
+  // dim's stride for the inner size; a size-1 dim may have any stride ([1, 1] with strides
+  // [5, 1] is contiguous), so no column was computed and the output kept its poison (found by
+  // fuzz_ops in CI: log_softmax dim 0 of [1, 1] gave NaN). PyTorch: 1 and 0.
+  Tensor x = zeros({1, 5}).narrow(1, 0, 1);
+  REQUIRE(x.is_contiguous());
+  REQUIRE(x.stride(0) == 5);
+  CHECK(softmax(x, 0).item<double>() == 1.0);
+  CHECK(log_softmax(x, 0).item<double>() == 0.0);
+  Tensor y = zeros({1, 3, 2}).narrow(2, 0, 1).expand({1, 3, 1}).contiguous();
+  CHECK(softmax(zeros({1, 70}).unsqueeze(0), 1).sizes() == std::vector<int64_t>{1, 1, 70});
+  CHECK(softmax(zeros({1, 70}).unsqueeze(0), 1).sum().item<double>() == 70.0);
+  CHECK(log_softmax(y, 0).sum().item<double>() == 0.0);
+}
