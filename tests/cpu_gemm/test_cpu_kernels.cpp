@@ -60,7 +60,8 @@ bool close(double got, double want, double rtol, double atol) {
 
 }  // namespace
 
-TEST_CASE("vec math: float exp, log, sigmoid and tanh within a few ulp of float64 libm", "[kernels]") {
+TEST_CASE("vec math: float exp, log, sigmoid and tanh within a few ulp of float64 libm",
+          "[kernels]") {
   const std::vector<float> xs = sample_floats();
   Tensor x = tensor(xs, {static_cast<int64_t>(xs.size())});
   // Through the op (vectorised clones) and one element at a time (vec_math.hpp directly).
