@@ -37,20 +37,22 @@ Tensor softmax_impl(OpId op, const Tensor& a, int64_t dim) {
 
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
-  detail::check_defined("matmul", {&a, &b});
-  WICK_CHECK(a.dim() >= 1 && b.dim() >= 1, ShapeError, "matmul",
+namespace {
+// matmul's body; `name` is what its errors call the op (mm calls it too).
+Tensor matmul_named(const Tensor& a, const Tensor& b, const char* name) {
+  detail::check_defined(name, {&a, &b});
+  WICK_CHECK(a.dim() >= 1 && b.dim() >= 1, ShapeError, name,
              "both arguments need at least 1 dim, got ", detail::describe_all({&a, &b}));
-  detail::check_same_device("matmul", {&a, &b});
-  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "matmul",
-             "expected both operands of one dtype, got ", detail::describe_all({&a, &b}));
-  WICK_CHECK(a.dtype() != kBool, DtypeError, "matmul",
+  detail::check_same_device(name, {&a, &b});
+  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, name, "expected both operands of one dtype, got ",
+             detail::describe_all({&a, &b}));
+  WICK_CHECK(a.dtype() != kBool, DtypeError, name,
              "not implemented for bool: ", detail::describe_all({&a, &b}));
   // 1-D operands become a row (left) or a column (right), removed again at the end.
   Tensor a2 = a.dim() == 1 ? raw_view(a, {1, a.size(0)}, {0, a.stride(0)}) : a.detach();
   Tensor b2 = b.dim() == 1 ? raw_view(b, {b.size(0), 1}, {b.stride(0), 0}) : b.detach();
   int64_t m = a2.size(-2), k = a2.size(-1), k2 = b2.size(-2), n = b2.size(-1);
-  WICK_CHECK(k == k2, ShapeError, "matmul", "shapes ", a.sizes(), " and ", b.sizes(),
+  WICK_CHECK(k == k2, ShapeError, name, "shapes ", a.sizes(), " and ", b.sizes(),
              " cannot be multiplied (", k, " != ", k2, ")");
   Shape batch_a(a2.sizes().begin(), a2.sizes().end() - 2);
   Shape batch_b(b2.sizes().begin(), b2.sizes().end() - 2);
@@ -58,7 +60,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   try {
     batch = broadcast_shapes(batch_a, batch_b);
   } catch (const ShapeError&) {
-    detail::fail<ShapeError>("matmul", "batch dims of ", a.sizes(), " and ", b.sizes(),
+    detail::fail<ShapeError>(name, "batch dims of ", a.sizes(), " and ", b.sizes(),
                              " cannot be broadcast (", batch_a, " vs ", batch_b, ")");
   }
   Shape a_sizes = batch, b_sizes = batch, out_sizes = batch;
@@ -66,7 +68,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   b_sizes.push_back(k), b_sizes.push_back(n);
   out_sizes.push_back(m), out_sizes.push_back(n);
   Tensor a3 = detail::expand_view(a2, a_sizes), b3 = detail::expand_view(b2, b_sizes);
-  Tensor out = detail::make_empty(out_sizes, a.dtype(), a.device(), "matmul");
+  Tensor out = detail::make_empty(out_sizes, a.dtype(), a.device(), name);
   OpCall call;
   call.op = OpId::matmul;
   call.inputs[0] = &a3;
@@ -86,20 +88,15 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   detail::maybe_record(call);
   return out;
 }
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) { return matmul_named(a, b, "matmul"); }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
-  // matmul's checks, named mm: its errors would name matmul, which the caller did not call.
   detail::check_defined("mm", {&a, &b});
   WICK_CHECK(a.dim() == 2 && b.dim() == 2, ShapeError, "mm", "expects two 2-D tensors, got ",
              detail::describe_all({&a, &b}));
-  detail::check_same_device("mm", {&a, &b});
-  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "mm", "expected both operands of one dtype, got ",
-             detail::describe_all({&a, &b}));
-  WICK_CHECK(a.dtype() != kBool, DtypeError, "mm",
-             "not implemented for bool: ", detail::describe_all({&a, &b}));
-  WICK_CHECK(a.size(1) == b.size(0), ShapeError, "mm", "shapes ", a.sizes(), " and ", b.sizes(),
-             " cannot be multiplied (", a.size(1), " != ", b.size(0), ")");
-  return matmul(a, b);
+  return matmul_named(a, b, "mm");
 }
 
 Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(OpId::softmax, a, dim); }
