@@ -35,9 +35,6 @@ Tensor softmax_impl(OpId op, const Tensor& a, int64_t dim) {
   return out;
 }
 
-}  // namespace
-
-namespace {
 // matmul's body; `name` is what its errors call the op (mm calls it too).
 Tensor matmul_named(const Tensor& a, const Tensor& b, const char* name) {
   detail::check_defined(name, {&a, &b});
