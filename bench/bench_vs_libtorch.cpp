@@ -258,13 +258,21 @@ struct MatrixVector {  // [1024, 1024] @ [1024]: b's first row serves as the vec
   }
 };
 
-template <class Op, bool kPositive = false>
+// kBFloat16: a and b as bfloat16 tensors (the ops compute in float32 and round once, in both
+// libraries).
+template <class Op, bool kPositive = false, bool kBFloat16 = false>
 Pair op_pair() {
   wick::Tensor wa = kPositive ? wick::rand({kRows, kCols}) + 0.1 : wick::randn({kRows, kCols});
   wick::Tensor wb = wick::randn({kRows, kCols});
   wick::Tensor wmask = wick::randn({kRows, kCols}) > 0.0;
   torch::Tensor ta = kPositive ? torch::rand({kRows, kCols}) + 0.1 : torch::randn({kRows, kCols});
   torch::Tensor tb = torch::randn({kRows, kCols});
+  if constexpr (kBFloat16) {
+    wa = wa.to(wick::kBFloat16);
+    wb = wb.to(wick::kBFloat16);
+    ta = ta.to(torch::kBFloat16);
+    tb = tb.to(torch::kBFloat16);
+  }
   torch::Tensor tmask = torch::randn({kRows, kCols}) > 0.0;
   return {[wa, wb, wmask] { benchmark::DoNotOptimize(Op{}(wa, wb, wmask)); },
           [ta, tb, tmask] { benchmark::DoNotOptimize(Op{}(ta, tb, tmask)); }};
@@ -307,6 +315,9 @@ int main(int argc, char** argv) {
     row("sum_columns", threads, op_pair<SumColumns>);
     row("softmax_columns", threads, op_pair<SoftmaxColumns>);
     row("matrix_vector", threads, op_pair<MatrixVector>);
+    row("add_bf16", threads, op_pair<Add, false, true>);
+    row("exp_bf16", threads, op_pair<Exp, false, true>);
+    row("sum_bf16", threads, op_pair<Sum, false, true>);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

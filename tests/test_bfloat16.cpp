@@ -314,3 +314,189 @@ TEST_CASE("bfloat16 in place, on views, and through autograd", "[bf16][autograd]
   CHECK(w.grad().dtype() == kBFloat16);
   CHECK(w.grad().to(kFloat32).to_vector<float>() == std::vector<float>{3.0f, -4.0f, 0.5f});
 }
+
+namespace {
+
+// A bfloat16 tensor's bit patterns, in row-major order.
+std::vector<uint16_t> bf16_bits(const Tensor& t) {
+  const Tensor c = t.contiguous();
+  std::vector<uint16_t> bits(static_cast<size_t>(c.numel()));
+  std::memcpy(bits.data(), c.raw_data(), bits.size() * sizeof(uint16_t));
+  return bits;
+}
+
+// got and want hold the same bits, any NaN matching any NaN (neither library promises a payload).
+void check_same_bits(const Tensor& got, const Tensor& want) {
+  REQUIRE(got.dtype() == want.dtype());
+  REQUIRE(got.sizes() == want.sizes());
+  if (got.dtype() == kBool) {
+    CHECK(got.to_vector<bool>() == want.to_vector<bool>());
+    return;
+  }
+  REQUIRE(got.dtype() == kBFloat16);
+  const std::vector<uint16_t> g = bf16_bits(got), w = bf16_bits(want);
+  int bad = 0;
+  for (size_t k = 0; k < g.size(); ++k) {
+    const float gf = BFloat16::to_float(g[k]), wf = BFloat16::to_float(w[k]);
+    const bool same = g[k] == w[k] || (std::isnan(gf) && std::isnan(wf));
+    if (!same && bad++ < 3) {
+      FAIL_CHECK("element " << k << ": bits " << g[k] << " (" << gf << "), expected " << w[k]
+                            << " (" << wf << ")");
+    }
+  }
+  CHECK(bad == 0);
+}
+
+// bfloat16 values covering the edges: both zeros, both infinities, NaN, the largest finite
+// value, subnormals, values near 1 and spread normals.
+std::vector<float> edge_values(int64_t n, uint64_t seed) {
+  const std::vector<float> special{0.0f,
+                                   -0.0f,
+                                   std::numeric_limits<float>::infinity(),
+                                   -std::numeric_limits<float>::infinity(),
+                                   std::numeric_limits<float>::quiet_NaN(),
+                                   BFloat16::to_float(0x7f7f),  // the largest finite bfloat16
+                                   BFloat16::to_float(0x0001),  // the smallest subnormal
+                                   -BFloat16::to_float(0x0040),
+                                   1.0f,
+                                   -1.0f,
+                                   1.0078125f,
+                                   0.5f};
+  std::vector<float> v = random_floats(n, 3.0f, seed);
+  std::mt19937_64 g(seed + 1);
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (g() % 8 == 0) v[k] = special[g() % special.size()];
+  }
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("bfloat16 elementwise kernels give the float32 result's bits, rounded once",
+          "[bf16][loops]") {
+  // The CPU's elementwise kernels widen bfloat16 in registers (kernels/cpu/loops.hpp,
+  // in_compute_type); the reference widens whole tensors to float32, runs the float32 op and
+  // rounds its result. Sizes cover runs below and above the clones' and the repeated-operand
+  // thresholds (32 and 64 elements) and the parallel split (2^16 elements); the layouts are
+  // contiguous, a broadcast row (stride 0), a 0-d operand, a transposed operand and in place.
+  for (int64_t cols : {int64_t{7}, int64_t{33}, int64_t{100}, int64_t{70001}}) {
+    const int64_t rows = cols > 1000 ? 2 : 5;
+    INFO("rows " << rows << ", cols " << cols);
+    const Tensor a32 =
+        tensor(edge_values(rows * cols, 21), {rows, cols}).to(kBFloat16).to(kFloat32);
+    const Tensor b32 =
+        tensor(edge_values(rows * cols, 22), {rows, cols}).to(kBFloat16).to(kFloat32);
+    const Tensor row32 = tensor(edge_values(cols, 23), {1, cols}).to(kBFloat16).to(kFloat32);
+    const Tensor zero_d32 = scalar_tensor(-1.5f);
+    const Tensor at32 = tensor(edge_values(rows * cols, 24), {cols, rows})
+                            .to(kBFloat16)
+                            .to(kFloat32)
+                            .transpose(0, 1);
+    const Tensor a = a32.to(kBFloat16), b = b32.to(kBFloat16), row = row32.to(kBFloat16),
+                 zero_d = zero_d32.to(kBFloat16), at = at32.to(kBFloat16);
+    const Tensor mask = gt(b, a);
+    using Binary = std::function<Tensor(const Tensor&, const Tensor&)>;
+    const std::vector<std::pair<const char*, Binary>> binaries = {
+        {"add", [](const Tensor& x, const Tensor& y) { return add(x, y); }},
+        {"sub", [](const Tensor& x, const Tensor& y) { return sub(x, y); }},
+        {"mul", [](const Tensor& x, const Tensor& y) { return mul(x, y); }},
+        {"div", [](const Tensor& x, const Tensor& y) { return div(x, y); }},
+        {"pow", [](const Tensor& x, const Tensor& y) { return pow(x, y); }},
+        {"maximum", [](const Tensor& x, const Tensor& y) { return maximum(x, y); }},
+        {"minimum", [](const Tensor& x, const Tensor& y) { return minimum(x, y); }},
+        // alpha 0.3 is 0.30078125 in bfloat16, which both forms use.
+        {"add alpha", [](const Tensor& x, const Tensor& y) { return add(x, y, 0.30078125); }},
+        {"sub alpha", [](const Tensor& x, const Tensor& y) { return sub(x, y, 0.30078125); }},
+        {"eq", [](const Tensor& x, const Tensor& y) { return eq(x, y); }},
+        {"ne", [](const Tensor& x, const Tensor& y) { return ne(x, y); }},
+        {"lt", [](const Tensor& x, const Tensor& y) { return lt(x, y); }},
+        {"le", [](const Tensor& x, const Tensor& y) { return le(x, y); }},
+        {"gt", [](const Tensor& x, const Tensor& y) { return gt(x, y); }},
+        {"ge", [&](const Tensor& x, const Tensor& y) { return ge(x, y); }},
+        {"where", [&](const Tensor& x, const Tensor& y) { return where(mask, x, y); }},
+    };
+    const auto narrow = [](const Tensor& t) { return t.dtype() == kBool ? t : t.to(kBFloat16); };
+    for (const auto& [name, op] : binaries) {
+      INFO(name);
+      check_same_bits(op(a, b), narrow(op(a32, b32)));
+      check_same_bits(op(a, row), narrow(op(a32, row32)));
+      check_same_bits(op(row, a), narrow(op(row32, a32)));
+      check_same_bits(op(zero_d, b), narrow(op(zero_d32, b32)));
+      check_same_bits(op(at, b), narrow(op(at32, b32)));
+    }
+    Tensor in_place = a.clone();
+    in_place.add_(b, 0.30078125);
+    check_same_bits(in_place, add(a32, b32, 0.30078125).to(kBFloat16));
+    using Unary = std::function<Tensor(const Tensor&)>;
+    const std::vector<std::pair<const char*, Unary>> unaries = {
+        {"neg", [](const Tensor& x) { return neg(x); }},
+        {"abs", [](const Tensor& x) { return abs(x); }},
+        {"exp", [](const Tensor& x) { return exp(x); }},
+        {"log", [](const Tensor& x) { return log(x); }},
+        {"sqrt", [](const Tensor& x) { return sqrt(x); }},
+        {"relu", [](const Tensor& x) { return relu(x); }},
+        {"sigmoid", [](const Tensor& x) { return sigmoid(x); }},
+        {"tanh", [](const Tensor& x) { return tanh(x); }},
+        {"pow 0.5", [](const Tensor& x) { return pow(x, 0.5); }},
+        {"pow -0.5", [](const Tensor& x) { return pow(x, -0.5); }},
+        {"pow -1", [](const Tensor& x) { return pow(x, -1.0); }},
+        {"pow 2", [](const Tensor& x) { return pow(x, 2.0); }},
+        {"pow 3", [](const Tensor& x) { return pow(x, 3.0); }},
+        {"pow -2", [](const Tensor& x) { return pow(x, -2.0); }},
+        {"pow 1.75", [](const Tensor& x) { return pow(x, 1.75); }},
+        {"clamp", [](const Tensor& x) { return clamp(x, -0.5, 0.5); }},
+        {"clamp_min", [](const Tensor& x) { return clamp_min(x, -0.5); }},
+        {"clamp_max", [](const Tensor& x) { return clamp_max(x, 0.5); }},
+        {"clamp NaN bound",
+         [](const Tensor& x) { return clamp(x, std::numeric_limits<double>::quiet_NaN(), 0.5); }},
+    };
+    for (const auto& [name, op] : unaries) {
+      INFO(name);
+      check_same_bits(op(a), op(a32).to(kBFloat16));
+      check_same_bits(op(at), op(at32).to(kBFloat16));
+      check_same_bits(op(row.expand({rows, cols})), op(row32.expand({rows, cols})).to(kBFloat16));
+    }
+  }
+}
+
+TEST_CASE("bfloat16 reductions give the float32 result's bits, rounded once", "[bf16][reduce]") {
+  // reduce.cpp sums contiguous bfloat16 itself (vec::sum_bf16: sum_f32's lanes over widened
+  // elements) and hands the other reductions float32 copies; either way the result is the
+  // float32 kernel's on the widened input, rounded once more. 70001 columns cross the blocked
+  // sums' 16384 and the parallel split.
+  for (int64_t cols : {int64_t{5}, int64_t{37}, int64_t{1000}, int64_t{70001}}) {
+    const int64_t rows = cols > 1000 ? 3 : 20;
+    INFO("rows " << rows << ", cols " << cols);
+    std::vector<float> values = random_floats(rows * cols, 3.0f, 31);
+    const Tensor a32 = tensor(values, {rows, cols}).to(kBFloat16).to(kFloat32);
+    const Tensor a = a32.to(kBFloat16);
+    const Tensor at32 = a32.transpose(0, 1), at = a.transpose(0, 1);
+    using Reduction = std::function<Tensor(const Tensor&)>;
+    const std::vector<std::pair<const char*, Reduction>> reductions = {
+        {"sum", [](const Tensor& x) { return sum(x); }},
+        {"mean", [](const Tensor& x) { return mean(x); }},
+        {"sum -1", [](const Tensor& x) { return sum(x, -1); }},
+        {"mean -1 keepdim", [](const Tensor& x) { return mean(x, -1, true); }},
+        {"sum 0", [](const Tensor& x) { return sum(x, 0); }},
+        {"mean 0", [](const Tensor& x) { return mean(x, 0); }},
+        {"sum {0, 1}",
+         [](const Tensor& x) {
+           return sum(x, Shape{0, 1});
+         }},
+        {"amax 0", [](const Tensor& x) { return amax(x, 0); }},
+        {"amax -1", [](const Tensor& x) { return amax(x, -1); }},
+        {"max", [](const Tensor& x) { return max(x); }},
+    };
+    for (const auto& [name, op] : reductions) {
+      INFO(name);
+      check_same_bits(op(a), op(a32).to(kBFloat16));
+      check_same_bits(op(at), op(at32).to(kBFloat16));
+    }
+  }
+  // NaN and infinities pass through the sums; an empty sum is 0 and an empty mean NaN.
+  const Tensor edges = tensor(edge_values(4000, 32), {4000}).to(kBFloat16);
+  check_same_bits(sum(edges), sum(edges.to(kFloat32)).to(kBFloat16));
+  const Tensor empty = zeros({0, 3}, kBFloat16);
+  check_same_bits(sum(empty, 0), zeros({3}, kBFloat16));
+  CHECK(std::isnan(mean(empty, 0).to_vector<float>()[0]));
+}

@@ -2,6 +2,7 @@
 // Inputs arrive expanded to the output's shape and in one dtype (wick/dispatch.hpp). int64
 // arithmetic wraps on overflow (done in uint64, so it is never UB), as PyTorch's does. add and
 // sub with a floating alpha are one fused multiply-add; where selects through a bit mask.
+// bfloat16 computes in float32 inside the loops (loops.hpp, in_compute_type) and rounds once.
 // Measured (docs/cpu-kernels.md, "The MLP step"): BM_add_alpha 622 -> 151 us and
 // BM_where_scalar 4.13 -> 0.16 ms on 2^20 floats, one thread.
 #include <algorithm>
@@ -137,58 +138,54 @@ void run_axpy(const OpCall& call, T alpha) {
   for_each_strided<3>({&call.out(), &call.in(0), &call.in(1)}, run);
 }
 
-template <typename T>
+// S is the stored type; T = compute_t<S> the one the lambdas compute in (float for bfloat16).
+template <typename S>
 void run_arith(const OpCall& call) {
+  using T = compute_t<S>;
   const Tensor& out = call.out();
   const std::array<const Tensor*, 2> in{&call.in(0), &call.in(1)};
+  auto map2 = [&](const auto& fn) { map<S, S, S>(out, in_compute_type<S>(fn), in); };
   if constexpr (std::is_floating_point_v<T>) {
     if (call.has_a && (call.op == OpId::add || call.op == OpId::sub)) {
       const T alpha = call.scalar_a.to<T>();
-      run_axpy<T>(call, call.op == OpId::add ? alpha : -alpha);
+      const T signed_alpha = call.op == OpId::add ? alpha : -alpha;
+      if constexpr (std::is_same_v<S, T>) {
+        run_axpy<T>(call, signed_alpha);
+      } else {
+        map2([signed_alpha](T a, T b) { return std::fma(b, signed_alpha, a); });
+      }
       return;
     }
   }
   switch (call.op) {
     case OpId::add:
-      map<T, T, T>(
-          out, [](T a, T b) { return wrap_add(a, b); }, in);
+      map2([](T a, T b) { return wrap_add(a, b); });
       break;
     case OpId::mul:
-      map<T, T, T>(
-          out, [](T a, T b) { return wrap_mul(a, b); }, in);
+      map2([](T a, T b) { return wrap_mul(a, b); });
       break;
     case OpId::maximum:
-      map<T, T, T>(
-          out, [](T a, T b) { return nan(a)   ? a
-                                     : nan(b) ? b
-                                              : (a > b ? a : b); }, in);
+      map2([](T a, T b) { return nan(a) ? a : nan(b) ? b : (a > b ? a : b); });
       break;
     case OpId::minimum:
-      map<T, T, T>(
-          out, [](T a, T b) { return nan(a)   ? a
-                                     : nan(b) ? b
-                                              : (a < b ? a : b); }, in);
+      map2([](T a, T b) { return nan(a) ? a : nan(b) ? b : (a < b ? a : b); });
       break;
     default:
       if constexpr (!std::is_same_v<T, bool>) {
         switch (call.op) {
           case OpId::sub:
-            map<T, T, T>(
-                out, [](T a, T b) { return wrap_sub(a, b); }, in);
+            map2([](T a, T b) { return wrap_sub(a, b); });
             break;
           case OpId::pow:
             if constexpr (std::is_floating_point_v<T>) {
-              map<T, T, T>(
-                  out, [](T a, T b) { return std::pow(a, b); }, in);
+              map2([](T a, T b) { return std::pow(a, b); });
             } else {
-              map<T, T, T>(
-                  out, [](T a, T b) { return int_pow(a, b); }, in);
+              map2([](T a, T b) { return int_pow(a, b); });
             }
             break;
           case OpId::div:
             if constexpr (std::is_floating_point_v<T>) {
-              map<T, T, T>(
-                  out, [](T a, T b) { return a / b; }, in);
+              map2([](T a, T b) { return a / b; });
             }
             break;
           default:
@@ -199,34 +196,30 @@ void run_arith(const OpCall& call) {
   }
 }
 
-template <typename T>
+template <typename S>
 void run_compare(const OpCall& call) {
+  using T = compute_t<S>;
   const Tensor& out = call.out();
   const std::array<const Tensor*, 2> in{&call.in(0), &call.in(1)};
+  auto compare = [&](const auto& fn) { map<bool, S, S>(out, in_compute_type<S>(fn), in); };
   switch (call.op) {
     case OpId::eq:
-      map<bool, T, T>(
-          out, [](T a, T b) { return a == b; }, in);
+      compare([](T a, T b) { return a == b; });
       break;
     case OpId::ne:
-      map<bool, T, T>(
-          out, [](T a, T b) { return a != b; }, in);
+      compare([](T a, T b) { return a != b; });
       break;
     case OpId::lt:
-      map<bool, T, T>(
-          out, [](T a, T b) { return a < b; }, in);
+      compare([](T a, T b) { return a < b; });
       break;
     case OpId::le:
-      map<bool, T, T>(
-          out, [](T a, T b) { return a <= b; }, in);
+      compare([](T a, T b) { return a <= b; });
       break;
     case OpId::gt:
-      map<bool, T, T>(
-          out, [](T a, T b) { return a > b; }, in);
+      compare([](T a, T b) { return a > b; });
       break;
     case OpId::ge:
-      map<bool, T, T>(
-          out, [](T a, T b) { return a >= b; }, in);
+      compare([](T a, T b) { return a >= b; });
       break;
     default:
       break;
@@ -244,9 +237,9 @@ void binary_kernel(const OpCall& call) {
     case OpId::le:
     case OpId::gt:
     case OpId::ge:
-      WICK_DISPATCH_ALL(compute, run_compare<T>(call)) break;
+      WICK_DISPATCH_STORED(compute, run_compare<T>(call)) break;
     default:
-      WICK_DISPATCH_ALL(compute, run_arith<T>(call)) break;
+      WICK_DISPATCH_STORED(compute, run_arith<T>(call)) break;
   }
 }
 
@@ -268,7 +261,7 @@ T select(uint8_t c, T a, T b) {
 
 void where_kernel(const OpCall& call) {
   const Tensor& out = call.out();
-  WICK_DISPATCH_ALL(out.dtype(), {
+  WICK_DISPATCH_STORED(out.dtype(), {  // a select moves bits: bfloat16 needs no widening
     map<T, uint8_t, T, T>(out, [](uint8_t c, T a, T b) { return select(c, a, b); },
                           {&call.in(0), &call.in(1), &call.in(2)});
   })

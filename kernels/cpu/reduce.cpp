@@ -53,7 +53,8 @@ struct Dims {
 };
 
 template <typename T>
-using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+using SumAcc =
+    std::conditional_t<std::is_floating_point_v<T> || std::is_same_v<T, BFloat16>, double, int64_t>;
 
 // Calls visit(value, reduced_index) for reduced indices [begin, end) from base.
 template <typename T, typename Visit>
@@ -121,6 +122,17 @@ SumAcc<T> sum_range(const T* base, const Dims& r, int64_t begin, int64_t end) {
       } else {
         double run_sum = 0;
         for (int64_t i = 0; i < count; ++i) run_sum += static_cast<double>(p[i * stride]);
+        acc += run_sum;
+      }
+    });
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    // As float32's sum of the widened values: the same lanes, the same order.
+    walk_runs(base, r, begin, end, [&](const T* p, int64_t stride, int64_t count) {
+      if (stride == 1) {
+        acc += vec::sum_bf16(reinterpret_cast<const uint16_t*>(p), count);
+      } else {
+        double run_sum = 0;
+        for (int64_t i = 0; i < count; ++i) run_sum += static_cast<float>(p[i * stride]);
         acc += run_sum;
       }
     });
@@ -303,10 +315,21 @@ void run_reduce(const OpCall& call) {
   const int64_t n_out = kept.numel;
   // Outputs contiguous in the input and rows to fold: the row-wise walk (float and double; the
   // int64 sums keep the general path, whose wrap-around order is the same anyway).
+  const bool rows_to_fold = kept.n >= 1 && kept.strides[kept.n - 1] == 1 && reduced.n >= 1 &&
+                            reduced.strides[reduced.n - 1] != 1 && kept.sizes[kept.n - 1] >= 16;
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    if (kept.n >= 1 && kept.strides[kept.n - 1] == 1 && reduced.n >= 1 &&
-        reduced.strides[reduced.n - 1] != 1 && kept.sizes[kept.n - 1] >= 16) {
+    if (rows_to_fold) {
       outer_reduce<T>(call, data, kept, reduced);
+      return;
+    }
+  }
+  // bfloat16 computes here only a sum or mean over a contiguous input whose rows are not
+  // folded (the sum of everything, sums over the last dims): the float32 kernel would walk
+  // the widened copy in the same order, so the result has its bits. Other bfloat16 reductions
+  // run on float32 copies (run_in_float32), as every kernel that does not take bfloat16.
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    if (rows_to_fold || !in.is_contiguous() || (call.op != OpId::sum && call.op != OpId::mean)) {
+      detail::run_in_float32(reduce_kernel, call, kCPU);
       return;
     }
   }
@@ -324,22 +347,23 @@ void run_reduce(const OpCall& call) {
                        values[o] = static_cast<T>(blocked_sum(base, reduced, !per_output_parallel));
                        break;
                      case OpId::mean:
-                       if constexpr (std::is_floating_point_v<T>) {
+                       if constexpr (!std::is_same_v<T, int64_t> && !std::is_same_v<T, bool>) {
                          values[o] = static_cast<T>(
                              static_cast<double>(blocked_sum(base, reduced, !per_output_parallel)) /
                              static_cast<double>(reduced.numel));
                        }
                        break;
                      case OpId::max:
-                     case OpId::min: {
-                       Extreme<T> e =
-                           call.op == OpId::max
-                               ? blocked_extreme<T, true>(base, reduced, !per_output_parallel)
-                               : blocked_extreme<T, false>(base, reduced, !per_output_parallel);
-                       values[o] = e.value;
-                       if (indices) indices[o] = e.index;
+                     case OpId::min:
+                       if constexpr (!std::is_same_v<T, BFloat16>) {
+                         Extreme<T> e =
+                             call.op == OpId::max
+                                 ? blocked_extreme<T, true>(base, reduced, !per_output_parallel)
+                                 : blocked_extreme<T, false>(base, reduced, !per_output_parallel);
+                         values[o] = e.value;
+                         if (indices) indices[o] = e.index;
+                       }
                        break;
-                     }
                      default:
                        break;
                    }
@@ -350,6 +374,14 @@ void run_reduce(const OpCall& call) {
 }  // namespace
 
 void reduce_kernel(const OpCall& call) {
+  if (call.in(0).dtype() == kBFloat16 || call.out(0).dtype() == kBFloat16) {
+    if (call.in(0).dtype() == kBFloat16 && call.out(0).dtype() == kBFloat16) {
+      run_reduce<BFloat16>(call);
+    } else {
+      detail::run_in_float32(reduce_kernel, call, kCPU);
+    }
+    return;
+  }
   if (call.op == OpId::mean) {
     WICK_DISPATCH_FLOATING(call.out().dtype(), run_reduce<T>(call))
     return;

@@ -11,16 +11,21 @@ void register_cpu_kernels() {
   register_kernel(OpId::copy, kCPU, copy_kernel, /*computes_bf16=*/true);
   reg(OpId::rand, random_kernel);
   reg(OpId::randn, random_kernel);
+  // The elementwise kernels take bfloat16 themselves, widening in registers (loops.hpp,
+  // in_compute_type); the others get float32 copies from run_kernel.
   for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu, OpId::sigmoid,
                   OpId::tanh, OpId::pow_scalar, OpId::clamp}) {
-    reg(op, unary_kernel);
+    register_kernel(op, kCPU, unary_kernel, /*computes_bf16=*/true);
   }
   for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,
                   OpId::minimum, OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {
-    reg(op, binary_kernel);
+    register_kernel(op, kCPU, binary_kernel, /*computes_bf16=*/true);
   }
-  reg(OpId::where, where_kernel);
-  for (OpId op : {OpId::sum, OpId::mean, OpId::max, OpId::min}) reg(op, reduce_kernel);
+  register_kernel(OpId::where, kCPU, where_kernel, /*computes_bf16=*/true);
+  // reduce_kernel sums contiguous bfloat16 itself and hands the other cases to run_in_float32.
+  for (OpId op : {OpId::sum, OpId::mean, OpId::max, OpId::min}) {
+    register_kernel(op, kCPU, reduce_kernel, /*computes_bf16=*/true);
+  }
   reg(OpId::softmax, softmax_kernel);
   reg(OpId::log_softmax, softmax_kernel);
   reg(OpId::matmul, matmul_kernel);

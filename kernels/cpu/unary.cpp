@@ -5,7 +5,8 @@
 // runs go to vec_kernels.cpp's AVX-512/AVX2/baseline clones, other runs use the same code one
 // element at a time, so the result does not depend on the layout. 4.6x libm's expf through
 // the op on Zen 4 (docs/cpu-kernels.md). float64 keeps libm. sqrt is the instruction
-// (-fno-math-errno) and clamp two selects, so their loops vectorise too.
+// (-fno-math-errno) and clamp two selects, so their loops vectorise too. bfloat16 computes in
+// float32 inside the loops (loops.hpp, in_compute_type): the float32 code, widened and rounded.
 #include <cmath>
 #include <limits>
 
@@ -42,49 +43,61 @@ inline int64_t int_pow(int64_t base, int64_t e) {
   return static_cast<int64_t>(result);
 }
 
-// out = f(in) for float32 with f's vectorised loop for unit-stride runs.
-template <void (*kContiguous)(const float*, float*, int64_t), float (*kScalar)(float)>
+// out = f(in) computed in float32, unit-stride runs through vec_kernels.cpp's clones (kFloat for
+// float32 tensors, kBFloat16 for bfloat16 ones, which widens and rounds in registers), other
+// runs through the scalar form, whose bits are the same.
+template <typename S, void (*kFloat)(const float*, float*, int64_t),
+          void (*kBFloat16)(const uint16_t*, uint16_t*, int64_t), float (*kScalar)(float)>
 void map_f32(const Tensor& out, const Tensor& in) {
+  using Bits = std::conditional_t<std::is_same_v<S, BFloat16>, uint16_t, float>;
   for_each_strided<2>({&out, &in}, [](char** p, const int64_t* s, int64_t n) {
-    if (s[0] == sizeof(float) && s[1] == sizeof(float)) {
-      kContiguous(reinterpret_cast<const float*>(p[1]), reinterpret_cast<float*>(p[0]), n);
+    const Bits* x = reinterpret_cast<const Bits*>(p[1]);
+    Bits* y = reinterpret_cast<Bits*>(p[0]);
+    if (s[0] == sizeof(Bits) && s[1] == sizeof(Bits)) {
+      if constexpr (std::is_same_v<S, BFloat16>) {
+        kBFloat16(x, y, n);
+      } else {
+        kFloat(x, y, n);
+      }
       return;
     }
     for (int64_t j = 0; j < n; ++j) {
-      *reinterpret_cast<float*>(p[0] + j * s[0]) =
-          kScalar(*reinterpret_cast<const float*>(p[1] + j * s[1]));
+      const Bits v = *reinterpret_cast<const Bits*>(p[1] + j * s[1]);
+      Bits& r = *reinterpret_cast<Bits*>(p[0] + j * s[0]);
+      if constexpr (std::is_same_v<S, BFloat16>) {
+        r = vec::float_to_bf16(kScalar(vec::bf16_to_float(v)));
+      } else {
+        r = kScalar(v);
+      }
     }
   });
 }
 
-template <typename T>
+// S is the stored type; T = compute_t<S> the one the lambdas compute in (float for bfloat16).
+template <typename S>
 void run_unary(const OpCall& call) {
+  using T = compute_t<S>;
   const Tensor& out = call.out();
   const std::array<const Tensor*, 1> in{&call.in(0)};
+  auto map1 = [&](const auto& fn) { map<S, S>(out, in_compute_type<S>(fn), in); };
   switch (call.op) {
     case OpId::neg:
       if constexpr (std::is_same_v<T, int64_t>) {
-        map<T, T>(
-            out, [](T x) { return static_cast<T>(0ull - static_cast<uint64_t>(x)); }, in);
+        map1([](T x) { return static_cast<T>(0ull - static_cast<uint64_t>(x)); });
       } else {
-        map<T, T>(
-            out, [](T x) { return -x; }, in);
+        map1([](T x) { return -x; });
       }
       break;
     case OpId::abs:
       if constexpr (std::is_same_v<T, int64_t>) {
-        map<T, T>(
-            out, [](T x) { return x < 0 ? static_cast<T>(0ull - static_cast<uint64_t>(x)) : x; },
-            in);
+        map1([](T x) { return x < 0 ? static_cast<T>(0ull - static_cast<uint64_t>(x)) : x; });
       } else {
-        map<T, T>(
-            out, [](T x) { return std::abs(x); }, in);
+        map1([](T x) { return std::abs(x); });
       }
       break;
     case OpId::relu:
       // NaN (the compare fails) and -0 (PyTorch 1.13's relu(-0.) is -0.) pass through.
-      map<T, T>(
-          out, [](T x) { return T(0) > x ? T(0) : x; }, in);
+      map1([](T x) { return T(0) > x ? T(0) : x; });
       break;
     case OpId::clamp: {
       const bool has_lo = call.has_a, has_hi = call.has_b;
@@ -98,30 +111,23 @@ void run_unary(const OpCall& call) {
       // through. (One lambda testing the cases and NaN per element ran scalar, with branches
       // that random data mispredicts: 7-9x slower than libtorch.)
       if (nan_bound) {
-        map<T, T>(
-            out, [=](T) { return nan_value; }, in);
+        map1([=](T) { return nan_value; });
       } else if (has_lo && has_hi) {
-        map<T, T>(
-            out,
-            [=](T x) {
-              const T above = x < lo ? lo : x;
-              return above > hi ? hi : above;
-            },
-            in);
+        map1([=](T x) {
+          const T above = x < lo ? lo : x;
+          return above > hi ? hi : above;
+        });
       } else if (has_lo) {
-        map<T, T>(
-            out, [=](T x) { return x < lo ? lo : x; }, in);
+        map1([=](T x) { return x < lo ? lo : x; });
       } else {
-        map<T, T>(
-            out, [=](T x) { return x > hi ? hi : x; }, in);
+        map1([=](T x) { return x > hi ? hi : x; });
       }
       break;
     }
     case OpId::pow_scalar:
       if constexpr (std::is_same_v<T, int64_t>) {
         const int64_t e = call.scalar_a.to_int64();
-        map<T, T>(
-            out, [e](T x) { return int_pow(x, e); }, in);
+        map1([e](T x) { return int_pow(x, e); });
       } else {
         // PyTorch 1.13's pow(tensor, number) sends these exponents to other kernels, whose
         // results differ from pow's at the edges: pow(-0., 0.5) is -0. (sqrt), not 0., and
@@ -131,26 +137,19 @@ void run_unary(const OpCall& call) {
         const T e = call.scalar_a.to<T>();
         const double written = call.has_b ? call.scalar_b.to_double() : call.scalar_a.to_double();
         if (written == 0.5) {
-          map<T, T>(
-              out, [](T x) { return std::sqrt(x); }, in);
+          map1([](T x) { return std::sqrt(x); });
         } else if (written == -0.5) {
-          map<T, T>(
-              out, [](T x) { return T(1) / std::sqrt(x); }, in);
+          map1([](T x) { return T(1) / std::sqrt(x); });
         } else if (written == -1.0) {
-          map<T, T>(
-              out, [](T x) { return T(1) / x; }, in);
+          map1([](T x) { return T(1) / x; });
         } else if (e == T(2)) {
-          map<T, T>(
-              out, [](T x) { return x * x; }, in);
+          map1([](T x) { return x * x; });
         } else if (e == T(3)) {
-          map<T, T>(
-              out, [](T x) { return x * x * x; }, in);
+          map1([](T x) { return x * x * x; });
         } else if (e == T(-2)) {
-          map<T, T>(
-              out, [](T x) { return T(1) / (x * x); }, in);
+          map1([](T x) { return T(1) / (x * x); });
         } else {
-          map<T, T>(
-              out, [e](T x) { return std::pow(x, e); }, in);
+          map1([e](T x) { return std::pow(x, e); });
         }
       }
       break;
@@ -158,16 +157,16 @@ void run_unary(const OpCall& call) {
       if constexpr (std::is_same_v<T, float>) {
         switch (call.op) {
           case OpId::exp:
-            map_f32<vec::exp_f32, vec::exp>(out, call.in(0));
+            map_f32<S, vec::exp_f32, vec::exp_bf16, vec::exp>(out, call.in(0));
             return;
           case OpId::sigmoid:
-            map_f32<vec::sigmoid_f32, vec::sigmoid>(out, call.in(0));
+            map_f32<S, vec::sigmoid_f32, vec::sigmoid_bf16, vec::sigmoid>(out, call.in(0));
             return;
           case OpId::tanh:
-            map_f32<vec::tanh_f32, vec::tanh>(out, call.in(0));
+            map_f32<S, vec::tanh_f32, vec::tanh_bf16, vec::tanh>(out, call.in(0));
             return;
           case OpId::log:
-            map_f32<vec::log_f32, vec::log>(out, call.in(0));
+            map_f32<S, vec::log_f32, vec::log_bf16, vec::log>(out, call.in(0));
             return;
           default:
             break;
@@ -176,24 +175,19 @@ void run_unary(const OpCall& call) {
       if constexpr (std::is_floating_point_v<T>) {
         switch (call.op) {
           case OpId::exp:
-            map<T, T>(
-                out, [](T x) { return std::exp(x); }, in);
+            map1([](T x) { return std::exp(x); });
             break;
           case OpId::log:
-            map<T, T>(
-                out, [](T x) { return std::log(x); }, in);
+            map1([](T x) { return std::log(x); });
             break;
           case OpId::sqrt:
-            map<T, T>(
-                out, [](T x) { return std::sqrt(x); }, in);
+            map1([](T x) { return std::sqrt(x); });
             break;
           case OpId::tanh:
-            map<T, T>(
-                out, [](T x) { return std::tanh(x); }, in);
+            map1([](T x) { return std::tanh(x); });
             break;
           case OpId::sigmoid:
-            map<T, T>(
-                out, [](T x) { return T(1) / (T(1) + std::exp(-x)); }, in);
+            map1([](T x) { return T(1) / (T(1) + std::exp(-x)); });
             break;
           default:
             break;
@@ -206,6 +200,10 @@ void run_unary(const OpCall& call) {
 }  // namespace
 
 void unary_kernel(const OpCall& call) {
+  if (call.out().dtype() == kBFloat16) {
+    run_unary<BFloat16>(call);
+    return;
+  }
   WICK_DISPATCH_NUMERIC(call.out().dtype(), run_unary<T>(call))
 }
 

@@ -45,6 +45,44 @@ WICK_VEC_CLONES void log_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = log(x[i]);
 }
 
+namespace {
+// bfloat16 in chunks through a float32 buffer: widen, the float32 loop, round. Written as one
+// loop, GCC vectorised it 16 elements wide (the width of the 16-bit loads), spilled exp's
+// constants and ran at half exp_f32's speed (1.37-1.53 ms against 0.72-0.84 for 2^20).
+constexpr int64_t kBf16Chunk = 256;
+template <typename Fn>
+[[gnu::always_inline]] inline void map_bf16(const uint16_t* x, uint16_t* y, int64_t n,
+                                            const Fn& fn) {
+  float buffer[kBf16Chunk];
+  for (int64_t start = 0; start < n; start += kBf16Chunk) {
+    const int64_t m = n - start < kBf16Chunk ? n - start : kBf16Chunk;
+    for (int64_t j = 0; j < m; ++j) buffer[j] = bf16_to_float(x[start + j]);
+    for (int64_t j = 0; j < m; ++j) buffer[j] = fn(buffer[j]);
+    for (int64_t j = 0; j < m; ++j) y[start + j] = float_to_bf16(buffer[j]);
+  }
+}
+}  // namespace
+
+WICK_VEC_CLONES void exp_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  map_bf16(
+      x, y, n, [](float v) __attribute__((always_inline)) { return exp(v); });
+}
+
+WICK_VEC_CLONES void sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  map_bf16(
+      x, y, n, [](float v) __attribute__((always_inline)) { return sigmoid(v); });
+}
+
+WICK_VEC_CLONES void tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  map_bf16(
+      x, y, n, [](float v) __attribute__((always_inline)) { return tanh(v); });
+}
+
+WICK_VEC_CLONES void log_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  map_bf16(
+      x, y, n, [](float v) __attribute__((always_inline)) { return log(v); });
+}
+
 // std::fma is exact whatever -ffp-contract says; the v3 and v4 clones vectorise it (the
 // baseline clone calls libm's fmaf, correct but scalar).
 WICK_VEC_CLONES void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n) {
@@ -171,6 +209,26 @@ double sum_f32(const float* x, int64_t n) {
   if (avx2_form) return sum_f32_avx2(x, n);
 #endif
   return sum_f32_lanes(x, n);
+}
+
+// sum_lanes over chunks widened into a float32 buffer (a multiple of the lanes, so lane j still
+// takes elements j, j + L, ... in order): 16-bit loads in the lanes' loop made GCC vectorise it
+// 16 elements wide, 2x sum_f32's time.
+WICK_VEC_CLONES double sum_bf16(const uint16_t* x, int64_t n) {
+  constexpr int L = kFloatSumLanes;
+  static_assert(kBf16Chunk % L == 0);
+  double lane[L] = {};
+  float buffer[kBf16Chunk];
+  int64_t start = 0;
+  for (;; start += kBf16Chunk) {
+    const int64_t m = n - start < kBf16Chunk ? n - start : kBf16Chunk;
+    for (int64_t j = 0; j < m; ++j) buffer[j] = bf16_to_float(x[start + j]);
+    const int64_t whole = m - m % L;
+    for (int64_t i = 0; i < whole; i += L) {
+      for (int j = 0; j < L; ++j) lane[j] += static_cast<double>(buffer[i + j]);
+    }
+    if (m < kBf16Chunk) return fold_lanes<L>(lane, buffer + whole, m - whole);
+  }
 }
 
 WICK_VEC_CLONES double sum_f64(const double* x, int64_t n) {

@@ -14,6 +14,13 @@ void sigmoid_f32(const float* x, float* y, int64_t n);
 void tanh_f32(const float* x, float* y, int64_t n);
 void log_f32(const float* x, float* y, int64_t n);
 
+// The same on bfloat16 bit patterns: each element widened, the float32 function, the result
+// rounded once (the bits of the float32 op followed by a cast).
+void exp_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void log_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).
 void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n);
@@ -41,6 +48,9 @@ double dot_f64(const double* a, const double* b, int64_t n);
 double sum_f32(const float* x, int64_t n);
 double sum_f32_lanes(const float* x, int64_t n);
 double sum_f64(const double* x, int64_t n);
+// sum_f32's lanes over bfloat16 bit patterns, each widened: the bits of sum_f32 of the widened
+// elements.
+double sum_bf16(const uint16_t* x, int64_t n);
 // best[j] = the larger (is_max) or smaller of best[j] and row[j] for j < n, with PyTorch's
 // rules: a NaN wins and stays, a tie keeps the earlier value; where best_index is not null,
 // best_index[j] = row_index where row[j] was taken (the rows of max/min over outer dims).

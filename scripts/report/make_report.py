@@ -491,7 +491,8 @@ MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar
                      "softmax_rows": "softmax over rows of 1024", "sqrt": "sqrt", "log": "log",
                      "clamp": "clamp(a, -0.5, 0.5)", "amax_columns": "amax over dim 0",
                      "sum_columns": "sum over dim 0",
-                     "softmax_columns": "softmax over dim 0", "matrix_vector": "[1024, 1024] @ [1024]"}
+                     "softmax_columns": "softmax over dim 0", "matrix_vector": "[1024, 1024] @ [1024]",
+                     "add_bf16": "a + b, bfloat16", "exp_bf16": "exp, bfloat16", "sum_bf16": "sum, bfloat16"}
 
 
 def membound_vs_torch(r):
@@ -505,7 +506,7 @@ def membound_vs_torch(r):
     if not rows:
         return []
     return ["The same ops against libtorch (bench_vs_libtorch, same threads; float32, 2^20 elements as "
-            "[1024, 1024], a new output on every call in both libraries; " + VS_TORCH_HOW + "):",
+            "[1024, 1024] (bfloat16 where the op says so), a new output on every call in both libraries; " + VS_TORCH_HOW + "):",
             "", table(["op", "threads", "wick", "libtorch", "wick's speed / libtorch's"], rows), "",
             "wick's sum adds in double (32 double lanes for float32: a float64 sum rounded to float32 at the end, the same "
             "for any thread count); libtorch 1.13's adds in float32 (checked with python3-torch: its sum of 2^22 "

@@ -1,9 +1,9 @@
 // bfloat16.hpp: wick::BFloat16, the 16-bit "brain float": float32's sign and 8-bit exponent with
 // a 7-bit mantissa, so the same range as float32 at about 3 significant digits. It is the input
 // format of the tensor cores' BF16 path (kernels/cuda/gemm/10_bf16_mma.cuh). The struct only
-// stores and converts; arithmetic on bfloat16 tensors runs in float32 and rounds once per op
-// (core/src/backend.cpp), as PyTorch does on the CPU. Float -> bfloat16 rounds to nearest, ties
-// to even, and keeps NaN a (quiet) NaN; bfloat16 -> float is exact. Usable in device code.
+// stores and converts; ops on bfloat16 tensors compute in float32 and round once (kernels/cpu/
+// loops.hpp, core/src/backend.cpp), as PyTorch does on the CPU. Float -> bfloat16 rounds to
+// nearest, ties to even, keeps NaN a (quiet) NaN; bfloat16 -> float is exact. For device code too.
 #pragma once
 
 #include <cstdint>
