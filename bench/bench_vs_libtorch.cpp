@@ -260,6 +260,10 @@ struct MatrixVector {  // [1024, 1024] @ [1024]: b's first row serves as the vec
 
 // kBFloat16: a and b as bfloat16 tensors (the ops compute in float32 and round once, in both
 // libraries).
+struct TransposedCopy {  // a.t().contiguous(): the copy behind every w.t() gradient
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.t().contiguous(); }
+};
+
 template <class Op, bool kPositive = false, bool kBFloat16 = false>
 Pair op_pair() {
   wick::Tensor wa = kPositive ? wick::rand({kRows, kCols}) + 0.1 : wick::randn({kRows, kCols});
@@ -315,6 +319,7 @@ int main(int argc, char** argv) {
     row("sum_columns", threads, op_pair<SumColumns>);
     row("softmax_columns", threads, op_pair<SoftmaxColumns>);
     row("matrix_vector", threads, op_pair<MatrixVector>);
+    row("transposed_copy", threads, op_pair<TransposedCopy>);
     row("add_bf16", threads, op_pair<Add, false, true>);
     row("exp_bf16", threads, op_pair<Exp, false, true>);
     row("sum_bf16", threads, op_pair<Sum, false, true>);

@@ -95,6 +95,32 @@ TEST_CASE("tensors are handles: copies share the implementation", "[views]") {
   CHECK_THROWS_AS(undefined.sizes(), Error);
 }
 
+TEST_CASE("views: a transposed copy moves float32 bits unchanged", "[views]") {
+  // The AVX2 tiles (kernels/cpu/transpose_copy.cpp) shuffle registers of floats: every bit
+  // pattern, NaN payloads and signalling NaNs included, must arrive as it was.
+  std::mt19937 g(7);
+  for (const Shape& sizes : {Shape{8, 8}, Shape{16, 24}, Shape{67, 41}, Shape{3, 32, 40}}) {
+    INFO(::Catch::Detail::stringify(sizes));
+    Tensor x = empty(sizes, kFloat32);
+    std::vector<uint32_t> bits(static_cast<size_t>(x.numel()));
+    for (uint32_t& b : bits) b = g() % 4 == 0 ? (0x7f800001u | (g() & 0x807fffffu)) : g();
+    std::memcpy(x.raw_data(), bits.data(), bits.size() * sizeof(uint32_t));
+    const Tensor y = x.transpose(-1, -2).contiguous();
+    const int64_t rows = sizes[sizes.size() - 2], cols = sizes[sizes.size() - 1];
+    const auto* out = static_cast<const uint32_t*>(y.raw_data());
+    int bad = 0;
+    for (int64_t p = 0; p < x.numel() / (rows * cols); ++p) {
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t c = 0; c < cols; ++c) {
+          const uint32_t want = bits[static_cast<size_t>((p * rows + r) * cols + c)];
+          bad += out[(p * cols + c) * rows + r] != want;
+        }
+      }
+    }
+    CHECK(bad == 0);
+  }
+}
+
 TEST_CASE("views: contiguous() of transposed and permuted tensors, every dtype", "[views]") {
   // The tiled path (kernels/cpu/transpose_copy.cpp) for sizes that are and are not multiples of
   // its 8 x 8 tiles, with batch dims around the two it swaps, against the plain walk of

@@ -16,6 +16,11 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define WICK_TRANSPOSE_AVX2 1
+#endif
+
 #include "kernels.hpp"
 #include "loops.hpp"
 
@@ -24,10 +29,59 @@ namespace {
 
 constexpr int64_t kTile = 8;
 
+#if defined(WICK_TRANSPOSE_AVX2)
+// A whole 8 x 8 tile of 4-byte elements in AVX2 registers: eight 32-byte loads along the
+// input's unit-stride dim (column j of the tile), the transpose by unpacks (pairs), shuffles
+// (quads) and 128-bit lane swaps, eight 32-byte stores along the output's rows. Moves bits
+// only (no arithmetic), so NaN payloads survive. The scalar tile did 64 loads and 64 stores:
+// 1.5-1.6x libtorch's time for a [1024, 1024] float32 transpose on one thread.
+__attribute__((target("avx2"))) void tile_8x8_avx2(char* out, const char* in,
+                                                   int64_t out_row_stride, int64_t in_col_stride) {
+  __m256 c[8];
+  for (int j = 0; j < 8; ++j)
+    c[j] = _mm256_loadu_ps(reinterpret_cast<const float*>(in + j * in_col_stride));
+  // Pairs: lo/hi of (c0, c1) hold rows {0, 1, 4, 5} / {2, 3, 6, 7} of columns 0 and 1.
+  __m256 p[8];
+  for (int k = 0; k < 4; ++k) {
+    p[2 * k] = _mm256_unpacklo_ps(c[2 * k], c[2 * k + 1]);
+    p[2 * k + 1] = _mm256_unpackhi_ps(c[2 * k], c[2 * k + 1]);
+  }
+  // Quads: columns 0-3 (from p0..p3) and 4-7 (p4..p7) of rows {0, 4}, {1, 5}, {2, 6}, {3, 7}.
+  __m256 q[8];
+  for (int h = 0; h < 2; ++h) {
+    q[4 * h + 0] = _mm256_shuffle_ps(p[4 * h], p[4 * h + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    q[4 * h + 1] = _mm256_shuffle_ps(p[4 * h], p[4 * h + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    q[4 * h + 2] = _mm256_shuffle_ps(p[4 * h + 1], p[4 * h + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    q[4 * h + 3] = _mm256_shuffle_ps(p[4 * h + 1], p[4 * h + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  // Rows: the low 128-bit halves hold rows 0-3, the high halves rows 4-7.
+  for (int r = 0; r < 4; ++r) {
+    _mm256_storeu_ps(reinterpret_cast<float*>(out + r * out_row_stride),
+                     _mm256_permute2f128_ps(q[r], q[4 + r], 0x20));
+    _mm256_storeu_ps(reinterpret_cast<float*>(out + (r + 4) * out_row_stride),
+                     _mm256_permute2f128_ps(q[r], q[4 + r], 0x31));
+  }
+}
+
+bool has_avx2() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2;
+}
+#endif
+
 // One tile: rows (the input's unit-stride dim) [i0, i1) by columns (the output's) [j0, j1).
 template <typename E>
 void copy_tile(char* out, const char* in, int64_t out_row_stride, int64_t in_col_stride, int64_t i0,
                int64_t i1, int64_t j0, int64_t j1) {
+#if defined(WICK_TRANSPOSE_AVX2)
+  if constexpr (sizeof(E) == 4) {
+    if (i1 - i0 == kTile && j1 - j0 == kTile && has_avx2()) {
+      tile_8x8_avx2(out + i0 * out_row_stride + j0 * 4, in + i0 * 4 + j0 * in_col_stride,
+                    out_row_stride, in_col_stride);
+      return;
+    }
+  }
+#endif
   for (int64_t i = i0; i < i1; ++i) {
     E* dst = reinterpret_cast<E*>(out + i * out_row_stride);
     const char* src = in + static_cast<int64_t>(sizeof(E)) * i;
