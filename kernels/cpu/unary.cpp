@@ -73,6 +73,19 @@ void map_f32(const Tensor& out, const Tensor& in) {
   });
 }
 
+// v rounded to S and back: PyTorch 1.13 computes bfloat16 pow(x, 3) as (x * x) * x and
+// pow(x, -2) as 1 / (x * x) with bfloat16 vectors on the CPU, each product rounded to
+// bfloat16 (checked on all 65536 inputs against python3-torch: 4762 and 8746 of them differ
+// from the float32 power rounded once). float32 and float64 are unchanged.
+template <typename S, typename T>
+T in_storage_type(T v) {
+  if constexpr (std::is_same_v<S, BFloat16>) {
+    return vec::bf16_to_float(vec::float_to_bf16(v));
+  } else {
+    return v;
+  }
+}
+
 // S is the stored type; T = compute_t<S> the one the lambdas compute in (float for bfloat16).
 template <typename S>
 void run_unary(const OpCall& call) {
@@ -145,9 +158,9 @@ void run_unary(const OpCall& call) {
         } else if (e == T(2)) {
           map1([](T x) { return x * x; });
         } else if (e == T(3)) {
-          map1([](T x) { return x * x * x; });
+          map1([](T x) { return in_storage_type<S>(x * x) * x; });
         } else if (e == T(-2)) {
-          map1([](T x) { return T(1) / (x * x); });
+          map1([](T x) { return T(1) / in_storage_type<S>(x * x); });
         } else {
           map1([e](T x) { return std::pow(x, e); });
         }
