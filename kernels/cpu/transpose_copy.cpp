@@ -11,6 +11,9 @@
 // Measured (2-vCPU Zen 4, 1 thread, 1024 x 1024 float32): `.t().contiguous()` through wick
 // 3.92 -> 1.12 ms (BM_transpose_contiguous, docs/cpu-kernels.md); on plain arrays, tiles of
 // 64: 3.0 ms, 32: 2.2, 16: 1.3, 8: 0.58-0.67, 4: 0.62-0.68 (memcpy of the same bytes: 0.09).
+// Whole tiles of 4-byte elements then went through AVX2 registers (tile_8x8_avx2): 1.63-1.91
+// -> 0.57-0.77 ms on one Zen 3 thread, 0.79-1.08 -> 0.36-0.38 ms on two, against libtorch's
+// 0.87-2.1 ms (bench_vs_libtorch, paired/transposed_copy; docs/cpu-kernels.md).
 // Tested by tests/test_views.cpp.
 #include <algorithm>
 #include <cstdint>
