@@ -260,6 +260,14 @@ struct MatrixVector {  // [1024, 1024] @ [1024]: b's first row serves as the vec
 
 // kBFloat16: a and b as bfloat16 tensors (the ops compute in float32 and round once, in both
 // libraries).
+struct MaxRows {  // values and indices over the last dim, as a classifier's predictions
+  auto operator()(const wick::Tensor& a, const wick::Tensor&, const wick::Tensor&) const {
+    return std::get<1>(wick::max(a, 1));
+  }
+  auto operator()(const torch::Tensor& a, const torch::Tensor&, const torch::Tensor&) const {
+    return std::get<1>(a.max(1));
+  }
+};
 struct TransposedCopy {  // a.t().contiguous(): the copy behind every w.t() gradient
   auto operator()(const auto& a, const auto&, const auto&) const { return a.t().contiguous(); }
 };
@@ -320,6 +328,7 @@ int main(int argc, char** argv) {
     row("softmax_columns", threads, op_pair<SoftmaxColumns>);
     row("matrix_vector", threads, op_pair<MatrixVector>);
     row("transposed_copy", threads, op_pair<TransposedCopy>);
+    row("max_rows", threads, op_pair<MaxRows>);
     row("add_bf16", threads, op_pair<Add, false, true>);
     row("exp_bf16", threads, op_pair<Exp, false, true>);
     row("sum_bf16", threads, op_pair<Sum, false, true>);

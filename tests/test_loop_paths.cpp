@@ -109,3 +109,48 @@ TEST_CASE("op sweep: unit-stride and strided loops give the same bits", "[sweep]
     if (dtype != kInt64) CHECK(same_values(x.add(y, 0.3), xs.add(ys, 0.3)));
   }
 }
+
+TEST_CASE("max and min over the last dim: the vectorised lanes find the first extreme",
+          "[sweep][reduce]") {
+  // vec::extreme_f32/f64 fold blocks of 64 (32) elements into lanes and combine them; rows of
+  // every length around those blocks and the 16384-element reduction blocks, with ties placed
+  // in different lanes and blocks, NaNs (the first one wins), infinities and constant rows,
+  // against a scalar walk of the same values.
+  std::mt19937 g(5);
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    for (int64_t n :
+         {int64_t{1}, int64_t{63}, int64_t{64}, int64_t{65}, int64_t{127}, int64_t{128},
+          int64_t{129}, int64_t{1000}, int64_t{16384}, int64_t{16385}, int64_t{40000}}) {
+      for (int pattern = 0; pattern < 5; ++pattern) {
+        std::vector<double> v(static_cast<size_t>(n));
+        for (double& x : v) x = static_cast<double>(g() % 7) - 3.0;  // ties everywhere
+        if (pattern == 1) v[g() % v.size()] = NAN;
+        if (pattern == 2) {
+          for (int k = 0; k < 3; ++k) v[g() % v.size()] = NAN;
+        }
+        if (pattern == 3) {
+          v[g() % v.size()] = INFINITY;
+          v[g() % v.size()] = -INFINITY;
+        }
+        if (pattern == 4) std::fill(v.begin(), v.end(), -INFINITY);
+        const Tensor x = tensor(v, {1, n}).to(dtype);
+        for (bool is_max : {true, false}) {
+          INFO(dtype_name(dtype) << " n " << n << " pattern " << pattern << " max " << is_max);
+          int64_t want = 0;
+          for (int64_t i = 1; i < n; ++i) {
+            const double c = v[static_cast<size_t>(i)], b = v[static_cast<size_t>(want)];
+            if (std::isnan(b)) break;
+            if (std::isnan(c) || (is_max ? c > b : c < b)) want = i;
+          }
+          const auto [values, indices] = is_max ? max(x, 1) : min(x, 1);
+          CHECK(indices.item<int64_t>() == want);
+          CHECK((is_max ? argmax(x, 1) : argmin(x, 1)).item<int64_t>() == want);
+          const double got = values.to(kFloat64).item<double>(), w = v[static_cast<size_t>(want)];
+          CHECK((got == w || (std::isnan(got) && std::isnan(w))));
+          const double all = (is_max ? max(x) : min(x)).to(kFloat64).item<double>();
+          CHECK((all == w || (std::isnan(all) && std::isnan(w))));
+        }
+      }
+    }
+  }
+}

@@ -163,6 +163,20 @@ bool better(T candidate, T best) {
 
 template <typename T, bool kMax>
 Extreme<T> extreme_range(const T* base, const Dims& r, int64_t begin, int64_t end) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    // One unit-stride run (max over the last dim, or over everything): the vectorised lanes.
+    // The walk below tests NaN with branches per element: max over the rows of a [1024, 1024]
+    // with indices took 1.18-1.64 ms, now 0.50-0.52 (docs/cpu-kernels.md).
+    if (r.n == 1 && r.strides[0] == 1) {
+      Extreme<T> e{T{}, begin};
+      if constexpr (std::is_same_v<T, float>) {
+        e.index += vec::extreme_f32(base + begin, end - begin, kMax, &e.value);
+      } else {
+        e.index += vec::extreme_f64(base + begin, end - begin, kMax, &e.value);
+      }
+      return e;
+    }
+  }
   Extreme<T> e{T{}, -1};
   walk(base, r, begin, end, [&](T v, int64_t i) {
     if (e.index < 0 || better<T, kMax>(v, e.value)) e = {v, i};

@@ -59,6 +59,12 @@ void fold_extreme_f32(float* best, int64_t* best_index, const float* row, int64_
 void fold_extreme_f64(double* best, int64_t* best_index, const double* row, int64_t row_index,
                       int64_t n, bool is_max);
 
+// The index of the first extreme of x[0, n) (n >= 1) with the same rules (the first NaN if
+// there is one, else the first of the largest or smallest values), and that value in *value:
+// max/min over a unit-stride run (the last dim), vectorised in lanes.
+int64_t extreme_f32(const float* x, int64_t n, bool is_max, float* value);
+int64_t extreme_f64(const double* x, int64_t n, bool is_max, double* value);
+
 // acc[j] += x[j] for j < n (the rows of a reduction over outer dims).
 void accumulate_f32(double* acc, const float* x, int64_t n);
 // acc[j] += the rows x[j + r * stride] for r < rows, four rows added in double before each
