@@ -145,6 +145,9 @@ void run_arith(const OpCall& call) {
   const Tensor& out = call.out();
   const std::array<const Tensor*, 2> in{&call.in(0), &call.in(1)};
   auto map2 = [&](const auto& fn) { map<S, S, S>(out, in_compute_type<S>(fn), in); };
+  auto map2_exact = [&](const auto& fn) {  // the result is one of the operands
+    map<S, S, S>(out, in_compute_type<S, true>(fn), in);
+  };
   if constexpr (std::is_floating_point_v<T>) {
     if (call.has_a && (call.op == OpId::add || call.op == OpId::sub)) {
       const T alpha = call.scalar_a.to<T>();
@@ -165,10 +168,10 @@ void run_arith(const OpCall& call) {
       map2([](T a, T b) { return wrap_mul(a, b); });
       break;
     case OpId::maximum:
-      map2([](T a, T b) { return nan(a) ? a : nan(b) ? b : (a > b ? a : b); });
+      map2_exact([](T a, T b) { return nan(a) ? a : nan(b) ? b : (a > b ? a : b); });
       break;
     case OpId::minimum:
-      map2([](T a, T b) { return nan(a) ? a : nan(b) ? b : (a < b ? a : b); });
+      map2_exact([](T a, T b) { return nan(a) ? a : nan(b) ? b : (a < b ? a : b); });
       break;
     default:
       if constexpr (!std::is_same_v<T, bool>) {

@@ -93,24 +93,27 @@ void run_unary(const OpCall& call) {
   const Tensor& out = call.out();
   const std::array<const Tensor*, 1> in{&call.in(0)};
   auto map1 = [&](const auto& fn) { map<S, S>(out, in_compute_type<S>(fn), in); };
+  auto map1_exact = [&](const auto& fn) {  // the result is x, -x, |x| or 0
+    map<S, S>(out, in_compute_type<S, true>(fn), in);
+  };
   switch (call.op) {
     case OpId::neg:
       if constexpr (std::is_same_v<T, int64_t>) {
         map1([](T x) { return static_cast<T>(0ull - static_cast<uint64_t>(x)); });
       } else {
-        map1([](T x) { return -x; });
+        map1_exact([](T x) { return -x; });
       }
       break;
     case OpId::abs:
       if constexpr (std::is_same_v<T, int64_t>) {
         map1([](T x) { return x < 0 ? static_cast<T>(0ull - static_cast<uint64_t>(x)) : x; });
       } else {
-        map1([](T x) { return std::abs(x); });
+        map1_exact([](T x) { return std::abs(x); });
       }
       break;
     case OpId::relu:
       // NaN (the compare fails) and -0 (PyTorch 1.13's relu(-0.) is -0.) pass through.
-      map1([](T x) { return T(0) > x ? T(0) : x; });
+      map1_exact([](T x) { return T(0) > x ? T(0) : x; });
       break;
     case OpId::clamp: {
       const bool has_lo = call.has_a, has_hi = call.has_b;
