@@ -266,11 +266,18 @@ void outer_reduce(const OpCall& call, const T* data, const Dims& kept, const Dim
       if (call.op == OpId::sum || call.op == OpId::mean) {
         std::fill(acc, acc + width, 0.0);
         bool folded = false;
+        // bfloat16 rows as uint16_t bit patterns, widened by the vec kernels.
+        [[maybe_unused]] const auto* bits = reinterpret_cast<const uint16_t*>(row);
         if constexpr (std::is_same_v<T, float>) {
           // One reduced dim: its rows at one stride, four at a time (1.6-2.0x slower than
           // libtorch's sum over dim 0 with an acc update per element; docs/cpu-kernels.md).
           if (reduced.n == 1) {
             vec::accumulate_rows_f32(acc, row, reduced.strides[0], rows, width);
+            folded = true;
+          }
+        } else if constexpr (std::is_same_v<T, BFloat16>) {
+          if (reduced.n == 1) {
+            vec::accumulate_rows_bf16(acc, bits, reduced.strides[0], rows, width);
             folded = true;
           }
         }
@@ -279,6 +286,8 @@ void outer_reduce(const OpCall& call, const T* data, const Dims& kept, const Dim
             vec::accumulate_f32(acc, row, width);
           } else if constexpr (std::is_same_v<T, double>) {
             vec::accumulate_f64(acc, row, width);
+          } else if constexpr (std::is_same_v<T, BFloat16>) {
+            vec::accumulate_bf16(acc, reinterpret_cast<const uint16_t*>(row), width);
           }
         }
         const double count = static_cast<double>(rows);
@@ -337,14 +346,18 @@ void run_reduce(const OpCall& call) {
       return;
     }
   }
-  // bfloat16 computes here only a sum over a contiguous input whose rows are not folded (the
-  // sum of everything, sums over the last dims): the float32 kernel would walk the widened
-  // copy in the same order, so the result has its bits. Other bfloat16 reductions run on
-  // float32 copies (run_in_float32), as every kernel that does not take bfloat16; a mean is a
-  // sum first (bf16_mean).
+  // bfloat16 computes here only sums over a contiguous input: the float32 kernel would walk the
+  // widened copy in the same order (folding rows, or along the last dims), so the result has
+  // its bits. Other bfloat16 reductions (max and min, strided inputs) run on float32 copies
+  // (run_in_float32), as every kernel that does not take bfloat16; a mean is a sum first
+  // (bf16_mean).
   if constexpr (std::is_same_v<T, BFloat16>) {
-    if (rows_to_fold || !in.is_contiguous() || call.op != OpId::sum) {
+    if (!in.is_contiguous() || call.op != OpId::sum) {
       detail::run_in_float32(reduce_kernel, call, kCPU);
+      return;
+    }
+    if (rows_to_fold) {  // the float32 kernel's outer_reduce, on the widened elements
+      outer_reduce<T>(call, data, kept, reduced);
       return;
     }
   }

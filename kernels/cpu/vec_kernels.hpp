@@ -51,6 +51,7 @@ double sum_f64(const double* x, int64_t n);
 // sum_f32's lanes over bfloat16 bit patterns, each widened: the bits of sum_f32 of the widened
 // elements.
 double sum_bf16(const uint16_t* x, int64_t n);
+double sum_bf16_lanes(const uint16_t* x, int64_t n);  // the form for other than AVX2-only CPUs
 // best[j] = the larger (is_max) or smaller of best[j] and row[j] for j < n, with PyTorch's
 // rules: a NaN wins and stays, a tie keeps the earlier value; where best_index is not null,
 // best_index[j] = row_index where row[j] was taken (the rows of max/min over outer dims).
@@ -72,6 +73,10 @@ void accumulate_f32(double* acc, const float* x, int64_t n);
 // order is fixed, so the sum does not depend on the thread count.
 void accumulate_rows_f32(double* acc, const float* x, int64_t stride, int64_t rows, int64_t n);
 void accumulate_f64(double* acc, const double* x, int64_t n);
+// The same two over bfloat16 bit patterns, each element widened: the float32 forms' sums of
+// the widened values, bit for bit.
+void accumulate_bf16(double* acc, const uint16_t* x, int64_t n);
+void accumulate_rows_bf16(double* acc, const uint16_t* x, int64_t stride, int64_t rows, int64_t n);
 
 // One softmax row: y = exp(x - max) / sum, or log_softmax: y = x - max - log(sum), with the
 // sum in double. max ignores NaN (NaN flows through exp into the sum, so a NaN row is all NaN,

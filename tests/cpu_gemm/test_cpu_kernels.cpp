@@ -247,6 +247,30 @@ TEST_CASE("reductions: the float32 sum's AVX2 form and plain loop give the same 
   }
 }
 
+TEST_CASE("reductions: the bfloat16 sum's forms give the float32 sum's bits", "[kernels]") {
+  // vec::sum_bf16 (the AVX2 form here) and sum_bf16_lanes (the chunked form other CPUs run)
+  // must equal sum_f32_lanes of the widened values bit for bit, so a bfloat16 sum is the
+  // float32 kernel's on the widened tensor.
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> exponent(-30, 30);
+  std::vector<uint16_t> bits(5000);
+  std::vector<float> widened(bits.size());
+  for (size_t k = 0; k < bits.size(); ++k) {
+    const float f = std::ldexp(static_cast<float>(rng() % 256) - 128.0f, exponent(rng));
+    bits[k] = BFloat16(f).bits;
+    widened[k] = BFloat16::to_float(bits[k]);
+  }
+  for (int64_t n : {0, 1, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1000, 4097, 5000}) {
+    const double want = cpu::vec::sum_f32_lanes(widened.data(), n);
+    const double dispatched = cpu::vec::sum_bf16(bits.data(), n);
+    const double chunked = cpu::vec::sum_bf16_lanes(bits.data(), n);
+    INFO("n = " << n << ": float32 lanes " << want << ", sum_bf16 " << dispatched << ", chunked "
+                << chunked);
+    CHECK(std::memcmp(&dispatched, &want, sizeof(double)) == 0);
+    CHECK(std::memcmp(&chunked, &want, sizeof(double)) == 0);
+  }
+}
+
 TEST_CASE("softmax rows: -inf, NaN, odd lengths, both forms", "[kernels]") {
   for (int64_t n : {1, 15, 16, 17, 1000}) {
     std::vector<double> v(static_cast<size_t>(4 * n));
