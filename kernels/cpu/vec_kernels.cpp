@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -176,28 +177,17 @@ constexpr int kDoubleSumLanes = 16;
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define WICK_SUM_AVX2 1
-__attribute__((target("arch=x86-64-v3"))) double sum_f32_avx2(const float* x, int64_t n) {
-  constexpr int kChains = kFloatSumLanes / 4;
-  __m256d acc[kChains];
-#pragma GCC unroll 8
-  for (int c = 0; c < kChains; ++c) acc[c] = _mm256_setzero_pd();
-  int64_t i = 0;
-  for (; i + kFloatSumLanes <= n; i += kFloatSumLanes) {
-#pragma GCC unroll 8
-    for (int c = 0; c < kChains; ++c) {
-      acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * c)));
-    }
-  }
-  double lane[kFloatSumLanes];
-#pragma GCC unroll 8
-  for (int c = 0; c < kChains; ++c) _mm256_storeu_pd(lane + 4 * c, acc[c]);
-  return fold_lanes<kFloatSumLanes>(lane, x + i, n - i);
+// Four elements as floats: a load, or for bfloat16 a zero-extending load and a shift.
+__attribute__((target("arch=x86-64-v3"), always_inline)) inline __m128 load4(const float* p) {
+  return _mm_loadu_ps(p);
+}
+__attribute__((target("arch=x86-64-v3"), always_inline)) inline __m128 load4(const uint16_t* p) {
+  const __m128i four = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  return _mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(four), 16));
 }
 
-// The same for bfloat16: four elements widened in a register (a zero-extending load and a
-// shift) before each conversion to double. The chunked form below spends as long widening into
-// its buffer as adding (perf), 2.1x libtorch's time for the rows of a [1024, 1024].
-__attribute__((target("arch=x86-64-v3"))) double sum_bf16_avx2(const uint16_t* x, int64_t n) {
+template <typename E>
+__attribute__((target("arch=x86-64-v3"))) double sum_avx2(const E* x, int64_t n) {
   constexpr int kChains = kFloatSumLanes / 4;
   __m256d acc[kChains];
 #pragma GCC unroll 8
@@ -206,18 +196,23 @@ __attribute__((target("arch=x86-64-v3"))) double sum_bf16_avx2(const uint16_t* x
   for (; i + kFloatSumLanes <= n; i += kFloatSumLanes) {
 #pragma GCC unroll 8
     for (int c = 0; c < kChains; ++c) {
-      const __m128i four = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x + i + 4 * c));
-      const __m128 widened = _mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(four), 16));
-      acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(widened));
+      acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(load4(x + i + 4 * c)));
     }
   }
   double lane[kFloatSumLanes];
 #pragma GCC unroll 8
   for (int c = 0; c < kChains; ++c) _mm256_storeu_pd(lane + 4 * c, acc[c]);
-  float tail[kFloatSumLanes];
-  for (int64_t j = 0; j < n - i; ++j) tail[j] = bf16_to_float(x[i + j]);
-  return fold_lanes<kFloatSumLanes>(lane, tail, n - i);
+  if constexpr (std::is_same_v<E, float>) {
+    return fold_lanes<kFloatSumLanes>(lane, x + i, n - i);
+  } else {
+    float tail[kFloatSumLanes];
+    for (int64_t j = 0; j < n - i; ++j) tail[j] = bf16_to_float(x[i + j]);
+    return fold_lanes<kFloatSumLanes>(lane, tail, n - i);
+  }
 }
+// bfloat16 (sum_avx2<uint16_t>) widens four elements in a register before each conversion to
+// double: the chunked form below spent as long widening into its buffer as adding (perf), 2.1x
+// libtorch's time for the rows of a [1024, 1024].
 #endif
 
 }  // namespace
@@ -231,7 +226,7 @@ double sum_f32(const float* x, int64_t n) {
   // AVX-512 machines keep the x86-64-v4 clone of the plain loop (wider registers, no extract).
   static const bool avx2_form =
       __builtin_cpu_supports("x86-64-v3") && !__builtin_cpu_supports("x86-64-v4");
-  if (avx2_form) return sum_f32_avx2(x, n);
+  if (avx2_form) return sum_avx2(x, n);
 #endif
   return sum_f32_lanes(x, n);
 }
@@ -243,7 +238,7 @@ double sum_bf16(const uint16_t* x, int64_t n) {
 #if defined(WICK_SUM_AVX2)
   static const bool avx2_form =
       __builtin_cpu_supports("x86-64-v3") && !__builtin_cpu_supports("x86-64-v4");
-  if (avx2_form) return sum_bf16_avx2(x, n);
+  if (avx2_form) return sum_avx2(x, n);
 #endif
   return sum_bf16_lanes(x, n);
 }
