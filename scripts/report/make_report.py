@@ -493,7 +493,8 @@ MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar
                      "sum_columns": "sum over dim 0",
                      "softmax_columns": "softmax over dim 0", "matrix_vector": "[1024, 1024] @ [1024]",
                      "transposed_copy": "a.t().contiguous()",
-                     "max_rows": "max over dim 1, with indices", "add_bf16": "a + b, bfloat16", "exp_bf16": "exp, bfloat16", "sum_bf16": "sum, bfloat16"}
+                     "max_rows": "max over dim 1, with indices", "add_bf16": "a + b, bfloat16", "exp_bf16": "exp, bfloat16", "sum_bf16": "sum, bfloat16",
+                     "relu_bf16": "relu, bfloat16", "sum_columns_bf16": "sum over dim 0, bfloat16"}
 
 
 def membound_vs_torch(r):
