@@ -9,7 +9,8 @@
 // memory-bound ops of a training step on 2^20 floats (add, add with alpha, a * number, where, relu,
 // a > 0, exp, sum, softmax), the ops the surveys against libtorch found slow (sqrt, log, clamp,
 // reductions and softmax over dim 0, matrix times vector, the transposed copy, max over rows)
-// and bfloat16 add, exp, sum, relu and sum over dim 0 (docs/cpu-kernels.md). Each row,
+// and bfloat16 add, exp, sum, relu, sum over dim 0 and softmax over either dim
+// (docs/cpu-kernels.md). Each row,
 // paired/<what>/<args>, reports wick_us and torch_us (each library's median round, microseconds per
 // call) and wick_vs_torch, the median of the per-round speed ratios (libtorch's time over wick's:
 // above 1, wick is faster) with its 25th and 75th percentiles (_lo, _hi). --paired_seconds=S: about
@@ -336,6 +337,8 @@ int main(int argc, char** argv) {
     row("sum_bf16", threads, op_pair<Sum, false, true>);
     row("relu_bf16", threads, op_pair<Relu, false, true>);
     row("sum_columns_bf16", threads, op_pair<SumColumns, false, true>);
+    row("softmax_rows_bf16", threads, op_pair<SoftmaxRows, false, true>);
+    row("softmax_columns_bf16", threads, op_pair<SoftmaxColumns, false, true>);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

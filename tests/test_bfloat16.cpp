@@ -509,6 +509,49 @@ TEST_CASE("bfloat16 reductions give the float32 result's bits, rounded once", "[
   CHECK(std::isnan(mean(empty, 0).to_vector<float>()[0]));
 }
 
+TEST_CASE("bfloat16 softmax and log_softmax give the float32 result's bits, rounded once",
+          "[bf16][softmax]") {
+  // softmax.cpp widens contiguous bfloat16 a row (or a block of side-by-side rows) at a time
+  // into float32 buffers and runs the float32 code there; other layouts get whole float32
+  // copies. Either way: the float32 op on the widened input, rounded once. Shapes: rows along
+  // the last dim below and above the lanes and the parallel grain, side-by-side rows (a dim
+  // that is not last) narrower and wider than the 64-column blocks, a dim of size 1, a
+  // transposed input, edge values (NaN, infinities, huge), a row of -inf, and empty tensors.
+  struct Case {
+    Shape shape;
+    int64_t dim;
+    bool edges;
+  };
+  const std::vector<Case> cases = {
+      {{7, 1}, 1, false},    {{5, 37}, 1, false},    {{3, 1000}, -1, false}, {{2, 70001}, 1, false},
+      {{1500, 40}, 1, true}, {{37, 3}, 0, false},    {{9, 100}, 0, true},    {{2, 5, 70}, 1, false},
+      {{4, 1, 6}, 1, false}, {{300, 130}, 0, false}, {{0, 4}, 1, false},     {{3, 0}, 0, false},
+  };
+  for (const Case& c : cases) {
+    INFO("shape " << c.shape.size() << "-d, numel " << ref::numel(c.shape) << ", dim " << c.dim);
+    const int64_t numel = ref::numel(c.shape);
+    const std::vector<float> values =
+        c.edges ? edge_values(numel, 41) : random_floats(numel, 4.0f, 42);
+    const Tensor a32 = tensor(values, c.shape).to(kBFloat16).to(kFloat32);
+    const Tensor a = a32.to(kBFloat16);
+    check_same_bits(softmax(a, c.dim), softmax(a32, c.dim).to(kBFloat16));
+    check_same_bits(log_softmax(a, c.dim), log_softmax(a32, c.dim).to(kBFloat16));
+    if (c.shape.size() == 2) {
+      const Tensor at32 = a32.transpose(0, 1), at = a.transpose(0, 1);
+      check_same_bits(softmax(at, c.dim), softmax(at32, c.dim).to(kBFloat16));
+      check_same_bits(log_softmax(at, c.dim), log_softmax(at32, c.dim).to(kBFloat16));
+    }
+  }
+  // A row of -inf is NaN throughout (0 / 0), as in PyTorch; its neighbours are unaffected.
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor rows =
+      tensor(std::vector<float>{-inf, -inf, -inf, 0.0f, 1.0f, 2.0f}, {2, 3}).to(kBFloat16);
+  const std::vector<float> got = softmax(rows, 1).to(kFloat32).to_vector<float>();
+  for (int j = 0; j < 3; ++j) CHECK(std::isnan(got[static_cast<size_t>(j)]));
+  check_same_bits(softmax(rows, 1).narrow(0, 1, 1),
+                  softmax(rows.to(kFloat32), 1).narrow(0, 1, 1).to(kBFloat16));
+}
+
 TEST_CASE("bfloat16 pow(x, 3), pow(x, -2) and mean round as PyTorch's CPU kernels", "[bf16]") {
   // Golden values from PyTorch 1.13 (python3-torch, CPU). Its bfloat16 pow(x, 3) is (x * x) * x
   // and pow(x, -2) is 1 / (x * x), each product rounded to bfloat16; rounding the float32 power

@@ -26,8 +26,9 @@ void register_cpu_kernels() {
   for (OpId op : {OpId::sum, OpId::mean, OpId::max, OpId::min}) {
     register_kernel(op, kCPU, reduce_kernel, /*computes_bf16=*/true);
   }
-  reg(OpId::softmax, softmax_kernel);
-  reg(OpId::log_softmax, softmax_kernel);
+  // softmax_kernel widens contiguous bfloat16 a row at a time itself (softmax.cpp).
+  register_kernel(OpId::softmax, kCPU, softmax_kernel, /*computes_bf16=*/true);
+  register_kernel(OpId::log_softmax, kCPU, softmax_kernel, /*computes_bf16=*/true);
   reg(OpId::matmul, matmul_kernel);
 }
 

@@ -84,6 +84,14 @@ WICK_VEC_CLONES void log_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
       x, y, n, [](float v) __attribute__((always_inline)) { return log(v); });
 }
 
+WICK_VEC_CLONES void widen_bf16(const uint16_t* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = bf16_to_float(x[i]);
+}
+
+WICK_VEC_CLONES void narrow_bf16(const float* x, uint16_t* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = float_to_bf16(x[i]);
+}
+
 // std::fma is exact whatever -ffp-contract says; the v3 and v4 clones vectorise it (the
 // baseline clone calls libm's fmaf, correct but scalar).
 WICK_VEC_CLONES void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n) {

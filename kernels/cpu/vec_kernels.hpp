@@ -21,6 +21,12 @@ void sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void log_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 
+// bfloat16 bit patterns widened to float32 (exact), and float32 rounded to bfloat16 (nearest,
+// ties to even: BFloat16::round_from_float's bits): the buffers of kernels that run their
+// float32 code on bfloat16 a row at a time (softmax.cpp).
+void widen_bf16(const uint16_t* x, float* y, int64_t n);
+void narrow_bf16(const float* x, uint16_t* y, int64_t n);
+
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).
 void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n);
