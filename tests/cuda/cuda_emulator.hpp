@@ -30,6 +30,7 @@
 
 #include <ucontext.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -40,6 +41,8 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numeric>
+#include <utility>
 #include <vector>
 
 #if defined(WICK_GPU_EMULATOR)
@@ -173,6 +176,98 @@ inline constexpr size_t kFiberStack = size_t{256} << 10;
 
 inline int flat_thread() { return g_launch.current; }
 
+// ---- the schedule ----
+// The order in which a launch runs its blocks and resumes a block's threads: set by
+// WICK_EMU_SCHEDULE, `forward` (the default: block 0 and thread 0 first), `reverse`, or
+// `shuffle`: pseudo-random (from WICK_EMU_SEED) block order, thread order at every round, and
+// warp speeds: each block gives each warp a speed, resumed at every round, at one round in 4 or
+// at one in 32, so that some warps run many barrier-free steps ahead of others, as warps do on
+// a GPU. A correct kernel gives the same result in every order (up to the order of atomic
+// float additions); one with a missing __syncthreads does not: a thread that reads shared
+// memory before its writer has reached the barrier sees stale data in forward order when the
+// writer is a higher thread, in reverse order when it is a lower one; a thread that overwrites
+// data before the others have read it shows in forward order when the readers come later in
+// the same round, and in the shuffled order when a slow warp reads a round or more later.
+// The GPU suite runs in all three (tests/cuda/emulator/CMakeLists.txt, tests/cuda/CMakeLists.txt).
+enum class Schedule { kForward, kReverse, kShuffle };
+struct ScheduleConfig {
+  Schedule kind = Schedule::kForward;
+  uint64_t state = 0x9E3779B97F4A7C15ull;  // the shuffle's generator (splitmix64)
+};
+inline ScheduleConfig schedule_from_env() {
+  ScheduleConfig c;
+  if (const char* kind = std::getenv("WICK_EMU_SCHEDULE")) {
+    if (std::strcmp(kind, "reverse") == 0)
+      c.kind = Schedule::kReverse;
+    else if (std::strcmp(kind, "shuffle") == 0)
+      c.kind = Schedule::kShuffle;
+    else if (std::strcmp(kind, "forward") != 0) {
+      std::fprintf(
+          stderr, "cuda_emulator: WICK_EMU_SCHEDULE=%s is not forward, reverse or shuffle\n", kind);
+      std::abort();  // a test harness setting, never reached from the library
+    }
+  }
+  if (const char* seed = std::getenv("WICK_EMU_SEED")) c.state ^= std::strtoull(seed, nullptr, 10);
+  return c;
+}
+inline ScheduleConfig g_schedule = schedule_from_env();
+
+inline uint64_t next_random() {
+  uint64_t z = (g_schedule.state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// The threads a block resumes at each round, in order: all of them, forward or reversed, or
+// for `shuffle` those of the warps whose turn it is, shuffled.
+class ThreadSchedule {
+ public:
+  explicit ThreadSchedule(int threads) : threads_(threads), warp_period_((threads + 31) / 32, 1) {
+    if (g_schedule.kind != Schedule::kShuffle) return;
+    static constexpr uint32_t kPeriods[3] = {1, 4, 32};
+    for (uint32_t& period : warp_period_) period = kPeriods[next_random() % 3];
+  }
+  const std::vector<int>& next_round() {
+    order_.clear();
+    if (g_schedule.kind != Schedule::kShuffle) {
+      for (int i = 0; i < threads_; ++i)
+        order_.push_back(g_schedule.kind == Schedule::kReverse ? threads_ - 1 - i : i);
+      return order_;
+    }
+    for (size_t w = 0; w < warp_period_.size(); ++w) {
+      if (next_random() % warp_period_[w] != 0) continue;
+      const int end = std::min(threads_, 32 * static_cast<int>(w + 1));
+      for (int t = 32 * static_cast<int>(w); t < end; ++t) order_.push_back(t);
+    }
+    for (size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[next_random() % i]);
+    return order_;
+  }
+
+ private:
+  int threads_;
+  std::vector<uint32_t> warp_period_;  // resumed at one round in this many
+  std::vector<int> order_;
+};
+
+// The blocks of a grid of n as i = 0..n-1 maps them: forward, reversed, or (i * a + c) mod n
+// with a prime to n (a permutation without a table: grids can have millions of blocks; below
+// 2^32 blocks, so that i * a fits in 64 bits, and in forward order above).
+struct BlockOrder {
+  uint64_t n, a = 1, c = 0;
+  bool reverse = false;
+  explicit BlockOrder(uint64_t n_) : n(n_) {
+    if (g_schedule.kind == Schedule::kReverse) {
+      reverse = true;
+    } else if (g_schedule.kind == Schedule::kShuffle && n > 1 && n < (uint64_t{1} << 32)) {
+      do a = next_random() % n;
+      while (std::gcd(a, n) != 1);
+      c = next_random() % n;
+    }
+  }
+  uint64_t operator()(uint64_t i) const { return reverse ? n - 1 - i : (i * a + c) % n; }
+};
+
 // Back to the scheduler, which resumes the next fiber.
 inline void yield() {
 #if WICK_EMU_FAST_SWITCH
@@ -283,27 +378,28 @@ void launch_shared(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shar
           ? l.dynamic_storage.get() +
                 ((1024 - reinterpret_cast<uintptr_t>(l.dynamic_storage.get()) % 1024) % 1024)
           : nullptr;
-  for (unsigned bz = 0; bz < grid.z; ++bz) {
-    for (unsigned by = 0; by < grid.y; ++by) {
-      for (unsigned bx = 0; bx < grid.x; ++bx) {
-        blockIdx = dim3(bx, by, bz);
-        l.mbarriers.clear();
-        if (shared_bytes > 0) std::memset(l.dynamic_shared, 0xA5, shared_bytes);  // garbage
-        for (int t = 0; t < threads; ++t) {
-          start_fiber(l.fibers[static_cast<size_t>(t)]);
-        }
-        // Round robin until every thread of the block has returned.
-        for (int left = threads; left > 0;) {
-          left = 0;
-          for (int t = 0; t < threads; ++t) {
-            Fiber& f = l.fibers[static_cast<size_t>(t)];
-            if (f.done) continue;
-            l.current = t;
-            threadIdx = f.index;
-            resume_fiber(f);
-            if (!f.done) ++left;
-          }
-        }
+  const uint64_t blocks = uint64_t{grid.x} * grid.y * grid.z;
+  const BlockOrder block_order(blocks);
+  for (uint64_t i = 0; i < blocks; ++i) {
+    const uint64_t b = block_order(i);
+    blockIdx = dim3(static_cast<unsigned>(b % grid.x), static_cast<unsigned>(b / grid.x % grid.y),
+                    static_cast<unsigned>(b / grid.x / grid.y));
+    l.mbarriers.clear();
+    if (shared_bytes > 0) std::memset(l.dynamic_shared, 0xA5, shared_bytes);  // garbage
+    for (int t = 0; t < threads; ++t) {
+      start_fiber(l.fibers[static_cast<size_t>(t)]);
+    }
+    // Rounds until every thread of the block has returned: each round resumes the schedule's
+    // threads of that round that are unfinished, and each runs to its next wait.
+    ThreadSchedule schedule(threads);
+    for (int left = threads; left > 0;) {
+      for (const int t : schedule.next_round()) {
+        Fiber& f = l.fibers[static_cast<size_t>(t)];
+        if (f.done) continue;
+        l.current = t;
+        threadIdx = f.index;
+        resume_fiber(f);
+        if (f.done) --left;
       }
     }
   }

@@ -1,0 +1,104 @@
+// test_emulator_schedules.cpp: the three schedules of cuda_emulator.hpp (WICK_EMU_SCHEDULE)
+// against small kernels with a missing __syncthreads, one per kind of race, and their
+// corrected forms. This is what running the GPU suite in all three schedules buys: each racy
+// kernel gives a wrong result in at least one schedule, no schedule catches all three, and the
+// corrected kernels are right in every one. (A GPU's racecheck is still the real test.)
+#include <catch2/catch.hpp>
+
+#include "cuda_emulator.hpp"
+
+#include <vector>
+
+namespace {
+
+constexpr int kThreads = 64;  // two warps
+constexpr int kBlocks = 64;
+
+// Thread 0 writes a value that every thread of the block reads: without the barrier, a thread
+// resumed before thread 0 in the same round reads the value left by an earlier block.
+template <bool kBarrier>
+void broadcast_kernel(int* out, int stamp) {
+  __shared__ int value;
+  if (threadIdx.x == 0) value = stamp + static_cast<int>(blockIdx.x);
+  if (kBarrier) __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = value;
+}
+
+// Each thread reads the slot its higher neighbour writes (the last thread its own).
+template <bool kBarrier>
+void neighbour_kernel(int* out, int stamp) {
+  __shared__ int slots[kThreads];
+  const int t = static_cast<int>(threadIdx.x);
+  slots[t] = stamp + t;
+  if (kBarrier) __syncthreads();
+  out[blockIdx.x * blockDim.x + threadIdx.x] = slots[t + 1 < kThreads ? t + 1 : t];
+}
+
+// Each thread reads the other warp's slot, then after some warp-level work overwrites its own:
+// without the second barrier, a warp that runs ahead overwrites a slot the other warp has not
+// read yet. The window is several warp steps long, so only uneven warp speeds show it.
+template <bool kBarrier>
+void overwrite_kernel(int* out, int stamp) {
+  __shared__ int slots[kThreads];
+  const int t = static_cast<int>(threadIdx.x);
+  slots[t] = stamp;
+  __syncthreads();
+  const int seen = slots[(t + 32) % kThreads];
+  int carried = seen;
+  for (int step = 0; step < 4; ++step) carried = __shfl_sync(0xffffffffu, carried, (t + 1) % 32);
+  if (kBarrier) __syncthreads();
+  slots[t] = stamp + 1;
+  out[blockIdx.x * blockDim.x + threadIdx.x] = seen + (carried - stamp);  // carried == stamp
+}
+
+// Whether the kernel's output is what a GPU with the barrier gives, under the schedule.
+using Kernel = void (*)(int*, int);
+bool right_under(emu::Schedule kind, Kernel kernel, const std::vector<int>& want_from_stamp0,
+                 int stamp) {
+  const emu::ScheduleConfig saved = emu::g_schedule;
+  emu::g_schedule.kind = kind;
+  std::vector<int> out(kThreads * kBlocks, -1);
+  emu::launch(kernel, dim3(kBlocks), dim3(kThreads), out.data(), stamp);
+  emu::g_schedule = saved;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] != want_from_stamp0[i] + stamp) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("the emulator's schedules expose missing barriers that the forward order hides",
+          "[emulator]") {
+  std::vector<int> broadcast(kThreads * kBlocks), neighbour(kThreads * kBlocks),
+      overwrite(kThreads * kBlocks, 0);
+  for (int b = 0; b < kBlocks; ++b) {
+    for (int t = 0; t < kThreads; ++t) {
+      broadcast[static_cast<size_t>(b * kThreads + t)] = b;
+      neighbour[static_cast<size_t>(b * kThreads + t)] = t + 1 < kThreads ? t + 1 : t;
+    }
+  }
+  // A new stamp for every launch: shared memory keeps the last launch's values.
+  int stamp = 1000;
+  using emu::Schedule;
+  for (Schedule kind : {Schedule::kForward, Schedule::kReverse, Schedule::kShuffle}) {
+    INFO("schedule " << static_cast<int>(kind));
+    CHECK(right_under(kind, broadcast_kernel<true>, broadcast, stamp += 1000));
+    CHECK(right_under(kind, neighbour_kernel<true>, neighbour, stamp += 1000));
+    CHECK(right_under(kind, overwrite_kernel<true>, overwrite, stamp += 1000));
+  }
+  // Thread 0 runs first in forward order, so only the reverse and shuffled orders see the
+  // missing broadcast barrier.
+  CHECK(right_under(Schedule::kForward, broadcast_kernel<false>, broadcast, stamp += 1000));
+  CHECK_FALSE(right_under(Schedule::kReverse, broadcast_kernel<false>, broadcast, stamp += 1000));
+  CHECK_FALSE(right_under(Schedule::kShuffle, broadcast_kernel<false>, broadcast, stamp += 1000));
+  // The higher neighbour writes after its reader in forward order, before it in reverse.
+  CHECK_FALSE(right_under(Schedule::kForward, neighbour_kernel<false>, neighbour, stamp += 1000));
+  CHECK(right_under(Schedule::kReverse, neighbour_kernel<false>, neighbour, stamp += 1000));
+  CHECK_FALSE(right_under(Schedule::kShuffle, neighbour_kernel<false>, neighbour, stamp += 1000));
+  // Lockstep rounds read every slot before any warp gets four steps ahead; uneven warp speeds
+  // do not.
+  CHECK(right_under(Schedule::kForward, overwrite_kernel<false>, overwrite, stamp += 1000));
+  CHECK(right_under(Schedule::kReverse, overwrite_kernel<false>, overwrite, stamp += 1000));
+  CHECK_FALSE(right_under(Schedule::kShuffle, overwrite_kernel<false>, overwrite, stamp += 1000));
+}
