@@ -10,7 +10,9 @@
 // __device__) and __shared__ defined as `static`, so that a shared array is one object seen by
 // every thread. A launch runs the blocks of the grid one after another (so `static` is
 // exactly one block's shared memory), and the threads of a block as fibers (own stacks) on the
-// launching thread, resumed round robin; __syncthreads() is a barrier at which a fiber yields
+// launching thread, resumed in rounds in the order of the schedule (forward, reverse, or
+// shuffled with uneven warp speeds: "the schedule" below); __syncthreads() is a barrier at
+// which a fiber yields
 // until the whole block has arrived, and threadIdx / blockIdx are set before each resume.
 // The PTX the kernels use has host versions behind !defined(__CUDACC__): cp.async copies at
 // once (zero-filled past src-size), mma.sync gathers the warp's fragments through a buffer
@@ -19,8 +21,9 @@
 // per-warp buffer between two barriers of the warp's lanes. A launch checks its configuration
 // as CUDA does (block size, grid limits) and leaves cudaErrorInvalidConfiguration for
 // cudaGetLastError. Launches are serialised, each run to completion, as on one stream.
-// What it cannot show: speed, races that only real concurrency exposes (compute-sanitizer's
-// racecheck on a GPU does), and code that relies on warp-synchronous execution without
+// What it cannot show: speed, races that no order of whole steps between waits exposes
+// (compute-sanitizer's racecheck on a GPU checks every access), and code that relies on
+// warp-synchronous execution without
 // __syncwarp. Not for AddressSanitizer builds (it does not follow makecontext stacks).
 #pragma once
 
