@@ -84,14 +84,6 @@ WICK_VEC_CLONES void log_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
       x, y, n, [](float v) __attribute__((always_inline)) { return log(v); });
 }
 
-WICK_VEC_CLONES void widen_bf16(const uint16_t* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = bf16_to_float(x[i]);
-}
-
-WICK_VEC_CLONES void narrow_bf16(const float* x, uint16_t* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = float_to_bf16(x[i]);
-}
-
 // std::fma is exact whatever -ffp-contract says; the v3 and v4 clones vectorise it (the
 // baseline clone calls libm's fmaf, correct but scalar).
 WICK_VEC_CLONES void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n) {
@@ -403,24 +395,47 @@ WICK_VEC_CLONES void accumulate_f64(double* acc, const double* x, int64_t n) {
   for (int64_t j = 0; j < n; ++j) acc[j] += x[j];
 }
 
-WICK_VEC_CLONES void softmax_columns_f32(const float* x, float* y, int64_t n, int64_t stride,
-                                         int64_t width, bool log_form) {
+namespace {
+// Softmax on float32 or bfloat16 elements (E = float or uint16_t bit patterns) in float32
+// arithmetic: a bfloat16 element is widened where it is read and the output rounded where it
+// is written, so both give the bits of the float32 code on the widened input, rounded once.
+// `y` holds exp(x - max) in float32 between the passes: the output itself for float32, a
+// scratch buffer for bfloat16.
+[[gnu::always_inline]] inline float as_float(float v) { return v; }
+[[gnu::always_inline]] inline float as_float(uint16_t bf16_bits) {
+  return bf16_to_float(bf16_bits);
+}
+template <typename E>
+[[gnu::always_inline]] inline E from_float(float v) {
+  if constexpr (std::is_same_v<E, float>) {
+    return v;
+  } else {
+    return float_to_bf16(v);
+  }
+}
+
+template <typename E>
+[[gnu::always_inline]] inline void softmax_columns(const E* x, E* out, float* y, int64_t y_stride,
+                                                   int64_t n, int64_t stride, int64_t width,
+                                                   bool log_form) {
   float shift[kSoftmaxColumns];
   double total[kSoftmaxColumns];
   for (int64_t j = 0; j < width; ++j) shift[j] = -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < n; ++i) {
-    const float* xi = x + i * stride;
-    for (int64_t j = 0; j < width; ++j) shift[j] = xi[j] > shift[j] ? xi[j] : shift[j];
+    const E* xi = x + i * stride;
+    for (int64_t j = 0; j < width; ++j) {
+      shift[j] = as_float(xi[j]) > shift[j] ? as_float(xi[j]) : shift[j];
+    }
   }
   for (int64_t j = 0; j < width; ++j) {
     shift[j] = shift[j] == -std::numeric_limits<float>::infinity() ? 0.0f : shift[j];
     total[j] = 0.0;
   }
   for (int64_t i = 0; i < n; ++i) {
-    const float* xi = x + i * stride;
-    float* yi = y + i * stride;
+    const E* xi = x + i * stride;
+    float* yi = y + i * y_stride;
     for (int64_t j = 0; j < width; ++j) {
-      yi[j] = exp(xi[j] - shift[j]);
+      yi[j] = exp(as_float(xi[j]) - shift[j]);
       total[j] += yi[j];
     }
   }
@@ -428,48 +443,88 @@ WICK_VEC_CLONES void softmax_columns_f32(const float* x, float* y, int64_t n, in
     double log_total[kSoftmaxColumns];
     for (int64_t j = 0; j < width; ++j) log_total[j] = std::log(total[j]);
     for (int64_t i = 0; i < n; ++i) {
-      const float* xi = x + i * stride;
-      float* yi = y + i * stride;
+      const E* xi = x + i * stride;
+      E* oi = out + i * stride;
       for (int64_t j = 0; j < width; ++j) {
-        yi[j] = static_cast<float>(static_cast<double>(xi[j] - shift[j]) - log_total[j]);
+        oi[j] = from_float<E>(
+            static_cast<float>(static_cast<double>(as_float(xi[j]) - shift[j]) - log_total[j]));
       }
     }
   } else {
     float inv[kSoftmaxColumns];
     for (int64_t j = 0; j < width; ++j) inv[j] = static_cast<float>(1.0 / total[j]);
     for (int64_t i = 0; i < n; ++i) {
-      float* yi = y + i * stride;
-      for (int64_t j = 0; j < width; ++j) yi[j] *= inv[j];
+      const float* yi = y + i * y_stride;
+      E* oi = out + i * stride;
+      for (int64_t j = 0; j < width; ++j) oi[j] = from_float<E>(yi[j] * inv[j]);
     }
   }
 }
 
-WICK_VEC_CLONES void softmax_row_f32(const float* x, float* y, int64_t n, bool log_form) {
-  // max over lanes; `v > m ? v : m` skips NaN, in any order.
-  float lane_max[kLanes];
-  for (int j = 0; j < kLanes; ++j) lane_max[j] = -std::numeric_limits<float>::infinity();
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lane_max[j] = x[i + j] > lane_max[j] ? x[i + j] : lane_max[j];
+template <typename E>
+[[gnu::always_inline]] inline void softmax_row(const E* x, E* out, float* y, int64_t n,
+                                               bool log_form) {
+  // The row as float32: x itself, or bfloat16 widened into y first (the max loop over 16-bit
+  // loads was scalar code: 1.64 ms for the rows of a [1024, 1024] against 1.49 with whole
+  // float32 copies).
+  const float* xf = nullptr;
+  if constexpr (std::is_same_v<E, float>) {
+    xf = x;
+  } else {
+    for (int64_t k = 0; k < n; ++k) y[k] = bf16_to_float(x[k]);
+    xf = y;
   }
-  for (int j = 0; i < n; ++i, ++j) lane_max[j] = x[i] > lane_max[j] ? x[i] : lane_max[j];
+  // max over 64 lanes; `v > m ? v : m` skips NaN, in any order, so the lane count does not
+  // change the result. With 16 lanes GCC unrolled the lane loop and left 16 scalar maxss
+  // (about 15% of the float32 rows' time, perf); 64 stay a loop, vectorised.
+  constexpr int kMaxLanes = 64;
+  float lane_max[kMaxLanes];
+  for (int j = 0; j < kMaxLanes; ++j) lane_max[j] = -std::numeric_limits<float>::infinity();
+  int64_t i = 0;
+  for (; i + kMaxLanes <= n; i += kMaxLanes) {
+    for (int j = 0; j < kMaxLanes; ++j) {
+      lane_max[j] = xf[i + j] > lane_max[j] ? xf[i + j] : lane_max[j];
+    }
+  }
+  for (int j = 0; i < n; ++i, ++j) lane_max[j] = xf[i] > lane_max[j] ? xf[i] : lane_max[j];
   float shift = lane_max[0];
-  for (int j = 1; j < kLanes; ++j) shift = lane_max[j] > shift ? lane_max[j] : shift;
+  for (int j = 1; j < kMaxLanes; ++j) shift = lane_max[j] > shift ? lane_max[j] : shift;
   if (shift == -std::numeric_limits<float>::infinity()) shift = 0;
-  // exp(x - max) into y, then y summed in double by sum_f32 (the row is still in L1). Two loops,
-  // not one: the fused loop (exp, store, convert, add) vectorised worse; split, BM_softmax_rows
-  // went 1.013 -> 0.871 ms on one thread (docs/cpu-kernels.md).
-  for (i = 0; i < n; ++i) y[i] = exp(x[i] - shift);
+  // exp(x - max) into y (in place for bfloat16), then y summed in double by sum_f32 (the row is
+  // still in L1). Two loops, not one: the fused loop (exp, store, convert, add) vectorised
+  // worse; split, BM_softmax_rows went 1.013 -> 0.871 ms on one thread (docs/cpu-kernels.md).
+  for (i = 0; i < n; ++i) y[i] = exp(xf[i] - shift);
   const double total = sum_f32(y, n);
   if (log_form) {
     const double log_total = std::log(total);
     for (int64_t k = 0; k < n; ++k) {
-      y[k] = static_cast<float>(static_cast<double>(x[k] - shift) - log_total);
+      out[k] = from_float<E>(
+          static_cast<float>(static_cast<double>(as_float(x[k]) - shift) - log_total));
     }
   } else {
     const float inv = static_cast<float>(1.0 / total);
-    for (int64_t k = 0; k < n; ++k) y[k] *= inv;
+    for (int64_t k = 0; k < n; ++k) out[k] = from_float<E>(y[k] * inv);
   }
+}
+}  // namespace
+
+WICK_VEC_CLONES void softmax_columns_f32(const float* x, float* y, int64_t n, int64_t stride,
+                                         int64_t width, bool log_form) {
+  softmax_columns(x, y, y, stride, n, stride, width, log_form);
+}
+
+WICK_VEC_CLONES void softmax_columns_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t n,
+                                          int64_t stride, int64_t width, bool log_form) {
+  softmax_columns(x, y, scratch, width, n, stride, width, log_form);
+}
+
+WICK_VEC_CLONES void softmax_row_f32(const float* x, float* y, int64_t n, bool log_form) {
+  softmax_row(x, y, y, n, log_form);
+}
+
+WICK_VEC_CLONES void softmax_row_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t n,
+                                      bool log_form) {
+  softmax_row(x, y, scratch, n, log_form);
 }
 
 }  // namespace wick::cpu::vec

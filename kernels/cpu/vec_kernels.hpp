@@ -21,12 +21,6 @@ void sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void log_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 
-// bfloat16 bit patterns widened to float32 (exact), and float32 rounded to bfloat16 (nearest,
-// ties to even: BFloat16::round_from_float's bits): the buffers of kernels that run their
-// float32 code on bfloat16 a row at a time (softmax.cpp).
-void widen_bf16(const uint16_t* x, float* y, int64_t n);
-void narrow_bf16(const float* x, uint16_t* y, int64_t n);
-
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).
 void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n);
@@ -94,5 +88,12 @@ void softmax_row_f32(const float* x, float* y, int64_t n, bool log_form);
 inline constexpr int64_t kSoftmaxColumns = 64;
 void softmax_columns_f32(const float* x, float* y, int64_t n, int64_t stride, int64_t width,
                          bool log_form);
+// The same two on bfloat16 bit patterns, computed in float32 (each element widened where it is
+// read, each output rounded once where it is written: the float32 functions' bits on the
+// widened input, rounded), with exp(x - max) kept in `scratch`: n floats for a row, n * width
+// for side-by-side rows.
+void softmax_row_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t n, bool log_form);
+void softmax_columns_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t n, int64_t stride,
+                          int64_t width, bool log_form);
 
 }  // namespace wick::cpu::vec

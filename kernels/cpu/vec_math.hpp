@@ -15,13 +15,13 @@
 
 namespace wick::cpu::vec {
 
-inline float bits_to_float(uint32_t i) {
+[[gnu::always_inline]] inline float bits_to_float(uint32_t i) {
   float f;
   std::memcpy(&f, &i, sizeof f);
   return f;
 }
 
-inline uint32_t float_bits(float f) {
+[[gnu::always_inline]] inline uint32_t float_bits(float f) {
   uint32_t i;
   std::memcpy(&i, &f, sizeof i);
   return i;
@@ -54,7 +54,9 @@ constexpr uint32_t kRoundShiftBits = 0x4B400000u;
 
 // 2^k for an integer k in [-126, 127], by building the exponent field. Unsigned arithmetic:
 // exp() feeds it garbage for inputs its final selects replace, which must not be UB.
-inline float pow2i(int32_t k) { return bits_to_float((static_cast<uint32_t>(k) + 127u) << 23); }
+[[gnu::always_inline]] inline float pow2i(int32_t k) {
+  return bits_to_float((static_cast<uint32_t>(k) + 127u) << 23);
+}
 
 // Why it looks like this: a vector loop over exp is bound by its dependency chain, not by its
 // instruction count. A 256-bit iteration was ~50 operations in a ~60-cycle chain, and Zen 3's
@@ -71,7 +73,7 @@ inline float pow2i(int32_t k) { return bits_to_float((static_cast<uint32_t>(k) +
 //    split of 2^n in two factors by a shift).
 // Within 1.004 ulp of the correctly rounded result over every float (checked exhaustively when
 // this was written; tests/cpu_gemm/test_cpu_kernels.cpp checks 2 ulp on a sample).
-inline float exp(float x) {
+[[gnu::always_inline]] inline float exp(float x) {
   // x = n ln2 + r, |r| <= ln2 / 2, with ln2 split in two so n ln2 is exact.
   const float shifted = x * 1.44269504088896341f + kRoundShift;
   const float n = shifted - kRoundShift;
@@ -93,14 +95,14 @@ inline float exp(float x) {
   return x < -128.0f ? 0.0f : capped;
 }
 
-inline float sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
+[[gnu::always_inline]] inline float sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
 
 // Cephes' logf: x = m 2^e with m in [sqrt(1/2), sqrt(2)), log(1 + f) for f = m - 1 by a
 // degree-9 polynomial, e ln2 added in two parts. Subnormal inputs are scaled by 2^23 first;
 // 0, negatives, +inf and NaN by selects at the end. Within 2 ulp over the sampled floats
 // (tests/cpu_gemm/test_cpu_kernels.cpp); replaced a libm call per element that no loop
 // vectorises (3.3x slower than libtorch's, docs/cpu-kernels.md).
-inline float log(float x) {
+[[gnu::always_inline]] inline float log(float x) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   const bool subnormal = x < 1.17549435e-38f;
   const float scaled = subnormal ? x * 8388608.0f : x;
@@ -132,7 +134,7 @@ inline float log(float x) {
   return x != x ? x : result;
 }
 
-inline float tanh(float x) {
+[[gnu::always_inline]] inline float tanh(float x) {
   const float ax = x < 0 ? -x : x;
   // Small |x|: Cephes' odd polynomial (no cancellation); large: 1 - 2 / (e^2|x| + 1).
   const float z = x * x;
