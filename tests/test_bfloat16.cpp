@@ -321,7 +321,8 @@ namespace {
 std::vector<uint16_t> bf16_bits(const Tensor& t) {
   const Tensor c = t.contiguous();
   std::vector<uint16_t> bits(static_cast<size_t>(c.numel()));
-  std::memcpy(bits.data(), c.raw_data(), bits.size() * sizeof(uint16_t));
+  // (An empty tensor may have no data pointer: memcpy must not see it.)
+  if (!bits.empty()) std::memcpy(bits.data(), c.raw_data(), bits.size() * sizeof(uint16_t));
   return bits;
 }
 
