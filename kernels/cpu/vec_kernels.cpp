@@ -487,8 +487,14 @@ template <typename E>
     }
   }
   for (int j = 0; i < n; ++i, ++j) lane_max[j] = xf[i] > lane_max[j] ? xf[i] : lane_max[j];
+  // Halving: six vector steps instead of a chain of 63 dependent compares (about 190 cycles of
+  // latency per row, which short rows pay in full).
+  for (int width = kMaxLanes / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) {
+      lane_max[j] = lane_max[j + width] > lane_max[j] ? lane_max[j + width] : lane_max[j];
+    }
+  }
   float shift = lane_max[0];
-  for (int j = 1; j < kMaxLanes; ++j) shift = lane_max[j] > shift ? lane_max[j] : shift;
   if (shift == -std::numeric_limits<float>::infinity()) shift = 0;
   // exp(x - max) into y (in place for bfloat16), then y summed in double by sum_f32 (the row is
   // still in L1). Two loops, not one: the fused loop (exp, store, convert, add) vectorised
