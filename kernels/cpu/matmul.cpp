@@ -53,12 +53,10 @@ bool vector_product(const Matrix<T>& m, const T* v, int64_t v_stride, T* out, bo
       v = gathered.data();
     }
     auto rows_of = [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        if constexpr (std::is_same_v<T, float>) {
-          out[r] = vec::dot_f32(m.data + r * m.row_stride, v, depth);
-        } else {
-          out[r] = vec::dot_f64(m.data + r * m.row_stride, v, depth);
-        }
+      if constexpr (std::is_same_v<T, float>) {
+        vec::dot_rows_f32(m.data + r0 * m.row_stride, m.row_stride, r1 - r0, v, depth, out + r0);
+      } else {
+        vec::dot_rows_f64(m.data + r0 * m.row_stride, m.row_stride, r1 - r0, v, depth, out + r0);
       }
     };
     split(std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(depth, 1)), rows_of);

@@ -39,6 +39,12 @@ void axpy_strided_f64(const char* a, int64_t sa, const char* b, int64_t sb, doub
 // matrix-vector products of matmul.cpp (docs/cpu-gemm.md, "Matrix times vector").
 float dot_f32(const float* a, const float* b, int64_t n);
 double dot_f64(const double* a, const double* b, int64_t n);
+// out[r] = dot(a + r * row_stride, b, n) for r < rows, with dot_*'s bits, two rows at a time
+// (the vector's loads shared).
+void dot_rows_f32(const float* a, int64_t row_stride, int64_t rows, const float* b, int64_t n,
+                  float* out);
+void dot_rows_f64(const double* a, int64_t row_stride, int64_t rows, const double* b, int64_t n,
+                  double* out);
 
 // Sums in double: L partial sums (L = 32 for float32, 16 for float64), lane j taking elements
 // j, j + L, ..., added pairwise in a fixed order at the end. Error about n/L * 2^-53 relative to

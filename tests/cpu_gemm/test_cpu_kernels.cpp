@@ -4,7 +4,8 @@
 // sample of every float bit pattern against float64 libm, in ulps; sums over rows, columns and
 // several dims of layouts wide enough for the vectorised loops, with NaNs and ties for max/min;
 // softmax rows with -inf, NaN and odd lengths; a float32 sum of 10^8 elements against float64;
-// the float32 sum's AVX2 form against its plain loop, bit for bit;
+// the float32 sum's AVX2 form against its plain loop, bit for bit; the two-row dot products of
+// matrix times vector against the one-row ones, bit for bit;
 // row and column broadcasts. Results are compared with plain double loops written here.
 #include <catch2/catch.hpp>
 
@@ -244,6 +245,35 @@ TEST_CASE("reductions: the float32 sum's AVX2 form and plain loop give the same 
                 << plain);
     CHECK(std::memcmp(&dispatched, &lane[0], sizeof(double)) == 0);
     CHECK(std::memcmp(&plain, &lane[0], sizeof(double)) == 0);
+  }
+}
+
+TEST_CASE("matrix times vector: dot_rows gives each row dot's bits", "[kernels][matmul]") {
+  // vec::dot_rows_* (matmul's matrix times vector) takes two rows per pass with the lanes of
+  // vec::dot_*: every row's result must be dot_*'s bits, whether it went in a pair or alone
+  // (the odd last row), so that an output does not depend on its row count or split.
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-20, 20);
+  const int64_t max_depth = 1000, max_rows = 7, stride = max_depth + 3;
+  std::vector<float> a(static_cast<size_t>(max_rows * stride)), b(static_cast<size_t>(max_depth));
+  for (float& x : a) x = std::ldexp(mantissa(rng), exponent(rng));
+  for (float& x : b) x = std::ldexp(mantissa(rng), exponent(rng));
+  const std::vector<double> a64(a.begin(), a.end()), b64(b.begin(), b.end());
+  for (int64_t depth : {0, 1, 15, 16, 17, 31, 32, 33, 100, 1000}) {
+    for (int64_t rows : {1, 2, 3, 7}) {
+      INFO("depth " << depth << ", rows " << rows);
+      std::vector<float> out(static_cast<size_t>(rows), -1.0f);
+      std::vector<double> out64(static_cast<size_t>(rows), -1.0);
+      cpu::vec::dot_rows_f32(a.data(), stride, rows, b.data(), depth, out.data());
+      cpu::vec::dot_rows_f64(a64.data(), stride, rows, b64.data(), depth, out64.data());
+      for (int64_t r = 0; r < rows; ++r) {
+        const float one = cpu::vec::dot_f32(a.data() + r * stride, b.data(), depth);
+        const double one64 = cpu::vec::dot_f64(a64.data() + r * stride, b64.data(), depth);
+        CHECK(std::memcmp(&out[static_cast<size_t>(r)], &one, sizeof(float)) == 0);
+        CHECK(std::memcmp(&out64[static_cast<size_t>(r)], &one64, sizeof(double)) == 0);
+      }
+    }
   }
 }
 
