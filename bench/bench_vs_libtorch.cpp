@@ -5,7 +5,8 @@
 // and without requires_grad), the seed training step of shared/API.md (Linear 10->1, batch 64,
 // MSELoss, SGD: forward, loss, zero_grad, backward, step), an MLP step (1024 -> 1024, ReLU, ->
 // 1024, batch 256, MSELoss, SGD; on 2 threads also with libtorch on 1 intra-op thread and its
-// OpenBLAS on 2, its fastest setting here), a leaf's first gradient (1024 x 1024), and the
+// OpenBLAS on 2, its fastest setting here), a leaf's first gradient (1024 x 1024), a
+// cross_entropy forward and backward on [256, 10], and the
 // memory-bound ops of a training step on 2^20 floats (add, add with alpha, a * number, where, relu,
 // a > 0, exp, sum, softmax), the ops the surveys against libtorch found slow (sqrt, log, clamp,
 // reductions and softmax over dim 0, matrix times vector, the transposed copy, max over rows)
@@ -193,6 +194,26 @@ Pair first_grad() {
           }};
 }
 
+// A classifier's loss step on a small batch: cross_entropy of [256, 10] logits against int64
+// classes, forward and backward (per-row work on rows of 10: the short-row paths of softmax
+// and the sums).
+Pair cross_entropy_step() {
+  std::vector<int64_t> classes(256);
+  for (size_t i = 0; i < classes.size(); ++i) classes[i] = static_cast<int64_t>(i * 7 % 10);
+  wick::Tensor wick_x = wick::randn({256, 10}).requires_grad_();
+  const wick::Tensor wick_t = wick::tensor(classes, {256});
+  torch::Tensor torch_x = torch::randn({256, 10}).requires_grad_();
+  const torch::Tensor torch_t = torch::tensor(classes);
+  return {[wick_x, wick_t]() mutable {
+            wick_x.mutable_grad() = wick::Tensor();
+            wick::nn::functional::cross_entropy(wick_x, wick_t).backward();
+          },
+          [torch_x, torch_t]() mutable {
+            torch_x.mutable_grad() = torch::Tensor();
+            torch::nn::functional::cross_entropy(torch_x, torch_t).backward();
+          }};
+}
+
 // The memory-bound ops of the report's section 5 on 2^20 floats (rows of 1024 for softmax),
 // each writing a fresh output per call as a user's code does: kernel plus per-op overhead,
 // which at 4 MiB is a few microseconds of hundreds. One generic function per op serves both
@@ -312,6 +333,7 @@ int main(int argc, char** argv) {
   row("mlp_step_torch_blas_threads", 2, mlp_step_torch_blas_threads);
 #endif
   row("first_grad", 1, first_grad);
+  for (int threads : {1, 2}) row("cross_entropy_step", threads, cross_entropy_step);
   // The memory-bound ops.
   for (int threads : {1, 2}) {
     row("add", threads, op_pair<Add>);

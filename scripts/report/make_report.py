@@ -354,7 +354,8 @@ def section_training(r, plots):
                 label = {"add_small": "a + b, 64x10 floats", "seed_step": "seed step (Linear 10->1, batch 64)",
                          "mlp_step": "MLP step (1024 wide, batch 256)",
                          "mlp_step_torch_blas_threads": "the same, libtorch on 1 intra-op thread and OpenBLAS on all",
-                         "first_grad": "a leaf's first gradient, 1024x1024 ((w * 2).sum().backward())"
+                         "first_grad": "a leaf's first gradient, 1024x1024 ((w * 2).sum().backward())",
+                         "cross_entropy_step": "cross_entropy forward and backward, [256, 10] logits"
                          }.get(what, what.replace("_", " "))
                 if what == "add_small" and len(parts) == 2:
                     label += ", requires_grad" if parts[0] == "1" else ""
@@ -485,7 +486,8 @@ def section_gemm(r, plots):
 
 
 # bench_vs_libtorch's rows: the training work (section 3) and the memory-bound ops (section 5).
-TRAINING_VS_TORCH = ("add_small", "seed_step", "mlp_step", "mlp_step_torch_blas_threads", "first_grad")
+TRAINING_VS_TORCH = ("add_small", "seed_step", "mlp_step", "mlp_step_torch_blas_threads", "first_grad",
+                     "cross_entropy_step")
 MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar": "a * 0.5",
                      "where_scalar": "where(mask, 0, g)", "relu": "relu", "gt_zero": "a > 0", "exp": "exp", "sum": "sum",
                      "softmax_rows": "softmax over rows of 1024", "sqrt": "sqrt", "log": "log",
