@@ -297,12 +297,21 @@ WICK_VEC_CLONES double sum_f32_lanes(const float* x, int64_t n) {
   return sum_lanes<kFloatSumLanes>(x, n);
 }
 
+#if defined(WICK_SUM_AVX2)
+namespace {
+// Whether the sums take sum_avx2: AVX2 machines without AVX-512 (those keep the x86-64-v4 clone
+// of the plain loop: wider registers, no extract).
+bool sum_avx2_form() {
+  static const bool avx2_only =
+      __builtin_cpu_supports("x86-64-v3") && !__builtin_cpu_supports("x86-64-v4");
+  return avx2_only;
+}
+}  // namespace
+#endif
+
 double sum_f32(const float* x, int64_t n) {
 #if defined(WICK_SUM_AVX2)
-  // AVX-512 machines keep the x86-64-v4 clone of the plain loop (wider registers, no extract).
-  static const bool avx2_form =
-      __builtin_cpu_supports("x86-64-v3") && !__builtin_cpu_supports("x86-64-v4");
-  if (avx2_form) return sum_avx2(x, n);
+  if (sum_avx2_form()) return sum_avx2(x, n);
 #endif
   return sum_f32_lanes(x, n);
 }
@@ -312,9 +321,7 @@ double sum_f32(const float* x, int64_t n) {
 // 16 elements wide, 2x sum_f32's time.
 double sum_bf16(const uint16_t* x, int64_t n) {
 #if defined(WICK_SUM_AVX2)
-  static const bool avx2_form =
-      __builtin_cpu_supports("x86-64-v3") && !__builtin_cpu_supports("x86-64-v4");
-  if (avx2_form) return sum_avx2(x, n);
+  if (sum_avx2_form()) return sum_avx2(x, n);
 #endif
   return sum_bf16_lanes(x, n);
 }
