@@ -26,10 +26,6 @@
 
 namespace wick::cpu::vec {
 
-namespace {
-constexpr int kLanes = 16;
-}  // namespace
-
 WICK_VEC_CLONES void exp_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = exp(x[i]);
 }
