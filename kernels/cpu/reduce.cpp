@@ -161,13 +161,26 @@ bool better(T candidate, T best) {
   return kMax ? candidate > best : candidate < best;
 }
 
+// The extreme of the reduced range [begin, end); its index only where want_index (amax and
+// amin ask for none).
 template <typename T, bool kMax>
-Extreme<T> extreme_range(const T* base, const Dims& r, int64_t begin, int64_t end) {
+Extreme<T> extreme_range(const T* base, const Dims& r, int64_t begin, int64_t end,
+                         bool want_index) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     // One unit-stride run (max over the last dim, or over everything): the vectorised lanes.
     // The walk below tests NaN with branches per element: max over the rows of a [1024, 1024]
-    // with indices took 1.18-1.64 ms, now 0.50-0.52 (docs/cpu-kernels.md).
-    if (r.n == 1 && r.strides[0] == 1) {
+    // with indices took 1.18-1.64 ms, now 0.50-0.52 (docs/cpu-kernels.md). Without the index
+    // the lanes keep no block numbers: amax over the rows of a [1024, 1024] on one Zen 4
+    // thread went from 3.7-3.9x libtorch's time to 1.3x (docs/cpu-kernels.md, "AVX-512 sums").
+    const bool one_run = r.n == 1 && r.strides[0] == 1;
+    if (one_run && !want_index && end - begin >= vec::kExtremeValueMinRun) {
+      if constexpr (std::is_same_v<T, float>) {
+        return {vec::extreme_value_f32(base + begin, end - begin, kMax), -1};
+      } else {
+        return {vec::extreme_value_f64(base + begin, end - begin, kMax), -1};
+      }
+    }
+    if (one_run) {
       Extreme<T> e{T{}, begin};
       if constexpr (std::is_same_v<T, float>) {
         e.index += vec::extreme_f32(base + begin, end - begin, kMax, &e.value);
@@ -208,13 +221,14 @@ SumAcc<T> blocked_sum(const T* base, const Dims& r, bool parallel) {
 }
 
 template <typename T, bool kMax>
-Extreme<T> blocked_extreme(const T* base, const Dims& r, bool parallel) {
+Extreme<T> blocked_extreme(const T* base, const Dims& r, bool parallel, bool want_index) {
   int64_t blocks = (r.numel + kBlock - 1) / kBlock;
-  if (blocks <= 1) return extreme_range<T, kMax>(base, r, 0, r.numel);
+  if (blocks <= 1) return extreme_range<T, kMax>(base, r, 0, r.numel, want_index);
   std::vector<Extreme<T>> partial(static_cast<size_t>(blocks));
   auto run = [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
-      partial[b] = extreme_range<T, kMax>(base, r, b * kBlock, std::min(r.numel, (b + 1) * kBlock));
+      partial[b] = extreme_range<T, kMax>(base, r, b * kBlock, std::min(r.numel, (b + 1) * kBlock),
+                                          want_index);
     }
   };
   parallel ? parallel_for(blocks, 1, run) : run(0, blocks);
@@ -385,8 +399,10 @@ void run_reduce(const OpCall& call) {
                        if constexpr (!std::is_same_v<T, BFloat16>) {
                          Extreme<T> e =
                              call.op == OpId::max
-                                 ? blocked_extreme<T, true>(base, reduced, !per_output_parallel)
-                                 : blocked_extreme<T, false>(base, reduced, !per_output_parallel);
+                                 ? blocked_extreme<T, true>(base, reduced, !per_output_parallel,
+                                                            want_indices)
+                                 : blocked_extreme<T, false>(base, reduced, !per_output_parallel,
+                                                             want_indices);
                          values[o] = e.value;
                          if (indices) indices[o] = e.index;
                        }

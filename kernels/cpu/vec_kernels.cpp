@@ -285,43 +285,127 @@ __attribute__((target("arch=x86-64-v3"))) double sum_avx2(const E* x, int64_t n)
 // bfloat16 (sum_avx2<uint16_t>) widens four elements in a register before each conversion to
 // double: the chunked form below spent as long widening into its buffer as adding (perf), 2.1x
 // libtorch's time for the rows of a [1024, 1024].
+
+// The AVX-512 form: the same 32 lanes as 4 chains of 8, each converting 8 floats. The plain
+// loop's x86-64-v4 clone (what AVX-512 machines ran) loaded 16 floats, converted the low 8 and
+// extracted the high 8, and its tail and fold went through the stack: on one Zen 4 thread 1.64x
+// libtorch's time for 2^20 floats, 2.6x for the rows of a [256, 10] (docs/cpu-kernels.md,
+// "AVX-512 sums").
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8(const float* p) {
+  return _mm256_loadu_ps(p);
+}
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8(const uint16_t* p) {
+  const __m128i eight = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(eight), 16));
+}
+// The first `count` (0..8) of eight elements, +0.0 for the rest; masked lanes are not read.
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8_first(const float* p,
+                                                                                   __mmask8 m) {
+  return _mm256_maskz_loadu_ps(m, p);
+}
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8_first(
+    const uint16_t* p, __mmask8 m) {
+  const __m128i eight = _mm_maskz_loadu_epi16(m, p);
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(eight), 16));
+}
+
+// Eight floats as doubles. GCC 12's _mm512_cvtps_pd, _mm512_extractf64x4_pd and the cast to a
+// 256-bit half pass an undefined vector that -Wuninitialized flags; the zero-masking forms with
+// a full mask are the same instructions.
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m512d widen8(__m256 v) {
+  return _mm512_maskz_cvtps_pd(0xff, v);
+}
+
+template <typename E>
+__attribute__((target("arch=x86-64-v4"))) double sum_avx512(const E* x, int64_t n) {
+  constexpr int kChains = kFloatSumLanes / 8;
+  __m512d acc[kChains];
+#pragma GCC unroll 4
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm512_setzero_pd();
+  int64_t i = 0;
+  for (; i + kFloatSumLanes <= n; i += kFloatSumLanes) {
+#pragma GCC unroll 4
+    for (int c = 0; c < kChains; ++c) {
+      acc[c] = _mm512_add_pd(acc[c], widen8(load8(x + i + 8 * c)));
+    }
+  }
+  // The tail as sum_avx2's: lane j takes element j or +0.0 (the same bits as fold_lanes).
+  const auto count = static_cast<int>(n - i);
+  if (count > 0) {
+#pragma GCC unroll 4
+    for (int c = 0; c < kChains; ++c) {
+      const int in_chain = count - 8 * c;
+      const auto mask = static_cast<__mmask8>(in_chain >= 8   ? 0xff
+                                              : in_chain <= 0 ? 0
+                                                              : (1u << in_chain) - 1);
+      acc[c] = _mm512_add_pd(acc[c], widen8(load8_first(x + i + 8 * c, mask)));
+    }
+  }
+  // Halving over the 32 lanes: j + 16 (chains 2-3 into 0-1), j + 8 (chain 1 into 0), then
+  // within the chain j + 4 (high half into low), j + 2, j + 1.
+  acc[0] = _mm512_add_pd(acc[0], acc[2]);
+  acc[1] = _mm512_add_pd(acc[1], acc[3]);
+  acc[0] = _mm512_add_pd(acc[0], acc[1]);
+  const __m256d quad = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xff, acc[0], 0),
+                                     _mm512_maskz_extractf64x4_pd(0xff, acc[0], 1));
+  const __m128d pair = _mm_add_pd(_mm256_castpd256_pd128(quad), _mm256_extractf128_pd(quad, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)));
+}
 #endif
 
 }  // namespace
 
+// The plain loops: what CPUs without AVX2 run.
 WICK_VEC_CLONES double sum_f32_lanes(const float* x, int64_t n) {
   return sum_lanes<kFloatSumLanes>(x, n);
 }
 
+bool sum_form_supported(SumForm form) {
 #if defined(WICK_SUM_AVX2)
+  static const bool v3 = __builtin_cpu_supports("x86-64-v3");
+  static const bool v4 = __builtin_cpu_supports("x86-64-v4");
+  return form == SumForm::kLanes || (form == SumForm::kAvx2 && v3) ||
+         (form == SumForm::kAvx512 && v4);
+#else
+  return form == SumForm::kLanes;
+#endif
+}
+
 namespace {
-// Whether the sums take sum_avx2: AVX2 machines without AVX-512 (those keep the x86-64-v4 clone
-// of the plain loop: wider registers, no extract).
-bool sum_avx2_form() {
-  static const bool avx2_only =
-      __builtin_cpu_supports("x86-64-v3") && !__builtin_cpu_supports("x86-64-v4");
-  return avx2_only;
+// The form sum_f32 and sum_bf16 take: the widest hand-written one the CPU runs.
+SumForm best_sum_form() {
+  static const SumForm form = sum_form_supported(SumForm::kAvx512) ? SumForm::kAvx512
+                              : sum_form_supported(SumForm::kAvx2) ? SumForm::kAvx2
+                                                                   : SumForm::kLanes;
+  return form;
+}
+template <typename E, typename Lanes>
+double sum_in_form(SumForm form, const E* x, int64_t n, Lanes lanes) {
+#if defined(WICK_SUM_AVX2)
+  if (form == SumForm::kAvx512) return sum_avx512(x, n);
+  if (form == SumForm::kAvx2) return sum_avx2(x, n);
+#else
+  (void)form;
+#endif
+  return lanes(x, n);
 }
 }  // namespace
-#endif
 
-double sum_f32(const float* x, int64_t n) {
-#if defined(WICK_SUM_AVX2)
-  if (sum_avx2_form()) return sum_avx2(x, n);
-#endif
-  return sum_f32_lanes(x, n);
+double sum_f32(const float* x, int64_t n) { return sum_f32_form(best_sum_form(), x, n); }
+double sum_bf16(const uint16_t* x, int64_t n) { return sum_bf16_form(best_sum_form(), x, n); }
+
+double sum_f32_form(SumForm form, const float* x, int64_t n) {
+  if (!sum_form_supported(form)) form = SumForm::kLanes;
+  return sum_in_form(form, x, n, sum_f32_lanes);
+}
+double sum_bf16_form(SumForm form, const uint16_t* x, int64_t n) {
+  if (!sum_form_supported(form)) form = SumForm::kLanes;
+  return sum_in_form(form, x, n, sum_bf16_lanes);
 }
 
 // sum_lanes over chunks widened into a float32 buffer (a multiple of the lanes, so lane j still
 // takes elements j, j + L, ... in order): 16-bit loads in the lanes' loop made GCC vectorise it
 // 16 elements wide, 2x sum_f32's time.
-double sum_bf16(const uint16_t* x, int64_t n) {
-#if defined(WICK_SUM_AVX2)
-  if (sum_avx2_form()) return sum_avx2(x, n);
-#endif
-  return sum_bf16_lanes(x, n);
-}
-
 WICK_VEC_CLONES double sum_bf16_lanes(const uint16_t* x, int64_t n) {
   constexpr int L = kFloatSumLanes;
   static_assert(kBf16Chunk % L == 0);
@@ -428,8 +512,70 @@ template <typename T, int L, bool kMax>
   }
   return at;
 }
+
+// extreme_index's value without the index (amax, amin, max of everything): the lanes keep no
+// block numbers, and NaNs are only noted, so the loop is a max (or min) and a NaN test per
+// vector. Only a NaN's payload and a zero's sign depend on which of equal candidates comes
+// first: where there is a NaN or the result is a zero (and for short runs), this returns false
+// and extreme_f32 or extreme_f64 decides, so the bits always match theirs. Called, not
+// inlined: with extreme_index inlined here too, amax over the rows of a [1024, 1024] took 25%
+// longer, and rows of 10 10% longer.
+template <typename T, int L, bool kMax>
+[[gnu::always_inline]] inline bool extreme_value_lanes(const T* x, int64_t n, T* value) {
+  using Bits = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;  // a lane's NaN flag
+  static_assert(2 * L <= kExtremeValueMinRun);
+  if (n < kExtremeValueMinRun) return false;
+  T best[L];
+  Bits nan_seen[L];
+#pragma GCC unroll 64
+  for (int j = 0; j < L; ++j) {
+    best[j] = x[j];
+    nan_seen[j] = x[j] != x[j] ? Bits(-1) : Bits(0);
+  }
+  int64_t i = L;
+  for (; i + L <= n; i += L) {
+    for (int j = 0; j < L; ++j) {
+      const T c = x[i + j];
+      best[j] = (kMax ? c > best[j] : c < best[j]) ? c : best[j];
+      nan_seen[j] |= c != c ? Bits(-1) : Bits(0);
+    }
+  }
+  Bits any_nan = 0;
+  for (int j = 0; j < L; ++j) any_nan |= nan_seen[j];
+  if (any_nan != 0) return false;
+  // The lanes halved in vectors: a scalar walk over them took as long as the blocks of a
+  // 1024-element row.
+  for (int width = L / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) {
+      const T c = best[j + width];
+      best[j] = (kMax ? c > best[j] : c < best[j]) ? c : best[j];
+    }
+  }
+  T v = best[0];
+  for (; i < n; ++i) v = replaces<T, kMax>(x[i], v) ? x[i] : v;
+  *value = v;
+  return v == v && v != T(0);
+}
 }  // namespace
 
+WICK_VEC_CLONES float extreme_value_f32(const float* x, int64_t n, bool is_max) {
+  float value;
+  if (is_max ? extreme_value_lanes<float, 32, true>(x, n, &value)
+             : extreme_value_lanes<float, 32, false>(x, n, &value)) {
+    return value;
+  }
+  extreme_f32(x, n, is_max, &value);
+  return value;
+}
+WICK_VEC_CLONES double extreme_value_f64(const double* x, int64_t n, bool is_max) {
+  double value;
+  if (is_max ? extreme_value_lanes<double, 16, true>(x, n, &value)
+             : extreme_value_lanes<double, 16, false>(x, n, &value)) {
+    return value;
+  }
+  extreme_f64(x, n, is_max, &value);
+  return value;
+}
 WICK_VEC_CLONES int64_t extreme_f32(const float* x, int64_t n, bool is_max, float* value) {
   return is_max ? extreme_index<float, 64, true>(x, n, value)
                 : extreme_index<float, 64, false>(x, n, value);

@@ -48,16 +48,21 @@ void dot_rows_f64(const double* a, int64_t row_stride, int64_t rows, const doubl
 
 // Sums in double: L partial sums (L = 32 for float32, 16 for float64), lane j taking elements
 // j, j + L, ..., added pairwise in a fixed order at the end. Error about n/L * 2^-53 relative to
-// sum |x|: float32-exact far past 10^8. sum_f32 runs a hand-written AVX2 form on AVX2 machines
-// without AVX-512; sum_f32_lanes is the plain loop (what the others run), for the test that the
-// two give the same bits.
-double sum_f32(const float* x, int64_t n);
-double sum_f32_lanes(const float* x, int64_t n);
-double sum_f64(const double* x, int64_t n);
-// sum_f32's lanes over bfloat16 bit patterns, each widened: the bits of sum_f32 of the widened
+// sum |x|: float32-exact far past 10^8. sum_bf16 gives the bits of sum_f32 of the widened
 // elements.
+double sum_f32(const float* x, int64_t n);
+double sum_f64(const double* x, int64_t n);
 double sum_bf16(const uint16_t* x, int64_t n);
-double sum_bf16_lanes(const uint16_t* x, int64_t n);  // the form for other than AVX2-only CPUs
+// sum_f32 and sum_bf16 come in three forms with the same bits: the plain loop (kLanes, any CPU),
+// and hand-written ones for AVX2 and for AVX-512; they run the widest one the CPU has. The
+// *_form calls run a given form (kLanes where the CPU lacks it), for the tests that the forms
+// agree.
+enum class SumForm { kLanes, kAvx2, kAvx512 };
+bool sum_form_supported(SumForm form);
+double sum_f32_form(SumForm form, const float* x, int64_t n);
+double sum_bf16_form(SumForm form, const uint16_t* x, int64_t n);
+double sum_f32_lanes(const float* x, int64_t n);
+double sum_bf16_lanes(const uint16_t* x, int64_t n);
 // best[j] = the larger (is_max) or smaller of best[j] and row[j] for j < n, with PyTorch's
 // rules: a NaN wins and stays, a tie keeps the earlier value; where best_index is not null,
 // best_index[j] = row_index where row[j] was taken (the rows of max/min over outer dims).
@@ -71,6 +76,11 @@ void fold_extreme_f64(double* best, int64_t* best_index, const double* row, int6
 // max/min over a unit-stride run (the last dim), vectorised in lanes.
 int64_t extreme_f32(const float* x, int64_t n, bool is_max, float* value);
 int64_t extreme_f64(const double* x, int64_t n, bool is_max, double* value);
+// extreme_*'s value alone, the same bits (amax, amin, and max or min of everything); runs
+// shorter than kExtremeValueMinRun take extreme_*, at the cost of one more call.
+constexpr int64_t kExtremeValueMinRun = 64;
+float extreme_value_f32(const float* x, int64_t n, bool is_max);
+double extreme_value_f64(const double* x, int64_t n, bool is_max);
 
 // acc[j] += x[j] for j < n (the rows of a reduction over outer dims).
 void accumulate_f32(double* acc, const float* x, int64_t n);

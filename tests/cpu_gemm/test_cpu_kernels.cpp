@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "ulps.hpp"
@@ -196,6 +197,76 @@ TEST_CASE("reductions: rows, columns and several dims, vectorised paths", "[kern
   }
 }
 
+namespace {
+// NaNs with distinct payloads, so that which one an extreme returns shows in its bits.
+template <typename T>
+T nan_with_payload(uint32_t payload) {
+  if constexpr (std::is_same_v<T, float>) {
+    const uint32_t bits = 0x7fc00000u | (payload & 0x3fffffu);
+    T v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  } else {
+    const uint64_t bits = 0x7ff8000000000000ull | payload;
+    T v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  }
+}
+template <typename T>
+void check_extreme_value_forms() {
+  std::mt19937 rng(13);
+  std::normal_distribution<T> dist;
+  for (int64_t n : {1, 2, 63, 64, 65, 127, 128, 129, 200, 1000, 4097}) {
+    for (int pattern = 0; pattern < 5; ++pattern) {
+      std::vector<T> x(static_cast<size_t>(n));
+      for (T& v : x) v = dist(rng);
+      const auto at = [&](double fraction) { return static_cast<size_t>(fraction * (n - 1)); };
+      if (pattern == 1) {  // two NaNs with different payloads: the first one's bits win
+        x[at(0.7)] = nan_with_payload<T>(2);
+        x[at(0.3)] = nan_with_payload<T>(1);
+      } else if (pattern == 2) {  // zeros of both signs only: the first zero wins
+        for (size_t k = 0; k < x.size(); ++k) x[k] = (rng() & 1) ? T(0) : -T(0);
+      } else if (pattern == 3) {  // the extreme tied in several lanes and blocks
+        for (size_t k = 0; k < x.size(); k += 7) x[k] = 5;
+        for (size_t k = 3; k < x.size(); k += 11) x[k] = -5;
+      } else if (pattern == 4) {  // infinities
+        for (size_t k = 0; k < x.size(); k += 3) x[k] = (k & 1) ? INFINITY : -INFINITY;
+      }
+      for (bool is_max : {true, false}) {
+        T with_index;
+        if constexpr (std::is_same_v<T, float>) {
+          cpu::vec::extreme_f32(x.data(), n, is_max, &with_index);
+        } else {
+          cpu::vec::extreme_f64(x.data(), n, is_max, &with_index);
+        }
+        T alone;
+        if constexpr (std::is_same_v<T, float>) {
+          alone = cpu::vec::extreme_value_f32(x.data(), n, is_max);
+        } else {
+          alone = cpu::vec::extreme_value_f64(x.data(), n, is_max);
+        }
+        INFO("n " << n << ", pattern " << pattern << (is_max ? ", max: " : ", min: ") << with_index
+                  << " against " << alone);
+        CHECK(std::memcmp(&with_index, &alone, sizeof(T)) == 0);
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("reductions: the value-only extreme (amax) gives max's bits", "[kernels]") {
+  // amax, amin and max of everything run vec::extreme_value_*, which keeps no indices; its
+  // result must be the bits of extreme_*'s value (what max over a dim returns), NaN payloads
+  // and zero signs included.
+  check_extreme_value_forms<float>();
+  check_extreme_value_forms<double>();
+  Tensor t = randn({7, 300});
+  t.select(0, 3).select(0, 100).fill_(std::nan(""));  // a row with a NaN
+  Tensor amax = t.amax(1), values = std::get<0>(t.max(1));
+  CHECK(std::memcmp(amax.data_ptr<float>(), values.data_ptr<float>(), 7 * sizeof(float)) == 0);
+}
+
 TEST_CASE("reductions: a float32 sum of 10^8 elements stays within float32 rounding", "[kernels]") {
   const int64_t n = 100'000'000;
   std::vector<float> v(static_cast<size_t>(n));
@@ -218,18 +289,41 @@ TEST_CASE("reductions: a float32 sum of 10^8 elements stays within float32 round
         std::numeric_limits<float>::epsilon() * static_cast<double>(want) / n);
 }
 
-TEST_CASE("reductions: the float32 sum's AVX2 form and plain loop give the same bits",
-          "[kernels]") {
-  // vec::sum_f32 runs the written-out AVX2 form on this kind of machine and the plain 32-lane
-  // loop elsewhere; both must equal this scalar model of the lanes bit for bit, so a sum does
-  // not depend on the CPU. Values span many binades, so that the order of the adds shows.
+namespace {
+// The sum forms this CPU runs, with their names; a form it lacks is reported, not tested.
+std::vector<std::pair<cpu::vec::SumForm, const char*>> runnable_sum_forms() {
+  std::vector<std::pair<cpu::vec::SumForm, const char*>> forms;
+  for (auto [form, name] : {std::pair{cpu::vec::SumForm::kLanes, "plain loop"},
+                            std::pair{cpu::vec::SumForm::kAvx2, "AVX2"},
+                            std::pair{cpu::vec::SumForm::kAvx512, "AVX-512"}}) {
+    if (cpu::vec::sum_form_supported(form)) {
+      forms.emplace_back(form, name);
+    } else {
+      WARN("this CPU lacks the " << name << " form of the sums: not tested here");
+    }
+  }
+  return forms;
+}
+// Every tail length of the 32 lanes (each 4- and 8-wide chain part full, part empty), and
+// several passes of the main loop.
+const std::vector<int64_t> kSumLengths = {0,  1,  3,   4,   5,   7,   8,    9,    15,
+                                          16, 17, 23,  24,  25,  31,  32,   33,   63,
+                                          64, 65, 100, 255, 256, 257, 1000, 4097, 5000};
+}  // namespace
+
+TEST_CASE("reductions: every form of the float32 sum gives the same bits", "[kernels]") {
+  // vec::sum_f32 runs a written-out AVX-512 or AVX2 form where the CPU has one and the plain
+  // 32-lane loop elsewhere; each must equal this scalar model of the lanes bit for bit, so a
+  // sum does not depend on the CPU. Values span many binades, so that the order of the adds
+  // shows.
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
   std::uniform_int_distribution<int> exponent(-30, 30);
   std::vector<float> v(5000);
   for (float& x : v) x = std::ldexp(mantissa(rng), exponent(rng));
   v[3] = -0.0f;
-  for (int64_t n : {0, 1, 31, 32, 33, 63, 64, 65, 100, 1000, 4097, 5000}) {
+  const auto forms = runnable_sum_forms();
+  for (int64_t n : kSumLengths) {
     double lane[32] = {};
     int64_t i = 0;
     for (; i + 32 <= n; i += 32) {
@@ -240,11 +334,13 @@ TEST_CASE("reductions: the float32 sum's AVX2 form and plain loop give the same 
       for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
     }
     const double dispatched = cpu::vec::sum_f32(v.data(), n);
-    const double plain = cpu::vec::sum_f32_lanes(v.data(), n);
-    INFO("n = " << n << ": model " << lane[0] << ", sum_f32 " << dispatched << ", plain loop "
-                << plain);
+    INFO("n = " << n << ": model " << lane[0] << ", sum_f32 " << dispatched);
     CHECK(std::memcmp(&dispatched, &lane[0], sizeof(double)) == 0);
-    CHECK(std::memcmp(&plain, &lane[0], sizeof(double)) == 0);
+    for (auto [form, name] : forms) {
+      const double got = cpu::vec::sum_f32_form(form, v.data(), n);
+      INFO(name << " form: " << got);
+      CHECK(std::memcmp(&got, &lane[0], sizeof(double)) == 0);
+    }
   }
 }
 
@@ -278,9 +374,9 @@ TEST_CASE("matrix times vector: dot_rows gives each row dot's bits", "[kernels][
 }
 
 TEST_CASE("reductions: the bfloat16 sum's forms give the float32 sum's bits", "[kernels]") {
-  // vec::sum_bf16 (the AVX2 form here) and sum_bf16_lanes (the chunked form other CPUs run)
-  // must equal sum_f32_lanes of the widened values bit for bit, so a bfloat16 sum is the
-  // float32 kernel's on the widened tensor.
+  // Every form of vec::sum_bf16 (the chunked plain loop, AVX2, AVX-512) must equal the float32
+  // sum of the widened values bit for bit, so a bfloat16 sum is the float32 kernel's on the
+  // widened tensor.
   std::mt19937 rng(9);
   std::uniform_int_distribution<int> exponent(-30, 30);
   std::vector<uint16_t> bits(5000);
@@ -290,14 +386,17 @@ TEST_CASE("reductions: the bfloat16 sum's forms give the float32 sum's bits", "[
     bits[k] = BFloat16(f).bits;
     widened[k] = BFloat16::to_float(bits[k]);
   }
-  for (int64_t n : {0, 1, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1000, 4097, 5000}) {
-    const double want = cpu::vec::sum_f32_lanes(widened.data(), n);
+  const auto forms = runnable_sum_forms();
+  for (int64_t n : kSumLengths) {
+    const double want = cpu::vec::sum_f32_form(cpu::vec::SumForm::kLanes, widened.data(), n);
     const double dispatched = cpu::vec::sum_bf16(bits.data(), n);
-    const double chunked = cpu::vec::sum_bf16_lanes(bits.data(), n);
-    INFO("n = " << n << ": float32 lanes " << want << ", sum_bf16 " << dispatched << ", chunked "
-                << chunked);
+    INFO("n = " << n << ": float32 lanes " << want << ", sum_bf16 " << dispatched);
     CHECK(std::memcmp(&dispatched, &want, sizeof(double)) == 0);
-    CHECK(std::memcmp(&chunked, &want, sizeof(double)) == 0);
+    for (auto [form, name] : forms) {
+      const double got = cpu::vec::sum_bf16_form(form, bits.data(), n);
+      INFO(name << " form: " << got);
+      CHECK(std::memcmp(&got, &want, sizeof(double)) == 0);
+    }
   }
 }
 
