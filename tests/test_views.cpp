@@ -95,30 +95,44 @@ TEST_CASE("tensors are handles: copies share the implementation", "[views]") {
   CHECK_THROWS_AS(undefined.sizes(), Error);
 }
 
-TEST_CASE("views: a transposed copy moves float32 bits unchanged", "[views]") {
-  // The AVX2 tiles (kernels/cpu/transpose_copy.cpp) shuffle registers of floats: every bit
-  // pattern, NaN payloads and signalling NaNs included, must arrive as it was.
+namespace {
+// Random bit patterns of a 4- or 2-byte dtype through x.transpose(-1, -2).contiguous(): each
+// must arrive where it belongs, unchanged.
+template <typename Bits>
+void check_transposed_bits(Dtype dtype, Bits nan_exponent, Bits nan_keep) {
   std::mt19937 g(7);
   for (const Shape& sizes : {Shape{8, 8}, Shape{16, 24}, Shape{67, 41}, Shape{3, 32, 40}}) {
-    INFO(::Catch::Detail::stringify(sizes));
-    Tensor x = empty(sizes, kFloat32);
-    std::vector<uint32_t> bits(static_cast<size_t>(x.numel()));
-    for (uint32_t& b : bits) b = g() % 4 == 0 ? (0x7f800001u | (g() & 0x807fffffu)) : g();
-    std::memcpy(x.raw_data(), bits.data(), bits.size() * sizeof(uint32_t));
+    INFO(dtype_name(dtype) << " " << ::Catch::Detail::stringify(sizes));
+    Tensor x = empty(sizes, dtype);
+    std::vector<Bits> bits(static_cast<size_t>(x.numel()));
+    for (Bits& b : bits) {
+      b = g() % 4 == 0 ? static_cast<Bits>(nan_exponent | (g() & nan_keep))
+                       : static_cast<Bits>(g());
+    }
+    std::memcpy(x.raw_data(), bits.data(), bits.size() * sizeof(Bits));
     const Tensor y = x.transpose(-1, -2).contiguous();
     const int64_t rows = sizes[sizes.size() - 2], cols = sizes[sizes.size() - 1];
-    const auto* out = static_cast<const uint32_t*>(y.raw_data());
+    const auto* out = static_cast<const Bits*>(y.raw_data());
     int bad = 0;
     for (int64_t p = 0; p < x.numel() / (rows * cols); ++p) {
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t c = 0; c < cols; ++c) {
-          const uint32_t want = bits[static_cast<size_t>((p * rows + r) * cols + c)];
+          const Bits want = bits[static_cast<size_t>((p * rows + r) * cols + c)];
           bad += out[(p * cols + c) * rows + r] != want;
         }
       }
     }
     CHECK(bad == 0);
   }
+}
+}  // namespace
+
+TEST_CASE("views: a transposed copy moves float32 and bfloat16 bits unchanged", "[views]") {
+  // The register tiles (kernels/cpu/transpose_copy.cpp: AVX2 for 4-byte elements, SSE2 for
+  // 2-byte ones) shuffle whole registers: every bit pattern, NaN payloads and signalling NaNs
+  // included, must arrive as it was.
+  check_transposed_bits<uint32_t>(kFloat32, 0x7f800001u, 0x807fffffu);
+  check_transposed_bits<uint16_t>(kBFloat16, 0x7f81u, 0x807fu);
 }
 
 TEST_CASE("views: contiguous() of transposed and permuted tensors, every dtype", "[views]") {

@@ -66,6 +66,39 @@ __attribute__((target("avx2"))) void tile_8x8_avx2(char* out, const char* in,
   }
 }
 
+// A whole 8 x 8 tile of 2-byte elements (bfloat16) in SSE2 registers, the same idea: eight
+// 16-byte loads, the transpose by unpacks of 16-, 32- and 64-bit pairs, eight 16-byte stores.
+// The scalar tile it replaced did 64 two-byte loads and stores, and its speed depended on where
+// the linker put its loop: 0.60-0.65 or 0.83 ms for a [1024, 1024] on one Zen 4 thread from
+// identical code, 0.83-1.07x libtorch's time.
+void tile_8x8_16bit(char* out, const char* in, int64_t out_row_stride, int64_t in_col_stride) {
+  __m128i a[8];
+  for (int j = 0; j < 8; ++j) {
+    a[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + j * in_col_stride));
+  }
+  // b: columns (2k, 2k + 1) interleaved, rows 0-3 (lo) and 4-7 (hi).
+  __m128i b[8];
+  for (int k = 0; k < 4; ++k) {
+    b[2 * k] = _mm_unpacklo_epi16(a[2 * k], a[2 * k + 1]);
+    b[2 * k + 1] = _mm_unpackhi_epi16(a[2 * k], a[2 * k + 1]);
+  }
+  // c: columns 0-3 (h = 0) or 4-7 (h = 1) for rows {0, 1}, {2, 3}, {4, 5}, {6, 7}.
+  __m128i c[8];
+  for (int h = 0; h < 2; ++h) {
+    c[4 * h + 0] = _mm_unpacklo_epi32(b[4 * h], b[4 * h + 2]);
+    c[4 * h + 1] = _mm_unpackhi_epi32(b[4 * h], b[4 * h + 2]);
+    c[4 * h + 2] = _mm_unpacklo_epi32(b[4 * h + 1], b[4 * h + 3]);
+    c[4 * h + 3] = _mm_unpackhi_epi32(b[4 * h + 1], b[4 * h + 3]);
+  }
+  // Rows 2m and 2m + 1: the low and high halves of columns 0-3 (c[m]) and 4-7 (c[4 + m]).
+  for (int m = 0; m < 4; ++m) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * m * out_row_stride),
+                     _mm_unpacklo_epi64(c[m], c[4 + m]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + (2 * m + 1) * out_row_stride),
+                     _mm_unpackhi_epi64(c[m], c[4 + m]));
+  }
+}
+
 bool has_avx2() {
   static const bool avx2 = __builtin_cpu_supports("avx2");
   return avx2;
@@ -81,6 +114,13 @@ void copy_tile(char* out, const char* in, int64_t out_row_stride, int64_t in_col
     if (i1 - i0 == kTile && j1 - j0 == kTile && has_avx2()) {
       tile_8x8_avx2(out + i0 * out_row_stride + j0 * 4, in + i0 * 4 + j0 * in_col_stride,
                     out_row_stride, in_col_stride);
+      return;
+    }
+  }
+  if constexpr (sizeof(E) == 2) {  // SSE2: every x86-64 CPU has it
+    if (i1 - i0 == kTile && j1 - j0 == kTile) {
+      tile_8x8_16bit(out + i0 * out_row_stride + j0 * 2, in + i0 * 2 + j0 * in_col_stride,
+                     out_row_stride, in_col_stride);
       return;
     }
   }
