@@ -9,8 +9,9 @@
 // cross_entropy forward and backward on [256, 10], and the
 // memory-bound ops of a training step on 2^20 floats (add, add with alpha, a * number, where, relu,
 // a > 0, exp, sum, softmax), the ops the surveys against libtorch found slow (sqrt, log, clamp,
-// reductions and softmax over dim 0, matrix times vector, the transposed copy, max over rows)
-// and bfloat16 add, exp, sum, relu, sum over dim 0 and softmax over either dim
+// reductions and softmax over dim 0, matrix times vector, the transposed copy, max over rows),
+// the AVX-512 survey's (amax and sum over rows, row sums of a [256, 10]) and bfloat16 add, exp,
+// sum, relu, sum over dim 0, softmax over either dim and the transposed copy
 // (docs/cpu-kernels.md). Each row,
 // paired/<what>/<args>, reports wick_us and torch_us (each library's median round, microseconds per
 // call) and wick_vs_torch, the median of the per-round speed ratios (libtorch's time over wick's:
@@ -214,6 +215,15 @@ Pair cross_entropy_step() {
           }};
 }
 
+// Row sums of a [256, 10]: a classifier's logits, where the calls around each row's kernel
+// weigh as much as the kernel.
+Pair sum_short_rows() {
+  const wick::Tensor wick_x = wick::randn({256, 10});
+  const torch::Tensor torch_x = torch::randn({256, 10});
+  return {[wick_x] { benchmark::DoNotOptimize(wick_x.sum(1)); },
+          [torch_x] { benchmark::DoNotOptimize(torch_x.sum(1)); }};
+}
+
 // The memory-bound ops of the report's section 5 on 2^20 floats (rows of 1024 for softmax),
 // each writing a fresh output per call as a user's code does: kernel plus per-op overhead,
 // which at 4 MiB is a few microseconds of hundreds. One generic function per op serves both
@@ -292,6 +302,12 @@ struct MaxRows {  // values and indices over the last dim, as a classifier's pre
     return std::get<1>(a.max(1));
   }
 };
+struct AmaxRows {  // values only over the last dim: no indices to keep
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.amax(1); }
+};
+struct SumRows {  // over dim 1: each output sums a row of 1024
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.sum(1); }
+};
 struct TransposedCopy {  // a.t().contiguous(): the copy behind every w.t() gradient
   auto operator()(const auto& a, const auto&, const auto&) const { return a.t().contiguous(); }
 };
@@ -354,6 +370,9 @@ int main(int argc, char** argv) {
     row("matrix_vector", threads, op_pair<MatrixVector>);
     row("transposed_copy", threads, op_pair<TransposedCopy>);
     row("max_rows", threads, op_pair<MaxRows>);
+    row("amax_rows", threads, op_pair<AmaxRows>);
+    row("sum_rows", threads, op_pair<SumRows>);
+    row("sum_short_rows", threads, sum_short_rows);
     row("add_bf16", threads, op_pair<Add, false, true>);
     row("exp_bf16", threads, op_pair<Exp, false, true>);
     row("sum_bf16", threads, op_pair<Sum, false, true>);
@@ -361,6 +380,7 @@ int main(int argc, char** argv) {
     row("sum_columns_bf16", threads, op_pair<SumColumns, false, true>);
     row("softmax_rows_bf16", threads, op_pair<SoftmaxRows, false, true>);
     row("softmax_columns_bf16", threads, op_pair<SoftmaxColumns, false, true>);
+    row("transposed_copy_bf16", threads, op_pair<TransposedCopy, false, true>);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -495,10 +495,13 @@ MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar
                      "sum_columns": "sum over dim 0",
                      "softmax_columns": "softmax over dim 0", "matrix_vector": "[1024, 1024] @ [1024]",
                      "transposed_copy": "a.t().contiguous()",
-                     "max_rows": "max over dim 1, with indices", "add_bf16": "a + b, bfloat16", "exp_bf16": "exp, bfloat16", "sum_bf16": "sum, bfloat16",
+                     "max_rows": "max over dim 1, with indices", "amax_rows": "amax over dim 1",
+                     "sum_rows": "sum over dim 1", "sum_short_rows": "sum over dim 1 of a [256, 10]",
+                     "add_bf16": "a + b, bfloat16", "exp_bf16": "exp, bfloat16", "sum_bf16": "sum, bfloat16",
                      "relu_bf16": "relu, bfloat16", "sum_columns_bf16": "sum over dim 0, bfloat16",
                      "softmax_rows_bf16": "softmax over rows of 1024, bfloat16",
-                     "softmax_columns_bf16": "softmax over dim 0, bfloat16"}
+                     "softmax_columns_bf16": "softmax over dim 0, bfloat16",
+                     "transposed_copy_bf16": "a.t().contiguous(), bfloat16"}
 
 
 def membound_vs_torch(r):
