@@ -171,7 +171,7 @@ Extreme<T> extreme_range(const T* base, const Dims& r, int64_t begin, int64_t en
     // The walk below tests NaN with branches per element: max over the rows of a [1024, 1024]
     // with indices took 1.18-1.64 ms, now 0.50-0.52 (docs/cpu-kernels.md). Without the index
     // the lanes keep no block numbers: amax over the rows of a [1024, 1024] on one Zen 4
-    // thread went from 3.7-3.9x libtorch's time to 1.3x (docs/cpu-kernels.md, "AVX-512 sums").
+    // thread went from 4.0x libtorch's time to 1.3x (docs/cpu-kernels.md, "AVX-512 sums").
     const bool one_run = r.n == 1 && r.strides[0] == 1;
     if (one_run && !want_index && end - begin >= vec::kExtremeValueMinRun) {
       if constexpr (std::is_same_v<T, float>) {
