@@ -257,6 +257,9 @@ __attribute__((target("arch=x86-64-v3"))) double sum_avx2(const E* x, int64_t n)
       const __m128i lane_index = _mm_setr_epi32(0, 1, 2, 3);
 #pragma GCC unroll 8
       for (int c = 0; c < kChains; ++c) {
+        // Chains past the end are left as they are (adding +0.0 would not change them), so
+        // that no pointer is formed past the end.
+        if (count - 4 * c <= 0) break;
         // Masked loads read nothing past the end (no fault), and give 0.0 where masked.
         const __m128i mask = _mm_cmpgt_epi32(_mm_set1_epi32(count - 4 * c), lane_index);
         acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(_mm_maskload_ps(x + i + 4 * c, mask)));
@@ -335,9 +338,8 @@ __attribute__((target("arch=x86-64-v4"))) double sum_avx512(const E* x, int64_t 
 #pragma GCC unroll 4
     for (int c = 0; c < kChains; ++c) {
       const int in_chain = count - 8 * c;
-      const auto mask = static_cast<__mmask8>(in_chain >= 8   ? 0xff
-                                              : in_chain <= 0 ? 0
-                                                              : (1u << in_chain) - 1);
+      if (in_chain <= 0) break;  // as in sum_avx2: no pointer past the end
+      const auto mask = static_cast<__mmask8>(in_chain >= 8 ? 0xff : (1u << in_chain) - 1);
       acc[c] = _mm512_add_pd(acc[c], widen8(load8_first(x + i + 8 * c, mask)));
     }
   }

@@ -53,7 +53,8 @@ void dot_rows_f64(const double* a, int64_t row_stride, int64_t rows, const doubl
 double sum_f32(const float* x, int64_t n);
 double sum_f64(const double* x, int64_t n);
 double sum_bf16(const uint16_t* x, int64_t n);
-// sum_f32 and sum_bf16 come in three forms with the same bits: the plain loop (kLanes, any CPU),
+// sum_f32 and sum_bf16 come in three forms with the same bits (a NaN result's payload aside:
+// which NaN an add returns depends on the order of its operands): the plain loop (kLanes, any CPU),
 // and hand-written ones for AVX2 and for AVX-512; they run the widest one the CPU has. The
 // *_form calls run a given form (kLanes where the CPU lacks it), for the tests that the forms
 // agree.

@@ -218,7 +218,7 @@ void check_extreme_value_forms() {
   std::mt19937 rng(13);
   std::normal_distribution<T> dist;
   for (int64_t n : {1, 2, 63, 64, 65, 127, 128, 129, 200, 1000, 4097}) {
-    for (int pattern = 0; pattern < 5; ++pattern) {
+    for (int pattern = 0; pattern < 8; ++pattern) {
       std::vector<T> x(static_cast<size_t>(n));
       for (T& v : x) v = dist(rng);
       const auto at = [&](double fraction) { return static_cast<size_t>(fraction * (n - 1)); };
@@ -232,6 +232,18 @@ void check_extreme_value_forms() {
         for (size_t k = 3; k < x.size(); k += 11) x[k] = -5;
       } else if (pattern == 4) {  // infinities
         for (size_t k = 0; k < x.size(); k += 3) x[k] = (k & 1) ? INFINITY : -INFINITY;
+      } else if (pattern == 5 || pattern == 6) {
+        // The extreme is a zero, -0.0 first and +0.0 in another lane (max over negatives) or
+        // +0.0 first and -0.0 later (min over positives): the lanes' halving would return
+        // the later zero, the first one is the answer.
+        const T sign = pattern == 5 ? T(-1) : T(1);
+        for (T& v : x) v = sign * (std::abs(v) + T(1));
+        if (n > 32) {
+          x[1] = pattern == 5 ? -T(0) : T(0);
+          x[32] = pattern == 5 ? T(0) : -T(0);
+        }
+      } else if (pattern == 7) {  // a NaN in the last element only (the tail when n % 32 != 0)
+        x[static_cast<size_t>(n - 1)] = nan_with_payload<T>(3);
       }
       for (bool is_max : {true, false}) {
         T with_index;
