@@ -5,12 +5,15 @@ the benchmarks' JSON or to the scripts cannot break the report silently. For CI:
     python3 scripts/report/test_report.py            (Debian's python3 with python3-matplotlib)
 
 The recorded results are the committed sample report's raw/ (docs/report/cpu-only/raw, a CPU-only
---quick run). The GPU path is tested on a copy of them with GPU rows added by this file: those
-numbers are invented, marked synthetic in the JSON, and the report made from them says so on top.
+full run; WICK_REPORT_RECORDED names another). The tests pass on the runs before and after bench/cpu's
+GEMM rows became paired ones, so regenerating the sample report does not break them. The GPU path
+is tested on a copy of them with GPU rows added by this file: those numbers are invented, marked
+synthetic in the JSON, and the report made from them says so on top.
 """
 import copy
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -237,11 +240,18 @@ class ReportTest(unittest.TestCase):
 
     def test_insane_numbers_fail_the_check(self):
         g = load(self.tmp, "cpu_gemm")
-        # Every row of one benchmark: its repetitions and their median, which the report reads.
-        first = next(r["run_name"] for r in g["benchmarks"] if r["name"].startswith("sgemm/wick/"))
-        for r in g["benchmarks"]:
-            if r.get("run_name") == first:
-                r["GFLOP/s"] = 1e6
+        # One square GEMM row that the tables read: a paired row's wick counter where main.sh
+        # ran bench/cpu's paired rows (it does now), else every row of an sgemm/wick benchmark
+        # (its repetitions and their median).
+        square = re.compile(r"sgemm_paired/(\d+)x\1x\1/")
+        paired = [r for r in g["benchmarks"] if square.match(r["name"])]
+        if paired:
+            paired[0]["wick_GFLOP/s"] = 1e6
+        else:
+            first = next(r["run_name"] for r in g["benchmarks"] if r["name"].startswith("sgemm/wick/"))
+            for r in g["benchmarks"]:
+                if r.get("run_name") == first:
+                    r["GFLOP/s"] = 1e6
         save(self.tmp, "cpu_gemm", g)
         t = load(self.tmp, "training")
         t["benchmarks"][0]["median_ms"] = float("nan")
@@ -252,10 +262,11 @@ class ReportTest(unittest.TestCase):
         self.assertIn("not finite", out)
 
     def test_repetitions_give_their_median(self):
-        # The 2-thread 1024^3 wick row: repetitions 500, 100, 300 and their median aggregate 300;
-        # the table must show the median, not the first or last repetition.
+        # The CPU ladder's 2-thread wick rung at 1024^3: repetitions 500, 100, 300 and their
+        # median aggregate 300; the table must show the median, not the first or last repetition.
         g = load(self.tmp, "cpu_gemm")
-        name = "sgemm/wick/1024x1024x1024/threads:2/real_time"
+        name = "ladder/wick/1024x1024x1024/threads:2/real_time"
+        self.assertTrue(any(r.get("run_name") == name for r in g["benchmarks"]), "no " + name)
         reps = iter([500.0, 100.0, 300.0])
         for r in g["benchmarks"]:
             if r.get("run_name") == name:
@@ -266,14 +277,14 @@ class ReportTest(unittest.TestCase):
         save(self.tmp, "cpu_gemm", g)
         rc, out = run(self.tmp, "--no-plots")
         self.assertEqual(rc, 0, out)
-        self.assertRegex(self.report(), r"\| 1024 \| 300 \|")
+        self.assertRegex(self.report(), r"\| wick \| 2 \| 300 \|")
 
     def test_paired_rows_take_precedence(self):
         # bench/cpu's sgemm_paired rows (the libraries timed interleaved) are what the GEMM
         # tables show when present: each library's median round, and the median per-round ratio
         # with its 25th-75th percentiles; the separate sgemm/<lib> rows are then not used.
         g = load(self.tmp, "cpu_gemm")
-        g["benchmarks"] = [r for r in g["benchmarks"] if not r["name"].startswith("sgemm/")]
+        g["benchmarks"] = [r for r in g["benchmarks"] if not r["name"].startswith(("sgemm/", "sgemm_paired/"))]
         g["benchmarks"] += [
             row("sgemm_paired/1024x1024x1024/threads:1/iterations:1/repeats:1/real_time", rounds=9,
                 threads=1, **{"wick_GFLOP/s": 90.0, "openblas_GFLOP/s": 100.0, "torch_GFLOP/s": 80.0,
