@@ -446,8 +446,10 @@ template <typename T, bool kMax, bool kIndex>
 inline void fold_extreme(T* best, int64_t* best_index, const T* row, int64_t row_index, int64_t n) {
   for (int64_t j = 0; j < n; ++j) {
     const T c = row[j], b = best[j];
-    const bool wins = kMax ? c > b : c < b;
-    const bool take = wins | ((c != c) & (b == b));  // a NaN is taken over a number
+    // c wins where it is larger (smaller), or a NaN, and b is not a NaN: `!(c <= b)` is true
+    // for a NaN on either side. Two compares where `(c > b) | ((c != c) & (b == b))` took three.
+    const bool beats_or_nan = kMax ? !(c <= b) : !(c >= b);
+    const bool take = beats_or_nan & (b == b);
     best[j] = take ? c : b;
     if constexpr (kIndex) best_index[j] = take ? row_index : best_index[j];
   }
@@ -482,7 +484,7 @@ namespace {
 // the first NaN if any, else the first of the extreme values.
 template <typename T, bool kMax>
 inline bool replaces(T candidate, T best) {
-  return (kMax ? candidate > best : candidate < best) || (candidate != candidate && best == best);
+  return (kMax ? !(candidate <= best) : !(candidate >= best)) && best == best;  // as fold_extreme
 }
 // Inlined by force: out of line, it was compiled for the baseline target, not the clones (SSE2
 // selects of 64-bit indices: 3.4 ms for max over the rows of a [1024, 1024]).
