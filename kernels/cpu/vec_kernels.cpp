@@ -555,7 +555,9 @@ template <typename T, int L, bool kMax>
   for (int j = 0; j < L; ++j) any_nan |= nan_seen[j];
   if (any_nan != 0) return false;
   // The lanes halved in vectors: a scalar walk over them took as long as the blocks of a
-  // 1024-element row.
+  // 1024-element row. Unrolled, so that each step has a fixed width (GCC otherwise kept the
+  // width a variable and ran most steps in its scalar epilogue).
+#pragma GCC unroll 8
   for (int width = L / 2; width > 0; width /= 2) {
     for (int j = 0; j < width; ++j) {
       const T c = best[j + width];
