@@ -10,8 +10,8 @@
 // memory-bound ops of a training step on 2^20 floats (add, add with alpha, a * number, where, relu,
 // a > 0, exp, sum, softmax), the ops the surveys against libtorch found slow (sqrt, log, clamp,
 // reductions and softmax over dim 0, matrix times vector, the transposed copy, max over rows),
-// the AVX-512 survey's (amax and sum over rows, row sums of a [256, 10]) and bfloat16 add, exp,
-// sum, relu, sum over dim 0, softmax over either dim and the transposed copy
+// the AVX-512 survey's (amax and sum over rows, row and column sums of a [256, 10]) and bfloat16
+// add, exp, sum, relu, sum over dim 0, softmax over either dim and the transposed copy
 // (docs/cpu-kernels.md). Each row,
 // paired/<what>/<args>, reports wick_us and torch_us (each library's median round, microseconds per
 // call) and wick_vs_torch, the median of the per-round speed ratios (libtorch's time over wick's:
@@ -224,6 +224,14 @@ Pair sum_short_rows() {
           [torch_x] { benchmark::DoNotOptimize(torch_x.sum(1)); }};
 }
 
+// Column sums of a [256, 10]: a 10-output Linear layer's bias gradient on a batch of 256.
+Pair sum_short_columns() {
+  const wick::Tensor wick_x = wick::randn({256, 10});
+  const torch::Tensor torch_x = torch::randn({256, 10});
+  return {[wick_x] { benchmark::DoNotOptimize(wick_x.sum(0)); },
+          [torch_x] { benchmark::DoNotOptimize(torch_x.sum(0)); }};
+}
+
 // The memory-bound ops of the report's section 5 on 2^20 floats (rows of 1024 for softmax),
 // each writing a fresh output per call as a user's code does: kernel plus per-op overhead,
 // which at 4 MiB is a few microseconds of hundreds. One generic function per op serves both
@@ -373,6 +381,7 @@ int main(int argc, char** argv) {
     row("amax_rows", threads, op_pair<AmaxRows>);
     row("sum_rows", threads, op_pair<SumRows>);
     row("sum_short_rows", threads, sum_short_rows);
+    row("sum_short_columns", threads, sum_short_columns);
     row("add_bf16", threads, op_pair<Add, false, true>);
     row("exp_bf16", threads, op_pair<Exp, false, true>);
     row("sum_bf16", threads, op_pair<Sum, false, true>);

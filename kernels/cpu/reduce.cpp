@@ -360,9 +360,11 @@ void run_reduce(const OpCall& call) {
   int64_t* indices = want_indices ? call.out(1).data_ptr<int64_t>() : nullptr;
   const int64_t n_out = kept.numel;
   // Outputs contiguous in the input and rows to fold: the row-wise walk (float and double; the
-  // int64 sums keep the general path, whose wrap-around order is the same anyway).
+  // int64 sums keep the general path, whose wrap-around order is the same anyway). From 2
+  // outputs: below 16 the general path's scalar column walk made a [256, 10] sum over dim 0 4x
+  // slower (docs/cpu-kernels.md, "Reductions over dim 0 of narrow outputs").
   const bool rows_to_fold = kept.n >= 1 && kept.strides[kept.n - 1] == 1 && reduced.n >= 1 &&
-                            reduced.strides[reduced.n - 1] != 1 && kept.sizes[kept.n - 1] >= 16;
+                            reduced.strides[reduced.n - 1] != 1 && kept.sizes[kept.n - 1] >= 2;
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     if (rows_to_fold) {
       outer_reduce<T>(call, data, kept, reduced);

@@ -497,6 +497,7 @@ MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar
                      "transposed_copy": "a.t().contiguous()",
                      "max_rows": "max over dim 1, with indices", "amax_rows": "amax over dim 1",
                      "sum_rows": "sum over dim 1", "sum_short_rows": "sum over dim 1 of a [256, 10]",
+                     "sum_short_columns": "sum over dim 0 of a [256, 10]",
                      "add_bf16": "a + b, bfloat16", "exp_bf16": "exp, bfloat16", "sum_bf16": "sum, bfloat16",
                      "relu_bf16": "relu, bfloat16", "sum_columns_bf16": "sum over dim 0, bfloat16",
                      "softmax_rows_bf16": "softmax over rows of 1024, bfloat16",

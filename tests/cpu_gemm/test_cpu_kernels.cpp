@@ -279,6 +279,61 @@ TEST_CASE("reductions: the value-only extreme (amax) gives max's bits", "[kernel
   CHECK(std::memcmp(amax.data_ptr<float>(), values.data_ptr<float>(), 7 * sizeof(float)) == 0);
 }
 
+TEST_CASE("reductions: over dim 0 of narrow outputs (the row-wise walk from 2 columns)",
+          "[kernels]") {
+  // Since outputs of 2 to 15 columns also take the row-wise walk (outer_reduce), check sum,
+  // mean, max and min with indices, and amax, against scalar walks: a NaN in one column, a
+  // tie in another, rows not a multiple of the walk's 4.
+  std::mt19937 rng(17);
+  std::normal_distribution<double> dist;
+  for (Dtype dtype : {kFloat32, kFloat64, kBFloat16}) {
+    for (int64_t cols : {2, 3, 10, 15}) {
+      const int64_t rows = 263;
+      std::vector<double> v(static_cast<size_t>(rows * cols));
+      for (double& x : v) x = dtype == kBFloat16 ? std::round(dist(rng) * 64) / 64 : dist(rng);
+      v[static_cast<size_t>(5 * cols + 1)] = NAN;                                // column 1
+      v[static_cast<size_t>(7 * cols)] = v[static_cast<size_t>(9 * cols)] = 99;  // column 0: a tie
+      const Tensor t = tensor(v, {rows, cols}).to(dtype);
+      const std::vector<double> stored = doubles_of(t);  // the values as the dtype holds them
+      INFO(dtype_name(dtype) << " [" << rows << ", " << cols << "]");
+      const std::vector<double> sum = doubles_of(t.sum(0)), mean = doubles_of(t.mean(0));
+      const std::vector<double> amax = doubles_of(t.amax(0));
+      auto [mx, imx] = t.max(0);
+      auto [mn, imn] = t.min(0);
+      const std::vector<double> mxv = doubles_of(mx), mnv = doubles_of(mn);
+      const std::vector<double> imxv = doubles_of(imx), imnv = doubles_of(imn);
+      const double rtol = dtype == kFloat64 ? 1e-13 : dtype == kFloat32 ? 1e-6 : 1e-2;
+      int bad = 0;
+      for (int64_t c = 0; c < cols; ++c) {
+        double total = 0, hi = -INFINITY, lo = INFINITY;
+        int64_t ihi = -1, ilo = -1;
+        bool nan = false;
+        for (int64_t r = 0; r < rows; ++r) {
+          const double x = stored[static_cast<size_t>(r * cols + c)];
+          total += x;
+          if (std::isnan(x)) {
+            if (!nan) ihi = ilo = r;
+            nan = true;
+          } else if (!nan) {
+            if (x > hi) hi = x, ihi = r;
+            if (x < lo) lo = x, ilo = r;
+          }
+        }
+        const auto o = static_cast<size_t>(c);
+        if (nan) {
+          bad += !std::isnan(sum[o]) + !std::isnan(mean[o]) + !std::isnan(mxv[o]) +
+                 !std::isnan(mnv[o]) + !std::isnan(amax[o]);
+        } else {
+          bad += !close(sum[o], total, rtol, rtol) + !close(mean[o], total / rows, rtol, rtol);
+          bad += (mxv[o] != hi) + (mnv[o] != lo) + (amax[o] != hi);
+        }
+        bad += (imxv[o] != ihi) + (imnv[o] != ilo);
+      }
+      CHECK(bad == 0);
+    }
+  }
+}
+
 TEST_CASE("reductions: a float32 sum of 10^8 elements stays within float32 rounding", "[kernels]") {
   const int64_t n = 100'000'000;
   std::vector<float> v(static_cast<size_t>(n));
