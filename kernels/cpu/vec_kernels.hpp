@@ -1,8 +1,9 @@
 // vec_kernels.hpp: contiguous float loops that the other CPU kernels hand their unit-stride
-// runs to. vec_kernels.cpp compiles each one three times (GCC target_clones: x86-64-v4, i.e.
-// AVX-512; x86-64-v3, i.e. AVX2+FMA; and the baseline), and the dynamic loader picks the widest
-// the CPU runs; elsewhere they are plain loops. The file is built with -ffp-contract=off, so
-// every clone rounds exactly as the scalar code does: results do not depend on the CPU.
+// runs to. vec_kernels.cpp, vec_sums.cpp (the sums) and vec_extremes.cpp (max and min) compile
+// each one three times (GCC target_clones, vec_clones.hpp: x86-64-v4, i.e. AVX-512; x86-64-v3,
+// i.e. AVX2+FMA; and the baseline), and the dynamic loader picks the widest the CPU runs;
+// elsewhere they are plain loops. The files are built with -ffp-contract=off, so every clone
+// rounds exactly as the scalar code does: results do not depend on the CPU.
 #pragma once
 
 #include <cstdint>

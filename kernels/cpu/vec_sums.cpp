@@ -1,0 +1,317 @@
+// vec_sums.cpp: the sums of vec_kernels.hpp, all in double: sums along a run (sum_f32 in its
+// plain, AVX2 and AVX-512 forms, which give the same bits; sum_bf16, sum_f64) and the row-wise
+// accumulations of reductions over outer dims (accumulate_*). Built as vec_kernels.cpp is
+// (-fno-trapping-math, -ffp-contract=off, WICK_VEC_CLONES). A sum of 2^20 floats: 87 GB/s
+// against 8.2 for one running double sum (docs/cpu-kernels.md, "Measured"); on Zen 4 its limit
+// is vcvtps2pd, about 13 floats/ns ("AVX-512 sums").
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "vec_clones.hpp"
+#include "vec_kernels.hpp"
+#include "vec_math.hpp"
+
+namespace wick::cpu::vec {
+
+namespace {
+// sum_bf16_lanes widens this many elements at a time into a float32 buffer.
+constexpr int64_t kBf16Chunk = 256;
+}  // namespace
+
+namespace {
+
+// Adds the tail (fewer than L elements) into lanes 0.. and folds the L lanes pairwise, in a
+// fixed order. Every form of a sum ends here, so they give the same bits.
+template <int L, typename T>
+inline double fold_lanes(double* lane, const T* tail, int64_t count) {
+  for (int64_t j = 0; j < count; ++j) lane[j] += static_cast<double>(tail[j]);
+  for (int width = L / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
+  }
+  return lane[0];
+}
+
+// Lane j takes elements j, j + L, j + 2L, ...
+template <int L, typename T>
+[[gnu::always_inline]] inline double sum_lanes(const T* x, int64_t n) {
+  double lane[L];
+#pragma GCC unroll 32
+  for (int j = 0; j < L; ++j) lane[j] = 0.0;  // not `= {}`: see dot2_lanes
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    for (int j = 0; j < L; ++j) lane[j] += static_cast<double>(x[i + j]);
+  }
+  return fold_lanes<L>(lane, x + i, n - i);
+}
+
+// float32 sums take 32 lanes, float64 sums 16. A float converts to double at one vcvtps2pd per
+// 4 on Zen 3, the limit of this loop; GCC's AVX2 code for the plain loop loaded 8 floats,
+// converted the low 4 from memory again and extracted the high 4 (an extra shuffle per 4),
+// so the AVX2 form below is written out: 8 chains of 4 lanes, each converting 4 floats straight
+// from memory. 2^20 floats on one Zen 3 thread, standalone, medians of 300 calls, three
+// interleaved passes: 16 lanes as a plain loop 118-121 us, 32 lanes 107-109 us, this form
+// 98-99 us (docs/cpu-kernels.md, "The float32 sum's conversion").
+constexpr int kFloatSumLanes = 32;
+constexpr int kDoubleSumLanes = 16;
+
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define WICK_SUM_AVX2 1
+// Four elements as floats: a load, or for bfloat16 a zero-extending load and a shift.
+__attribute__((target("arch=x86-64-v3"), always_inline)) inline __m128 load4(const float* p) {
+  return _mm_loadu_ps(p);
+}
+__attribute__((target("arch=x86-64-v3"), always_inline)) inline __m128 load4(const uint16_t* p) {
+  const __m128i four = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  return _mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(four), 16));
+}
+
+template <typename E>
+__attribute__((target("arch=x86-64-v3"))) double sum_avx2(const E* x, int64_t n) {
+  constexpr int kChains = kFloatSumLanes / 4;
+  __m256d acc[kChains];
+#pragma GCC unroll 8
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + kFloatSumLanes <= n; i += kFloatSumLanes) {
+#pragma GCC unroll 8
+    for (int c = 0; c < kChains; ++c) {
+      acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(load4(x + i + 4 * c)));
+    }
+  }
+  // The tail and fold_lanes' halving, in registers. Written to the stack and read back as
+  // scalars (fold_lanes), they cost store-forwarding stalls: 26% of a cross_entropy step on
+  // [256, 10], whose rows are all tail. Lane j of the tail takes element j or +0.0, and adding
+  // +0.0 leaves a lane as it is (a lane starts at +0.0 and so is never -0.0): the same bits.
+  const auto count = static_cast<int>(n - i);
+  if (count > 0) {
+    if constexpr (std::is_same_v<E, float>) {
+      const __m128i lane_index = _mm_setr_epi32(0, 1, 2, 3);
+#pragma GCC unroll 8
+      for (int c = 0; c < kChains; ++c) {
+        // Chains past the end are left as they are (adding +0.0 would not change them), so
+        // that no pointer is formed past the end.
+        if (count - 4 * c <= 0) break;
+        // Masked loads read nothing past the end (no fault), and give 0.0 where masked.
+        const __m128i mask = _mm_cmpgt_epi32(_mm_set1_epi32(count - 4 * c), lane_index);
+        acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(_mm_maskload_ps(x + i + 4 * c, mask)));
+      }
+    } else {
+      uint16_t tail[kFloatSumLanes] = {};  // +0.0 past the end
+      for (int j = 0; j < count; ++j) tail[j] = x[i + j];
+#pragma GCC unroll 8
+      for (int c = 0; c < kChains; ++c) {
+        acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(load4(tail + 4 * c)));
+      }
+    }
+  }
+  // Halving over the 32 lanes: lanes j + 16 into j (chains 4-7 into 0-3), then j + 8, j + 4,
+  // then within a chain j + 2 (high half into low), then j + 1.
+  acc[0] = _mm256_add_pd(acc[0], acc[4]);
+  acc[1] = _mm256_add_pd(acc[1], acc[5]);
+  acc[2] = _mm256_add_pd(acc[2], acc[6]);
+  acc[3] = _mm256_add_pd(acc[3], acc[7]);
+  acc[0] = _mm256_add_pd(acc[0], acc[2]);
+  acc[1] = _mm256_add_pd(acc[1], acc[3]);
+  acc[0] = _mm256_add_pd(acc[0], acc[1]);
+  const __m128d pair = _mm_add_pd(_mm256_castpd256_pd128(acc[0]), _mm256_extractf128_pd(acc[0], 1));
+  return _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)));
+}
+// bfloat16 (sum_avx2<uint16_t>) widens four elements in a register before each conversion to
+// double: the chunked form below spent as long widening into its buffer as adding (perf), 2.1x
+// libtorch's time for the rows of a [1024, 1024].
+
+// The AVX-512 form: the same 32 lanes as 4 chains of 8, each converting 8 floats. The plain
+// loop's x86-64-v4 clone (what AVX-512 machines ran) loaded 16 floats, converted the low 8 and
+// extracted the high 8, and its tail and fold went through the stack: on one Zen 4 thread 1.64x
+// libtorch's time for 2^20 floats, 2.6x for the rows of a [256, 10] (docs/cpu-kernels.md,
+// "AVX-512 sums").
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8(const float* p) {
+  return _mm256_loadu_ps(p);
+}
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8(const uint16_t* p) {
+  const __m128i eight = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(eight), 16));
+}
+// The first `count` (0..8) of eight elements, +0.0 for the rest; masked lanes are not read.
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8_first(const float* p,
+                                                                                   __mmask8 m) {
+  return _mm256_maskz_loadu_ps(m, p);
+}
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8_first(
+    const uint16_t* p, __mmask8 m) {
+  const __m128i eight = _mm_maskz_loadu_epi16(m, p);
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(eight), 16));
+}
+
+// Eight floats as doubles. GCC 12's _mm512_cvtps_pd, _mm512_extractf64x4_pd and the cast to a
+// 256-bit half pass an undefined vector that -Wuninitialized flags; the zero-masking forms with
+// a full mask are the same instructions.
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m512d widen8(__m256 v) {
+  return _mm512_maskz_cvtps_pd(0xff, v);
+}
+
+template <typename E>
+__attribute__((target("arch=x86-64-v4"))) double sum_avx512(const E* x, int64_t n) {
+  constexpr int kChains = kFloatSumLanes / 8;
+  __m512d acc[kChains];
+#pragma GCC unroll 4
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm512_setzero_pd();
+  int64_t i = 0;
+  for (; i + kFloatSumLanes <= n; i += kFloatSumLanes) {
+#pragma GCC unroll 4
+    for (int c = 0; c < kChains; ++c) {
+      acc[c] = _mm512_add_pd(acc[c], widen8(load8(x + i + 8 * c)));
+    }
+  }
+  // The tail as sum_avx2's: lane j takes element j or +0.0 (the same bits as fold_lanes).
+  const auto count = static_cast<int>(n - i);
+  if (count > 0) {
+#pragma GCC unroll 4
+    for (int c = 0; c < kChains; ++c) {
+      const int in_chain = count - 8 * c;
+      if (in_chain <= 0) break;  // as in sum_avx2: no pointer past the end
+      const auto mask = static_cast<__mmask8>(in_chain >= 8 ? 0xff : (1u << in_chain) - 1);
+      acc[c] = _mm512_add_pd(acc[c], widen8(load8_first(x + i + 8 * c, mask)));
+    }
+  }
+  // Halving over the 32 lanes: j + 16 (chains 2-3 into 0-1), j + 8 (chain 1 into 0), then
+  // within the chain j + 4 (high half into low), j + 2, j + 1.
+  acc[0] = _mm512_add_pd(acc[0], acc[2]);
+  acc[1] = _mm512_add_pd(acc[1], acc[3]);
+  acc[0] = _mm512_add_pd(acc[0], acc[1]);
+  const __m256d quad = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xff, acc[0], 0),
+                                     _mm512_maskz_extractf64x4_pd(0xff, acc[0], 1));
+  const __m128d pair = _mm_add_pd(_mm256_castpd256_pd128(quad), _mm256_extractf128_pd(quad, 1));
+  return _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)));
+}
+#endif
+
+}  // namespace
+
+// The plain loops: what CPUs without AVX2 run.
+WICK_VEC_CLONES double sum_f32_lanes(const float* x, int64_t n) {
+  return sum_lanes<kFloatSumLanes>(x, n);
+}
+
+bool sum_form_supported(SumForm form) {
+#if defined(WICK_SUM_AVX2)
+  static const bool v3 = __builtin_cpu_supports("x86-64-v3");
+  static const bool v4 = __builtin_cpu_supports("x86-64-v4");
+  return form == SumForm::kLanes || (form == SumForm::kAvx2 && v3) ||
+         (form == SumForm::kAvx512 && v4);
+#else
+  return form == SumForm::kLanes;
+#endif
+}
+
+namespace {
+// The function that runs a form; a form the CPU lacks runs the plain loop.
+template <typename E>
+using SumFunction = double (*)(const E*, int64_t);
+template <typename E>
+SumFunction<E> sum_function(SumForm form) {
+#if defined(WICK_SUM_AVX2)
+  if (form == SumForm::kAvx512 && sum_form_supported(form)) return sum_avx512<E>;
+  if (form == SumForm::kAvx2 && sum_form_supported(form)) return sum_avx2<E>;
+#else
+  (void)form;
+#endif
+  if constexpr (std::is_same_v<E, float>) {
+    return sum_f32_lanes;
+  } else {
+    return sum_bf16_lanes;
+  }
+}
+// The widest form the CPU runs, chosen once: rows of 10 spent a fifth of their sum's time
+// choosing the form on each call.
+template <typename E>
+SumFunction<E> best_sum_function() {
+  static const SumFunction<E> best =
+      sum_function<E>(sum_form_supported(SumForm::kAvx512) ? SumForm::kAvx512
+                      : sum_form_supported(SumForm::kAvx2) ? SumForm::kAvx2
+                                                           : SumForm::kLanes);
+  return best;
+}
+}  // namespace
+
+double sum_f32(const float* x, int64_t n) { return best_sum_function<float>()(x, n); }
+double sum_bf16(const uint16_t* x, int64_t n) { return best_sum_function<uint16_t>()(x, n); }
+double sum_f32_form(SumForm form, const float* x, int64_t n) {
+  return sum_function<float>(form)(x, n);
+}
+double sum_bf16_form(SumForm form, const uint16_t* x, int64_t n) {
+  return sum_function<uint16_t>(form)(x, n);
+}
+
+// sum_lanes over chunks widened into a float32 buffer (a multiple of the lanes, so lane j still
+// takes elements j, j + L, ... in order): 16-bit loads in the lanes' loop made GCC vectorise it
+// 16 elements wide, 2x sum_f32's time.
+WICK_VEC_CLONES double sum_bf16_lanes(const uint16_t* x, int64_t n) {
+  constexpr int L = kFloatSumLanes;
+  static_assert(kBf16Chunk % L == 0);
+  double lane[L];
+#pragma GCC unroll 32
+  for (int j = 0; j < L; ++j) lane[j] = 0.0;  // not `= {}`: see dot2_lanes
+  float buffer[kBf16Chunk];
+  int64_t start = 0;
+  for (;; start += kBf16Chunk) {
+    const int64_t m = n - start < kBf16Chunk ? n - start : kBf16Chunk;
+    for (int64_t j = 0; j < m; ++j) buffer[j] = bf16_to_float(x[start + j]);
+    const int64_t whole = m - m % L;
+    for (int64_t i = 0; i < whole; i += L) {
+      for (int j = 0; j < L; ++j) lane[j] += static_cast<double>(buffer[i + j]);
+    }
+    if (m < kBf16Chunk) return fold_lanes<L>(lane, buffer + whole, m - whole);
+  }
+}
+
+WICK_VEC_CLONES double sum_f64(const double* x, int64_t n) {
+  return sum_lanes<kDoubleSumLanes>(x, n);
+}
+
+namespace {
+// An element as a double: uint16_t elements are bfloat16 bit patterns.
+[[gnu::always_inline]] inline double as_double(float v) { return static_cast<double>(v); }
+[[gnu::always_inline]] inline double as_double(uint16_t bf16_bits) {
+  return static_cast<double>(bf16_to_float(bf16_bits));
+}
+template <typename E>
+[[gnu::always_inline]] inline void accumulate_rows(double* acc, const E* x, int64_t stride,
+                                                   int64_t rows, int64_t n) {
+  int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const E *x0 = x + r * stride, *x1 = x0 + stride, *x2 = x1 + stride, *x3 = x2 + stride;
+    for (int64_t j = 0; j < n; ++j) {
+      acc[j] += (as_double(x0[j]) + as_double(x1[j])) + (as_double(x2[j]) + as_double(x3[j]));
+    }
+  }
+  for (; r < rows; ++r) {
+    const E* xr = x + r * stride;
+    for (int64_t j = 0; j < n; ++j) acc[j] += as_double(xr[j]);
+  }
+}
+}  // namespace
+
+WICK_VEC_CLONES void accumulate_f32(double* acc, const float* x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) acc[j] += static_cast<double>(x[j]);
+}
+WICK_VEC_CLONES void accumulate_rows_f32(double* acc, const float* x, int64_t stride, int64_t rows,
+                                         int64_t n) {
+  accumulate_rows(acc, x, stride, rows, n);
+}
+WICK_VEC_CLONES void accumulate_bf16(double* acc, const uint16_t* x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) acc[j] += as_double(x[j]);
+}
+WICK_VEC_CLONES void accumulate_rows_bf16(double* acc, const uint16_t* x, int64_t stride,
+                                          int64_t rows, int64_t n) {
+  accumulate_rows(acc, x, stride, rows, n);
+}
+WICK_VEC_CLONES void accumulate_f64(double* acc, const double* x, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) acc[j] += x[j];
+}
+
+}  // namespace wick::cpu::vec
