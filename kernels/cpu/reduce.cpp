@@ -108,31 +108,36 @@ void walk_runs(const T* base, const Dims& r, int64_t begin, int64_t end, Run&& r
   }
 }
 
+// The vec kernel's sum of a unit-stride run of a floating dtype (bfloat16 as float32's sum of
+// the widened values: the same lanes, the same order).
+template <typename T>
+double unit_stride_sum(const T* p, int64_t count) {
+  if constexpr (std::is_same_v<T, float>) {
+    return vec::sum_f32(p, count);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return vec::sum_f64(p, count);
+  } else {
+    static_assert(std::is_same_v<T, BFloat16>);
+    return vec::sum_bf16(reinterpret_cast<const uint16_t*>(p), count);
+  }
+}
+
 template <typename T>
 SumAcc<T> sum_range(const T* base, const Dims& r, int64_t begin, int64_t end) {
   SumAcc<T> acc = 0;
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, BFloat16>) {
     walk_runs(base, r, begin, end, [&](const T* p, int64_t stride, int64_t count) {
       if (stride == 1) {
-        if constexpr (std::is_same_v<T, float>) {
-          acc += vec::sum_f32(p, count);
-        } else {
-          acc += vec::sum_f64(p, count);
+        acc += unit_stride_sum(p, count);
+      } else {
+        double run_sum = 0;
+        for (int64_t i = 0; i < count; ++i) {
+          if constexpr (std::is_same_v<T, BFloat16>) {
+            run_sum += static_cast<float>(p[i * stride]);
+          } else {
+            run_sum += static_cast<double>(p[i * stride]);
+          }
         }
-      } else {
-        double run_sum = 0;
-        for (int64_t i = 0; i < count; ++i) run_sum += static_cast<double>(p[i * stride]);
-        acc += run_sum;
-      }
-    });
-  } else if constexpr (std::is_same_v<T, BFloat16>) {
-    // As float32's sum of the widened values: the same lanes, the same order.
-    walk_runs(base, r, begin, end, [&](const T* p, int64_t stride, int64_t count) {
-      if (stride == 1) {
-        acc += vec::sum_bf16(reinterpret_cast<const uint16_t*>(p), count);
-      } else {
-        double run_sum = 0;
-        for (int64_t i = 0; i < count; ++i) run_sum += static_cast<float>(p[i * stride]);
         acc += run_sum;
       }
     });
@@ -203,12 +208,8 @@ SumAcc<T> blocked_sum(const T* base, const Dims& r, bool parallel) {
   // One short unit-stride run (a row): straight to the kernel, whose result sum_range would
   // add to 0.0 (it is never -0.0). Through walk_runs, rows of 10 spent as long in the calls
   // around the kernel as in it.
-  if (r.n == 1 && r.strides[0] == 1 && r.numel <= kBlock) {
-    if constexpr (std::is_same_v<T, float>) return vec::sum_f32(base, r.numel);
-    if constexpr (std::is_same_v<T, double>) return vec::sum_f64(base, r.numel);
-    if constexpr (std::is_same_v<T, BFloat16>) {
-      return vec::sum_bf16(reinterpret_cast<const uint16_t*>(base), r.numel);
-    }
+  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, BFloat16>) {
+    if (r.n == 1 && r.strides[0] == 1 && r.numel <= kBlock) return unit_stride_sum(base, r.numel);
   }
   int64_t blocks = (r.numel + kBlock - 1) / kBlock;
   if (blocks <= 1) return sum_range(base, r, 0, r.numel);

@@ -63,8 +63,6 @@ enum class SumForm { kLanes, kAvx2, kAvx512 };
 bool sum_form_supported(SumForm form);
 double sum_f32_form(SumForm form, const float* x, int64_t n);
 double sum_bf16_form(SumForm form, const uint16_t* x, int64_t n);
-double sum_f32_lanes(const float* x, int64_t n);
-double sum_bf16_lanes(const uint16_t* x, int64_t n);
 // best[j] = the larger (is_max) or smaller of best[j] and row[j] for j < n, with PyTorch's
 // rules: a NaN wins and stays, a tie keeps the earlier value; where best_index is not null,
 // best_index[j] = row_index where row[j] was taken (the rows of max/min over outer dims).
