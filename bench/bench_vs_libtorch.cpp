@@ -215,21 +215,14 @@ Pair cross_entropy_step() {
           }};
 }
 
-// Row sums of a [256, 10]: a classifier's logits, where the calls around each row's kernel
-// weigh as much as the kernel.
-Pair sum_short_rows() {
+// Sums of a [256, 10] over dim 1 (a classifier's logits, where the calls around each row's
+// kernel weigh as much as the kernel) or dim 0 (a 10-output Linear layer's bias gradient on a
+// batch of 256).
+Pair sum_256x10(int64_t dim) {
   const wick::Tensor wick_x = wick::randn({256, 10});
   const torch::Tensor torch_x = torch::randn({256, 10});
-  return {[wick_x] { benchmark::DoNotOptimize(wick_x.sum(1)); },
-          [torch_x] { benchmark::DoNotOptimize(torch_x.sum(1)); }};
-}
-
-// Column sums of a [256, 10]: a 10-output Linear layer's bias gradient on a batch of 256.
-Pair sum_short_columns() {
-  const wick::Tensor wick_x = wick::randn({256, 10});
-  const torch::Tensor torch_x = torch::randn({256, 10});
-  return {[wick_x] { benchmark::DoNotOptimize(wick_x.sum(0)); },
-          [torch_x] { benchmark::DoNotOptimize(torch_x.sum(0)); }};
+  return {[wick_x, dim] { benchmark::DoNotOptimize(wick_x.sum(dim)); },
+          [torch_x, dim] { benchmark::DoNotOptimize(torch_x.sum(dim)); }};
 }
 
 // The memory-bound ops of the report's section 5 on 2^20 floats (rows of 1024 for softmax),
@@ -380,8 +373,8 @@ int main(int argc, char** argv) {
     row("max_rows", threads, op_pair<MaxRows>);
     row("amax_rows", threads, op_pair<AmaxRows>);
     row("sum_rows", threads, op_pair<SumRows>);
-    row("sum_short_rows", threads, sum_short_rows);
-    row("sum_short_columns", threads, sum_short_columns);
+    row("sum_short_rows", threads, [] { return sum_256x10(1); });
+    row("sum_short_columns", threads, [] { return sum_256x10(0); });
     row("add_bf16", threads, op_pair<Add, false, true>);
     row("exp_bf16", threads, op_pair<Exp, false, true>);
     row("sum_bf16", threads, op_pair<Sum, false, true>);
