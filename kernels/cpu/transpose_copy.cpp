@@ -69,8 +69,9 @@ __attribute__((target("avx2"))) void tile_8x8_avx2(char* out, const char* in,
 // A whole 8 x 8 tile of 2-byte elements (bfloat16) in SSE2 registers, the same idea: eight
 // 16-byte loads, the transpose by unpacks of 16-, 32- and 64-bit pairs, eight 16-byte stores.
 // The scalar tile it replaced did 64 two-byte loads and stores, and its speed depended on where
-// the linker put its loop: 0.60-0.65 or 0.83 ms for a [1024, 1024] on one Zen 4 thread from
-// identical code, 0.83-1.07x libtorch's time.
+// the linker put its loop (0.60-0.65 or 0.83 ms for a [1024, 1024] on one Zen 4 thread from
+// identical code). bench_vs_libtorch's transposed_copy_bf16, speed against libtorch on one
+// thread: 1.27-1.29 -> 3.6-3.7 (docs/cpu-kernels.md, "AVX-512 sums").
 void tile_8x8_16bit(char* out, const char* in, int64_t out_row_stride, int64_t in_col_stride) {
   __m128i a[8];
   for (int j = 0; j < 8; ++j) {
