@@ -60,17 +60,7 @@ constexpr int kDoubleSumLanes = 16;
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define WICK_SUM_AVX2 1
-// Four elements as floats: a load, or for bfloat16 a zero-extending load and a shift.
-__attribute__((target("arch=x86-64-v3"), always_inline)) inline __m128 load4(const float* p) {
-  return _mm_loadu_ps(p);
-}
-__attribute__((target("arch=x86-64-v3"), always_inline)) inline __m128 load4(const uint16_t* p) {
-  const __m128i four = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-  return _mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(four), 16));
-}
-
-template <typename E>
-__attribute__((target("arch=x86-64-v3"))) double sum_avx2(const E* x, int64_t n) {
+__attribute__((target("arch=x86-64-v3"))) double sum_avx2(const float* x, int64_t n) {
   constexpr int kChains = kFloatSumLanes / 4;
   __m256d acc[kChains];
 #pragma GCC unroll 8
@@ -79,7 +69,7 @@ __attribute__((target("arch=x86-64-v3"))) double sum_avx2(const E* x, int64_t n)
   for (; i + kFloatSumLanes <= n; i += kFloatSumLanes) {
 #pragma GCC unroll 8
     for (int c = 0; c < kChains; ++c) {
-      acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(load4(x + i + 4 * c)));
+      acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(_mm_loadu_ps(x + i + 4 * c)));
     }
   }
   // The tail and fold_lanes' halving, in registers. Written to the stack and read back as
@@ -88,24 +78,15 @@ __attribute__((target("arch=x86-64-v3"))) double sum_avx2(const E* x, int64_t n)
   // +0.0 leaves a lane as it is (a lane starts at +0.0 and so is never -0.0): the same bits.
   const auto count = static_cast<int>(n - i);
   if (count > 0) {
-    if constexpr (std::is_same_v<E, float>) {
-      const __m128i lane_index = _mm_setr_epi32(0, 1, 2, 3);
+    const __m128i lane_index = _mm_setr_epi32(0, 1, 2, 3);
 #pragma GCC unroll 8
-      for (int c = 0; c < kChains; ++c) {
-        // Chains past the end are left as they are (adding +0.0 would not change them), so
-        // that no pointer is formed past the end.
-        if (count - 4 * c <= 0) break;
-        // Masked loads read nothing past the end (no fault), and give 0.0 where masked.
-        const __m128i mask = _mm_cmpgt_epi32(_mm_set1_epi32(count - 4 * c), lane_index);
-        acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(_mm_maskload_ps(x + i + 4 * c, mask)));
-      }
-    } else {
-      uint16_t tail[kFloatSumLanes] = {};  // +0.0 past the end
-      for (int j = 0; j < count; ++j) tail[j] = x[i + j];
-#pragma GCC unroll 8
-      for (int c = 0; c < kChains; ++c) {
-        acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(load4(tail + 4 * c)));
-      }
+    for (int c = 0; c < kChains; ++c) {
+      // Chains past the end are left as they are (adding +0.0 would not change them), so
+      // that no pointer is formed past the end.
+      if (count - 4 * c <= 0) break;
+      // Masked loads read nothing past the end (no fault), and give 0.0 where masked.
+      const __m128i mask = _mm_cmpgt_epi32(_mm_set1_epi32(count - 4 * c), lane_index);
+      acc[c] = _mm256_add_pd(acc[c], _mm256_cvtps_pd(_mm_maskload_ps(x + i + 4 * c, mask)));
     }
   }
   // Halving over the 32 lanes: lanes j + 16 into j (chains 4-7 into 0-3), then j + 8, j + 4,
@@ -120,33 +101,60 @@ __attribute__((target("arch=x86-64-v3"))) double sum_avx2(const E* x, int64_t n)
   const __m128d pair = _mm_add_pd(_mm256_castpd256_pd128(acc[0]), _mm256_extractf128_pd(acc[0], 1));
   return _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)));
 }
-// bfloat16 (sum_avx2<uint16_t>) widens four elements in a register before each conversion to
-// double: the chunked form below spent as long widening into its buffer as adding (perf), 2.1x
-// libtorch's time for the rows of a [1024, 1024].
+
+// bfloat16 as sum_bf16_avx512 below does it, at half the width: each 8 elements are 4 words,
+// whose even and odd halves become 4 floats each by a shift and a mask. The form before it
+// zero-extended 4 elements before each conversion (sum_avx2 on widened loads): 2^20 bfloat16
+// on one Zen 5 thread 172 -> 88 us, where the plain loop's clone takes 70 (not measured on the
+// AVX2-only Zen 3 that runs it; docs/cpu-kernels.md, "bfloat16 sums without a shuffle").
+// Lane l of even[c] takes elements 8c + 2l, 8c + 2l + 32, ...; of odd[c] 8c + 2l + 1, ...
+__attribute__((target("arch=x86-64-v3"), always_inline)) inline __m256d even4(__m128i words) {
+  return _mm256_cvtps_pd(_mm_castsi128_ps(_mm_slli_epi32(words, 16)));
+}
+__attribute__((target("arch=x86-64-v3"), always_inline)) inline __m256d odd4(__m128i words) {
+  const __m128i high_half = _mm_set1_epi32(static_cast<int>(0xffff0000u));
+  return _mm256_cvtps_pd(_mm_castsi128_ps(_mm_and_si128(words, high_half)));
+}
+__attribute__((target("arch=x86-64-v3"), always_inline)) inline void add_bf16_block(
+    __m256d& even, __m256d& odd, const uint16_t* p) {
+  const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  even = _mm256_add_pd(even, even4(words));
+  odd = _mm256_add_pd(odd, odd4(words));
+}
+__attribute__((target("arch=x86-64-v3"))) double sum_bf16_avx2(const uint16_t* x, int64_t n) {
+  static_assert(kFloatSumLanes == 32);
+  constexpr int kBlocks = kFloatSumLanes / 8;
+  __m256d even[kBlocks], odd[kBlocks];
+#pragma GCC unroll 4
+  for (int c = 0; c < kBlocks; ++c) even[c] = odd[c] = _mm256_setzero_pd();
+  int64_t i = 0;
+  for (; i + kFloatSumLanes <= n; i += kFloatSumLanes) {
+#pragma GCC unroll 4
+    for (int c = 0; c < kBlocks; ++c) add_bf16_block(even[c], odd[c], x + i + 8 * c);
+  }
+  if (i < n) {  // the tail as sum_avx2's: +0 past the end
+    uint16_t tail[kFloatSumLanes];
+    for (int j = 0; j < kFloatSumLanes; ++j) tail[j] = i + j < n ? x[i + j] : 0;
+#pragma GCC unroll 4
+    for (int c = 0; c < kBlocks; ++c) add_bf16_block(even[c], odd[c], tail + 8 * c);
+  }
+  // fold_lanes' halving: j + 16 (blocks 2-3 into 0-1), j + 8 (block 1 into 0), j + 4 (lanes
+  // 2-3 into 0-1), j + 2 (lane 1 into 0), j + 1 (odd into even).
+  const __m256d e8 =
+      _mm256_add_pd(_mm256_add_pd(even[0], even[2]), _mm256_add_pd(even[1], even[3]));
+  const __m256d o8 = _mm256_add_pd(_mm256_add_pd(odd[0], odd[2]), _mm256_add_pd(odd[1], odd[3]));
+  const __m128d e4 = _mm_add_pd(_mm256_castpd256_pd128(e8), _mm256_extractf128_pd(e8, 1));
+  const __m128d o4 = _mm_add_pd(_mm256_castpd256_pd128(o8), _mm256_extractf128_pd(o8, 1));
+  const __m128d e2 = _mm_add_sd(e4, _mm_unpackhi_pd(e4, e4));
+  const __m128d o2 = _mm_add_sd(o4, _mm_unpackhi_pd(o4, o4));
+  return _mm_cvtsd_f64(_mm_add_sd(e2, o2));
+}
 
 // The AVX-512 form: the same 32 lanes as 4 chains of 8, each converting 8 floats. The plain
 // loop's x86-64-v4 clone (what AVX-512 machines ran) loaded 16 floats, converted the low 8 and
 // extracted the high 8, and its tail and fold went through the stack: on one Zen 4 thread 1.64x
 // libtorch's time for 2^20 floats, 2.6x for the rows of a [256, 10] (docs/cpu-kernels.md,
 // "AVX-512 sums").
-__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8(const float* p) {
-  return _mm256_loadu_ps(p);
-}
-__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8(const uint16_t* p) {
-  const __m128i eight = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(eight), 16));
-}
-// The first `count` (0..8) of eight elements, +0.0 for the rest; masked lanes are not read.
-__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8_first(const float* p,
-                                                                                   __mmask8 m) {
-  return _mm256_maskz_loadu_ps(m, p);
-}
-__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256 load8_first(
-    const uint16_t* p, __mmask8 m) {
-  const __m128i eight = _mm_maskz_loadu_epi16(m, p);
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(eight), 16));
-}
-
 // Eight floats as doubles. GCC 12's _mm512_cvtps_pd, _mm512_extractf64x4_pd and the cast to a
 // 256-bit half pass an undefined vector that -Wuninitialized flags; the zero-masking forms with
 // a full mask are the same instructions.
@@ -154,8 +162,7 @@ __attribute__((target("arch=x86-64-v4"), always_inline)) inline __m512d widen8(_
   return _mm512_maskz_cvtps_pd(0xff, v);
 }
 
-template <typename E>
-__attribute__((target("arch=x86-64-v4"))) double sum_avx512(const E* x, int64_t n) {
+__attribute__((target("arch=x86-64-v4"))) double sum_avx512(const float* x, int64_t n) {
   constexpr int kChains = kFloatSumLanes / 8;
   __m512d acc[kChains];
 #pragma GCC unroll 4
@@ -164,7 +171,7 @@ __attribute__((target("arch=x86-64-v4"))) double sum_avx512(const E* x, int64_t 
   for (; i + kFloatSumLanes <= n; i += kFloatSumLanes) {
 #pragma GCC unroll 4
     for (int c = 0; c < kChains; ++c) {
-      acc[c] = _mm512_add_pd(acc[c], widen8(load8(x + i + 8 * c)));
+      acc[c] = _mm512_add_pd(acc[c], widen8(_mm256_loadu_ps(x + i + 8 * c)));
     }
   }
   // The tail as sum_avx2's: lane j takes element j or +0.0 (the same bits as fold_lanes).
@@ -175,7 +182,7 @@ __attribute__((target("arch=x86-64-v4"))) double sum_avx512(const E* x, int64_t 
       const int in_chain = count - 8 * c;
       if (in_chain <= 0) break;  // as in sum_avx2: no pointer past the end
       const auto mask = static_cast<__mmask8>(in_chain >= 8 ? 0xff : (1u << in_chain) - 1);
-      acc[c] = _mm512_add_pd(acc[c], widen8(load8_first(x + i + 8 * c, mask)));
+      acc[c] = _mm512_add_pd(acc[c], widen8(_mm256_maskz_loadu_ps(mask, x + i + 8 * c)));
     }
   }
   // Halving over the 32 lanes: j + 16 (chains 2-3 into 0-1), j + 8 (chain 1 into 0), then
@@ -187,6 +194,64 @@ __attribute__((target("arch=x86-64-v4"))) double sum_avx512(const E* x, int64_t 
                                      _mm512_maskz_extractf64x4_pd(0xff, acc[0], 1));
   const __m128d pair = _mm_add_pd(_mm256_castpd256_pd128(quad), _mm256_extractf128_pd(quad, 1));
   return _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)));
+}
+
+// bfloat16 without a widening shuffle: a 32-bit word holds elements 2k (low half) and 2k + 1
+// (high half), so word << 16 is the even element as a float and word & 0xffff0000 the odd one,
+// two ALU operations where the form before it (sum_avx512 on widened loads) spent a zero-extend
+// (a shuffle, on the ports vcvtps2pd needs) and a shift per 8 elements: 2^20 bfloat16 on one
+// Zen 5 thread 81 -> 54 us (libtorch 48; the float32 sum of as many elements 49). The even and
+// odd chains hold lanes 2l and 2l + 1 of each 16, so the halving pairs them as fold_lanes does
+// (same bits as every other form).
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m512d even8(__m256i words) {
+  return widen8(_mm256_castsi256_ps(_mm256_slli_epi32(words, 16)));
+}
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m512d odd8(__m256i words) {
+  const __m256i high_half = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
+  return widen8(_mm256_castsi256_ps(_mm256_and_si256(words, high_half)));
+}
+// The first `count` (0..16) of sixteen bfloat16, +0 for the rest; masked ones are not read.
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m256i load16_first(
+    const uint16_t* p, int count) {
+  const auto mask = static_cast<__mmask16>(count >= 16 ? 0xffff : (1u << count) - 1);
+  return _mm256_maskz_loadu_epi16(mask, p);
+}
+
+__attribute__((target("arch=x86-64-v4"))) double sum_bf16_avx512(const uint16_t* x, int64_t n) {
+  static_assert(kFloatSumLanes == 32);
+  // Lane l of even[h] takes elements 16h + 2l, 16h + 2l + 32, ...; of odd[h] 16h + 2l + 1, ...
+  __m512d even[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()};
+  __m512d odd[2] = {_mm512_setzero_pd(), _mm512_setzero_pd()};
+  int64_t i = 0;
+  for (; i + kFloatSumLanes <= n; i += kFloatSumLanes) {
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+      const __m256i words = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + i + 16 * h));
+      even[h] = _mm512_add_pd(even[h], even8(words));
+      odd[h] = _mm512_add_pd(odd[h], odd8(words));
+    }
+  }
+  const auto count = static_cast<int>(n - i);  // as in sum_avx512: +0 past the end
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h) {
+    if (count - 16 * h <= 0) break;  // no pointer past the end
+    const __m256i words = load16_first(x + i + 16 * h, count - 16 * h);
+    even[h] = _mm512_add_pd(even[h], even8(words));
+    odd[h] = _mm512_add_pd(odd[h], odd8(words));
+  }
+  // fold_lanes' halving: j + 16 into j (the second half into the first), then j + 8 (lanes
+  // 4-7 of a chain into 0-3), j + 4 (lanes 2-3 into 0-1), j + 2 (lane 1 into 0), and j + 1
+  // (the odd chain into the even one).
+  const __m512d e16 = _mm512_add_pd(even[0], even[1]), o16 = _mm512_add_pd(odd[0], odd[1]);
+  const __m256d e8 = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xff, e16, 0),
+                                   _mm512_maskz_extractf64x4_pd(0xff, e16, 1));
+  const __m256d o8 = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xff, o16, 0),
+                                   _mm512_maskz_extractf64x4_pd(0xff, o16, 1));
+  const __m128d e4 = _mm_add_pd(_mm256_castpd256_pd128(e8), _mm256_extractf128_pd(e8, 1));
+  const __m128d o4 = _mm_add_pd(_mm256_castpd256_pd128(o8), _mm256_extractf128_pd(o8, 1));
+  const __m128d e2 = _mm_add_sd(e4, _mm_unpackhi_pd(e4, e4));
+  const __m128d o2 = _mm_add_sd(o4, _mm_unpackhi_pd(o4, o4));
+  return _mm_cvtsd_f64(_mm_add_sd(e2, o2));
 }
 #endif
 
@@ -238,8 +303,18 @@ using SumFunction = double (*)(const E*, int64_t);
 template <typename E>
 SumFunction<E> sum_function(SumForm form) {
 #if defined(WICK_SUM_AVX2)
-  if (form == SumForm::kAvx512 && sum_form_supported(form)) return sum_avx512<E>;
-  if (form == SumForm::kAvx2 && sum_form_supported(form)) return sum_avx2<E>;
+  if (form == SumForm::kAvx512 && sum_form_supported(form)) {
+    if constexpr (std::is_same_v<E, float>)
+      return sum_avx512;
+    else
+      return sum_bf16_avx512;
+  }
+  if (form == SumForm::kAvx2 && sum_form_supported(form)) {
+    if constexpr (std::is_same_v<E, float>)
+      return sum_avx2;
+    else
+      return sum_bf16_avx2;
+  }
 #else
   (void)form;
 #endif
