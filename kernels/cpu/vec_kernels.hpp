@@ -93,6 +93,10 @@ void accumulate_f64(double* acc, const double* x, int64_t n);
 // the widened values, bit for bit.
 void accumulate_bf16(double* acc, const uint16_t* x, int64_t n);
 void accumulate_rows_bf16(double* acc, const uint16_t* x, int64_t stride, int64_t rows, int64_t n);
+// accumulate_rows_bf16 in a given form (the plain loop's clone for kLanes and kAvx2; kAvx512
+// where the CPU has it), for the tests: every form gives the same bits.
+void accumulate_rows_bf16_form(SumForm form, double* acc, const uint16_t* x, int64_t stride,
+                               int64_t rows, int64_t n);
 
 // One softmax row: y = exp(x - max) / sum, or log_softmax: y = x - max - log(sum), with the
 // sum in double. max ignores NaN (NaN flows through exp into the sum, so a NaN row is all NaN,

@@ -467,6 +467,45 @@ TEST_CASE("reductions: the bfloat16 sum's forms give the float32 sum's bits", "[
   }
 }
 
+TEST_CASE("reductions: the bfloat16 column sums' forms give the same bits", "[kernels]") {
+  // vec::accumulate_rows_bf16 in each form against a scalar model of accumulate_rows (four
+  // rows added in double, then acc), for row counts around the groups of four and column
+  // counts around the 8- and 16-column blocks; acc starts non-zero, and the columns past n
+  // must stay untouched.
+  std::mt19937 rng(21);
+  std::uniform_int_distribution<int> exponent(-30, 30);
+  const int64_t stride = 53;
+  std::vector<uint16_t> bits(static_cast<size_t>(9 * stride));
+  for (uint16_t& b : bits) {
+    b = BFloat16(std::ldexp(static_cast<float>(rng() % 256) - 128.0f, exponent(rng))).bits;
+  }
+  const auto widened = [&](int64_t r, int64_t j) {
+    return static_cast<double>(BFloat16::to_float(bits[static_cast<size_t>(r * stride + j)]));
+  };
+  for (int64_t rows : {1, 3, 4, 5, 8, 9}) {
+    for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 24, 31, 33, 50}) {
+      std::vector<double> want(static_cast<size_t>(n) + 8);
+      for (size_t j = 0; j < want.size(); ++j) want[j] = std::ldexp(1.0 + j, -3);
+      const std::vector<double> start = want;
+      int64_t r = 0;
+      for (; r + 4 <= rows; r += 4) {
+        for (int64_t j = 0; j < n; ++j) {
+          want[j] += (widened(r, j) + widened(r + 1, j)) + (widened(r + 2, j) + widened(r + 3, j));
+        }
+      }
+      for (; r < rows; ++r) {
+        for (int64_t j = 0; j < n; ++j) want[j] += widened(r, j);
+      }
+      for (auto [form, name] : runnable_sum_forms()) {
+        std::vector<double> got = start;
+        cpu::vec::accumulate_rows_bf16_form(form, got.data(), bits.data(), stride, rows, n);
+        INFO(name << " form, " << rows << " rows of " << n);
+        CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(double)) == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("softmax rows: -inf, NaN, odd lengths, both forms", "[kernels]") {
   for (int64_t n : {1, 15, 16, 17, 1000}) {
     std::vector<double> v(static_cast<size_t>(4 * n));
