@@ -391,12 +391,13 @@ WICK_VEC_CLONES void accumulate_rows_bf16_lanes(double* acc, const uint16_t* x, 
 // their even and odd elements in doubles, the rows added as accumulate_rows adds them (the
 // same bits), then the two interleaved back into column order (one vpermt2pd per 8 columns)
 // before the update of acc. The clone of accumulate_rows spent a zero-extend and a shift per
-// 8 elements: a [1024, 1024] summed over dim 0 on one Zen 5 thread took 75-79 us against
-// libtorch's 62-68 (docs/cpu-kernels.md, "bfloat16 sums without a shuffle").
+// 8 elements: a [1024, 1024] summed over dim 0 on one Zen 5 thread took 77 us, this form 50-56,
+// libtorch 58-66 (docs/cpu-kernels.md, "bfloat16 sums without a shuffle").
+
 // Adds sixteen columns, given as their even and odd elements, to acc[0..count) in column order;
-// a whole block (count 16) with plain loads and stores, a tail with masked ones (masked stores
-// are slow on AMD's cores: with them in every block the sum of a [1024, 1024] over dim 0 took
-// 100-110 us instead of 77).
+// a whole block (count 16) with plain loads and stores, a tail with masked ones (with masked
+// loads and stores in every block the sum of a [1024, 1024] over dim 0 took 100-110 us on the
+// Zen 5, against 77 before this form and 50-56 with it).
 __attribute__((target("arch=x86-64-v4"), always_inline)) inline void add_columns16(double* acc,
                                                                                    __m512d even,
                                                                                    __m512d odd,
