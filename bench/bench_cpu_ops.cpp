@@ -7,10 +7,6 @@
 #include <cstring>
 #include <vector>
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 #include "copy_buffers.hpp"
 #include "wick/wick.hpp"
 
@@ -24,10 +20,7 @@ namespace {
 // buffers are allocated as wick allocates a large tensor (copy_buffers.hpp).
 void BM_memcpy(benchmark::State& state) {
   const int64_t n = state.range(0);
-  int threads = 1;
-#if defined(_OPENMP)
-  if (state.range(1) == 0) threads = omp_get_max_threads();
-#endif
+  const int threads = state.range(1) == 0 ? wick::get_num_threads() : 1;
   bench::CopyBuffers buffers(static_cast<size_t>(n) * sizeof(float), threads);
   for (auto _ : state) {
     buffers.copy();

@@ -38,9 +38,6 @@
 #if defined(WICK_BENCH_CUDA)
 #include <cuda_runtime_api.h>
 #endif
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 namespace {
 
@@ -214,20 +211,16 @@ void BM_seed2(benchmark::State& state, bool gpu) {
 // ---- the crossover: an MLP step against width ----
 enum class Where { cpu, cpu_1thread, gpu, gpu_copy };
 
-// Runs the CPU ops of its scope on one thread (wick's CPU kernels use OpenMP's default team).
+// Runs the CPU ops of its scope on one thread.
 struct OneThread {
-#if defined(_OPENMP)
-  explicit OneThread(bool on) : saved(omp_get_max_threads()), active(on) {
-    if (active) omp_set_num_threads(1);
+  explicit OneThread(bool on) : saved(wick::get_num_threads()), active(on) {
+    if (active) wick::set_num_threads(1);
   }
   ~OneThread() {
-    if (active) omp_set_num_threads(saved);
+    if (active) wick::set_num_threads(saved);
   }
   int saved;
   bool active;
-#else
-  explicit OneThread(bool) {}
-#endif
 };
 
 void BM_mlp(benchmark::State& state, Where where, int64_t width) {

@@ -21,8 +21,6 @@
 #include <benchmark/benchmark.h>
 #include <torch/torch.h>
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -43,12 +41,12 @@ namespace {
 extern "C" void openblas_set_num_threads(int num_threads);  // OpenBLAS's own API (cblas.h)
 #endif
 
-// wick's OpenMP team, libtorch's intra-op threads and the OpenBLAS threads libtorch's matmuls
+// wick's threads, libtorch's intra-op threads and the OpenBLAS threads libtorch's matmuls
 // run on: without the last, libtorch's "1 thread" MLP step ran its matmuls on 2 threads
 // (17.3 ms for 2.68 GFLOP: 155 GFLOP/s, above the 117 of one core) and its 2-thread step
 // oversubscribed the cores (45 ms).
 void set_threads(int n) {
-  omp_set_num_threads(n);
+  wick::set_num_threads(n);
   torch::set_num_threads(n);
 #if defined(WICK_BENCH_OPENBLAS)
   openblas_set_num_threads(n);
@@ -162,16 +160,12 @@ Pair mlp_step() {
 // The MLP step with libtorch's two pools split as they ran fastest on 2 cores: one intra-op
 // thread, and OpenBLAS's matmul threads on the row's count. With both pools on 2 threads,
 // libtorch's step took 78 ms against 30 ms this way (bench/cpu/torch_threads.py, docs/report.md):
-// each pool's idle spinning takes the cores the other needs. Both libraries' OpenMP teams
-// follow the one omp_set_num_threads, so each side sets its threads before every step.
+// each pool's idle spinning takes the cores the other needs. wick's setting is its own
+// (wick::set_num_threads), so only libtorch's side sets its threads before every step.
 Pair mlp_step_torch_blas_threads() {
-  const int threads = omp_get_max_threads();  // measure_pair set it
+  const int threads = wick::get_num_threads();  // measure_pair set it
   const Pair pair = mlp_step();
-  return {[threads, step = pair.wick] {
-            omp_set_num_threads(threads);
-            step();
-          },
-          [threads, step = pair.torch] {
+  return {pair.wick, [threads, step = pair.torch] {
             torch::set_num_threads(1);
             openblas_set_num_threads(threads);
             step();

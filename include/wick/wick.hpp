@@ -9,6 +9,7 @@
 #include "wick/matmul_backend.hpp"
 #include "wick/ops.hpp"
 #include "wick/tensor.hpp"
+#include "wick/threads.hpp"
 #if __has_include("wick/autograd.hpp")
 #include "wick/autograd.hpp"
 #endif

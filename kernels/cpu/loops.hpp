@@ -45,13 +45,9 @@ namespace wick::cpu {
 // as much as adding 2^15 floats on this machine (see docs/cpu-kernels.md).
 inline constexpr int64_t kParallelGrain = 32768;
 
-inline int max_threads() {
-#if defined(_OPENMP)
-  return omp_get_max_threads();
-#else
-  return 1;
-#endif
-}
+// The threads a parallel loop may use: wick::set_num_threads' number, else OpenMP's default
+// (threads.cpp).
+int max_threads();
 
 // Calls body(begin, end) over [0, n) in contiguous chunks, one per thread when n is large.
 template <typename Body>

@@ -15,27 +15,18 @@
 #include "wick/deterministic.hpp"
 #include "wick/wick.hpp"
 
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
 using namespace wick;
 
 namespace {
 
-// Runs fn with n OpenMP threads (where OpenMP is present), then restores the previous count.
+// Runs fn with wick's CPU ops on n threads (wick::set_num_threads), then restores the count.
 template <typename Fn>
 auto with_threads(int n, Fn&& fn) {
-#if defined(_OPENMP)
-  const int previous = omp_get_max_threads();
-  omp_set_num_threads(n);
+  const int previous = get_num_threads();
+  set_num_threads(n);
   auto result = fn();
-  omp_set_num_threads(previous);
+  set_num_threads(previous);
   return result;
-#else
-  (void)n;
-  return fn();
-#endif
 }
 
 // The bytes of a tensor's values (contiguous copy on the CPU).

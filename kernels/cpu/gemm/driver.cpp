@@ -21,6 +21,7 @@
 
 #include "gemm.hpp"
 #include "kernels.hpp"
+#include "loops.hpp"
 #include "pack.hpp"
 
 #if defined(_OPENMP)
@@ -260,7 +261,7 @@ void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, i
 
   int nt = 1;
 #if defined(_OPENMP)
-  if (!omp_in_parallel()) nt = threads > 0 ? threads : omp_get_max_threads();
+  if (!omp_in_parallel()) nt = threads > 0 ? threads : max_threads();
 #endif
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);

@@ -56,8 +56,8 @@ template <typename T>
 void set_blocking(Isa isa, int64_t mc, int64_t kc, int64_t nc);
 
 // C[m x n] = A[m x k] @ B[k x n], C row-major with row stride ldc. `threads` bounds the OpenMP
-// team (1: run on the calling thread; <= 0: omp_get_max_threads()); small products run on one
-// thread whatever it says. k == 0 writes zeros.
+// team (1: run on the calling thread; <= 0: cpu::max_threads(), wick::set_num_threads'
+// number); small products run on fewer threads whatever it says. k == 0 writes zeros.
 template <typename T>
 void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, int threads = 0);
 

@@ -1,0 +1,92 @@
+// test_threads.cpp: wick::set_num_threads / get_num_threads (wick/threads.hpp). The setting
+// decides how many threads a large parallel loop (loops.hpp's parallel_for, which every CPU
+// kernel uses) starts, for calls from any host thread; bad values are ValueErrors that leave it
+// unchanged; results do not depend on it.
+#include <catch2/catch.hpp>
+
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "loops.hpp"
+#include "wick/wick.hpp"
+
+using namespace wick;
+
+namespace {
+// The distinct threads that ran the chunks of a parallel loop long enough for many chunks.
+size_t threads_in_a_large_loop() {
+  std::mutex mutex;
+  std::set<std::thread::id> ids;
+  cpu::parallel_for(64 * cpu::kParallelGrain, cpu::kParallelGrain, [&](int64_t, int64_t) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    ids.insert(std::this_thread::get_id());
+  });
+  return ids.size();
+}
+
+// Restores the setting a test found.
+struct RestoreThreads {
+  int saved = get_num_threads();
+  ~RestoreThreads() { set_num_threads(saved); }
+};
+}  // namespace
+
+TEST_CASE("threads: set_num_threads decides the team of every host thread", "[num_threads]") {
+  RestoreThreads restore;
+  REQUIRE(get_num_threads() >= 1);
+#if defined(_OPENMP)
+  // Three threads even on a 2-CPU machine: the setting, not the CPU count, decides.
+  for (int n : {1, 3, 2}) {
+    set_num_threads(n);
+    CHECK(get_num_threads() == n);
+    CHECK(threads_in_a_large_loop() == static_cast<size_t>(n));
+    // Another host thread sees the same setting (OpenMP's own is per thread).
+    size_t from_other = 0;
+    int reported = 0;
+    std::thread other([&] {
+      reported = get_num_threads();
+      from_other = threads_in_a_large_loop();
+    });
+    other.join();
+    CHECK(reported == n);
+    CHECK(from_other == static_cast<size_t>(n));
+  }
+#else
+  set_num_threads(3);
+  CHECK(get_num_threads() == 1);  // without OpenMP every op runs on the calling thread
+  CHECK(threads_in_a_large_loop() == 1);
+#endif
+}
+
+TEST_CASE("threads: a bad number is a ValueError and changes nothing", "[num_threads]") {
+  RestoreThreads restore;
+  set_num_threads(2);
+  const int before = get_num_threads();
+  for (int bad : {0, -1, -2147483647 - 1}) {
+    try {
+      set_num_threads(bad);
+      FAIL("set_num_threads(" << bad << ") did not throw");
+    } catch (const ValueError& e) {
+      const std::string message = e.what();
+      CHECK(message.find("set_num_threads") != std::string::npos);
+      CHECK(message.find(std::to_string(bad)) != std::string::npos);
+    }
+    CHECK(get_num_threads() == before);
+  }
+}
+
+TEST_CASE("threads: results do not depend on the setting", "[num_threads]") {
+  RestoreThreads restore;
+  manual_seed(3);
+  const Tensor a = randn({384, 300}), b = randn({300, 257}), x = randn({1 << 20});
+  const auto run = [&] { return std::tuple{matmul(a, b), x.sum(), a.softmax(1), (x * 2.0).exp()}; };
+  set_num_threads(1);
+  const auto [m1, s1, p1, e1] = run();
+  set_num_threads(2);
+  const auto [m2, s2, p2, e2] = run();
+  CHECK(equal(m1, m2));
+  CHECK(equal(s1, s2));
+  CHECK(equal(p1, p2));
+  CHECK(equal(e1, e2));
+}
