@@ -74,9 +74,12 @@ for target in "${targets[@]}"; do
   "$binary" "${extra[@]}" -max_total_time="$seconds" "$corpus" "$seeds" >"$log" 2>&1
   rc=$?
   set -e
-  runs=$(grep -E '^stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
+  # grep finds nothing in a -fork log (no final stats) or a crashed one; under pipefail that
+  # would end the script here, silently, so each grep is allowed to find nothing.
+  runs=$({ grep -E '^stat::number_of_executed_units' "$log" || true; } |
+         awk '{s += $2} END {print s + 0}')
   if (( runs == 0 )); then  # -fork prints no final stats; take the last status line
-    runs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')
+    runs=$({ grep -oE '^#[0-9]+' "$log" || true; } | tail -1 | tr -d '#')
   fi
   if (( rc != 0 )); then
     echo "fuzz: $target FAILED (exit $rc) after ${runs:-?} executions; the end of $log:"
