@@ -20,9 +20,9 @@ std::atomic<int> g_num_threads{0};  // 0: not set, OpenMP's default
 }  // namespace
 
 void set_num_threads(int n) {
-  if (n < 1) {
-    throw ValueError("set_num_threads: the number of threads must be at least 1, got " +
-                     std::to_string(n));
+  if (n < 1 || n > kMaxNumThreads) {
+    throw ValueError("set_num_threads: the number of threads must be 1 to " +
+                     std::to_string(kMaxNumThreads) + ", got " + std::to_string(n));
   }
   g_num_threads.store(n, std::memory_order_relaxed);
 }

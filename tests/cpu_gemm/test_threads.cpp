@@ -59,11 +59,12 @@ TEST_CASE("threads: set_num_threads decides the team of every host thread", "[nu
 #endif
 }
 
-TEST_CASE("threads: a bad number is a ValueError and changes nothing", "[num_threads]") {
+TEST_CASE("threads: a number outside 1..kMaxNumThreads is a ValueError and changes nothing",
+          "[num_threads]") {
   RestoreThreads restore;
   set_num_threads(2);
   const int before = get_num_threads();
-  for (int bad : {0, -1, -2147483647 - 1}) {
+  for (int bad : {0, -1, -2147483647 - 1, kMaxNumThreads + 1, 2147483647}) {
     try {
       set_num_threads(bad);
       FAIL("set_num_threads(" << bad << ") did not throw");
@@ -74,6 +75,10 @@ TEST_CASE("threads: a bad number is a ValueError and changes nothing", "[num_thr
     }
     CHECK(get_num_threads() == before);
   }
+  set_num_threads(kMaxNumThreads);  // the largest accepted (no op runs on it here)
+#if defined(_OPENMP)
+  CHECK(get_num_threads() == kMaxNumThreads);
+#endif
 }
 
 TEST_CASE("threads: results do not depend on the setting", "[num_threads]") {

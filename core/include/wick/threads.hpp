@@ -8,8 +8,12 @@
 
 namespace wick {
 
-// Sets the number of threads for CPU ops from now on; n must be at least 1 (a ValueError
-// otherwise, with the setting unchanged).
+// The most threads set_num_threads takes. OpenMP ends the process when it cannot create a
+// thread it was asked for, so an absurd count is refused here instead.
+inline constexpr int kMaxNumThreads = 1024;
+
+// Sets the number of threads for CPU ops from now on; n must be 1 to kMaxNumThreads (a
+// ValueError otherwise, with the setting unchanged).
 void set_num_threads(int n);
 // The number of threads CPU ops may use.
 int get_num_threads();
