@@ -83,7 +83,7 @@ for target in "${targets[@]}"; do
   fi
   if (( rc != 0 )); then
     echo "fuzz: $target FAILED (exit $rc) after ${runs:-?} executions; the end of $log:"
-    grep -v -E '^#[0-9]+|NEW_FUNC' "$log" | tail -60
+    { grep -v -E '^#[0-9]+|NEW_FUNC' "$log" || true; } | tail -60
     ls "$artifacts"
     status=1; summary+=("$target: FAILED after ${runs:-?} executions")
   else

@@ -3,6 +3,7 @@
 // number is kept in one atomic so that it holds for every host thread; each team is started
 // with an explicit num_threads, so OpenMP's per-thread setting never decides it once this is
 // set.
+#include <algorithm>
 #include <atomic>
 #include <string>
 
@@ -33,7 +34,7 @@ namespace cpu {
 int max_threads() {
 #if defined(_OPENMP)
   const int set = g_num_threads.load(std::memory_order_relaxed);
-  return set > 0 ? set : omp_get_max_threads();
+  return set > 0 ? set : std::min(omp_get_max_threads(), kMaxNumThreads);
 #else
   return 1;
 #endif

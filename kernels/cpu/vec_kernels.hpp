@@ -54,8 +54,8 @@ void dot_rows_f64(const double* a, int64_t row_stride, int64_t rows, const doubl
 double sum_f32(const float* x, int64_t n);
 double sum_f64(const double* x, int64_t n);
 double sum_bf16(const uint16_t* x, int64_t n);
-// sum_f32 and sum_bf16 come in three forms with the same bits (a NaN result's payload aside:
-// which NaN an add returns depends on the order of its operands): the plain loop (kLanes, any CPU),
+// sum_f32 and sum_bf16 come in three forms with the same bits (a NaN result's sign and payload
+// aside: which NaN an add returns depends on the order of its operands): the plain loop (kLanes, any CPU),
 // and hand-written ones for AVX2 and for AVX-512; they run the widest one the CPU has. The
 // *_form calls run a given form (kLanes where the CPU lacks it), for the tests that the forms
 // agree.
@@ -94,7 +94,8 @@ void accumulate_f64(double* acc, const double* x, int64_t n);
 void accumulate_bf16(double* acc, const uint16_t* x, int64_t n);
 void accumulate_rows_bf16(double* acc, const uint16_t* x, int64_t stride, int64_t rows, int64_t n);
 // accumulate_rows_bf16 in a given form (the plain loop's clone for kLanes and kAvx2; kAvx512
-// where the CPU has it), for the tests: every form gives the same bits.
+// where the CPU has it), for the tests: every form gives the same bits (a NaN's sign and payload
+// aside, as for the sums).
 void accumulate_rows_bf16_form(SumForm form, double* acc, const uint16_t* x, int64_t stride,
                                int64_t rows, int64_t n);
 

@@ -105,8 +105,11 @@ __attribute__((target("arch=x86-64-v3"))) double sum_avx2(const float* x, int64_
 // bfloat16 as sum_bf16_avx512 below does it, at half the width: each 8 elements are 4 words,
 // whose even and odd halves become 4 floats each by a shift and a mask. The form before it
 // zero-extended 4 elements before each conversion (sum_avx2 on widened loads): 2^20 bfloat16
-// on one Zen 5 thread 172 -> 88 us, where the plain loop's clone takes 70 (not measured on the
-// AVX2-only Zen 3 that runs it; docs/cpu-kernels.md, "bfloat16 sums without a shuffle").
+// on one Zen 5 thread 172 -> 88 us. That form had replaced the plain loop on AVX2 machines
+// because the plain loop's chunked widening took 2.1x libtorch's time for the rows of a
+// [1024, 1024] on a Zen 3; neither was timed on an AVX2-only CPU after this change (on the
+// Zen 5 the plain loop's AVX-512 clone takes 70 us; docs/cpu-kernels.md, "bfloat16 sums
+// without a shuffle").
 // Lane l of even[c] takes elements 8c + 2l, 8c + 2l + 32, ...; of odd[c] 8c + 2l + 1, ...
 __attribute__((target("arch=x86-64-v3"), always_inline)) inline __m256d even4(__m128i words) {
   return _mm256_cvtps_pd(_mm_castsi128_ps(_mm_slli_epi32(words, 16)));
@@ -202,7 +205,7 @@ __attribute__((target("arch=x86-64-v4"))) double sum_avx512(const float* x, int6
 // (a shuffle, on the ports vcvtps2pd needs) and a shift per 8 elements: 2^20 bfloat16 on one
 // Zen 5 thread 81 -> 54 us (libtorch 48; the float32 sum of as many elements 49). The even and
 // odd chains hold lanes 2l and 2l + 1 of each 16, so the halving pairs them as fold_lanes does
-// (same bits as every other form).
+// (same bits as every other form, a NaN result's sign and payload aside: vec_kernels.hpp).
 __attribute__((target("arch=x86-64-v4"), always_inline)) inline __m512d even8(__m256i words) {
   return widen8(_mm256_castsi256_ps(_mm256_slli_epi32(words, 16)));
 }

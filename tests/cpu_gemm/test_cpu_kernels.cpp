@@ -9,6 +9,7 @@
 // row and column broadcasts. Results are compared with plain double loops written here.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +17,11 @@
 #include <random>
 #include <utility>
 #include <vector>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "ulps.hpp"
 #include "vec_kernels.hpp"
@@ -371,11 +377,57 @@ std::vector<std::pair<cpu::vec::SumForm, const char*>> runnable_sum_forms() {
   }
   return forms;
 }
-// Every tail length of the 32 lanes (each 4- and 8-wide chain part full, part empty), and
-// several passes of the main loop.
-const std::vector<int64_t> kSumLengths = {0,  1,  3,   4,   5,   7,   8,    9,    15,
-                                          16, 17, 23,  24,  25,  31,  32,   33,   63,
-                                          64, 65, 100, 255, 256, 257, 1000, 4097, 5000};
+// Every tail length of the 32 lanes, with no pass and with one or two passes of the main loop,
+// and several passes.
+std::vector<int64_t> sum_lengths() {
+  std::vector<int64_t> lengths;
+  for (int64_t n = 0; n <= 100; ++n) lengths.push_back(n);
+  for (int64_t n : {255, 256, 257, 1000, 4097, 5000}) lengths.push_back(n);
+  return lengths;
+}
+const std::vector<int64_t> kSumLengths = sum_lengths();
+
+// `count` elements whose last one ends where an inaccessible page begins (on Linux), so that a
+// kernel reading past the end faults instead of reading a neighbour's bytes.
+template <typename T>
+class GuardedArray {
+ public:
+  explicit GuardedArray(size_t count) : count_(count) {
+#if defined(__linux__)
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t bytes = (count * sizeof(T) + page - 1) / page * page;
+    mapped_ = bytes + page;
+    void* base = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(base != MAP_FAILED);
+    REQUIRE(mprotect(static_cast<char*>(base) + bytes, page, PROT_NONE) == 0);
+    base_ = base;
+    data_ = reinterpret_cast<T*>(static_cast<char*>(base) + bytes - count * sizeof(T));
+#else
+    fallback_.resize(count);
+    data_ = fallback_.data();
+#endif
+  }
+  GuardedArray(const GuardedArray&) = delete;
+  GuardedArray& operator=(const GuardedArray&) = delete;
+  ~GuardedArray() {
+#if defined(__linux__)
+    munmap(base_, mapped_);
+#endif
+  }
+  T* data() { return data_; }
+  T& operator[](size_t i) { return data_[i]; }
+  size_t size() const { return count_; }
+
+ private:
+  size_t count_;
+  T* data_ = nullptr;
+#if defined(__linux__)
+  void* base_ = nullptr;
+  size_t mapped_ = 0;
+#else
+  std::vector<T> fallback_;
+#endif
+};
 }  // namespace
 
 TEST_CASE("reductions: every form of the float32 sum gives the same bits", "[kernels]") {
@@ -456,11 +508,14 @@ TEST_CASE("reductions: the bfloat16 sum's forms give the float32 sum's bits", "[
   const auto forms = runnable_sum_forms();
   for (int64_t n : kSumLengths) {
     const double want = cpu::vec::sum_f32_form(cpu::vec::SumForm::kLanes, widened.data(), n);
-    const double dispatched = cpu::vec::sum_bf16(bits.data(), n);
+    // The n elements end at an inaccessible page: a read past the end faults.
+    GuardedArray<uint16_t> guarded(static_cast<size_t>(n));
+    std::copy(bits.begin(), bits.begin() + n, guarded.data());
+    const double dispatched = cpu::vec::sum_bf16(guarded.data(), n);
     INFO("n = " << n << ": float32 lanes " << want << ", sum_bf16 " << dispatched);
     CHECK(std::memcmp(&dispatched, &want, sizeof(double)) == 0);
     for (auto [form, name] : forms) {
-      const double got = cpu::vec::sum_bf16_form(form, bits.data(), n);
+      const double got = cpu::vec::sum_bf16_form(form, guarded.data(), n);
       INFO(name << " form: " << got);
       CHECK(std::memcmp(&got, &want, sizeof(double)) == 0);
     }
@@ -470,8 +525,9 @@ TEST_CASE("reductions: the bfloat16 sum's forms give the float32 sum's bits", "[
 TEST_CASE("reductions: the bfloat16 column sums' forms give the same bits", "[kernels]") {
   // vec::accumulate_rows_bf16 in each form against a scalar model of accumulate_rows (four
   // rows added in double, then acc), for row counts around the groups of four and column
-  // counts around the 8- and 16-column blocks; acc starts non-zero, and the columns past n
-  // must stay untouched.
+  // counts 1 to 50 (every tail of the 8- and 16-column blocks); acc starts non-zero, and the 16
+  // columns past n must stay untouched. The last row ends at an inaccessible page, so a load
+  // past its end faults.
   std::mt19937 rng(21);
   std::uniform_int_distribution<int> exponent(-30, 30);
   const int64_t stride = 53;
@@ -483,8 +539,11 @@ TEST_CASE("reductions: the bfloat16 column sums' forms give the same bits", "[ke
     return static_cast<double>(BFloat16::to_float(bits[static_cast<size_t>(r * stride + j)]));
   };
   for (int64_t rows : {1, 3, 4, 5, 8, 9}) {
-    for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 24, 31, 33, 50}) {
-      std::vector<double> want(static_cast<size_t>(n) + 8);
+    for (int64_t n = 1; n <= 50; ++n) {
+      GuardedArray<uint16_t> rows_bits(static_cast<size_t>((rows - 1) * stride + n));
+      std::copy(bits.begin(), bits.begin() + static_cast<std::ptrdiff_t>(rows_bits.size()),
+                rows_bits.data());
+      std::vector<double> want(static_cast<size_t>(n) + 16);
       for (size_t j = 0; j < want.size(); ++j) want[j] = std::ldexp(1.0 + j, -3);
       const std::vector<double> start = want;
       int64_t r = 0;
@@ -498,7 +557,7 @@ TEST_CASE("reductions: the bfloat16 column sums' forms give the same bits", "[ke
       }
       for (auto [form, name] : runnable_sum_forms()) {
         std::vector<double> got = start;
-        cpu::vec::accumulate_rows_bf16_form(form, got.data(), bits.data(), stride, rows, n);
+        cpu::vec::accumulate_rows_bf16_form(form, got.data(), rows_bits.data(), stride, rows, n);
         INFO(name << " form, " << rows << " rows of " << n);
         CHECK(std::memcmp(got.data(), want.data(), want.size() * sizeof(double)) == 0);
       }

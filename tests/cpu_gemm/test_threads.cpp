@@ -4,8 +4,10 @@
 // unchanged; results do not depend on it.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <mutex>
 #include <set>
+#include <string>
 #include <thread>
 
 #include "loops.hpp"
@@ -36,7 +38,8 @@ TEST_CASE("threads: set_num_threads decides the team of every host thread", "[nu
   RestoreThreads restore;
   REQUIRE(get_num_threads() >= 1);
 #if defined(_OPENMP)
-  // Three threads even on a 2-CPU machine: the setting, not the CPU count, decides.
+  // Three threads even on a 2-CPU machine: the setting, not the CPU count, decides (with
+  // OpenMP's defaults: OMP_DYNAMIC or an OMP_THREAD_LIMIT below 3 would give fewer).
   for (int n : {1, 3, 2}) {
     set_num_threads(n);
     CHECK(get_num_threads() == n);
@@ -94,4 +97,21 @@ TEST_CASE("threads: results do not depend on the setting", "[num_threads]") {
   CHECK(equal(s1, s2));
   CHECK(equal(p1, p2));
   CHECK(equal(e1, e2));
+}
+
+// Run alone by CTest with OMP_NUM_THREADS=2000 ("cpu.threads: OMP_NUM_THREADS past the cap"),
+// before anything sets the count: wick caps OpenMP's default, so the count it reports can be
+// set back (a restore of 2000 would throw).
+TEST_CASE("threads: OpenMP's default past kMaxNumThreads is capped", "[.omp_env]") {
+  const char* env = std::getenv("OMP_NUM_THREADS");
+  REQUIRE(env != nullptr);  // CTest's case sets it
+  REQUIRE(std::string(env) == "2000");
+#if defined(_OPENMP)
+  CHECK(get_num_threads() == kMaxNumThreads);
+#else
+  CHECK(get_num_threads() == 1);
+#endif
+  const int saved = get_num_threads();
+  set_num_threads(1);
+  CHECK_NOTHROW(set_num_threads(saved));
 }
