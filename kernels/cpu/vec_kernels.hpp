@@ -57,9 +57,8 @@ double sum_bf16(const uint16_t* x, int64_t n);
 // sum_f32 and sum_bf16 come in three forms with the same bits (a NaN result's sign and payload
 // aside: which NaN an add returns depends on the order of its operands): the plain loop (kLanes,
 // any CPU), and hand-written ones for AVX2 and for AVX-512; they run the widest one the CPU has.
-// The
-// *_form calls run a given form (kLanes where the CPU lacks it), for the tests that the forms
-// agree.
+// The *_form calls run a given form (kLanes where the CPU lacks it), for the tests that the
+// forms agree.
 enum class SumForm { kLanes, kAvx2, kAvx512 };
 bool sum_form_supported(SumForm form);
 double sum_f32_form(SumForm form, const float* x, int64_t n);
