@@ -153,11 +153,6 @@ __attribute__((target("arch=x86-64-v3"))) double sum_bf16_avx2(const uint16_t* x
   return _mm_cvtsd_f64(_mm_add_sd(e2, o2));
 }
 
-// The AVX-512 form: the same 32 lanes as 4 chains of 8, each converting 8 floats. The plain
-// loop's x86-64-v4 clone (what AVX-512 machines ran) loaded 16 floats, converted the low 8 and
-// extracted the high 8, and its tail and fold went through the stack: on one Zen 4 thread 1.64x
-// libtorch's time for 2^20 floats, 2.6x for the rows of a [256, 10] (docs/cpu-kernels.md,
-// "AVX-512 sums").
 // Eight floats as doubles. GCC 12's _mm512_cvtps_pd, _mm512_extractf64x4_pd and the cast to a
 // 256-bit half pass an undefined vector that -Wuninitialized flags; the zero-masking forms with
 // a full mask are the same instructions.
@@ -165,6 +160,11 @@ __attribute__((target("arch=x86-64-v4"), always_inline)) inline __m512d widen8(_
   return _mm512_maskz_cvtps_pd(0xff, v);
 }
 
+// The AVX-512 form: the same 32 lanes as 4 chains of 8, each converting 8 floats. The plain
+// loop's x86-64-v4 clone (what AVX-512 machines ran) loaded 16 floats, converted the low 8 and
+// extracted the high 8, and its tail and fold went through the stack: on one Zen 4 thread 1.64x
+// libtorch's time for 2^20 floats, 2.6x for the rows of a [256, 10] (docs/cpu-kernels.md,
+// "AVX-512 sums").
 __attribute__((target("arch=x86-64-v4"))) double sum_avx512(const float* x, int64_t n) {
   constexpr int kChains = kFloatSumLanes / 8;
   __m512d acc[kChains];
@@ -390,13 +390,6 @@ WICK_VEC_CLONES void accumulate_rows_bf16_lanes(double* acc, const uint16_t* x, 
 }
 
 #if defined(WICK_SUM_AVX2)
-// accumulate_rows on bfloat16 with sum_bf16_avx512's widening: sixteen columns of a row as
-// their even and odd elements in doubles, the rows added as accumulate_rows adds them (the
-// same bits), then the two interleaved back into column order (one vpermt2pd per 8 columns)
-// before the update of acc. The clone of accumulate_rows spent a zero-extend and a shift per
-// 8 elements: a [1024, 1024] summed over dim 0 on one Zen 5 thread took 77 us, this form 50-56,
-// libtorch 58-66 (docs/cpu-kernels.md, "bfloat16 sums without a shuffle").
-
 // Adds sixteen columns, given as their even and odd elements, to acc[0..count) in column order;
 // a whole block (count 16) with plain loads and stores, a tail with masked ones (with masked
 // loads and stores in every block the sum of a [1024, 1024] over dim 0 took 100-110 us on the
@@ -437,6 +430,12 @@ __attribute__((target("arch=x86-64-v4"), always_inline)) inline void over_column
   for (; j + 16 <= n; j += 16) block(j, 16);
   if (j < n) block(j, static_cast<int>(n - j));
 }
+// accumulate_rows on bfloat16 with sum_bf16_avx512's widening: sixteen columns of a row as
+// their even and odd elements in doubles, the rows added as accumulate_rows adds them (the
+// same bits), then the two interleaved back into column order (one vpermt2pd per 8 columns)
+// before the update of acc. The clone of accumulate_rows spent a zero-extend and a shift per
+// 8 elements: a [1024, 1024] summed over dim 0 on one Zen 5 thread took 77 us, this form 50-56,
+// libtorch 58-66 (docs/cpu-kernels.md, "bfloat16 sums without a shuffle").
 __attribute__((target("arch=x86-64-v4"))) void accumulate_rows_bf16_avx512(
     double* acc, const uint16_t* x, int64_t stride, int64_t rows, int64_t n) {
   int64_t r = 0;
@@ -465,22 +464,28 @@ __attribute__((target("arch=x86-64-v4"))) void accumulate_rows_bf16_avx512(
 #endif
 }  // namespace
 
-void accumulate_rows_bf16_form(SumForm form, double* acc, const uint16_t* x, int64_t stride,
-                               int64_t rows, int64_t n) {
+namespace {
+// The function that runs a form, as sum_function: a form the CPU lacks (and kAvx2, which has
+// none of its own here) runs the plain loop's clone.
+using AccumulateRowsFunction = void (*)(double*, const uint16_t*, int64_t, int64_t, int64_t);
+AccumulateRowsFunction accumulate_rows_bf16_function(SumForm form) {
 #if defined(WICK_SUM_AVX2)
-  if (form == SumForm::kAvx512 && sum_form_supported(form)) {
-    accumulate_rows_bf16_avx512(acc, x, stride, rows, n);
-    return;
-  }
+  if (form == SumForm::kAvx512 && sum_form_supported(form)) return accumulate_rows_bf16_avx512;
 #else
   (void)form;
 #endif
-  accumulate_rows_bf16_lanes(acc, x, stride, rows, n);
+  return accumulate_rows_bf16_lanes;
+}
+}  // namespace
+
+void accumulate_rows_bf16_form(SumForm form, double* acc, const uint16_t* x, int64_t stride,
+                               int64_t rows, int64_t n) {
+  accumulate_rows_bf16_function(form)(acc, x, stride, rows, n);
 }
 void accumulate_rows_bf16(double* acc, const uint16_t* x, int64_t stride, int64_t rows, int64_t n) {
-  static const SumForm best =
-      sum_form_supported(SumForm::kAvx512) ? SumForm::kAvx512 : SumForm::kLanes;
-  accumulate_rows_bf16_form(best, acc, x, stride, rows, n);
+  // Chosen once, as best_sum_function does.
+  static const AccumulateRowsFunction best = accumulate_rows_bf16_function(SumForm::kAvx512);
+  best(acc, x, stride, rows, n);
 }
 WICK_VEC_CLONES void accumulate_f64(double* acc, const double* x, int64_t n) {
   for (int64_t j = 0; j < n; ++j) acc[j] += x[j];
