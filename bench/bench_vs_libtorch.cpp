@@ -32,26 +32,13 @@
 
 #include "paired.hpp"
 #include "paired_rows.hpp"
+#include "torch_threads.hpp"
 
 #include "wick/wick.hpp"
 
 namespace {
 
-#if defined(WICK_BENCH_OPENBLAS)
-extern "C" void openblas_set_num_threads(int num_threads);  // OpenBLAS's own API (cblas.h)
-#endif
-
-// wick's threads, libtorch's intra-op threads and the OpenBLAS threads libtorch's matmuls
-// run on: without the last, libtorch's "1 thread" MLP step ran its matmuls on 2 threads
-// (17.3 ms for 2.68 GFLOP: 155 GFLOP/s, above the 117 of one core) and its 2-thread step
-// oversubscribed the cores (45 ms).
-void set_threads(int n) {
-  wick::set_num_threads(n);
-  torch::set_num_threads(n);
-#if defined(WICK_BENCH_OPENBLAS)
-  openblas_set_num_threads(n);
-#endif
-}
+using bench::set_threads;
 
 // One row's two sides, each a call that owns its inputs (and model), made on the row's thread
 // count.

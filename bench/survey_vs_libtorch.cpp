@@ -1,0 +1,327 @@
+// survey_vs_libtorch.cpp: a broad survey of wick against libtorch (Debian's libtorch-dev 1.13)
+// on the CPU, to find the ops and shapes where wick is slow. bench_vs_libtorch times the rows the
+// report shows, a few seconds each; this program times many more cases briefly, each pair
+// interleaved in rounds (paired.hpp) on the same inputs and thread count, and prints one
+// markdown table, slowest ratio first. A case it finds slow that gets fixed earns a row in
+// bench_vs_libtorch, where the fix is measured properly (docs/cpu-kernels.md).
+//
+//   wick_survey_vs_libtorch [--filter=SUBSTRING] [--threads=1,2] [--seconds=0.6]
+//
+// Columns: wick's and libtorch's median round (microseconds per call) and the median of the
+// per-round speed ratios (libtorch's time over wick's: above 1, wick is faster) with its 25th and
+// 75th percentiles. Inputs are float32 [1024, 1024] ("M") unless a case says otherwise; libtorch
+// gets copies of wick's values.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "paired.hpp"
+#include "paired_rows.hpp"
+#include "torch_threads.hpp"
+
+#include "wick/wick.hpp"
+
+namespace {
+
+struct Pair {
+  std::function<void()> wick, torch;
+};
+struct Case {
+  std::string name;
+  std::function<Pair()> make;
+};
+
+using Dims = std::vector<int64_t>;
+
+// The per-library names a generic case needs: dtypes and free functions.
+template <class T>
+struct Lib;
+template <>
+struct Lib<wick::Tensor> {
+  static constexpr auto f32 = wick::kFloat32, f64 = wick::kFloat64, bf16 = wick::kBFloat16,
+                        i64 = wick::kInt64;
+  static wick::Tensor where(const wick::Tensor& c, const wick::Tensor& a, const wick::Tensor& b) {
+    return wick::where(c, a, b);
+  }
+};
+template <>
+struct Lib<torch::Tensor> {
+  static constexpr auto f32 = torch::kFloat32, f64 = torch::kFloat64, bf16 = torch::kBFloat16,
+                        i64 = torch::kInt64;
+  static torch::Tensor where(const torch::Tensor& c, const torch::Tensor& a,
+                             const torch::Tensor& b) {
+    return torch::where(c, a, b);
+  }
+};
+template <class T>
+using LibOf = Lib<std::decay_t<T>>;
+
+enum class Fill { kNormal, kPositive };
+
+wick::Tensor make_input(const Dims& dims, Fill fill) {
+  return fill == Fill::kPositive ? wick::rand(dims) + 0.1 : wick::randn(dims);
+}
+
+torch::Tensor torch_copy(const wick::Tensor& t) {  // float32 values, copied
+  const wick::Tensor c = t.contiguous();
+  return torch::from_blob(c.data_ptr<float>(), Dims(c.sizes().begin(), c.sizes().end()),
+                          torch::kFloat32)
+      .clone();
+}
+
+// A case of one input: f(x) for both libraries.
+template <class F>
+Case unary(std::string name, Dims dims, F f, Fill fill = Fill::kNormal) {
+  return {std::move(name), [=] {
+            const wick::Tensor w = make_input(dims, fill);
+            const torch::Tensor t = torch_copy(w);
+            return Pair{[=] { (void)f(w); }, [=] { (void)f(t); }};
+          }};
+}
+
+// A case of two inputs: f(x, y).
+template <class F>
+Case binary(std::string name, Dims a_dims, Dims b_dims, F f, Fill fill = Fill::kNormal) {
+  return {std::move(name), [=] {
+            const wick::Tensor wa = make_input(a_dims, fill), wb = make_input(b_dims, fill);
+            const torch::Tensor ta = torch_copy(wa), tb = torch_copy(wb);
+            return Pair{[=] { (void)f(wa, wb); }, [=] { (void)f(ta, tb); }};
+          }};
+}
+
+// A case on a tensor that requires grad: f(x) then backward from its sum (a fresh leaf each
+// call, so both libraries allocate its gradient).
+template <class F>
+Case forward_backward(std::string name, Dims dims, F f) {
+  return unary(std::move(name), dims, [f](const auto& x) {
+    auto leaf = x.detach();
+    leaf.requires_grad_(true);
+    f(leaf).sum().backward();
+    return leaf;
+  });
+}
+
+const Dims kM = {1024, 1024};
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  const auto add = [&](Case c) { all.push_back(std::move(c)); };
+  // Elementwise, contiguous.
+  add(binary("a - b", kM, kM, [](const auto& a, const auto& b) { return a - b; }));
+  add(binary("a * b", kM, kM, [](const auto& a, const auto& b) { return a * b; }));
+  add(binary("a / b", kM, kM, [](const auto& a, const auto& b) { return a / b; }));
+  add(binary("maximum(a, b)", kM, kM, [](const auto& a, const auto& b) { return a.maximum(b); }));
+  add(binary("pow(a, b), a > 0", kM, kM, [](const auto& a, const auto& b) { return a.pow(b); },
+             Fill::kPositive));
+  add(unary("pow(a, 2)", kM, [](const auto& a) { return a.pow(2.0); }));
+  add(unary("pow(a, 3)", kM, [](const auto& a) { return a.pow(3.0); }));
+  add(unary("neg", kM, [](const auto& a) { return a.neg(); }));
+  add(unary("abs", kM, [](const auto& a) { return a.abs(); }));
+  add(unary("tanh", kM, [](const auto& a) { return a.tanh(); }));
+  add(unary("sigmoid", kM, [](const auto& a) { return a.sigmoid(); }));
+  add(unary("a + 1", kM, [](const auto& a) { return a + 1.0; }));
+  add(unary("1 / a", kM, [](const auto& a) { return 1.0 / a; }, Fill::kPositive));
+  add(unary("a.mul_(1) in place", kM, [](auto a) { return a.mul_(1.0); }));
+  add(binary("a.add_(b) in place", kM, kM, [](auto a, const auto& b) { return a.add_(b, 0.0); }));
+  add(unary("clamp_min(a, 0)", kM, [](const auto& a) { return a.clamp_min(0.0); }));
+  add(binary("a == b", kM, kM, [](const auto& a, const auto& b) { return a.eq(b); }));
+  add(binary("a < b", kM, kM, [](const auto& a, const auto& b) { return a.lt(b); }));
+  add(binary("where(a > 0, a, b)", kM, kM, [](const auto& a, const auto& b) {
+    return LibOf<decltype(a)>::where(a.gt(0.0), a, b);
+  }));
+  // Elementwise, broadcast and strided.
+  add(binary("M + row [1024]", kM, {1024}, [](const auto& a, const auto& b) { return a + b; }));
+  add(binary("M + column [1024, 1]", kM, {1024, 1},
+             [](const auto& a, const auto& b) { return a + b; }));
+  add(binary("[64,128,1] + [1,128,128]", {64, 128, 1}, {1, 128, 128},
+             [](const auto& a, const auto& b) { return a + b; }));
+  add(binary("a.t() + b", kM, kM, [](const auto& a, const auto& b) { return a.t() + b; }));
+  add(binary("a.t() * b.t()", kM, kM, [](const auto& a, const auto& b) { return a.t() * b.t(); }));
+  add(binary("every 2nd column: a[:, ::2] + b[:, ::2]", {1024, 2048}, {1024, 2048},
+             [](const auto& a, const auto& b) {
+               return a.slice(1, 0, 2048, 2) + b.slice(1, 0, 2048, 2);
+             }));
+  add(unary("exp of a.t()", kM, [](const auto& a) { return a.t().exp(); }));
+  // Reductions.
+  add(unary("mean()", kM, [](const auto& a) { return a.mean(); }));
+  add(unary("mean(1)", kM, [](const auto& a) { return a.mean(1); }));
+  add(unary("mean(0)", kM, [](const auto& a) { return a.mean(0); }));
+  add(unary("max()", kM, [](const auto& a) { return a.max(); }));
+  add(unary("amin(0)", kM, [](const auto& a) { return a.amin(0); }));
+  add(unary("argmax()", kM, [](const auto& a) { return a.argmax(); }));
+  add(unary("argmax(1)", kM, [](const auto& a) { return a.argmax(1); }));
+  add(unary("argmax(0)", kM, [](const auto& a) { return a.argmax(0); }));
+  add(unary("sum(1, keepdim)", kM, [](const auto& a) { return a.sum(1, true); }));
+  add(unary("sum({0, 2}) of [64,128,128]", {64, 128, 128},
+            [](const auto& a) { return a.sum(Dims{0, 2}); }));
+  add(unary("sum(1) of [64,1024,16]", {64, 1024, 16}, [](const auto& a) { return a.sum(1); }));
+  add(unary("sum(1) of [16384,64]", {16384, 64}, [](const auto& a) { return a.sum(1); }));
+  add(unary("sum(1) of a.t()", kM, [](const auto& a) { return a.t().sum(1); }));
+  add(unary("sum() of int64", kM,
+            [](const auto& a) { return a.to(LibOf<decltype(a)>::i64).sum(); }));
+  add(unary("sum(0) of [1024,4096]", {1024, 4096}, [](const auto& a) { return a.sum(0); }));
+  // Softmax.
+  add(unary("log_softmax(1)", kM, [](const auto& a) { return a.log_softmax(1); }));
+  add(unary("softmax(1) of [16384,64]", {16384, 64}, [](const auto& a) { return a.softmax(1); }));
+  add(unary("log_softmax(1) of [16384,64]", {16384, 64},
+            [](const auto& a) { return a.log_softmax(1); }));
+  add(unary("softmax(-1) of [32,8,64,64]", {32, 8, 64, 64},
+            [](const auto& a) { return a.softmax(-1); }));
+  add(unary("softmax(1) of [256,10]", {256, 10}, [](const auto& a) { return a.softmax(1); }));
+  // Casts and copies.
+  add(unary("to(bfloat16)", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::bf16); }));
+  add(unary("to(float64)", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::f64); }));
+  add(unary("to(int64)", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::i64); }));
+  add(unary("clone", kM, [](const auto& a) { return a.clone(); }));
+  add(unary("permute(2,0,1).contiguous() of [64,128,128]", {64, 128, 128},
+            [](const auto& a) { return a.permute({2, 0, 1}).contiguous(); }));
+  add(unary("narrow(1, 1, 1000).contiguous()", kM,
+            [](const auto& a) { return a.narrow(1, 1, 1000).contiguous(); }));
+  add(unary("[64,1,1024].expand([64,64,1024]).contiguous()", {64, 1, 1024},
+            [](const auto& a) { return a.expand({64, 64, 1024}).contiguous(); }));
+  // Matmul.
+  add(binary("bmm [32,128,128] @ [32,128,128]", {32, 128, 128}, {32, 128, 128},
+             [](const auto& a, const auto& b) { return a.matmul(b); }));
+  add(binary("[32,128,128] @ [128,128]", {32, 128, 128}, {128, 128},
+             [](const auto& a, const auto& b) { return a.matmul(b); }));
+  add(binary("[64,64] @ [64,64]", {64, 64}, {64, 64},
+             [](const auto& a, const auto& b) { return a.matmul(b); }));
+  add(binary("[8,8] @ [8,8]", {8, 8}, {8, 8},
+             [](const auto& a, const auto& b) { return a.matmul(b); }));
+  add(binary("[256,1024] @ M.t()", {256, 1024}, kM,
+             [](const auto& a, const auto& b) { return a.matmul(b.t()); }));
+  add(binary("[1024,256].t() @ [1024,1024]", {1024, 256}, kM,
+             [](const auto& a, const auto& b) { return a.t().matmul(b); }));
+  add(binary("[1024] @ M", {1024}, kM, [](const auto& a, const auto& b) { return a.matmul(b); }));
+  add(binary("bf16 [256,1024] @ M", {256, 1024}, kM, [](const auto& a, const auto& b) {
+    using L = LibOf<decltype(a)>;
+    return a.to(L::bf16).matmul(b.to(L::bf16));
+  }));
+  // bfloat16 beyond bench_vs_libtorch's rows.
+  add(binary("bf16 a * b", kM, kM, [](const auto& a, const auto& b) {
+    using L = LibOf<decltype(a)>;
+    return a.to(L::bf16) * b.to(L::bf16);
+  }));
+  add(unary("bf16 to(float32)", kM, [](const auto& a) {
+    using L = LibOf<decltype(a)>;
+    return a.to(L::bf16).to(L::f32);
+  }));
+  add(unary("bf16 tanh", kM,
+            [](const auto& a) { return a.to(LibOf<decltype(a)>::bf16).tanh(); }));
+  // Autograd: forward and backward from the sum.
+  add(forward_backward("tanh, forward and backward", kM, [](const auto& x) { return x.tanh(); }));
+  add(forward_backward("sigmoid, forward and backward", kM,
+                       [](const auto& x) { return x.sigmoid(); }));
+  add(forward_backward("log_softmax(1), forward and backward", kM,
+                       [](const auto& x) { return x.log_softmax(1); }));
+  add(forward_backward("(x * x).mean(1), forward and backward", kM,
+                       [](const auto& x) { return (x * x).mean(1); }));
+  add(forward_backward("x + row broadcast, forward and backward", kM,
+                       [](const auto& x) { return x + x.select(0, 0); }));
+  // Factories.
+  add({"randn(M)", [] {
+         return Pair{[] { (void)wick::randn({1024, 1024}); },
+                     [] { (void)torch::randn({1024, 1024}); }};
+       }});
+  add({"rand(M)", [] {
+         return Pair{[] { (void)wick::rand({1024, 1024}); },
+                     [] { (void)torch::rand({1024, 1024}); }};
+       }});
+  add({"zeros(M)", [] {
+         return Pair{[] { (void)wick::zeros({1024, 1024}); },
+                     [] { (void)torch::zeros({1024, 1024}); }};
+       }});
+  add({"full(M, 1.5)", [] {
+         return Pair{[] { (void)wick::full({1024, 1024}, 1.5); },
+                     [] { (void)torch::full({1024, 1024}, 1.5); }};
+       }});
+  add({"arange(2^20)", [] {
+         return Pair{[] { (void)wick::arange(1 << 20); }, [] { (void)torch::arange(1 << 20); }};
+       }});
+  return all;
+}
+
+struct Row {
+  std::string name;
+  int threads;
+  double wick_us, torch_us, ratio, ratio_lo, ratio_hi;
+};
+
+Row time_case(const Case& c, int threads, double seconds) {
+  bench::set_threads(threads);
+  const Pair pair = c.make();
+  double slowest_call = 0;
+  for (const auto* call : {&pair.wick, &pair.torch}) {  // warm up, and size the rounds
+    const double t0 = paired::now_s();
+    (*call)();
+    slowest_call = std::max(slowest_call, paired::now_s() - t0);
+  }
+  paired::Options opt = paired::options_for(threads, 2, slowest_call, seconds);
+  opt.rounds = std::max(opt.rounds, 7);
+  const auto s = paired::time_interleaved({pair.wick, pair.torch}, opt);
+  const std::vector<double> ratios = paired::speed_ratios(s[0], s[1]);
+  return {c.name,
+          threads,
+          paired::median(s[0]) * 1e6,
+          paired::median(s[1]) * 1e6,
+          paired::median(ratios),
+          paired::quantile(ratios, 0.25),
+          paired::quantile(ratios, 0.75)};
+}
+
+bool starts_with(const char* arg, const char* prefix, const char** value) {
+  const size_t n = std::strlen(prefix);
+  if (std::strncmp(arg, prefix, n) != 0) return false;
+  *value = arg + n;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string filter;
+  std::vector<int> thread_counts = {1, 2};
+  double seconds = 0.6;
+  for (int i = 1; i < argc; ++i) {
+    const char* value = nullptr;
+    if (starts_with(argv[i], "--filter=", &value)) {
+      filter = value;
+    } else if (starts_with(argv[i], "--seconds=", &value)) {
+      seconds = std::atof(value);
+    } else if (starts_with(argv[i], "--threads=", &value)) {
+      thread_counts.clear();
+      std::stringstream list(value);
+      for (std::string item; std::getline(list, item, ',');) thread_counts.push_back(std::stoi(item));
+    } else {
+      std::fprintf(stderr, "usage: %s [--filter=SUBSTRING] [--threads=1,2] [--seconds=0.6]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  wick::manual_seed(0);
+  std::vector<Row> rows;
+  for (const Case& c : cases()) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    for (int threads : thread_counts) {
+      rows.push_back(time_case(c, threads, seconds));
+      std::fprintf(stderr, "%-50s %d thr. %6.2f\n", c.name.c_str(), threads, rows.back().ratio);
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.ratio < b.ratio; });
+  std::printf("| case | threads | wick, us | libtorch, us | wick's speed / libtorch's |\n");
+  std::printf("|---|---:|---:|---:|---:|\n");
+  for (const Row& r : rows) {
+    std::printf("| %s | %d | %.3g | %.3g | %.2f (%.2f-%.2f) |\n", r.name.c_str(), r.threads,
+                r.wick_us, r.torch_us, r.ratio, r.ratio_lo, r.ratio_hi);
+  }
+  return 0;
+}
