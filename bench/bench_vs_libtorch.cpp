@@ -10,8 +10,9 @@
 // memory-bound ops of a training step on 2^20 floats (add, add with alpha, a * number, where, relu,
 // a > 0, exp, sum, softmax), the ops the surveys against libtorch found slow (sqrt, log, clamp,
 // reductions and softmax over dim 0, matrix times vector, the transposed copy, max over rows),
-// the AVX-512 survey's (amax and sum over rows, row and column sums of a [256, 10]) and bfloat16
-// add, exp, sum, relu, sum over dim 0, softmax over either dim and the transposed copy
+// the AVX-512 survey's (amax and sum over rows, row and column sums of a [256, 10]), bfloat16
+// add, exp, sum, relu, sum over dim 0, softmax over either dim and the transposed copy, and
+// the Zen 5 survey's transposed operands (exp of a.t(), a.t() * b.t(), a.t() + b)
 // (docs/cpu-kernels.md). Each row,
 // paired/<what>/<args>, reports wick_us and torch_us (each library's median round, microseconds per
 // call) and wick_vs_torch, the median of the per-round speed ratios (libtorch's time over wick's:
@@ -294,6 +295,16 @@ struct TransposedCopy {  // a.t().contiguous(): the copy behind every w.t() grad
   auto operator()(const auto& a, const auto&, const auto&) const { return a.t().contiguous(); }
 };
 
+struct ExpTransposed {  // the result is laid out as a.t() in both libraries
+  auto operator()(const auto& a, const auto&, const auto&) const { return a.t().exp(); }
+};
+struct MulTransposed {  // both operands transposed alike: the result too
+  auto operator()(const auto& a, const auto& b, const auto&) const { return a.t() * b.t(); }
+};
+struct AddMixedLayouts {  // a.t() + b: one operand walks against its layout
+  auto operator()(const auto& a, const auto& b, const auto&) const { return a.t() + b; }
+};
+
 template <class Op, bool kPositive = false, bool kBFloat16 = false>
 Pair op_pair() {
   wick::Tensor wa = kPositive ? wick::rand({kRows, kCols}) + 0.1 : wick::randn({kRows, kCols});
@@ -364,6 +375,9 @@ int main(int argc, char** argv) {
     row("softmax_rows_bf16", threads, op_pair<SoftmaxRows, false, true>);
     row("softmax_columns_bf16", threads, op_pair<SoftmaxColumns, false, true>);
     row("transposed_copy_bf16", threads, op_pair<TransposedCopy, false, true>);
+    row("exp_transposed", threads, op_pair<ExpTransposed>);
+    row("mul_transposed", threads, op_pair<MulTransposed>);
+    row("add_mixed_layouts", threads, op_pair<AddMixedLayouts>);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -119,8 +119,9 @@ std::vector<Case> cases() {
   add(binary("a * b", kM, kM, [](const auto& a, const auto& b) { return a * b; }));
   add(binary("a / b", kM, kM, [](const auto& a, const auto& b) { return a / b; }));
   add(binary("maximum(a, b)", kM, kM, [](const auto& a, const auto& b) { return a.maximum(b); }));
-  add(binary("pow(a, b), a > 0", kM, kM, [](const auto& a, const auto& b) { return a.pow(b); },
-             Fill::kPositive));
+  add(binary(
+      "pow(a, b), a > 0", kM, kM, [](const auto& a, const auto& b) { return a.pow(b); },
+      Fill::kPositive));
   add(unary("pow(a, 2)", kM, [](const auto& a) { return a.pow(2.0); }));
   add(unary("pow(a, 3)", kM, [](const auto& a) { return a.pow(3.0); }));
   add(unary("neg", kM, [](const auto& a) { return a.neg(); }));
@@ -128,7 +129,8 @@ std::vector<Case> cases() {
   add(unary("tanh", kM, [](const auto& a) { return a.tanh(); }));
   add(unary("sigmoid", kM, [](const auto& a) { return a.sigmoid(); }));
   add(unary("a + 1", kM, [](const auto& a) { return a + 1.0; }));
-  add(unary("1 / a", kM, [](const auto& a) { return 1.0 / a; }, Fill::kPositive));
+  add(unary(
+      "1 / a", kM, [](const auto& a) { return 1.0 / a; }, Fill::kPositive));
   add(unary("a.mul_(1) in place", kM, [](auto a) { return a.mul_(1.0); }));
   add(binary("a.add_(b) in place", kM, kM, [](auto a, const auto& b) { return a.add_(b, 0.0); }));
   add(unary("clamp_min(a, 0)", kM, [](const auto& a) { return a.clamp_min(0.0); }));
@@ -160,8 +162,9 @@ std::vector<Case> cases() {
   add(unary("argmax(1)", kM, [](const auto& a) { return a.argmax(1); }));
   add(unary("argmax(0)", kM, [](const auto& a) { return a.argmax(0); }));
   add(unary("sum(1, keepdim)", kM, [](const auto& a) { return a.sum(1, true); }));
-  add(unary("sum({0, 2}) of [64,128,128]", {64, 128, 128},
-            [](const auto& a) { return a.sum(Dims{0, 2}); }));
+  add(unary("sum({0, 2}) of [64,128,128]", {64, 128, 128}, [](const auto& a) {
+    return a.sum(Dims{0, 2});
+  }));
   add(unary("sum(1) of [64,1024,16]", {64, 1024, 16}, [](const auto& a) { return a.sum(1); }));
   add(unary("sum(1) of [16384,64]", {16384, 64}, [](const auto& a) { return a.sum(1); }));
   add(unary("sum(1) of a.t()", kM, [](const auto& a) { return a.t().sum(1); }));
@@ -181,12 +184,14 @@ std::vector<Case> cases() {
   add(unary("to(float64)", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::f64); }));
   add(unary("to(int64)", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::i64); }));
   add(unary("clone", kM, [](const auto& a) { return a.clone(); }));
-  add(unary("permute(2,0,1).contiguous() of [64,128,128]", {64, 128, 128},
-            [](const auto& a) { return a.permute({2, 0, 1}).contiguous(); }));
+  add(unary("permute(2,0,1).contiguous() of [64,128,128]", {64, 128, 128}, [](const auto& a) {
+    return a.permute({2, 0, 1}).contiguous();
+  }));
   add(unary("narrow(1, 1, 1000).contiguous()", kM,
             [](const auto& a) { return a.narrow(1, 1, 1000).contiguous(); }));
-  add(unary("[64,1,1024].expand([64,64,1024]).contiguous()", {64, 1, 1024},
-            [](const auto& a) { return a.expand({64, 64, 1024}).contiguous(); }));
+  add(unary("[64,1,1024].expand([64,64,1024]).contiguous()", {64, 1, 1024}, [](const auto& a) {
+    return a.expand({64, 64, 1024}).contiguous();
+  }));
   // Matmul.
   add(binary("bmm [32,128,128] @ [32,128,128]", {32, 128, 128}, {32, 128, 128},
              [](const auto& a, const auto& b) { return a.matmul(b); }));
@@ -214,8 +219,7 @@ std::vector<Case> cases() {
     using L = LibOf<decltype(a)>;
     return a.to(L::bf16).to(L::f32);
   }));
-  add(unary("bf16 tanh", kM,
-            [](const auto& a) { return a.to(LibOf<decltype(a)>::bf16).tanh(); }));
+  add(unary("bf16 tanh", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::bf16).tanh(); }));
   // Autograd: forward and backward from the sum.
   add(forward_backward("tanh, forward and backward", kM, [](const auto& x) { return x.tanh(); }));
   add(forward_backward("sigmoid, forward and backward", kM,
@@ -228,20 +232,36 @@ std::vector<Case> cases() {
                        [](const auto& x) { return x + x.select(0, 0); }));
   // Factories.
   add({"randn(M)", [] {
-         return Pair{[] { (void)wick::randn({1024, 1024}); },
-                     [] { (void)torch::randn({1024, 1024}); }};
+         return Pair{[] {
+                       (void)wick::randn({1024, 1024});
+                     },
+                     [] {
+                       (void)torch::randn({1024, 1024});
+                     }};
        }});
   add({"rand(M)", [] {
-         return Pair{[] { (void)wick::rand({1024, 1024}); },
-                     [] { (void)torch::rand({1024, 1024}); }};
+         return Pair{[] {
+                       (void)wick::rand({1024, 1024});
+                     },
+                     [] {
+                       (void)torch::rand({1024, 1024});
+                     }};
        }});
   add({"zeros(M)", [] {
-         return Pair{[] { (void)wick::zeros({1024, 1024}); },
-                     [] { (void)torch::zeros({1024, 1024}); }};
+         return Pair{[] {
+                       (void)wick::zeros({1024, 1024});
+                     },
+                     [] {
+                       (void)torch::zeros({1024, 1024});
+                     }};
        }});
   add({"full(M, 1.5)", [] {
-         return Pair{[] { (void)wick::full({1024, 1024}, 1.5); },
-                     [] { (void)torch::full({1024, 1024}, 1.5); }};
+         return Pair{[] {
+                       (void)wick::full({1024, 1024}, 1.5);
+                     },
+                     [] {
+                       (void)torch::full({1024, 1024}, 1.5);
+                     }};
        }});
   add({"arange(2^20)", [] {
          return Pair{[] { (void)wick::arange(1 << 20); }, [] { (void)torch::arange(1 << 20); }};
@@ -299,7 +319,8 @@ int main(int argc, char** argv) {
     } else if (starts_with(argv[i], "--threads=", &value)) {
       thread_counts.clear();
       std::stringstream list(value);
-      for (std::string item; std::getline(list, item, ',');) thread_counts.push_back(std::stoi(item));
+      for (std::string item; std::getline(list, item, ',');)
+        thread_counts.push_back(std::stoi(item));
     } else {
       std::fprintf(stderr, "usage: %s [--filter=SUBSTRING] [--threads=1,2] [--seconds=0.6]\n",
                    argv[0]);

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "internal.hpp"
+#include "wick/dim_order.hpp"
 #include "wick/ops.hpp"
 
 namespace wick {
@@ -191,10 +192,25 @@ Tensor& Tensor::copy_(const Tensor& src) {
   return *this;
 }
 
+namespace {
+
+// PyTorch's preserve_format, which to() and clone() follow: a copy of a tensor that tiles its
+// memory densely keeps its strides (x.t().clone() is transposed too, and copies in order);
+// any other tensor's copy is dense in the order of its strides (x[:, ::2].t() gives a
+// transposed result), contiguous when that order is row-major.
+Shape preserved_strides(const Tensor& t) {
+  if (t.is_contiguous()) return detail::contiguous_strides(t.sizes());
+  if (detail::is_non_overlapping_and_dense(t.sizes(), t.strides())) return t.strides();
+  const Shape* strides = &t.strides();
+  return detail::elementwise_result_strides(t.sizes(), &strides, 1, false);
+}
+
+}  // namespace
+
 Tensor Tensor::to(Device device, Dtype dtype) const {
   Device target = detail::check_device(device, "to");
   if (target == this->device() && dtype == this->dtype()) return *this;
-  Tensor result = detail::make_empty(sizes(), dtype, target, "to");
+  Tensor result = detail::make_empty_dense(sizes(), preserved_strides(*this), dtype, target, "to");
   detail::copy_into(result, *this);
   if (requires_grad() && GradMode::is_enabled() && is_floating(dtype)) {
     record_copy(*this, result);
@@ -205,16 +221,24 @@ Tensor Tensor::to(Device device, Dtype dtype) const {
 Tensor Tensor::to(Device device) const { return to(device, dtype()); }
 Tensor Tensor::to(Dtype dtype) const { return to(device(), dtype); }
 
-Tensor Tensor::clone() const {
-  Tensor result = detail::make_empty(sizes(), dtype(), device(), "clone");
-  detail::copy_into(result, *this);
-  if (requires_grad() && GradMode::is_enabled()) {
-    record_copy(*this, result);
-  }
+namespace {
+
+Tensor copy_with_strides(const Tensor& t, const Shape& strides, const char* op) {
+  Tensor result = detail::make_empty_dense(t.sizes(), strides, t.dtype(), t.device(), op);
+  detail::copy_into(result, t);
+  if (t.requires_grad() && GradMode::is_enabled()) record_copy(t, result);
   return result;
 }
 
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+}  // namespace
+
+Tensor Tensor::clone() const { return copy_with_strides(*this, preserved_strides(*this), "clone"); }
+
+Tensor Tensor::contiguous() const {
+  return is_contiguous()
+             ? *this
+             : copy_with_strides(*this, detail::contiguous_strides(sizes()), "contiguous");
+}
 
 Tensor& Tensor::fill_(const Scalar& value) {
   detail::check_inplace_target(*this, "fill_");

@@ -14,6 +14,10 @@ namespace wick::detail {
 Shape contiguous_strides(const Shape& sizes);
 // A new contiguous tensor; checks the element and byte counts for overflow.
 Tensor make_empty(const Shape& sizes, Dtype dtype, Device device, const char* op);
+// The same with `strides`, which must lay the elements out densely in some order of the dims
+// (wick/dim_order.hpp's elementwise_result_strides gives such strides).
+Tensor make_empty_dense(const Shape& sizes, const Shape& strides, Dtype dtype, Device device,
+                        const char* op);
 // A view of base's storage with the given layout.
 Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, int64_t offset);
 // The view of t broadcast to `sizes` (zero strides on broadcast dims), not recorded for

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "internal.hpp"
+#include "wick/dim_order.hpp"
 #include "wick/ops.hpp"
 
 namespace wick {
@@ -117,11 +118,11 @@ Tensor elementwise(OpId op, std::initializer_list<Operand> operands, Dtype compu
     WICK_CHECK(sizes == out->sizes(), ShapeError, name, "output with shape ", out->sizes(),
                " doesn't match the broadcast shape ", sizes);
     result = *out;
-  } else {
-    result = detail::make_empty(sizes, out_dtype, device, name);
   }
   std::array<Tensor, 3> prepared;
   std::array<Tensor, 3> originals;
+  std::array<const Shape*, 3> prepared_strides{};
+  bool same_shape = true;  // every input a tensor of the result's sizes: PyTorch's fast setup
   OpCall call;
   call.op = op;
   int i = 0;
@@ -137,8 +138,17 @@ Tensor elementwise(OpId op, std::initializer_list<Operand> operands, Dtype compu
       prepared[i] = prepared[i].clone();
     }
     originals[i] = o.is_scalar() ? prepared[i] : *o.tensor;
+    same_shape = same_shape && !o.is_scalar() && o.tensor->sizes() == sizes;
+    prepared_strides[i] = &prepared[i].strides();
     call.inputs[i] = &prepared[i];
     ++i;
+  }
+  if (out == nullptr) {
+    // The result takes its inputs' layout, as in PyTorch (wick/dim_order.hpp): exp(x.t()) is
+    // transposed like x.t(), so that the loop reads and writes memory in order.
+    const Shape strides =
+        detail::elementwise_result_strides(sizes, prepared_strides.data(), i, same_shape);
+    result = detail::make_empty_dense(sizes, strides, out_dtype, device, name);
   }
   call.num_inputs = i;
   call.outputs[0] = &result;

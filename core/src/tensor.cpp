@@ -28,14 +28,18 @@ Shape contiguous_strides(const Shape& sizes) {
 }
 
 Tensor make_empty(const Shape& sizes, Dtype dtype, Device device, const char* op) {
+  return make_empty_dense(sizes, contiguous_strides(sizes), dtype, device, op);
+}
+
+Tensor make_empty_dense(const Shape& sizes, const Shape& strides, Dtype dtype, Device device,
+                        const char* op) {
   int64_t numel = checked_numel(sizes, op);
   int64_t nbytes = 0;
   WICK_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes),
              ShapeError, op, "size ", sizes, " of ", dtype,
              " needs more bytes than int64 can count");
   Storage storage = make_storage(static_cast<size_t>(nbytes), device);
-  return Tensor(
-      std::make_shared<TensorImpl>(std::move(storage), sizes, contiguous_strides(sizes), 0, dtype));
+  return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, dtype));
 }
 
 Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, int64_t offset) {

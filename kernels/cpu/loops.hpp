@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "vec_math.hpp"
+#include "wick/dim_order.hpp"
 #include "wick/tensor.hpp"
 
 #if defined(_OPENMP)
@@ -68,8 +69,8 @@ void parallel_for(int64_t n, int64_t grain, const Body& body) {
   body(0, n);
 }
 
-// The shape and per-operand byte strides after size-1 dims are dropped and mergeable dims
-// are merged; dims are ordered outermost first.
+// The shape and per-operand byte strides after size-1 dims are dropped, the dims put in memory
+// order and mergeable dims merged; dims are ordered outermost first.
 template <size_t NT>
 struct Layout {
   int ndim = 0;
@@ -89,7 +90,22 @@ Layout<NT> make_layout(const std::array<const Tensor*, NT>& ts) {
   // ([3, 0, 2^63 - 1]): they are never multiplied out.
   l.numel = ts[0]->numel();
   if (l.numel == 0) return l;
-  for (size_t d = 0; d < sizes.size(); ++d) {
+  // Dims walked in memory order (wick/dim_order.hpp): row-major when the output is contiguous,
+  // else sorted by the output's strides, then the inputs'. An output laid out as x.t() (as
+  // exp(x.t()) is) is walked along its columns, where every operand steps one element.
+  int order[Shape::kMaxDims];
+  const size_t ndim = sizes.size();
+  if (ndim > 1 && !ts[0]->is_contiguous()) {
+    std::array<const Shape*, NT> strides;
+    for (size_t k = 0; k < NT; ++k) strides[k] = &ts[k]->strides();
+    int fastest_first[Shape::kMaxDims];
+    detail::fastest_dims_first(sizes, strides.data(), NT, fastest_first);
+    for (size_t i = 0; i < ndim; ++i) order[i] = fastest_first[ndim - 1 - i];
+  } else {
+    for (size_t i = 0; i < ndim; ++i) order[i] = static_cast<int>(i);
+  }
+  for (size_t i = 0; i < ndim; ++i) {
+    const size_t d = static_cast<size_t>(order[i]);
     if (sizes[d] == 1) continue;
     // Merge into the previous kept dim when, for every operand, it is contiguous with it.
     bool merge = l.ndim > 0;

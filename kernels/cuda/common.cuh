@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "runtime.hpp"
+#include "wick/dim_order.hpp"
 #include "wick/shape.hpp"
 
 #if defined(__CUDACC__)
@@ -133,6 +134,32 @@ StridedLayout<NARGS> collapse_dims(const Shape& sizes,
     for (int k = 0; k < NARGS; ++k) layout.strides[k][d] = st[k][n - 1 - d];
   }
   return layout;
+}
+
+// collapse_dims after putting the dims in memory order (wick/dim_order.hpp): the output's
+// (operand 0's) order when it is not contiguous, so that neighbouring threads of an op on
+// x.t(), whose result is laid out as x.t(), touch neighbouring addresses.
+template <int NARGS>
+StridedLayout<NARGS> collapse_in_memory_order(const Shape& sizes,
+                                              const std::array<const Shape*, NARGS>& strides) {
+  const size_t ndim = sizes.size();
+  bool row_major = true;  // operand 0's strides fall from the outer dims to the inner
+  for (size_t d = 1; d < ndim && row_major; ++d) {
+    row_major = sizes[d] == 1 || sizes[d - 1] == 1 || (*strides[0])[d - 1] >= (*strides[0])[d];
+  }
+  if (row_major) return collapse_dims<NARGS>(sizes, strides);
+  int fastest[kMaxDims];
+  detail::fastest_dims_first(sizes, strides.data(), NARGS, fastest);
+  Shape ordered_sizes;
+  std::array<Shape, NARGS> ordered_strides;
+  for (size_t i = 0; i < ndim; ++i) {
+    const size_t d = static_cast<size_t>(fastest[ndim - 1 - i]);
+    ordered_sizes.push_back(sizes[d]);
+    for (int k = 0; k < NARGS; ++k) ordered_strides[k].push_back((*strides[k])[d]);
+  }
+  std::array<const Shape*, NARGS> pointers;
+  for (int k = 0; k < NARGS; ++k) pointers[k] = &ordered_strides[k];
+  return collapse_dims<NARGS>(ordered_sizes, pointers);
 }
 
 // Linear index (row-major over the collapsed dims) -> one element offset per operand.

@@ -1,7 +1,8 @@
 // elementwise.cuh: the loop engine of every elementwise kernel (fill, copy and cast, unary,
 // binary, comparisons, where): out[i] = fn(in_0[i], ..., in_k[i]) for tensors of one shape with
 // any strides (inputs arrive expanded to the output's shape, zero strides where broadcast:
-// wick/dispatch.hpp). The layout is collapsed first (common.cuh), then:
+// wick/dispatch.hpp). The dims are put in the output's memory order and collapsed first
+// (common.cuh), then:
 //  - every operand contiguous and 16-byte aligned: elementwise_vec_kernel, each thread moving
 //    16 bytes of the widest operand per step with vector loads and stores, grid-stride;
 //  - otherwise: elementwise_strided_kernel, each element's offsets from OffsetCalculator
@@ -74,7 +75,7 @@ void launch_elementwise_impl(const OpContext& ctx, const Tensor& out,
   const int64_t n = out.numel();
   if (n == 0) return;
   std::array<const Shape*, kArgs> strides{&out.strides(), &in[I]->strides()...};
-  const StridedLayout<kArgs> layout = collapse_dims<kArgs>(out.sizes(), strides);
+  const StridedLayout<kArgs> layout = collapse_in_memory_order<kArgs>(out.sizes(), strides);
   Out* out_ptr = static_cast<Out*>(out.raw_data());
   constexpr int kVec = vec_width<Out, In...>();
   const bool aligned = is_aligned(out_ptr, sizeof(Out) * kVec) &&

@@ -502,7 +502,9 @@ MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar
                      "relu_bf16": "relu, bfloat16", "sum_columns_bf16": "sum over dim 0, bfloat16",
                      "softmax_rows_bf16": "softmax over rows of 1024, bfloat16",
                      "softmax_columns_bf16": "softmax over dim 0, bfloat16",
-                     "transposed_copy_bf16": "a.t().contiguous(), bfloat16"}
+                     "transposed_copy_bf16": "a.t().contiguous(), bfloat16",
+                     "exp_transposed": "exp of a.t()", "mul_transposed": "a.t() * b.t()",
+                     "add_mixed_layouts": "a.t() + b"}
 
 
 def membound_vs_torch(r):

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "gpu_test.hpp"
+#include "layout_cases.hpp"
 #include "wick/op_list.hpp"
 
 using namespace gpu_test;
@@ -525,6 +526,29 @@ TEST_CASE("gpu sweep: in-place ops on views", "[sweep]") {
     sub_gpu.sub_(1);
     check_close(a.gpu, a.cpu, {kExact32, 0}, "sub_ on a narrowed view");
   }
+}
+
+TEST_CASE("gpu: results take PyTorch's layouts, with the CPU's values", "[sweep]") {
+  // tests/layout_cases.hpp: exp(x.t()) is laid out as x.t() on the GPU too, and walked by the
+  // strided kernel in the output's memory order (collapse_in_memory_order).
+  PoisonScope poison;
+  const layout_cases::Inputs cpu{Device(kCPU)}, gpu{Device(kCUDA)};
+  for (const auto& [name, make] : layout_cases::cases()) {
+    INFO(name);
+    const Tensor on_gpu = make(gpu), on_cpu = make(cpu);
+    CHECK(on_gpu.is_cuda());
+    CHECK(on_gpu.strides() == on_cpu.strides());
+    check_close(on_gpu, on_cpu, tol_for(on_cpu.dtype(), 1e-6, 1e-14), name);
+  }
+  // Large enough for many blocks: the transposed result and its inputs, in place too.
+  Pair a = make_input(big2d(), kFloat32, Layout::Transposed);
+  Pair b = make_input(big2d(), kFloat32, Layout::Transposed);
+  const Tensor product = a.gpu * b.gpu;
+  CHECK(product.strides() == a.gpu.strides());
+  check_close(product, a.cpu * b.cpu, {kExact32, 0}, "a.t() * b.t()");
+  a.gpu.mul_(b.gpu);
+  a.cpu.mul_(b.cpu);
+  check_close(a.gpu, a.cpu, {kExact32, 0}, "a.t().mul_(b.t())");
 }
 
 TEST_CASE("gpu: add and sub with alpha round once, as on the CPU", "[sweep]") {

@@ -1,7 +1,8 @@
 // dispatch.hpp: the contract between the op boundary (core/src/ops_*.cpp) and the backends.
 // The boundary checks everything and hands a kernel an OpCall it can trust:
 //  - elementwise ops: every input already expanded to the output's sizes (zero strides where
-//    broadcast) and cast to one compute dtype; the output has that dtype (bool for comparisons);
+//    broadcast) and cast to one compute dtype; the output has that dtype (bool for comparisons)
+//    and any strides (a new one is laid out as PyTorch lays it out: wick/dim_order.hpp);
 //  - reductions: the output keeps the reduced dims with size 1 (keepdim form), contiguous;
 //  - softmax: input and contiguous output of one shape, `dim` non-negative;
 //  - matmul: a [batch..., M, K] and b [batch..., K, N] expanded to the same batch dims, any

@@ -86,6 +86,10 @@ class Tensor {
   std::vector<T> to_vector() const;
 
   // ---- moves and casts ----
+  // to() and clone() keep the layout of a dense tensor (x.t().clone() is transposed too) and
+  // give any other a dense one in the order of its strides, as PyTorch's preserve_format;
+  // contiguous() is row-major. Elementwise results follow their inputs the same way
+  // (wick/dim_order.hpp).
   Tensor to(Device device) const;
   Tensor to(Dtype dtype) const;
   Tensor to(Device device, Dtype dtype) const;

@@ -1,0 +1,101 @@
+// test_layouts.cpp: results take PyTorch's layouts (wick/dim_order.hpp): an elementwise op on
+// transposed or permuted operands, clone() and to() give the strides PyTorch 1.13 gives, with
+// its values (tests/golden/make_layouts.py); contiguous() is row-major; the CPU loops walk such
+// layouts correctly in place and on one and two threads.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
+
+#include "layout_cases.hpp"
+#include "wick/dim_order.hpp"
+
+using namespace wick;
+
+namespace {
+
+// Elementwise float32 results against float64 PyTorch values printed from float32: exact for
+// arithmetic, a few ulps for exp, tanh and sigmoid, whose implementations differ.
+bool close(double got, double want) {
+  if (std::isnan(want)) return std::isnan(got);
+  return std::abs(got - want) <= 2e-6 * std::max(1.0, std::abs(want));
+}
+
+}  // namespace
+
+TEST_CASE("layouts: results have PyTorch's sizes, strides and values", "[layouts]") {
+  const layout_cases::Inputs inputs{Device(kCPU)};
+  std::set<std::string> seen;
+  for (const layout_cases::Golden& golden : layout_cases::goldens()) {
+    INFO(golden.name);
+    seen.insert(golden.name);
+    const auto it = layout_cases::cases().find(golden.name);
+    REQUIRE(it != layout_cases::cases().end());
+    for (int threads : {1, 2}) {
+      const int saved = get_num_threads();
+      set_num_threads(threads);
+      const Tensor result = it->second(inputs);
+      set_num_threads(saved);
+      CHECK(result.sizes() == golden.sizes);
+      CHECK(result.strides() == golden.strides);
+      const std::vector<double> values = result.to(kFloat64).to_vector<double>();
+      REQUIRE(values.size() == golden.values.size());
+      for (size_t k = 0; k < values.size(); ++k) {
+        INFO("element " << k);
+        CHECK(close(values[k], golden.values[k]));
+      }
+    }
+  }
+  CHECK(seen.size() == layout_cases::cases().size());  // every case has a golden row
+}
+
+TEST_CASE("layouts: a result laid out as x.t() is dense and stays so through further ops",
+          "[layouts]") {
+  const Tensor x = randn({64, 48});
+  const Tensor y = x.t().exp();
+  CHECK_FALSE(y.is_contiguous());
+  CHECK(y.strides() == Shape{1, 48});
+  CHECK(y.storage()->nbytes() == 64 * 48 * sizeof(float));  // no gaps
+  // Row-major on request, with the same values.
+  const Tensor c = y.contiguous();
+  CHECK(c.is_contiguous());
+  CHECK(c.to_vector<float>() == y.to_vector<float>());
+  CHECK(c.to_vector<float>() == x.t().contiguous().exp().to_vector<float>());
+  // view() needs a row-major-compatible layout, as in PyTorch; reshape() copies.
+  CHECK_THROWS_AS(y.view({-1}), ShapeError);
+  CHECK(y.reshape({-1}).to_vector<float>() == c.reshape({-1}).to_vector<float>());
+}
+
+TEST_CASE("layouts: in-place ops and copies into transposed targets walk them correctly",
+          "[layouts]") {
+  // Large enough to run on two threads (kParallelGrain) and through the clones.
+  const Tensor a = randn({300, 257});
+  const Tensor b = randn({257, 300});
+  const std::vector<float> want = (a.t().contiguous() + b).to_vector<float>();
+  for (int threads : {1, 2}) {
+    const int saved = get_num_threads();
+    set_num_threads(threads);
+    Tensor target = a.clone().t();  // transposed view of a fresh copy
+    target.add_(b);
+    CHECK(target.to_vector<float>() == want);
+    Tensor into = a.clone().t();
+    into.copy_(b);
+    CHECK(into.to_vector<float>() == b.to_vector<float>());
+    set_num_threads(saved);
+  }
+}
+
+TEST_CASE("layouts: strides of a new result are PyTorch's for every operand order", "[layouts]") {
+  // The first input whose strides order two dims decides (a.t() + b: a's layout; b + a.t():
+  // b's), a broadcast input (stride 0) leaves the decision to the next one.
+  const Tensor a = randn({6, 4}), b = randn({4, 6}), row = randn({6});
+  CHECK((a.t() + b).strides() == Shape{1, 4});
+  CHECK((b + a.t()).strides() == Shape{6, 1});
+  CHECK((row + a.t()).strides() == Shape{1, 4});
+  CHECK((a.t() + row).strides() == Shape{1, 4});
+  CHECK((a + a).strides() == Shape{4, 1});
+  CHECK(detail::is_non_overlapping_and_dense({4, 6}, {1, 4}));
+  CHECK_FALSE(detail::is_non_overlapping_and_dense({4, 6}, {1, 8}));
+  CHECK_FALSE(detail::is_non_overlapping_and_dense({4, 6}, {0, 1}));
+  CHECK(detail::is_non_overlapping_and_dense({4, 1, 6}, {1, 99, 4}));
+}
