@@ -99,3 +99,32 @@ TEST_CASE("layouts: strides of a new result are PyTorch's for every operand orde
   CHECK_FALSE(detail::is_non_overlapping_and_dense({4, 6}, {0, 1}));
   CHECK(detail::is_non_overlapping_and_dense({4, 1, 6}, {1, 99, 4}));
 }
+
+TEST_CASE("layouts: large operands laid out across the result give the same values", "[layouts]") {
+  // Past ops_elementwise.cpp's kRelayoutMinElements, a dense input whose layout crosses the
+  // result's is copied into the result's layout first; values must not change, and an
+  // in-place target with gaps (a slice) must not be taken as the copy's layout.
+  const Tensor a = randn({300, 257}), b = randn({257, 300});
+  const Tensor at = a.t().contiguous();
+  const Tensor mask = randn({257, 300}) > 0.0;
+  for (int threads : {1, 2}) {
+    const int saved = get_num_threads();
+    set_num_threads(threads);
+    CHECK((a.t() + b).to_vector<float>() == (at + b).to_vector<float>());
+    CHECK((b + a.t()).to_vector<float>() == (b + at).to_vector<float>());
+    CHECK((b * a.t()).strides() == b.strides());
+    CHECK(where(mask, a.t(), b).to_vector<float>() == where(mask, at, b).to_vector<float>());
+    CHECK((a.t().to(kFloat64) - b).to_vector<double>() ==
+          (at.to(kFloat64) - b).to_vector<double>());
+    Tensor target = b.clone();
+    target.add_(a.t());
+    CHECK(target.to_vector<float>() == (b + at).to_vector<float>());
+    Tensor big = zeros({257, 700});
+    Tensor slice = big.narrow(1, 5, 300);
+    slice.add_(a.t());
+    CHECK(slice.to_vector<float>() == at.to_vector<float>());
+    CHECK(big.narrow(1, 0, 5).abs().sum().item<float>() == 0.0f);
+    CHECK(big.narrow(1, 305, 395).abs().sum().item<float>() == 0.0f);
+    set_num_threads(saved);
+  }
+}
