@@ -80,3 +80,50 @@ TEST_CASE("random: bfloat16 rand is k / 256 in [0, 1), from the float32 stream",
   for (int64_t c : counts) CHECK(std::abs(c - 781) < 200);
   CHECK(rand({3}, TensorOptions(kBFloat16).requires_grad(true)).requires_grad());
 }
+
+TEST_CASE("random: the batched kernels give the reference functions' bits", "[random]") {
+  // random.cpp computes 64 Philox blocks at a time and each Box-Muller pair once; every element
+  // must still be philox::rand_element / randn_element's, for ranges that start and end inside a
+  // block or a pair (odd sizes, offsets left by earlier calls, the split across two threads).
+  for (int threads : {1, 2}) {
+    const int saved = get_num_threads();
+    set_num_threads(threads);
+    manual_seed(1234);
+    uint64_t offset = 0;
+    for (int64_t n : {1, 2, 3, 5, 255, 257, 8193, 100001}) {
+      const std::vector<float> u32 = rand({n}).to_vector<float>();
+      for (int64_t i = 0; i < n; ++i) {
+        REQUIRE(u32[i] == philox::rand_element<float>(1234, offset, static_cast<uint64_t>(i)));
+      }
+      offset += philox::blocks_for(static_cast<uint64_t>(n));
+      const std::vector<double> n64 = randn({n}, kFloat64).to_vector<double>();
+      for (int64_t i = 0; i < n; ++i) {
+        REQUIRE(n64[i] == philox::randn_element<double>(1234, offset, static_cast<uint64_t>(i)));
+      }
+      offset += philox::blocks_for(static_cast<uint64_t>(n));
+      const std::vector<float> n32 = randn({n}).to_vector<float>();
+      for (int64_t i = 0; i < n; ++i) {
+        REQUIRE(n32[i] == philox::randn_element<float>(1234, offset, static_cast<uint64_t>(i)));
+      }
+      offset += philox::blocks_for(static_cast<uint64_t>(n));
+    }
+    set_num_threads(saved);
+  }
+}
+
+TEST_CASE("random: randn's first values, from an independent Philox and Box-Muller in Python",
+          "[random]") {
+  // Philox-4x32-10 and the Box-Muller of philox.hpp written out in Python (float64, math.log,
+  // math.sqrt, math.cos, math.sin), seed 42, offset 0: the stream's definition pinned outside
+  // the code that implements it.
+  const double want[] = {-0x1.f0bcb75618958p-1, 0x1.8d59cf6099692p-3,  -0x1.3c51a41acf63cp+0,
+                         0x1.ec8676a61759fp+0,  -0x1.2bc05f9721447p-4, 0x1.1cf41ea22a41ep-3,
+                         -0x1.1b4e66440e066p+0, 0x1.4e85fa52d9416p-2,  -0x1.590c8742d6ab3p-2,
+                         -0x1.09996d782ab50p-1, 0x1.3043e2f48a51dp-3,  -0x1.fd8cdada81fd2p-1};
+  manual_seed(42);
+  const std::vector<double> got = randn({12}, kFloat64).to_vector<double>();
+  for (size_t i = 0; i < 12; ++i) {
+    INFO("element " << i);
+    CHECK(std::abs(got[i] - want[i]) <= 2e-16 * std::abs(want[i]));
+  }
+}

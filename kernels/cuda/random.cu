@@ -1,12 +1,13 @@
 // random.cu: rand and randn from the Philox-4x32-10 stream of wick/philox.hpp, the header the
 // CPU kernel (kernels/cpu/random.cpp) uses too, so that manual_seed(s); randn(...) gives the same
 // values on both devices: element i depends only on (seed, offset, i).
-// Idea: one thread per Philox block of 4 elements. rand computes the block once and takes its 4
-// words through philox::uniform_float/uniform_double, which is exactly philox::rand_element(i)
-// = uniform(stream_block(i / 4).v[i % 4]); randn calls philox::randn_element for each element,
-// so the Box-Muller formula exists once. Limits: output contiguous (the boundary makes it so).
-// Tested by tests/cuda/test_runtime.cpp: rand bit-exact with the CPU, randn within 1 float32 ulp
-// (libm and CUDA's double log/sin/cos may differ in the last place).
+// Idea: one thread per Philox block of 4 elements, computed once. rand takes its 4 words
+// through philox::uniform_float/uniform_double, which is exactly philox::rand_element(i)
+// = uniform(stream_block(i / 4).v[i % 4]); randn its two word pairs through
+// philox::box_muller_pair, which philox::randn_element calls too, so the formula exists once.
+// Limits: output contiguous (the boundary makes it so). Tested by tests/cuda/test_runtime.cpp: rand
+// bit-exact with the CPU, randn within 1 float32 ulp (libm and CUDA's double log/sin/cos may differ
+// in the last place).
 #include "common.cuh"
 #include "kernels.hpp"
 #include "wick/philox.hpp"
@@ -23,14 +24,11 @@ __global__ void random_kernel(T* out, int64_t n, uint64_t seed, uint64_t offset,
        b += step) {
     const int64_t i0 = b * 4;
     T v[4];
+    const philox::Block bits = philox::stream_block(seed, offset, static_cast<uint64_t>(b));
     if constexpr (kNormal) {
-#pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        v[k] = i0 + k < n ? philox::randn_element<T>(seed, offset, static_cast<uint64_t>(i0 + k))
-                          : T(0);
-      }
+      philox::box_muller_pair<T>(bits.v[0], bits.v[1], v);
+      philox::box_muller_pair<T>(bits.v[2], bits.v[3], v + 2);
     } else {
-      const philox::Block bits = philox::stream_block(seed, offset, static_cast<uint64_t>(b));
 #pragma unroll
       for (int k = 0; k < 4; ++k) {
         if constexpr (sizeof(T) == 4) {

@@ -64,20 +64,31 @@ WICK_HOST_DEVICE T rand_element(uint64_t seed, uint64_t offset, uint64_t i) {
   }
 }
 
+// Box-Muller on one word pair: out[0] = radius * cos(angle), out[1] = radius * sin(angle).
+// Computed in double, then rounded to T, so that the CPU and the GPU agree to the last bit for
+// float32 except where libm and CUDA's double log/sin/cos differ in the last place (tests allow
+// 1 ulp of float32).
+template <typename T>
+WICK_HOST_DEVICE void box_muller_pair(uint32_t word0, uint32_t word1, T* out) {
+  // (x + 0.5) / 2^32 lies in (0, 1), so log never sees 0.
+  double u1 = (word0 + 0.5) * (1.0 / 4294967296.0);
+  double u2 = (word1 + 0.5) * (1.0 / 4294967296.0);
+  double radius = std::sqrt(-2.0 * std::log(u1));
+  double angle = 6.283185307179586476925286766559 * u2;
+  out[0] = static_cast<T>(radius * std::cos(angle));
+  out[1] = static_cast<T>(radius * std::sin(angle));
+}
+
 // Element i of randn: Box-Muller on the word pair (2j, 2j+1) of block i / 4 that holds i;
-// even i take the cosine, odd i the sine. Computed in double, then rounded to T, so that the
-// CPU and the GPU agree to the last bit for float32 except where libm and CUDA's double
-// log/sin/cos differ in the last place (tests allow 1 ulp of float32).
+// even i take the cosine, odd i the sine. The reference the kernels, which compute each block
+// and each pair once, are tested against.
 template <typename T>
 WICK_HOST_DEVICE T randn_element(uint64_t seed, uint64_t offset, uint64_t i) {
   Block b = stream_block(seed, offset, i / 4);
   uint32_t pair = static_cast<uint32_t>(i % 4) & ~1u;
-  // (x + 0.5) / 2^32 lies in (0, 1), so log never sees 0.
-  double u1 = (b.v[pair] + 0.5) * (1.0 / 4294967296.0);
-  double u2 = (b.v[pair + 1] + 0.5) * (1.0 / 4294967296.0);
-  double radius = std::sqrt(-2.0 * std::log(u1));
-  double angle = 6.283185307179586476925286766559 * u2;
-  return static_cast<T>((i % 2 == 0) ? radius * std::cos(angle) : radius * std::sin(angle));
+  T values[2];
+  box_muller_pair<T>(b.v[pair], b.v[pair + 1], values);
+  return values[i % 2];
 }
 
 // Blocks a call for n elements uses: the generator's offset advances by this much.
