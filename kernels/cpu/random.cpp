@@ -5,8 +5,9 @@
 // Philox block for each element, and randn a logarithm and a square root for each element of a
 // pair that shares them. Here each block is computed once, kBatch blocks side by side so that
 // the clones vectorise the ten rounds' 32 x 32 -> 64-bit multiplies (vpmuludq), and randn's
-// radius once per pair (philox::box_muller_pair), with the same double arithmetic, so every
-// value keeps its bits (tests/test_random.cpp compares with the reference functions).
+// Box-Muller once per pair over the batch (philox::box_muller_pair: branch-free log and
+// sincos, vectorised too), with the same arithmetic, so every value keeps its bits
+// (tests/test_random.cpp compares with the reference functions).
 // Measured (Zen 5, 1 thread, 2^20 float32, bench/survey_vs_libtorch): docs/cpu-kernels.md.
 #include <algorithm>
 
@@ -57,24 +58,27 @@ WICK_VEC_CLONES void philox_words(uint64_t seed, uint64_t offset, uint64_t first
   }
 }
 
+// Box-Muller on count word pairs: values[2p], values[2p + 1] from words[2p], words[2p + 1].
+template <typename T>
+WICK_VEC_CLONES void box_muller_words(const uint32_t* words, int64_t pairs, T* values) {
+  for (int64_t p = 0; p < pairs; ++p) {
+    philox::box_muller_pair<T>(words[2 * p], words[2 * p + 1], values + 2 * p);
+  }
+}
+
 // Elements [begin, end) of the stream into data[begin .. end).
 template <typename T, bool kNormal>
 void fill_range(T* data, int64_t begin, int64_t end, uint64_t seed, uint64_t offset) {
   uint32_t words[4 * kBatch];
+  T values[4 * kBatch];
   for (int64_t block = begin / 4; block * 4 < end; block += kBatch) {
     const int64_t count = std::min(kBatch, (end + 3) / 4 - block);
     philox_words(seed, offset, static_cast<uint64_t>(block), count, words);
     const int64_t first = std::max(begin, block * 4);
     const int64_t last = std::min(end, (block + count) * 4);
     if constexpr (kNormal) {
-      // Whole pairs (2j, 2j + 1); a range that starts or ends inside one writes half of it.
-      for (int64_t i = first & ~int64_t{1}; i < last; i += 2) {
-        const int64_t w = i - block * 4;
-        T pair[2];
-        philox::box_muller_pair<T>(words[w], words[w + 1], pair);
-        if (i >= first) data[i] = pair[0];
-        if (i + 1 < last) data[i + 1] = pair[1];
-      }
+      box_muller_words<T>(words, 2 * count, values);
+      std::copy(values + (first - block * 4), values + (last - block * 4), data + first);
     } else {
       for (int64_t i = first; i < last; ++i) {
         const uint32_t word = words[i - block * 4];

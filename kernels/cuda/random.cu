@@ -5,9 +5,9 @@
 // through philox::uniform_float/uniform_double, which is exactly philox::rand_element(i)
 // = uniform(stream_block(i / 4).v[i % 4]); randn its two word pairs through
 // philox::box_muller_pair, which philox::randn_element calls too, so the formula exists once.
-// Limits: output contiguous (the boundary makes it so). Tested by tests/cuda/test_runtime.cpp: rand
-// bit-exact with the CPU, randn within 1 float32 ulp (libm and CUDA's double log/sin/cos may differ
-// in the last place).
+// Limits: output contiguous (the boundary makes it so). Tested by tests/cuda/test_runtime.cpp:
+// rand and randn bit-exact with the CPU (randn's log and sincos are philox.hpp's own; this file
+// is built with -fmad=false, the CPU kernel with -ffp-contract=off).
 #include "common.cuh"
 #include "kernels.hpp"
 #include "wick/philox.hpp"
