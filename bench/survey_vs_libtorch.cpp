@@ -179,6 +179,8 @@ std::vector<Case> cases() {
   add(unary("softmax(-1) of [32,8,64,64]", {32, 8, 64, 64},
             [](const auto& a) { return a.softmax(-1); }));
   add(unary("softmax(1) of [256,10]", {256, 10}, [](const auto& a) { return a.softmax(1); }));
+  add(unary("softmax(1) of a.t()", kM, [](const auto& a) { return a.t().softmax(1); }));
+  add(unary("log_softmax(0) of a.t()", kM, [](const auto& a) { return a.t().log_softmax(0); }));
   // Casts and copies.
   add(unary("to(bfloat16)", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::bf16); }));
   add(unary("to(float64)", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::f64); }));

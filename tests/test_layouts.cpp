@@ -128,3 +128,23 @@ TEST_CASE("layouts: large operands laid out across the result give the same valu
     set_num_threads(saved);
   }
 }
+
+TEST_CASE("layouts: softmax of a transposed input equals softmax of its contiguous copy",
+          "[layouts]") {
+  // The boundary packs a CPU input whose softmax dim is strided and which is not contiguous
+  // (ops_linalg.cpp), so the vectorised row and column kernels run: the same bits.
+  const Tensor x = randn({300, 257});
+  const Tensor xt = x.t(), packed = x.t().contiguous();
+  for (int64_t dim : {0, 1}) {
+    INFO("dim " << dim);
+    CHECK(xt.softmax(dim).to_vector<float>() == packed.softmax(dim).to_vector<float>());
+    CHECK(xt.log_softmax(dim).to_vector<float>() == packed.log_softmax(dim).to_vector<float>());
+    CHECK(xt.softmax(dim).is_contiguous());  // as PyTorch 1.13's softmax
+  }
+  // A slice with gaps along the softmax dim, in float64, against the unpacked definition.
+  const Tensor y = randn({6, 40}, kFloat64).slice(1, 0, 40, 3);
+  const Tensor e = (y - y.amax(1, true)).exp();
+  const std::vector<double> got = y.softmax(1).to_vector<double>();
+  const std::vector<double> want = (e / e.sum(1, true)).to_vector<double>();
+  for (size_t k = 0; k < got.size(); ++k) CHECK(std::abs(got[k] - want[k]) <= 1e-15);
+}
