@@ -168,6 +168,10 @@ std::vector<Case> cases() {
   add(unary("sum(1) of [64,1024,16]", {64, 1024, 16}, [](const auto& a) { return a.sum(1); }));
   add(unary("sum(1) of [16384,64]", {16384, 64}, [](const auto& a) { return a.sum(1); }));
   add(unary("sum(1) of a.t()", kM, [](const auto& a) { return a.t().sum(1); }));
+  add(unary("sum(0) of a.t()", kM, [](const auto& a) { return a.t().sum(0); }));
+  add(unary("amax(1) of a.t()", kM, [](const auto& a) { return a.t().amax(1); }));
+  add(unary("argmax(0) of a.t()", kM, [](const auto& a) { return a.t().argmax(0); }));
+  add(unary("mean() of a.t()", kM, [](const auto& a) { return a.t().mean(); }));
   add(unary("sum() of int64", kM,
             [](const auto& a) { return a.to(LibOf<decltype(a)>::i64).sum(); }));
   add(unary("sum(0) of [1024,4096]", {1024, 4096}, [](const auto& a) { return a.sum(0); }));
@@ -230,6 +234,10 @@ std::vector<Case> cases() {
                        [](const auto& x) { return x.log_softmax(1); }));
   add(forward_backward("(x * x).mean(1), forward and backward", kM,
                        [](const auto& x) { return (x * x).mean(1); }));
+  add(forward_backward("tanh of x.t(), forward and backward", kM,
+                       [](const auto& x) { return x.t().tanh(); }));
+  add(forward_backward("x.t() * x, forward and backward", kM,
+                       [](const auto& x) { return x.t() * x; }));
   add(forward_backward("x + row broadcast, forward and backward", kM,
                        [](const auto& x) { return x + x.select(0, 0); }));
   // Factories.

@@ -25,6 +25,11 @@ bool is_non_overlapping_and_dense(const Shape& sizes, const Shape& strides) {
   const size_t ndim = sizes.size();
   if (ndim == 0) return true;
   if (ndim == 1) return sizes[0] < 2 || strides[0] == 1;
+  // Empty: nothing to place (and the other sizes may multiply past int64). A non-empty
+  // tensor's sizes multiply to its numel, which fits.
+  for (size_t d = 0; d < ndim; ++d) {
+    if (sizes[d] == 0) return true;
+  }
   std::array<size_t, Shape::kMaxDims> perm;
   std::iota(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(ndim), size_t{0});
   // Dims of size 0 or 1 go last: they place no element.
@@ -48,6 +53,11 @@ Shape elementwise_result_strides(const Shape& sizes, const Shape* const* input_s
                                  size_t num_inputs, bool same_shape) {
   const size_t ndim = sizes.size();
   if (ndim <= 1 || num_inputs == 0) return contiguous_strides(sizes);
+  // An empty result's sizes may multiply past int64 ([2^63 - 1, 0, 2]); contiguous_strides
+  // knows how to lay those out, and no order of them holds an element anyway.
+  for (size_t d = 0; d < ndim; ++d) {
+    if (sizes[d] == 0) return contiguous_strides(sizes);
+  }
   if (same_shape) {
     bool contiguous = true;
     for (size_t k = 0; k < num_inputs && contiguous; ++k) {
@@ -72,7 +82,7 @@ Shape elementwise_result_strides(const Shape& sizes, const Shape* const* input_s
   for (size_t i = 0; i < ndim; ++i) {
     const size_t d = static_cast<size_t>(order[i]);
     result[d] = stride;
-    stride *= std::max<int64_t>(sizes[d], 1);
+    if (i + 1 < ndim) stride *= sizes[d];  // the product of the sizes so far: at most numel
   }
   return result;
 }
