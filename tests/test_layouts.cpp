@@ -148,3 +148,33 @@ TEST_CASE("layouts: softmax of a transposed input equals softmax of its contiguo
   const std::vector<double> want = (e / e.sum(1, true)).to_vector<double>();
   for (size_t k = 0; k < got.size(); ++k) CHECK(std::abs(got[k] - want[k]) <= 1e-15);
 }
+
+TEST_CASE("layouts: reductions over every dim of a dense non-row-major tensor", "[layouts]") {
+  // ops_reduce.cpp walks such a tensor's memory in order as one dim (sum, mean, max, min; not
+  // argmax, whose index is row-major). Values: those of the row-major copy (sums within
+  // rounding, extremes exactly), every keepdim form, an offset into the storage, autograd.
+  const Tensor base = randn({3, 40, 50}, kFloat64);
+  const Tensor z = base.slice(0, 1).permute({2, 0, 1});  // [50, 2, 40], offset 2000
+  REQUIRE_FALSE(z.is_contiguous());
+  REQUIRE(z.storage_offset() == 2000);
+  const Tensor zc = z.contiguous();
+  CHECK(std::abs(z.sum().item<double>() - zc.sum().item<double>()) <= 1e-12);
+  CHECK(std::abs(z.mean().item<double>() - zc.mean().item<double>()) <= 1e-14);
+  CHECK(z.max().item<double>() == zc.max().item<double>());
+  CHECK(z.min().item<double>() == zc.min().item<double>());
+  CHECK(z.argmax().item<int64_t>() == zc.argmax().item<int64_t>());
+  const Tensor kept = z.sum({0, 1, 2}, true);
+  CHECK(kept.sizes() == Shape{1, 1, 1});
+  CHECK(std::abs(kept.item<double>() - zc.sum().item<double>()) <= 1e-12);
+  CHECK(z.sum().dim() == 0);
+  // NaN still wins.
+  Tensor with_nan = randn({64, 48});
+  with_nan.select(0, 5).select(0, 7).fill_(std::nan(""));
+  CHECK(std::isnan(with_nan.t().max().item<float>()));
+  CHECK(std::isnan(with_nan.t().sum().item<float>()));
+  // Gradients flow back to the transposed leaf's layout.
+  Tensor w = randn({30, 20});
+  w.requires_grad_(true);
+  (w.t() * 2.0).sum().backward();
+  CHECK(w.grad().to_vector<float>() == std::vector<float>(600, 2.0f));
+}
