@@ -3,6 +3,7 @@
 // outcome with the reference model (ops_reference.hpp) and checks wick against it; see
 // fuzz_ops.cpp.
 #include "ops_program.hpp"
+#include "wick/dim_order.hpp"
 
 namespace wick::fuzz::ops {
 
@@ -220,7 +221,21 @@ void Program::cast_ops() {
     Ref want{x.sizes, which == 0 ? d : x.dtype, {}};
     for (const V& v : x.v) want.v.push_back(cast(v, x.dtype, want.dtype));
     expect_equal(r, want, g_step, 0);
-    if (which >= 1 && !r.is_contiguous()) fail(g_step + ": not contiguous");
+    if (which == 2 && !r.is_contiguous()) fail(g_step + ": not contiguous");
+    // clone() and a cast keep the layout PyTorch's preserve_format keeps (wick/dim_order.hpp):
+    // row-major stays row-major, another dense layout stays as it is, anything else becomes
+    // dense.
+    if ((which == 1 || (which == 0 && d != a.dtype())) && r.numel() > 0) {
+      if (!wick::detail::is_non_overlapping_and_dense(r.sizes(), r.strides())) {
+        fail(g_step + ": not dense");
+      }
+      if (a.is_contiguous() && !r.is_contiguous()) fail(g_step + ": not contiguous");
+      if (!a.is_contiguous() &&
+          wick::detail::is_non_overlapping_and_dense(a.sizes(), a.strides()) &&
+          !(r.strides() == a.strides())) {
+        fail(g_step + ": layout not kept");
+      }
+    }
     if (which == 1 && r.numel() > 0 && r.storage() == a.storage()) fail(g_step + ": shares");
     add(r);
   } else if (which == 3) {

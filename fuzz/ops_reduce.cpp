@@ -141,8 +141,18 @@ void Program::reduce() {
           }
           break;
         case Red::mean:
-          r.d = static_cast<double>(dsum / static_cast<long double>(reduced));
-          r.d = round_to(x.dtype, r.d);
+          if (x.dtype == wick::kBFloat16) {
+            // PyTorch 1.13's bfloat16 mean (reduce.cpp, bf16_mean): the sum rounded to
+            // bfloat16 (so it may overflow to inf where the float64 mean would not), divided in
+            // float32 by the count rounded to bfloat16, rounded again.
+            const double total = round_to(x.dtype, static_cast<double>(dsum));
+            const double divisor = round_to(x.dtype, static_cast<double>(reduced));
+            r.d = round_to(x.dtype, static_cast<double>(static_cast<float>(total) /
+                                                        static_cast<float>(divisor)));
+          } else {
+            r.d = static_cast<double>(dsum / static_cast<long double>(reduced));
+            r.d = round_to(x.dtype, r.d);
+          }
           break;
         case Red::argmax:
         case Red::argmin:

@@ -143,9 +143,12 @@ template <int NARGS>
 StridedLayout<NARGS> collapse_in_memory_order(const Shape& sizes,
                                               const std::array<const Shape*, NARGS>& strides) {
   const size_t ndim = sizes.size();
-  bool row_major = true;  // operand 0's strides fall from the outer dims to the inner
-  for (size_t d = 1; d < ndim && row_major; ++d) {
-    row_major = sizes[d] == 1 || sizes[d - 1] == 1 || (*strides[0])[d - 1] >= (*strides[0])[d];
+  bool row_major = true;      // operand 0's strides fall from the outer dims to the inner
+  int64_t outer_stride = -1;  // that of the last dim of size > 1 so far (-1: none yet)
+  for (size_t d = 0; d < ndim && row_major; ++d) {
+    if (sizes[d] == 1) continue;
+    row_major = outer_stride < 0 || outer_stride >= (*strides[0])[d];
+    outer_stride = (*strides[0])[d];
   }
   if (row_major) return collapse_dims<NARGS>(sizes, strides);
   int fastest[kMaxDims];
