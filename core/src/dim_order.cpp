@@ -7,19 +7,6 @@
 #include "internal.hpp"
 
 namespace wick::detail {
-namespace {
-
-bool is_contiguous_layout(const Shape& sizes, const Shape& strides) {
-  int64_t expected = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] == 0) return true;
-    if (sizes[i] != 1 && strides[i] != expected) return false;
-    expected *= sizes[i];
-  }
-  return true;
-}
-
-}  // namespace
 
 bool is_non_overlapping_and_dense(const Shape& sizes, const Shape& strides) {
   const size_t ndim = sizes.size();

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "internal.hpp"
+#include "wick/dim_order.hpp"
 #include "wick/ops.hpp"
 
 namespace wick {
@@ -136,17 +137,7 @@ int64_t Tensor::numel() const {
   return empty ? 0 : static_cast<int64_t>(n);
 }
 
-bool Tensor::is_contiguous() const {
-  int64_t expected = 1;
-  const Shape& sz = sizes();
-  const Shape& st = strides();
-  for (size_t i = sz.size(); i-- > 0;) {
-    if (sz[i] == 0) return true;
-    if (sz[i] != 1 && st[i] != expected) return false;
-    expected *= sz[i];
-  }
-  return true;
-}
+bool Tensor::is_contiguous() const { return detail::is_contiguous_layout(sizes(), strides()); }
 
 void* Tensor::raw_data() const {
   const TensorImpl& i = impl();

@@ -53,6 +53,18 @@ inline void fastest_dims_first(const Shape& sizes, const Shape* const* strides, 
   }
 }
 
+// True when a tensor of these sizes and strides is row-major (dims of size 1 may have any
+// stride; an empty tensor is). Tensor::is_contiguous asks this.
+inline bool is_contiguous_layout(const Shape& sizes, const Shape& strides) {
+  int64_t expected = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (sizes[i] == 0) return true;
+    if (sizes[i] != 1 && strides[i] != expected) return false;
+    expected *= sizes[i];
+  }
+  return true;
+}
+
 // True when the elements of a tensor of these sizes and strides tile one block of memory with
 // no gaps and no overlaps, in some order of the dims (PyTorch's is_non_overlapping_and_dense).
 bool is_non_overlapping_and_dense(const Shape& sizes, const Shape& strides);
