@@ -301,6 +301,12 @@ struct ExpTransposed {  // the result is laid out as a.t() in both libraries
 struct MulTransposed {  // both operands transposed alike: the result too
   auto operator()(const auto& a, const auto& b, const auto&) const { return a.t() * b.t(); }
 };
+struct MatMul {  // a @ b
+  auto operator()(const auto& a, const auto& b, const auto&) const { return a.matmul(b); }
+};
+struct MatMulTransposed {  // a @ b.t(): nn.Linear's forward, the weight read in place
+  auto operator()(const auto& a, const auto& b, const auto&) const { return a.matmul(b.t()); }
+};
 struct AddMixedLayouts {  // a.t() + b: one operand walks against its layout
   auto operator()(const auto& a, const auto& b, const auto&) const { return a.t() + b; }
 };
@@ -375,6 +381,8 @@ int main(int argc, char** argv) {
     row("softmax_rows_bf16", threads, op_pair<SoftmaxRows, false, true>);
     row("softmax_columns_bf16", threads, op_pair<SoftmaxColumns, false, true>);
     row("transposed_copy_bf16", threads, op_pair<TransposedCopy, false, true>);
+    row("matmul_bf16", threads, op_pair<MatMul, false, true>);
+    row("matmul_transposed_bf16", threads, op_pair<MatMulTransposed, false, true>);
     row("exp_transposed", threads, op_pair<ExpTransposed>);
     row("mul_transposed", threads, op_pair<MulTransposed>);
     row("add_mixed_layouts", threads, op_pair<AddMixedLayouts>);

@@ -1,10 +1,10 @@
 // matmul.cpp: C[b] = A[b] @ B[b] for every batch index b, A and B with any strides (a
 // transposed view is read in place, batch strides may be 0), C contiguous. float and double go
 // to gemm/ (BLIS-structured, packing absorbs the strides, SIMD micro-kernel picked at run
-// time: docs/cpu-gemm.md); int64 uses a plain loop that wraps on overflow. Many small matrices
-// run in parallel over the batch, each product on one thread; otherwise the batch is walked
-// in order and each product uses every thread. The plain triple loop in tests/ is the oracle;
-// measured in bench/cpu/.
+// time: docs/cpu-gemm.md), and so does bfloat16 where the CPU has AVX512_BF16; int64 uses a plain
+// loop that wraps on overflow. Many small matrices run in parallel over the batch, each product on
+// one thread; otherwise the batch is walked in order and each product uses every thread. The plain
+// triple loop in tests/ is the oracle; measured in bench/cpu/.
 #include <algorithm>
 #include <vector>
 
@@ -108,36 +108,23 @@ void product<int64_t>(const Matrix<int64_t>& a, const Matrix<int64_t>& b, int64_
   }
 }
 
-template <typename T>
-void run_matmul(const OpCall& call) {
-  const Tensor& a = call.in(0);  // [batch..., m, k]
-  const Tensor& b = call.in(1);  // [batch..., k, n]
-  const Tensor& c = call.out();  // [batch..., m, n], contiguous
-  const int64_t nd = a.dim();
-  const int64_t m = a.sizes()[nd - 2], k = a.sizes()[nd - 1], n = b.sizes()[nd - 1];
-  int64_t batch = 1;
-  for (int64_t d = 0; d < nd - 2; ++d) batch *= a.sizes()[d];
-  const T* a_data = a.data_ptr<T>();
-  const T* b_data = b.data_ptr<T>();
-  T* c_data = c.data_ptr<T>();
-  // Many small matrices: parallel over the batch; otherwise inside each product.
+// The offsets of batch product `bi`'s A and B (batch dims walked row-major, any strides).
+void batch_offsets(const Tensor& a, const Tensor& b, int64_t bi, int64_t& a_off, int64_t& b_off) {
+  a_off = 0, b_off = 0;
+  int64_t rest = bi;
+  for (int64_t d = a.dim() - 3; d >= 0; --d) {
+    const int64_t idx = rest % a.sizes()[d];
+    rest /= a.sizes()[d];
+    a_off += idx * a.strides()[d];
+    b_off += idx * b.strides()[d];
+  }
+}
+
+// Calls one(bi, inner_parallel) for every batch product: many small matrices in parallel over
+// the batch, each product on one thread; otherwise in order, each product on every thread.
+template <typename One>
+void for_each_product(int64_t batch, int64_t m, int64_t n, int64_t k, const One& one) {
   const bool batch_parallel = batch >= 2 * max_threads() && m * n * k < (1 << 21);
-  auto one = [&](int64_t bi, bool inner_parallel) {
-    int64_t a_off = 0, b_off = 0, rest = bi;
-    for (int64_t d = nd - 3; d >= 0; --d) {
-      int64_t idx = rest % a.sizes()[d];
-      rest /= a.sizes()[d];
-      a_off += idx * a.strides()[d];
-      b_off += idx * b.strides()[d];
-    }
-    Matrix<T> am{a_data + a_off, m, k, a.strides()[nd - 2], a.strides()[nd - 1]};
-    Matrix<T> bm{b_data + b_off, k, n, b.strides()[nd - 2], b.strides()[nd - 1]};
-    if constexpr (std::is_same_v<T, int64_t>) {
-      product(am, bm, c_data + bi * m * n, inner_parallel);
-    } else {
-      product_or_vector(am, bm, c_data + bi * m * n, inner_parallel);
-    }
-  };
   if (batch_parallel) {
     parallel_for(batch, 1, [&](int64_t b0, int64_t b1) {
       for (int64_t bi = b0; bi < b1; ++bi) one(bi, false);
@@ -147,9 +134,62 @@ void run_matmul(const OpCall& call) {
   }
 }
 
+template <typename T>
+void run_matmul(const OpCall& call) {
+  const Tensor& a = call.in(0);  // [batch..., m, k]
+  const Tensor& b = call.in(1);  // [batch..., k, n]
+  const Tensor& c = call.out();  // [batch..., m, n], contiguous
+  const int64_t nd = a.dim();
+  const int64_t m = a.sizes()[nd - 2], k = a.sizes()[nd - 1], n = b.sizes()[nd - 1];
+  const T* a_data = a.data_ptr<T>();
+  const T* b_data = b.data_ptr<T>();
+  T* c_data = c.data_ptr<T>();
+  for_each_product(c.numel() / (m * n), m, n, k, [&](int64_t bi, bool inner_parallel) {
+    int64_t a_off = 0, b_off = 0;
+    batch_offsets(a, b, bi, a_off, b_off);
+    Matrix<T> am{a_data + a_off, m, k, a.strides()[nd - 2], a.strides()[nd - 1]};
+    Matrix<T> bm{b_data + b_off, k, n, b.strides()[nd - 2], b.strides()[nd - 1]};
+    if constexpr (std::is_same_v<T, int64_t>) {
+      product(am, bm, c_data + bi * m * n, inner_parallel);
+    } else {
+      product_or_vector(am, bm, c_data + bi * m * n, inner_parallel);
+    }
+  });
+}
+
+// bfloat16 on a CPU with AVX512_BF16: gemm_rounded reads the bfloat16 operands in place
+// (packing absorbs their strides, as for float32), sums in float32 and rounds each element
+// once into the result, as libtorch 1.13 does through oneDNN; wick's float32 GEMM on widened
+// copies ran at 0.43-0.52 of its speed at 1024^3 (docs/cpu-gemm.md, "bfloat16 on
+// AVX512_BF16"). Matrix times vector, and CPUs without the instructions, take float32 copies
+// (run_in_float32).
+bool run_matmul_bf16(const OpCall& call) {
+  const Tensor& a = call.in(0);
+  const Tensor& b = call.in(1);
+  const Tensor& c = call.out();  // contiguous
+  const int64_t nd = a.dim();
+  const int64_t m = a.sizes()[nd - 2], k = a.sizes()[nd - 1], n = b.sizes()[nd - 1];
+  if (m == 1 || n == 1 || !gemm::has_bf16_gemm()) return false;
+  const auto* a_data = reinterpret_cast<const gemm::BF16Bits*>(a.data_ptr<BFloat16>());
+  const auto* b_data = reinterpret_cast<const gemm::BF16Bits*>(b.data_ptr<BFloat16>());
+  auto* c_data = reinterpret_cast<gemm::BF16Bits*>(c.data_ptr<BFloat16>());
+  for_each_product(c.numel() / (m * n), m, n, k, [&](int64_t bi, bool inner_parallel) {
+    int64_t a_off = 0, b_off = 0;
+    batch_offsets(a, b, bi, a_off, b_off);
+    gemm::gemm_rounded({a_data + a_off, m, k, a.strides()[nd - 2], a.strides()[nd - 1]},
+                       {b_data + b_off, k, n, b.strides()[nd - 2], b.strides()[nd - 1]},
+                       c_data + bi * m * n, n, inner_parallel ? 0 : 1);
+  });
+  return true;
+}
+
 }  // namespace
 
 void matmul_kernel(const OpCall& call) {
+  if (call.out().dtype() == kBFloat16) {
+    if (!run_matmul_bf16(call)) detail::run_in_float32(matmul_kernel, call, kCPU);
+    return;
+  }
   WICK_DISPATCH_NUMERIC(call.out().dtype(), run_matmul<T>(call))
 }
 

@@ -142,6 +142,7 @@ struct Restore {
     for (gemm::Isa i : isas()) {
       gemm::set_blocking<float>(i, 0, 0, 0);
       gemm::set_blocking<double>(i, 0, 0, 0);
+      gemm::set_blocking<gemm::BF16Bits>(i, 0, 0, 0);
     }
   }
 };
@@ -247,7 +248,7 @@ TEST_CASE("gemm: batched matmul on every ISA", "[gemm]") {
   Restore restore;
   for (gemm::Isa isa : isas()) {
     gemm::set_isa(isa);
-    for (wick::Dtype dtype : {wick::kFloat32, wick::kFloat64}) {
+    for (wick::Dtype dtype : {wick::kFloat32, wick::kFloat64, wick::kBFloat16}) {
       // Broadcast batch dims (stride 0), a transposed operand, many small products (run in
       // parallel over the batch) and a few large ones (each threaded inside).
       for (auto [sa, sb] :
@@ -271,7 +272,9 @@ TEST_CASE("gemm: batched matmul on every ISA", "[gemm]") {
         const double* pb = bx.data_ptr<double>();
         const double* pc = gc.data_ptr<double>();
         const int64_t batch = gc.numel() / (m * n);
-        const double eps = dtype == wick::kFloat32 ? 6e-8 : 1.2e-16;
+        const double eps = dtype == wick::kFloat64 ? 1.2e-16 : 6e-8;
+        // bfloat16 results are float32 sums rounded once: half a bfloat16 ulp more.
+        const int rounding_bits = dtype == wick::kBFloat16 ? 8 : 200;
         int64_t bad = 0;
         for (int64_t t = 0; t < batch; ++t) {
           for (int64_t i = 0; i < m; ++i) {
@@ -282,7 +285,9 @@ TEST_CASE("gemm: batched matmul on every ISA", "[gemm]") {
                 ref += x * y;
                 mag += std::fabs(x * y);
               }
-              if (!(std::fabs(pc[(t * m + i) * n + j] - ref) <= (k + 2) * eps * mag + 1e-300)) {
+              const double bound =
+                  (k + 2) * eps * mag + std::ldexp(std::fabs(ref), -rounding_bits) + 1e-300;
+              if (!(std::fabs(pc[(t * m + i) * n + j] - ref) <= bound)) {
                 ++bad;
               }
             }
@@ -292,5 +297,118 @@ TEST_CASE("gemm: batched matmul on every ISA", "[gemm]") {
         CHECK(bad == 0);
       }
     }
+  }
+}
+
+namespace {
+
+// A bfloat16 matrix with float_matrix's layout and values (which must be bfloat16 values).
+gemm::ConstMatrix<gemm::BF16Bits> bf16_copy(const gemm::ConstMatrix<float>& m,
+                                            const std::vector<float>& storage,
+                                            std::vector<gemm::BF16Bits>& out) {
+  out.resize(storage.size());
+  for (size_t i = 0; i < storage.size(); ++i) {
+    out[i].bits = wick::BFloat16::round_from_float(storage[i]);
+  }
+  return {out.data() + (m.data - storage.data()), m.rows, m.cols, m.row_stride, m.col_stride};
+}
+
+void round_to_bf16(std::vector<float>& storage) {
+  for (float& v : storage) v = static_cast<float>(wick::BFloat16(v));
+}
+
+}  // namespace
+
+// gemm<BF16Bits> (float32 C) against the long-double product of the same bfloat16 values, with
+// float32's error bound, and gemm_rounded, which must give those float32 results rounded once,
+// bit for bit; default and tiny blocking (several depth blocks, odd depths), 1 and 2 threads.
+TEST_CASE("gemm: bfloat16 with AVX512_BF16 at odd sizes and layouts", "[gemm]") {
+  Restore restore;
+  gemm::set_isa(gemm::best_supported_isa());
+  if (!gemm::has_bf16_gemm()) {
+    WARN(
+        "this CPU has no AVX512_BF16: the bfloat16 GEMM is not tested here (bfloat16 matmul "
+        "takes float32 copies on it, tested by the matmul tests)");
+    return;
+  }
+  const std::vector<int64_t> sizes{1, 2, 7, 33, 127, 129};
+  int64_t products = 0;
+  for (int64_t m : sizes) {
+    for (int64_t k : sizes) {
+      for (int64_t n : sizes) {
+        std::vector<float> fa, fb;
+        const Layout la = static_cast<Layout>((m + k) % 4);
+        const Layout lb = static_cast<Layout>((k + n + 1) % 4);
+        gemm::ConstMatrix<float> a32 = make_matrix<float>(m, k, la, 5, fa);
+        gemm::ConstMatrix<float> b32 = make_matrix<float>(k, n, lb, 6, fb);
+        round_to_bf16(fa);
+        round_to_bf16(fb);
+        std::vector<gemm::BF16Bits> ha, hb;
+        const auto a = bf16_copy(a32, fa, ha);
+        const auto b = bf16_copy(b32, fb, hb);
+        const Reference<float> ref = reference(a32, b32);
+        for (bool tiny : {false, true}) {
+          const gemm::Blocking bl = gemm::blocking_for<gemm::BF16Bits>(gemm::Isa::avx512);
+          if (tiny) gemm::set_blocking<gemm::BF16Bits>(gemm::Isa::avx512, 2 * bl.mr, 5, 2 * bl.nr);
+          INFO((tiny ? "tiny blocking " : "") << m << "x" << k << "x" << n << " A "
+                                              << layout_name(la) << ", B " << layout_name(lb));
+          for (int threads : {1, 2}) {
+            const int64_t ldc = n + 3;
+            std::vector<float> c(static_cast<size_t>(m * ldc), 12345.0f);
+            gemm::gemm<gemm::BF16Bits>(a, b, c.data(), ldc, threads);
+            std::vector<gemm::BF16Bits> rounded(static_cast<size_t>(m * ldc), {0x4242});
+            gemm::gemm_rounded(a, b, rounded.data(), ldc, threads);
+            int64_t bad = 0, unrounded = 0, touched = 0;
+            for (int64_t i = 0; i < m; ++i) {
+              for (int64_t j = 0; j < ldc; ++j) {
+                const size_t at_c = static_cast<size_t>(i * ldc + j);
+                if (j >= n) {  // the gap past each row stays as it was
+                  touched += c[at_c] != 12345.0f || rounded[at_c].bits != 0x4242;
+                  continue;
+                }
+                const size_t at_ref = static_cast<size_t>(i * n + j);
+                const long double eps = std::numeric_limits<float>::epsilon();
+                bad += !(std::fabs(c[at_c] - ref.value[at_ref]) <=
+                         (k + 2) * eps * ref.magnitude[at_ref]);
+                unrounded += rounded[at_c].bits != wick::BFloat16::round_from_float(c[at_c]);
+              }
+            }
+            INFO(threads << " threads");
+            CHECK(bad == 0);
+            CHECK(unrounded == 0);
+            CHECK(touched == 0);
+            ++products;
+          }
+          gemm::set_blocking<gemm::BF16Bits>(gemm::Isa::avx512, 0, 0, 0);
+        }
+      }
+    }
+  }
+  CHECK(products == 6 * 6 * 6 * 4);
+}
+
+TEST_CASE("gemm: the bfloat16 kernel follows the ISA switch", "[gemm][isa]") {
+  Restore restore;
+  gemm::set_isa(gemm::Isa::avx2);
+  CHECK_FALSE(gemm::has_bf16_gemm());  // WICK_CPU_ISA=avx2 turns it off with AVX-512
+  gemm::set_isa(gemm::best_supported_isa());
+  const wick::Tensor a = wick::randn({33, 40}).to(wick::kBFloat16);
+  const wick::Tensor b = wick::randn({40, 17}).to(wick::kBFloat16);
+  const wick::Tensor fast = wick::matmul(a, b);
+  gemm::set_isa(gemm::Isa::avx2);
+  const wick::Tensor widened = wick::matmul(a, b);
+  // Float32 sums in two orders, each rounded once: at most one bfloat16 step apart.
+  const wick::Tensor diff = (fast.to(wick::kFloat64) - widened.to(wick::kFloat64)).abs();
+  const wick::Tensor far = diff > widened.to(wick::kFloat64).abs() * std::ldexp(1.0, -7);
+  CHECK(far.to(wick::kFloat64).sum().item<double>() == 0.0);
+  // Which path ran shows on a subnormal: vdpbf16ps reads 2^-130 as zero (as oneDNN's kernel,
+  // behind libtorch's bfloat16 matmul, does); the float32 copies keep it.
+  const wick::Tensor tiny = wick::full({2, 2}, std::ldexp(1.0, -130)).to(wick::kBFloat16);
+  const wick::Tensor ones = wick::ones({2, 2}).to(wick::kBFloat16);
+  CHECK(wick::matmul(tiny, ones).to(wick::kFloat64).sum().item<double>() ==
+        std::ldexp(1.0, -130) * 8);
+  gemm::set_isa(gemm::best_supported_isa());
+  if (gemm::has_bf16_gemm()) {
+    CHECK(wick::matmul(tiny, ones).to(wick::kFloat64).sum().item<double>() == 0.0);
   }
 }

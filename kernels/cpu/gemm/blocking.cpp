@@ -87,6 +87,7 @@ int64_t round_down(int64_t v, int64_t unit) { return std::max(unit, v / unit * u
 template <typename T>
 Blocking derive(Isa isa) {
   const KernelSet<T> ks = kernels_for<T>(isa);
+  if (ks.macro == nullptr) return Blocking{16, 16, 16, 1, 1};  // bfloat16 without its kernel
   const CacheSizes& c = caches();
   const int64_t elem = static_cast<int64_t>(sizeof(T));
   Blocking b{};
@@ -147,7 +148,9 @@ void set_blocking(Isa isa, int64_t mc, int64_t kc, int64_t nc) {
 
 template Blocking blocking_for<float>(Isa);
 template Blocking blocking_for<double>(Isa);
+template Blocking blocking_for<BF16Bits>(Isa);
 template void set_blocking<float>(Isa, int64_t, int64_t, int64_t);
 template void set_blocking<double>(Isa, int64_t, int64_t, int64_t);
+template void set_blocking<BF16Bits>(Isa, int64_t, int64_t, int64_t);
 
 }  // namespace wick::cpu::gemm

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "wick/error.hpp"
 
@@ -52,6 +53,17 @@ KernelSet<double> kernels_for<double>(Isa isa) {
   (void)isa;
   return portable_kernels_f64();
 }
+
+template <>
+KernelSet<BF16Bits> kernels_for<BF16Bits>(Isa isa) {
+#if defined(WICK_GEMM_X86)
+  if (isa == Isa::avx512 && cpu_has_avx512_bf16()) return avx512_kernels_bf16();
+#endif
+  (void)isa;
+  return {};  // no kernel: has_bf16_gemm() is false
+}
+
+bool has_bf16_gemm() { return kernels_for<BF16Bits>(active_isa()).macro != nullptr; }
 
 namespace {
 
@@ -143,7 +155,8 @@ PackB<T> pack_b_for(int nr) {
 template <typename T>
 struct Plan {
   ConstMatrix<T> a, b;
-  T* c;
+  Product<T>* c;
+  BF16Bits* rounded;  // gemm_rounded's output, or null
   int64_t ldc, m, n, k;
   KernelSet<T> ks;
   Blocking bl;
@@ -151,7 +164,7 @@ struct Plan {
   PackB<T> pack_b;
   T* a_buf[2];
   T* b_bufs;        // thread t's B block starts at b_bufs + t * b_block
-  int64_t b_block;  // elements, a multiple of 16 (64 bytes)
+  int64_t b_block;  // elements, a multiple of 32 (64 bytes or more)
 };
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -195,6 +208,7 @@ void run_thread(const Plan<T>& plan, int tid, int nt) {
     const int64_t panels = ceil_div(mc, mr);
     for (int64_t pc = 0; pc < plan.k; pc += bl.kc) {
       const int64_t kc = std::min(bl.kc, plan.k - pc);
+      const int64_t packed_kc = ceil_div(kc, kDepthUnit<T>) * kDepthUnit<T>;
       T* a_buf = plan.a_buf[parity];
       parity ^= nt > 1 ? 1 : 0;
       plan.pack_a(plan.a, ic, mc, pc, kc, panels * tid / nt, panels * (tid + 1) / nt, a_buf);
@@ -209,29 +223,46 @@ void run_thread(const Plan<T>& plan, int tid, int nt) {
       for (int64_t jc = j_begin; jc < j_end; jc += bl.nc) {
         const int64_t nc = std::min(bl.nc, j_end - jc);
         plan.pack_b(plan.b, pc, kc, jc, nc, b_buf);
-        const MacroArgs<T> args{rows1 - rows0,      nc,    kc,
-                                a_buf + rows0 * kc, b_buf, plan.c + (ic + rows0) * plan.ldc + jc,
-                                plan.ldc,           pc > 0};
+        const MacroArgs<T> args{rows1 - rows0,
+                                nc,
+                                packed_kc,
+                                a_buf + rows0 * packed_kc,
+                                b_buf,
+                                plan.c != nullptr ? plan.c + (ic + rows0) * plan.ldc + jc : nullptr,
+                                plan.ldc,
+                                pc > 0,
+                                plan.rounded != nullptr && pc + kc >= plan.k
+                                    ? plan.rounded + (ic + rows0) * plan.ldc + jc
+                                    : nullptr};
         plan.ks.macro(args);
       }
     }
   }
 }
 
-}  // namespace
+thread_local Buffer tl_sum_buffer;  // gemm_rounded's float32 C, when K spans several blocks
 
+// gemm, or (rounded not null) gemm_rounded, which passes c = null.
 template <typename T>
-void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, int threads) {
+void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, BF16Bits* rounded,
+              int64_t ldc, int threads) {
   const int64_t m = a.rows, k = a.cols, n = b.cols;
   if (m <= 0 || n <= 0) return;
   if (k <= 0) {
-    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T(0));
+    for (int64_t i = 0; i < m; ++i) {
+      if (rounded != nullptr) {
+        std::fill(rounded + i * ldc, rounded + i * ldc + n, BF16Bits{0});
+      } else {
+        std::fill(c + i * ldc, c + i * ldc + n, Product<T>(0));
+      }
+    }
     return;
   }
   const Isa isa = active_isa();
   Plan<T> plan{a,
                b,
                c,
+               rounded,
                ldc,
                m,
                n,
@@ -245,8 +276,9 @@ void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, i
                0};
   // K in equal steps of at most KC: 4096 = 6 x 672 + 64 would end on a step whose micro-kernels
   // spend as long loading and storing C as multiplying; six steps of 586 and one of 580 do not.
+  // (A bfloat16 step is rounded up to whole depth pairs: an odd one would pad every panel.)
   const int64_t kc_max = plan.bl.kc;
-  plan.bl.kc = ceil_div(k, ceil_div(k, kc_max));
+  plan.bl.kc = ceil_div(ceil_div(k, ceil_div(k, kc_max)), kDepthUnit<T>) * kDepthUnit<T>;
   // M in equal blocks of whole MR panels: as few as keep each block within the A bytes that
   // blocking.cpp budgets (MC x KC, so a shorter K step takes more rows) and within
   // kMaxRowsPerBlock rows, give or take 10%. 1024^3 (K steps of 512) stays one block where MC
@@ -256,8 +288,15 @@ void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, i
       std::clamp<int64_t>(plan.bl.mc * kc_max / plan.bl.kc, plan.bl.mr, kMaxRowsPerBlock);
   const int64_t m_blocks = ceil_div(m * 10, rows_in_budget * 11);
   plan.bl.mc = ceil_div(ceil_div(m, m_blocks), plan.bl.mr) * plan.bl.mr;
-  plan.pack_a = plan.ks.pack_a ? plan.ks.pack_a : pack_a_for<T>(plan.ks.mr);
-  plan.pack_b = plan.ks.pack_b ? plan.ks.pack_b : pack_b_for<T>(plan.ks.nr);
+  if constexpr (std::is_same_v<T, BF16Bits>) {
+    WICK_CHECK(plan.ks.macro != nullptr, Error, "matmul",
+               "internal: the bfloat16 GEMM was called on a CPU without AVX512_BF16");
+    plan.pack_a = plan.ks.pack_a;
+    plan.pack_b = plan.ks.pack_b;
+  } else {
+    plan.pack_a = plan.ks.pack_a ? plan.ks.pack_a : pack_a_for<T>(plan.ks.mr);
+    plan.pack_b = plan.ks.pack_b ? plan.ks.pack_b : pack_b_for<T>(plan.ks.nr);
+  }
 
   int nt = 1;
 #if defined(_OPENMP)
@@ -269,14 +308,17 @@ void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, i
   const int64_t m_units = ceil_div(m, plan.bl.mr), n_units = ceil_div(n, plan.bl.nr);
   nt = static_cast<int>(std::min<int64_t>(nt, m_units * n_units));
 
-  // Every size rounded up to 16 elements, so each block starts 64-byte aligned.
+  // Every size rounded up to 32 elements, so each block starts 64-byte aligned.
+  const int64_t packed_kc = ceil_div(std::min(plan.bl.kc, k), kDepthUnit<T>) * kDepthUnit<T>;
   const int64_t a_block =
-      ceil_div(ceil_div(std::min(plan.bl.mc, m), plan.bl.mr) * plan.bl.mr * std::min(plan.bl.kc, k),
-               16) *
-      16;
+      ceil_div(ceil_div(std::min(plan.bl.mc, m), plan.bl.mr) * plan.bl.mr * packed_kc, 32) * 32;
   // A thread's columns span at most ceil(n_units / tn) panels; tn >= 1 bounds it by n.
-  plan.b_block =
-      ceil_div(std::min(plan.bl.nc, n_units * plan.bl.nr) * std::min(plan.bl.kc, k), 16) * 16;
+  plan.b_block = ceil_div(std::min(plan.bl.nc, n_units * plan.bl.nr) * packed_kc, 32) * 32;
+  if (rounded != nullptr && k > plan.bl.kc) {
+    // Several depth blocks: the sums wait in a float32 C with the output's row stride.
+    plan.c = static_cast<Product<T>*>(
+        tl_sum_buffer.get(sizeof(float) * static_cast<size_t>((m - 1) * ldc + n)));
+  }
   const int64_t a_blocks = nt > 1 ? 2 : 1;
   T* buffer = static_cast<T*>(
       tl_pack_buffer.get(sizeof(T) * static_cast<size_t>(a_block * a_blocks + plan.b_block * nt)));
@@ -293,9 +335,24 @@ void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, i
 #endif
 }
 
+}  // namespace
+
+template <typename T>
+void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, int64_t ldc,
+          int threads) {
+  run_gemm<T>(a, b, c, nullptr, ldc, threads);
+}
+
+void gemm_rounded(const ConstMatrix<BF16Bits>& a, const ConstMatrix<BF16Bits>& b, BF16Bits* out,
+                  int64_t ldo, int threads) {
+  run_gemm<BF16Bits>(a, b, nullptr, out, ldo, threads);
+}
+
 template void gemm<float>(const ConstMatrix<float>&, const ConstMatrix<float>&, float*, int64_t,
                           int);
 template void gemm<double>(const ConstMatrix<double>&, const ConstMatrix<double>&, double*, int64_t,
                            int);
+template void gemm<BF16Bits>(const ConstMatrix<BF16Bits>&, const ConstMatrix<BF16Bits>&, float*,
+                             int64_t, int);
 
 }  // namespace wick::cpu::gemm

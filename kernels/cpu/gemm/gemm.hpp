@@ -12,6 +12,10 @@
 //         for ir step MR: for jr step NR:                        A micro-panel KC x MR (L1)
 //           micro-kernel: C[ir:ir+MR, jr:jr+NR] (+)= A panel . B panel, in registers
 //
+// bfloat16 has one more micro-kernel, for CPUs with AVX512_BF16 (Zen 4 and later, Cooper Lake,
+// Sapphire Rapids): vdpbf16ps multiplies pairs of bfloat16 along the depth and adds both
+// products to a float32 accumulator, twice the multiply-adds of a float32 FMA per instruction.
+// Its panels hold depth pairs (kernel_avx512_bf16.cpp); C is float32.
 // Tested in tests/cpu_gemm/ (every ISA at odd sizes against a long-double reference) and by the
 // matmul tests; measured in bench/cpu/ (docs/cpu-gemm.md has the worklog and the figures).
 #pragma once
@@ -31,6 +35,24 @@ Isa best_supported_isa();
 // else the best supported. set_isa() overrides it (tests and the bench); the same clamp applies.
 Isa active_isa();
 void set_isa(Isa isa);
+
+// A bfloat16 value as its bits (wick::BFloat16's layout, without its inline functions, which
+// the ISA files must not instantiate: kernels.hpp).
+struct BF16Bits {
+  uint16_t bits;
+};
+
+// The type of C for inputs of type T: T itself, float for bfloat16.
+template <typename T>
+struct ProductOf {
+  using type = T;
+};
+template <>
+struct ProductOf<BF16Bits> {
+  using type = float;
+};
+template <typename T>
+using Product = typename ProductOf<T>::type;
 
 // A read-only matrix view with strides in elements (any sign-free strides, including 0).
 template <typename T>
@@ -58,7 +80,19 @@ void set_blocking(Isa isa, int64_t mc, int64_t kc, int64_t nc);
 // C[m x n] = A[m x k] @ B[k x n], C row-major with row stride ldc. `threads` bounds the OpenMP
 // team (1: run on the calling thread; <= 0: cpu::max_threads(), wick::set_num_threads'
 // number); small products run on fewer threads whatever it says. k == 0 writes zeros.
+// T: float, double or BF16Bits (C float; only where has_bf16_gemm() says so).
 template <typename T>
-void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc, int threads = 0);
+void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, int64_t ldc,
+          int threads = 0);
+
+// out[m x n] = A @ B rounded once to bfloat16, row stride ldo: gemm<BF16Bits> whose last depth
+// block rounds each C tile as it leaves the registers (a float32 C, kept by the calling thread
+// between calls, only when K spans several blocks). Only where has_bf16_gemm() says so.
+void gemm_rounded(const ConstMatrix<BF16Bits>& a, const ConstMatrix<BF16Bits>& b, BF16Bits* out,
+                  int64_t ldo, int threads = 0);
+
+// True when gemm<BF16Bits> may run: the CPU has AVX512_BF16 and the active ISA is avx512
+// (WICK_CPU_ISA=avx2 turns it off with the float32 AVX-512 kernels).
+bool has_bf16_gemm();
 
 }  // namespace wick::cpu::gemm

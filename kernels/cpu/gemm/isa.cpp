@@ -2,12 +2,14 @@
 // __builtin_cpu_supports (which also checks that the OS saves the AVX/AVX-512 registers); the
 // environment variable WICK_CPU_ISA=portable|avx2|avx512 is read once at the first call and
 // can only lower the choice, so a binary built on any x86-64 runs on any other. Non-x86 builds
-// have only the portable path. Tested in tests/cpu_gemm/ (every ISA the CPU has).
+// have only the portable path. AVX512_BF16 (for the bfloat16 kernel) is read the same way and
+// used only while the active ISA is avx512. Tested in tests/cpu_gemm/ (every ISA the CPU has).
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 
 #include "gemm.hpp"
+#include "kernels.hpp"
 
 namespace wick::cpu::gemm {
 namespace {
@@ -44,6 +46,17 @@ std::atomic<int>& chosen() {
 }
 
 }  // namespace
+
+bool cpu_has_avx512_bf16() {
+#if defined(WICK_GEMM_X86)
+  static const bool has = best_supported_isa() == Isa::avx512 &&
+                          __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512bf16");
+  return has;
+#else
+  return false;
+#endif
+}
 
 const char* isa_name(Isa isa) {
   switch (isa) {

@@ -15,20 +15,30 @@ namespace wick::cpu::gemm {
 //  - packed_a holds ceil(mc / MR) panels, each kc x MR (row i of the panel at [p * MR + i] for
 //    depth p), the rows past mc zero;
 //  - packed_b holds ceil(nc / NR) panels, each kc x NR ([p * NR + j]), the columns past nc zero;
-//  - c is row-major with row stride ldc; accumulate = false overwrites it (the first KC block).
-// Both packed buffers are 64-byte aligned.
+//  - c is row-major with row stride ldc; accumulate = false overwrites it (the first KC block);
+//  - rounded (bfloat16 only; null otherwise): the last KC block writes C + the product rounded
+//    to bfloat16 there (row stride ldc too) instead of into c.
+// Both packed buffers are 64-byte aligned. bfloat16 panels hold the depth in pairs (kc even,
+// the pair past an odd depth zero): see kernel_avx512_bf16.cpp.
 template <typename T>
 struct MacroArgs {
   int64_t mc, nc, kc;
   const T* packed_a;
   const T* packed_b;
-  T* c;
+  Product<T>* c;
   int64_t ldc;
   bool accumulate;
+  BF16Bits* rounded;
 };
 
 // Packing, see pack.hpp: A panels [q0, q1) of the block at row i0 (mc rows) and depth p0 (kc),
 // and the B block at depth p0 (kc) and column j0 (nc columns).
+// The depth of a packed panel is a multiple of this: a bfloat16 panel stores pairs.
+template <typename T>
+constexpr int64_t kDepthUnit = 1;
+template <>
+constexpr int64_t kDepthUnit<BF16Bits> = 2;
+
 template <typename T>
 using PackA = void (*)(const ConstMatrix<T>& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
                        int64_t q0, int64_t q1, T* dst);
@@ -44,8 +54,12 @@ struct KernelSet {
   PackB<T> pack_b = nullptr;
 };
 
-// Defined in kernel_portable.cpp, kernel_avx2.cpp and kernel_avx512.cpp; the x86 ones exist only
-// in x86 builds (WICK_GEMM_X86) and must only be called when the CPU has the ISA.
+// True when the CPU (and the OS) can run AVX512_BF16 code, with AVX512BW (isa.cpp).
+bool cpu_has_avx512_bf16();
+
+// Defined in kernel_portable.cpp, kernel_avx2.cpp, kernel_avx512.cpp and
+// kernel_avx512_bf16.cpp; the x86 ones exist only in x86 builds (WICK_GEMM_X86) and must only
+// be called when the CPU has the ISA. A bfloat16 set always brings its own packers.
 KernelSet<float> portable_kernels_f32();
 KernelSet<double> portable_kernels_f64();
 #if defined(WICK_GEMM_X86)
@@ -53,6 +67,7 @@ KernelSet<float> avx2_kernels_f32();
 KernelSet<double> avx2_kernels_f64();
 KernelSet<float> avx512_kernels_f32();
 KernelSet<double> avx512_kernels_f64();
+KernelSet<BF16Bits> avx512_kernels_bf16();
 #endif
 
 }  // namespace wick::cpu::gemm

@@ -17,12 +17,16 @@
 namespace wick::cpu::gemm {
 namespace {
 
-// dst[c * dst_stride + r] = src[r * src_stride + c] for r, c < 8.
-inline void transpose_8x8(const float* src, int64_t src_stride, float* dst, int64_t dst_stride) {
-  __m256 r0 = _mm256_loadu_ps(src + 0 * src_stride), r1 = _mm256_loadu_ps(src + 1 * src_stride);
-  __m256 r2 = _mm256_loadu_ps(src + 2 * src_stride), r3 = _mm256_loadu_ps(src + 3 * src_stride);
-  __m256 r4 = _mm256_loadu_ps(src + 4 * src_stride), r5 = _mm256_loadu_ps(src + 5 * src_stride);
-  __m256 r6 = _mm256_loadu_ps(src + 6 * src_stride), r7 = _mm256_loadu_ps(src + 7 * src_stride);
+// dst[c * dst_stride + r] = src[r * src_stride + c] for r, c < 8, of 32-bit elements, moved as
+// bits. Src is float, or uint16_t for the bfloat16 kernel's depth pairs: its 32-bit elements
+// start on any 2-byte boundary (src_stride in uint16_t units, so odd strides work).
+template <typename Src>
+inline void transpose_8x8(const Src* src, int64_t src_stride, float* dst, int64_t dst_stride) {
+  const auto row = [&](int r) {
+    return _mm256_loadu_ps(reinterpret_cast<const float*>(src + r * src_stride));
+  };
+  __m256 r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
+  __m256 r4 = row(4), r5 = row(5), r6 = row(6), r7 = row(7);
   const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
   const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
   const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
@@ -61,7 +65,7 @@ constexpr int kTile = sizeof(T) == 4 ? 8 : 4;
 template <typename T>
 inline void transpose_tile(const T* src, int64_t src_stride, T* dst, int64_t dst_stride) {
   if constexpr (sizeof(T) == 4) {
-    transpose_8x8(src, src_stride, dst, dst_stride);
+    transpose_8x8<float>(src, src_stride, dst, dst_stride);
   } else {
     transpose_4x4(src, src_stride, dst, dst_stride);
   }
