@@ -398,6 +398,25 @@ def vs_cell(vs, peer, gflops):
     return pct(w / p) if w and p else "-"
 
 
+# bench_vs_libtorch's bfloat16 matmul rows (1024 x 1024 operands): section 4.
+GEMM_BF16_VS_TORCH = {"matmul_bf16": "a @ b", "matmul_transposed_bf16": "a @ b.t()"}
+
+
+def gemm_bf16_vs_torch(r):
+    """Section 4's bfloat16 table against libtorch, or [] when bench_vs_libtorch did not run."""
+    vt = r.vs_libtorch()
+    flop = 2.0 * 1024 ** 3
+    rows = [[label, t, fmt(flop / (d["wick"] * 1e-3) / 1e9), fmt(flop / (d["torch"] * 1e-3) / 1e9), speedup_cell(d)]
+            for what, label in GEMM_BF16_VS_TORCH.items()
+            for (w, t), d in sorted(vt.items(), key=lambda kv: kv[0][1]) if w == what]
+    if not rows:
+        return []
+    return ["bfloat16, 1024 x 1024 operands, against libtorch (bench_vs_libtorch, same threads; float32 sums "
+            "rounded once to bfloat16 in both; wick uses `vdpbf16ps` where the CPU has AVX512_BF16, float32 copies "
+            "elsewhere; " + VS_TORCH_HOW + "), GFLOP/s:", "",
+            table(["product", "threads", "wick", "libtorch", "wick's speed / libtorch's"], rows), ""]
+
+
 def section_gemm(r, plots):
     out = ["## 4. GEMM", ""]
     g = r.gemm_cpu()
@@ -455,6 +474,7 @@ def section_gemm(r, plots):
             out += ["The CPU ladder at N = 1024 (docs/cpu-gemm.md: each rung one idea more):", "",
                     table(["rung", "threads", "GFLOP/s", "% of peak"],
                           [[k, t, fmt(v), pct(v * 1e9 / r.peak_for(t)) if r.peak_for(t) else "-"] for k, t, v in lad]), ""]
+        out += gemm_bf16_vs_torch(r)
     else:
         fb = r.gemm_cpu_fallback()
         why = r.skipped.get("cpu_gemm", "bench/cpu is not built in this checkout")
