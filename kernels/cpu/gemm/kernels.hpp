@@ -35,9 +35,9 @@ struct MacroArgs {
 // and the B block at depth p0 (kc) and column j0 (nc columns).
 // The depth of a packed panel is a multiple of this: a bfloat16 panel stores pairs.
 template <typename T>
-constexpr int64_t kDepthUnit = 1;
+inline constexpr int64_t kDepthUnit = 1;
 template <>
-constexpr int64_t kDepthUnit<BF16Bits> = 2;
+inline constexpr int64_t kDepthUnit<BF16Bits> = 2;
 
 template <typename T>
 using PackA = void (*)(const ConstMatrix<T>& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
