@@ -1,7 +1,7 @@
 // softmax.cpp: softmax and log_softmax along one dim. Each row (the elements along `dim` for
 // one index of the other dims) takes three passes: max, sum of exp(x - max) in double, write.
 // Subtracting the max keeps exp from overflowing; rows run in parallel. A float32 row with
-// unit stride (softmax over the last dim) goes to vec::softmax_row_f32: a max, the exps
+// unit stride (softmax over the last dim) goes to vec::softmax_rows_f32: a max, the exps
 // written once (vectorised exp, vec_math.hpp, 2 ulp), summed in double and rescaled; about 10x
 // the scalar path on Zen 4 (docs/cpu-kernels.md).
 #include <cmath>
@@ -67,9 +67,7 @@ void run_softmax(const OpCall& call) {
     if (in_stride == 1 && in.is_contiguous()) {
       parallel_for(rows, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)),
                    [&](int64_t r0, int64_t r1) {
-                     for (int64_t r = r0; r < r1; ++r) {
-                       vec::softmax_row_f32(src + r * n, dst + r * n, n, log_form);
-                     }
+                     vec::softmax_rows_f32(src + r0 * n, dst + r0 * n, r1 - r0, n, log_form);
                    });
       return;
     }
@@ -82,7 +80,7 @@ void run_softmax(const OpCall& call) {
           T* y = dst + row_offset(out, r);
           if constexpr (std::is_same_v<T, float>) {
             if (in_stride == 1 && out_stride == 1) {
-              vec::softmax_row_f32(x, y, n, log_form);
+              vec::softmax_rows_f32(x, y, 1, n, log_form);
               continue;
             }
           }
@@ -133,10 +131,8 @@ void run_softmax_bf16(const OpCall& call) {
   const int64_t inner = in.strides()[call.dim], rows = in.numel() / n;
   if (inner == 1 || n == 1) {  // rows of n one after another
     parallel_for(rows, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t r0, int64_t r1) {
-      std::vector<float> scratch(static_cast<size_t>(n));
-      for (int64_t r = r0; r < r1; ++r) {
-        vec::softmax_row_bf16(src + r * n, dst + r * n, scratch.data(), n, log_form);
-      }
+      std::vector<float> scratch(static_cast<size_t>(vec::softmax_rows_scratch(n)));
+      vec::softmax_rows_bf16(src + r0 * n, dst + r0 * n, scratch.data(), r1 - r0, n, log_form);
     });
     return;
   }

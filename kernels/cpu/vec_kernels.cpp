@@ -19,6 +19,7 @@
 
 #include "vec_clones.hpp"
 #include "vec_math.hpp"
+#include "wick/philox.hpp"
 
 namespace wick::cpu::vec {
 
@@ -202,6 +203,16 @@ template <typename E>
   }
 }
 
+// log of a softmax row's sum: at least 1 where the row's max is finite (the max adds exp(0)),
+// 0 for a row of -inf (log 0 = -inf; the outputs become -inf - -inf = NaN, as in PyTorch), NaN
+// where the row holds a NaN or +inf. philox.hpp's log_positive (fdlibm's log without branches,
+// within 1.4 ulp) vectorises over a group of rows, where libm's log, one call per row, took
+// 17% of log_softmax over rows of 64.
+[[gnu::always_inline]] inline double log_of_sum(double total) {
+  const double log_total = philox::log_positive(total);
+  return total > 0 ? log_total : (total == 0 ? -std::numeric_limits<double>::infinity() : total);
+}
+
 template <typename E>
 [[gnu::always_inline]] inline void softmax_columns(const E* x, E* out, float* y, int64_t y_stride,
                                                    int64_t n, int64_t stride, int64_t width,
@@ -229,7 +240,7 @@ template <typename E>
   }
   if (log_form) {
     double log_total[kSoftmaxColumns];
-    for (int64_t j = 0; j < width; ++j) log_total[j] = std::log(total[j]);
+    for (int64_t j = 0; j < width; ++j) log_total[j] = log_of_sum(total[j]);
     for (int64_t i = 0; i < n; ++i) {
       const E* xi = x + i * stride;
       E* oi = out + i * stride;
@@ -249,19 +260,8 @@ template <typename E>
   }
 }
 
-template <typename E>
-[[gnu::always_inline]] inline void softmax_row(const E* x, E* out, float* y, int64_t n,
-                                               bool log_form) {
-  // The row as float32: x itself, or bfloat16 widened into y first (the max loop over 16-bit
-  // loads was scalar code: 1.64 ms for the rows of a [1024, 1024] against 1.49 with whole
-  // float32 copies).
-  const float* xf = nullptr;
-  if constexpr (std::is_same_v<E, float>) {
-    xf = x;
-  } else {
-    for (int64_t k = 0; k < n; ++k) y[k] = bf16_to_float(x[k]);
-    xf = y;
-  }
+// The max of a float32 row, the shift of its exps; 0 for a row of -inf.
+[[gnu::always_inline]] inline float row_shift(const float* xf, int64_t n) {
   // max over 64 lanes; `v > m ? v : m` skips NaN, in any order, so the lane count does not
   // change the result. With 16 lanes GCC unrolled the lane loop and left 16 scalar maxss
   // (about 15% of the float32 rows' time, perf); 64 stay a loop, vectorised.
@@ -288,21 +288,67 @@ template <typename E>
   // The tail after the lanes, not into them: scalar stores into the lanes read back as vectors
   // by the halving stalled store forwarding (13% of a cross_entropy step on [256, 10]).
   for (; i < n; ++i) shift = xf[i] > shift ? xf[i] : shift;
-  if (shift == -std::numeric_limits<float>::infinity()) shift = 0;
-  // exp(x - max) into y (in place for bfloat16), then y summed in double by sum_f32 (the row is
-  // still in L1). Two loops, not one: the fused loop (exp, store, convert, add) vectorised
-  // worse; split, BM_softmax_rows went 1.013 -> 0.871 ms on one thread (docs/cpu-kernels.md).
-  for (i = 0; i < n; ++i) y[i] = exp(xf[i] - shift);
-  const double total = sum_f32(y, n);
-  if (log_form) {
-    const double log_total = std::log(total);
-    for (int64_t k = 0; k < n; ++k) {
-      out[k] = from_float<E>(
-          static_cast<float>(static_cast<double>(as_float(x[k]) - shift) - log_total));
+  return shift == -std::numeric_limits<float>::infinity() ? 0.0f : shift;
+}
+
+// `rows` rows of n, one after another, in groups of softmax_row_group(n): each row's shift,
+// exps and sum, then the group's logs (or reciprocals) as one vector loop, then the outputs.
+// `scratch` holds the group's exps for bfloat16 (softmax_rows_scratch(n) floats); float32
+// keeps them in the output.
+template <typename E>
+[[gnu::always_inline]] inline void softmax_rows(const E* x, E* out, float* scratch, int64_t rows,
+                                                int64_t n, bool log_form) {
+  const int64_t group = softmax_row_group(n);
+  float shift[kSoftmaxRowGroup];
+  double total[kSoftmaxRowGroup], factor[kSoftmaxRowGroup];
+  for (int64_t r0 = 0; r0 < rows; r0 += group) {
+    const int64_t count = rows - r0 < group ? rows - r0 : group;
+    for (int64_t r = 0; r < count; ++r) {
+      const E* xr = x + (r0 + r) * n;
+      float* y = nullptr;  // exp(x - max) of the row
+      const float* xf = nullptr;
+      if constexpr (std::is_same_v<E, float>) {
+        y = out + (r0 + r) * n;
+        xf = xr;
+      } else {
+        // Widened into y first (the max loop over 16-bit loads was scalar code: 1.64 ms for the
+        // rows of a [1024, 1024] against 1.49 with whole float32 copies); exps in place.
+        y = scratch + r * n;
+        for (int64_t k = 0; k < n; ++k) y[k] = bf16_to_float(xr[k]);
+        xf = y;
+      }
+      shift[r] = row_shift(xf, n);
+      // exp(x - max) into y, then y summed in double by sum_f32 (the row is still in L1). Two
+      // loops, not one: the fused loop (exp, store, convert, add) vectorised worse; split,
+      // BM_softmax_rows went 1.013 -> 0.871 ms on one thread (docs/cpu-kernels.md).
+      for (int64_t i = 0; i < n; ++i) y[i] = exp(xf[i] - shift[r]);
+      total[r] = sum_f32(y, n);
     }
-  } else {
-    const float inv = static_cast<float>(1.0 / total);
-    for (int64_t k = 0; k < n; ++k) out[k] = from_float<E>(y[k] * inv);
+    for (int64_t r = count; r < kSoftmaxRowGroup; ++r) total[r] = 1.0;  // defined lanes
+    if (log_form) {
+      for (int r = 0; r < kSoftmaxRowGroup; ++r) factor[r] = log_of_sum(total[r]);
+    } else {
+      for (int r = 0; r < kSoftmaxRowGroup; ++r) factor[r] = 1.0 / total[r];
+    }
+    for (int64_t r = 0; r < count; ++r) {
+      const E* xr = x + (r0 + r) * n;
+      E* outr = out + (r0 + r) * n;
+      if (log_form) {
+        for (int64_t k = 0; k < n; ++k) {
+          outr[k] = from_float<E>(static_cast<float>(
+              static_cast<double>(as_float(xr[k]) - shift[r]) - factor[r]));
+        }
+      } else {
+        const float* y = nullptr;
+        if constexpr (std::is_same_v<E, float>) {
+          y = outr;
+        } else {
+          y = scratch + r * n;
+        }
+        const auto inv = static_cast<float>(factor[r]);
+        for (int64_t k = 0; k < n; ++k) outr[k] = from_float<E>(y[k] * inv);
+      }
+    }
   }
 }
 }  // namespace
@@ -317,13 +363,14 @@ WICK_VEC_CLONES void softmax_columns_bf16(const uint16_t* x, uint16_t* y, float*
   softmax_columns(x, y, scratch, width, n, stride, width, log_form);
 }
 
-WICK_VEC_CLONES void softmax_row_f32(const float* x, float* y, int64_t n, bool log_form) {
-  softmax_row(x, y, y, n, log_form);
+WICK_VEC_CLONES void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t n,
+                                      bool log_form) {
+  softmax_rows(x, y, y, rows, n, log_form);
 }
 
-WICK_VEC_CLONES void softmax_row_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t n,
-                                      bool log_form) {
-  softmax_row(x, y, scratch, n, log_form);
+WICK_VEC_CLONES void softmax_rows_bf16(const uint16_t* x, uint16_t* y, float* scratch,
+                                       int64_t rows, int64_t n, bool log_form) {
+  softmax_rows(x, y, scratch, rows, n, log_form);
 }
 
 }  // namespace wick::cpu::vec

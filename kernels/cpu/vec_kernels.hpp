@@ -99,21 +99,32 @@ void accumulate_rows_bf16(double* acc, const uint16_t* x, int64_t stride, int64_
 void accumulate_rows_bf16_form(SumForm form, double* acc, const uint16_t* x, int64_t stride,
                                int64_t rows, int64_t n);
 
-// One softmax row: y = exp(x - max) / sum, or log_softmax: y = x - max - log(sum), with the
-// sum in double. max ignores NaN (NaN flows through exp into the sum, so a NaN row is all NaN,
-// as in PyTorch); a row of -inf gets shift 0 (0/0 = NaN everywhere, as in PyTorch).
-void softmax_row_f32(const float* x, float* y, int64_t n, bool log_form);
+// Softmax over `rows` rows of n, one after another: y = exp(x - max) / sum, or log_softmax:
+// y = x - max - log(sum), with the sum in double. max ignores NaN (NaN flows through exp into
+// the sum, so a NaN row is all NaN, as in PyTorch); a row of -inf gets shift 0 (0/0 = NaN
+// everywhere, as in PyTorch). Short rows go in groups of softmax_row_group(n), whose logs or
+// reciprocals are one vector loop.
+void softmax_rows_f32(const float* x, float* y, int64_t rows, int64_t n, bool log_form);
+inline constexpr int64_t kSoftmaxRowGroup = 16;
+// Rows per group: up to 4096 elements (16 KiB of exps, next to the input in L1).
+inline int64_t softmax_row_group(int64_t n) {
+  if (n <= 4096 / kSoftmaxRowGroup) return kSoftmaxRowGroup;
+  return n >= 4096 ? 1 : 4096 / n;
+}
+// The floats of scratch that softmax_rows_bf16 needs for rows of n.
+inline int64_t softmax_rows_scratch(int64_t n) { return softmax_row_group(n) * n; }
 // The same for `width` rows side by side (width <= kSoftmaxColumns): row j holds elements
 // x[j], x[j + stride], ..., x[j + (n - 1) stride] (softmax over a dim that is not the last of a
-// contiguous tensor), with the arithmetic of softmax_row_f32 vectorised across the rows.
+// contiguous tensor), with the arithmetic of softmax_rows_f32 vectorised across the rows.
 inline constexpr int64_t kSoftmaxColumns = 64;
 void softmax_columns_f32(const float* x, float* y, int64_t n, int64_t stride, int64_t width,
                          bool log_form);
 // The same two on bfloat16 bit patterns, computed in float32 (each element widened where it is
 // read, each output rounded once where it is written: the float32 functions' bits on the
-// widened input, rounded), with exp(x - max) kept in `scratch`: n floats for a row, n * width
-// for side-by-side rows.
-void softmax_row_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t n, bool log_form);
+// widened input, rounded), with exp(x - max) kept in `scratch`: softmax_rows_scratch(n) floats
+// for rows, n * width for side-by-side rows.
+void softmax_rows_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t rows, int64_t n,
+                       bool log_form);
 void softmax_columns_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t n, int64_t stride,
                           int64_t width, bool log_form);
 

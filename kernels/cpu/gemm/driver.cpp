@@ -98,6 +98,14 @@ class Buffer {
     }
     return data_;
   }
+  // Frees the memory when it is more than `bytes`, so that one large product does not pin it
+  // for the rest of its thread's life.
+  void trim(size_t bytes) {
+    if (capacity_ <= bytes) return;
+    std::free(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+  }
 
  private:
   void* data_ = nullptr;
@@ -241,6 +249,12 @@ void run_thread(const Plan<T>& plan, int tid, int nt) {
 }
 
 thread_local Buffer tl_sum_buffer;  // gemm_rounded's float32 C, when K spans several blocks
+// tl_sum_buffer keeps at most this much between calls (a 2048 x 2048 float32 C); a larger one
+// is an O(m n) allocation next to O(m n k) work.
+constexpr size_t kKeptSumBytes = size_t{16} << 20;
+struct TrimSumBuffer {
+  ~TrimSumBuffer() { tl_sum_buffer.trim(kKeptSumBytes); }
+};
 
 // gemm, or (rounded not null) gemm_rounded, which passes c = null.
 template <typename T>
@@ -314,6 +328,7 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
       ceil_div(ceil_div(std::min(plan.bl.mc, m), plan.bl.mr) * plan.bl.mr * packed_kc, 32) * 32;
   // A thread's columns span at most ceil(n_units / tn) panels; tn >= 1 bounds it by n.
   plan.b_block = ceil_div(std::min(plan.bl.nc, n_units * plan.bl.nr) * packed_kc, 32) * 32;
+  TrimSumBuffer trim_sums_on_return;
   if (rounded != nullptr && k > plan.bl.kc) {
     // Several depth blocks: the sums wait in a float32 C with the output's row stride.
     plan.c = static_cast<Product<T>*>(

@@ -1,4 +1,4 @@
-// gemm.hpp: wick's own GEMM, C = A @ B for float and double, in the structure of BLIS (Van Zee
+// gemm.hpp: wick's own GEMM, C = A @ B for float, double and bfloat16 (float32 sums; AVX512_BF16 only), in the structure of BLIS (Van Zee
 // and van de Geijn, 2015): A and B are packed into panels (where any strides and transposes are
 // absorbed), blocked for the caches the machine reports, and multiplied by a register-blocked
 // micro-kernel chosen at run time for the CPU: AVX-512, AVX2+FMA, or portable C++. The loop nest,

@@ -92,30 +92,27 @@ inline void interleave_32(const uint16_t* even, const uint16_t* odd, uint16_t* o
 template <int W>
 void pack_pairs_lane_contiguous(const uint16_t* base, int64_t depth_stride, int64_t kc,
                                 uint16_t* __restrict dst) {
+  static_assert(W % 8 == 0, "whole 8-lane groups");
   const int64_t steps = (kc + 1) / 2;
   for (int64_t s = 0; s < steps; ++s) {
     const uint16_t* even = base + 2 * s * depth_stride;
     const bool has_odd = 2 * s + 1 < kc;
     uint16_t* out = dst + s * W * 2;
-    if constexpr (W % 32 == 0) {
-      for (int l = 0; l < W; l += 32) {
-        interleave_32(even + l, has_odd ? even + depth_stride + l : nullptr, out + 2 * l);
-      }
-    } else {
-      static_assert(W % 8 == 0, "whole 8-lane groups");
-      for (int l = 0; l < W; l += 8) {
-        const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(even + l));
-        const __m128i o =
-            has_odd ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(even + depth_stride + l))
-                    : _mm_setzero_si128();
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * l), _mm_unpacklo_epi16(e, o));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * l + 8), _mm_unpackhi_epi16(e, o));
-      }
+    for (int l = 0; l < W; l += 8) {
+      const __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(even + l));
+      const __m128i o =
+          has_odd ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(even + depth_stride + l))
+                  : _mm_setzero_si128();
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * l), _mm_unpacklo_epi16(e, o));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out + 2 * l + 8), _mm_unpackhi_epi16(e, o));
     }
   }
 }
 
-// One panel of W lanes: the SIMD packs for full panels of the two common layouts.
+// One panel of W lanes: the SIMD packs for full panels of the two common layouts. (A full
+// row-major B panel never gets here: pack_b_bf16 interleaves whole rows of the block. With one
+// depth step, kc = 1, there is no pair to transpose, and a depth stride of 1 may only mean a
+// dim of size 1; the lane-contiguous or plain pack reads it.)
 template <int W>
 void pack_panel(const uint16_t* base, int64_t lane_stride, int64_t depth_stride, int64_t lanes,
                 int64_t kc, uint16_t* dst) {
@@ -173,17 +170,17 @@ void pack_b_bf16(const ConstMatrix<BF16Bits>& b, int64_t p0, int64_t kc, int64_t
 
 inline __m512bh as_bf16(__m512i v) { return (__m512bh)v; }  // a vector cast: the same bits
 
-// 16 float32 rounded to bfloat16 as wick::BFloat16 rounds (to nearest, ties to even; a NaN
-// stays a quiet NaN of its sign), in integer operations: vcvtneps2bf16 would also flush
-// subnormal results to zero.
+// 16 float32 rounded to bfloat16 as wick::BFloat16 rounds (to nearest, ties to even), in integer
+// operations: vcvtneps2bf16 would also flush subnormal results to zero. BFloat16 also keeps a
+// NaN whose low half would carry into the exponent; every NaN that reaches here has a zero low
+// half (a bfloat16 input's payload, quieted by vdpbf16ps, or the default NaN), so the add
+// leaves its high half, a quiet NaN, as it is (tests/cpu_gemm: the largest payload, 0x7FFF,
+// and a signalling NaN).
 inline __m256i round_to_bf16(__m512 x) {
   const __m512i bits = _mm512_castps_si512(x);
   const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-  const __m512i rounded = _mm512_srli_epi32(
-      _mm512_add_epi32(bits, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF))), 16);
-  const __m512i quiet_nan = _mm512_or_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(0x40));
-  const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-  return _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet_nan));
+  return _mm512_cvtepi32_epi16(_mm512_srli_epi32(
+      _mm512_add_epi32(bits, _mm512_add_epi32(lsb, _mm512_set1_epi32(0x7FFF))), 16));
 }
 
 // C[0:mr, 0:nr] (+)= A panel . B panel over `steps` depth pairs; with `rounded`, the sum goes
