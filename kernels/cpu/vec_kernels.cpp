@@ -260,33 +260,48 @@ template <typename E>
   }
 }
 
-// The max of a float32 row, the shift of its exps; 0 for a row of -inf.
+// GCC vector extensions, for the reductions whose last steps the loops left to the stack: each
+// clone (vec_clones.hpp) lowers them to its own registers (one zmm, two ymm, four xmm).
+using F32x16 = float __attribute__((vector_size(64)));
+using F32x8 = float __attribute__((vector_size(32)));
+using F32x4 = float __attribute__((vector_size(16)));
+// `v > m ? v : m`: skips a NaN in v, so a max over lanes in any order gives the same value.
+template <typename V>
+[[gnu::always_inline]] inline V max_skipping_nan(V v, V m) {
+  return v > m ? v : m;
+}
+[[gnu::always_inline]] inline F32x16 load16(const float* x) {
+  F32x16 v;
+  std::memcpy(&v, x, sizeof(v));
+  return v;
+}
+
+// The max of a float32 row, the shift of its exps; 0 for a row of -inf. NaNs are skipped.
 [[gnu::always_inline]] inline float row_shift(const float* xf, int64_t n) {
-  // max over 64 lanes; `v > m ? v : m` skips NaN, in any order, so the lane count does not
-  // change the result. With 16 lanes GCC unrolled the lane loop and left 16 scalar maxss
-  // (about 15% of the float32 rows' time, perf); 64 stay a loop, vectorised.
-  constexpr int kMaxLanes = 64;
+  // Four chains of 16 lanes, halved in registers. The loop over an array of 64 lanes before
+  // it left the halving's last steps (widths 4, 2, 1) to scalar code through the stack: 15% of
+  // log_softmax over rows of 64 (perf, Zen 4); with 16 lanes GCC had unrolled the lane loop
+  // into 16 scalar maxss.
   float shift = -std::numeric_limits<float>::infinity();
   int64_t i = 0;
-  if (n >= kMaxLanes) {
-    float lane_max[kMaxLanes];
-    for (int j = 0; j < kMaxLanes; ++j) lane_max[j] = -std::numeric_limits<float>::infinity();
-    for (; i + kMaxLanes <= n; i += kMaxLanes) {
-      for (int j = 0; j < kMaxLanes; ++j) {
-        lane_max[j] = xf[i + j] > lane_max[j] ? xf[i + j] : lane_max[j];
-      }
+  if (n >= 16) {
+    const F32x16 none = F32x16{} - std::numeric_limits<float>::infinity();
+    F32x16 m0 = none, m1 = none, m2 = none, m3 = none;
+    for (; i + 64 <= n; i += 64) {
+      m0 = max_skipping_nan(load16(xf + i), m0);
+      m1 = max_skipping_nan(load16(xf + i + 16), m1);
+      m2 = max_skipping_nan(load16(xf + i + 32), m2);
+      m3 = max_skipping_nan(load16(xf + i + 48), m3);
     }
-    // Halving: six vector steps instead of a chain of 63 dependent compares (about 190 cycles
-    // of latency per row, which short rows pay in full).
-    for (int width = kMaxLanes / 2; width > 0; width /= 2) {
-      for (int j = 0; j < width; ++j) {
-        lane_max[j] = lane_max[j + width] > lane_max[j] ? lane_max[j + width] : lane_max[j];
-      }
-    }
-    shift = lane_max[0];
+    for (; i + 16 <= n; i += 16) m0 = max_skipping_nan(load16(xf + i), m0);
+    m0 = max_skipping_nan(max_skipping_nan(m2, m0), max_skipping_nan(m3, m1));
+    const F32x8 m8 = max_skipping_nan(__builtin_shufflevector(m0, m0, 8, 9, 10, 11, 12, 13, 14, 15),
+                                      __builtin_shufflevector(m0, m0, 0, 1, 2, 3, 4, 5, 6, 7));
+    const F32x4 m4 = max_skipping_nan(__builtin_shufflevector(m8, m8, 4, 5, 6, 7),
+                                      __builtin_shufflevector(m8, m8, 0, 1, 2, 3));
+    const float low = m4[2] > m4[0] ? m4[2] : m4[0], high = m4[3] > m4[1] ? m4[3] : m4[1];
+    shift = high > low ? high : low;
   }
-  // The tail after the lanes, not into them: scalar stores into the lanes read back as vectors
-  // by the halving stalled store forwarding (13% of a cross_entropy step on [256, 10]).
   for (; i < n; ++i) shift = xf[i] > shift ? xf[i] : shift;
   return shift == -std::numeric_limits<float>::infinity() ? 0.0f : shift;
 }
@@ -335,8 +350,8 @@ template <typename E>
       E* outr = out + (r0 + r) * n;
       if (log_form) {
         for (int64_t k = 0; k < n; ++k) {
-          outr[k] = from_float<E>(static_cast<float>(
-              static_cast<double>(as_float(xr[k]) - shift[r]) - factor[r]));
+          outr[k] = from_float<E>(
+              static_cast<float>(static_cast<double>(as_float(xr[k]) - shift[r]) - factor[r]));
         }
       } else {
         const float* y = nullptr;
@@ -368,8 +383,8 @@ WICK_VEC_CLONES void softmax_rows_f32(const float* x, float* y, int64_t rows, in
   softmax_rows(x, y, y, rows, n, log_form);
 }
 
-WICK_VEC_CLONES void softmax_rows_bf16(const uint16_t* x, uint16_t* y, float* scratch,
-                                       int64_t rows, int64_t n, bool log_form) {
+WICK_VEC_CLONES void softmax_rows_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t rows,
+                                       int64_t n, bool log_form) {
   softmax_rows(x, y, scratch, rows, n, log_form);
 }
 

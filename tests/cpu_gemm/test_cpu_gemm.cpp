@@ -339,8 +339,8 @@ int check_bf16_products(int64_t m, int64_t k, int64_t n, Layout la, Layout lb) {
   for (bool tiny : {false, true}) {
     const gemm::Blocking bl = gemm::blocking_for<gemm::BF16Bits>(gemm::Isa::avx512);
     if (tiny) gemm::set_blocking<gemm::BF16Bits>(gemm::Isa::avx512, 2 * bl.mr, 5, 2 * bl.nr);
-    INFO((tiny ? "tiny blocking " : "") << m << "x" << k << "x" << n << " A " << layout_name(la)
-                                        << ", B " << layout_name(lb));
+    INFO((tiny ? "tiny blocking " : "")
+         << m << "x" << k << "x" << n << " A " << layout_name(la) << ", B " << layout_name(lb));
     for (int threads : {1, 2}) {
       const int64_t ldc = n + 3;
       std::vector<float> c(static_cast<size_t>(m * ldc), 12345.0f);
@@ -357,8 +357,7 @@ int check_bf16_products(int64_t m, int64_t k, int64_t n, Layout la, Layout lb) {
           }
           const size_t at_ref = static_cast<size_t>(i * n + j);
           const long double eps = std::numeric_limits<float>::epsilon();
-          bad += !(std::fabs(c[at_c] - ref.value[at_ref]) <=
-                   (k + 2) * eps * ref.magnitude[at_ref]);
+          bad += !(std::fabs(c[at_c] - ref.value[at_ref]) <= (k + 2) * eps * ref.magnitude[at_ref]);
           unrounded += rounded[at_c].bits != wick::BFloat16::round_from_float(c[at_c]);
         }
       }
@@ -438,7 +437,7 @@ TEST_CASE("gemm: bfloat16 infinities and NaNs", "[gemm]") {
   std::vector<gemm::BF16Bits> ha, hb;
   const auto a = bf16_copy({fa.data(), m, k, k, 1}, fa, ha);
   const auto b = bf16_copy({fb.data(), k, n, n, 1}, fb, hb);
-  ha[static_cast<size_t>(2 * k + 3)].bits = 0x7FFF;  // a quiet NaN, the largest payload
+  ha[static_cast<size_t>(2 * k + 3)].bits = 0x7FFF;   // a quiet NaN, the largest payload
   hb[static_cast<size_t>(4 * n + 20)].bits = 0x7FA0;  // a signalling NaN: the result is quiet
   std::vector<gemm::BF16Bits> out(static_cast<size_t>(m * n));
   gemm::gemm_rounded(a, b, out.data(), n, 1);
@@ -450,11 +449,11 @@ TEST_CASE("gemm: bfloat16 infinities and NaNs", "[gemm]") {
       for (int64_t i = 0; i < m; ++i) CHECK(quiet_nan(at(i, j)));
       continue;
     }
-    CHECK(at(0, j) == 0x7F80);                      // inf . 1 = inf
+    CHECK(at(0, j) == 0x7F80);                                                // inf . 1 = inf
     const bool row_1_ok = j == 7 ? quiet_nan(at(1, j)) : at(1, j) == 0x7F80;  // inf * 0 is NaN
     CHECK(row_1_ok);
-    CHECK(quiet_nan(at(2, j)));                     // the NaN of A's row 2
-    CHECK(quiet_nan(at(3, j)));                     // inf - inf
+    CHECK(quiet_nan(at(2, j)));  // the NaN of A's row 2
+    CHECK(quiet_nan(at(3, j)));  // inf - inf
     for (int64_t i = 4; i < m; ++i) CHECK(at(i, j) == (j == 7 ? 0x4080 : 0x40A0));  // 4 or 5
   }
 }

@@ -141,8 +141,8 @@ void set_blocking(Isa isa, int64_t mc, int64_t kc, int64_t nc) {
     return;
   }
   const KernelSet<T> ks = kernels_for<T>(isa);
-  if (ks.mr == 0 || ks.nr == 0) return;  // no kernel for T on this ISA (bfloat16 without
-                                         // AVX512_BF16): nothing to tune
+  // No kernel for T on this ISA (bfloat16 without AVX512_BF16): nothing to tune.
+  if (ks.mr == 0 || ks.nr == 0) return;
   o[1].store(kc);
   o[2].store(round_down(nc, ks.nr));
   o[0].store(round_down(mc, ks.mr));

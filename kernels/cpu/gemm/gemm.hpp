@@ -1,8 +1,8 @@
-// gemm.hpp: wick's own GEMM, C = A @ B for float, double and bfloat16 (float32 sums; AVX512_BF16 only), in the structure of BLIS (Van Zee
-// and van de Geijn, 2015): A and B are packed into panels (where any strides and transposes are
-// absorbed), blocked for the caches the machine reports, and multiplied by a register-blocked
-// micro-kernel chosen at run time for the CPU: AVX-512, AVX2+FMA, or portable C++. The loop nest,
-// with C row-major so that SIMD vectors run along N:
+// gemm.hpp: wick's own GEMM, C = A @ B for float, double and bfloat16 (float32 sums; AVX512_BF16
+// only), in the structure of BLIS (Van Zee and van de Geijn, 2015): A and B are packed into panels
+// (where any strides and transposes are absorbed), blocked for the caches the machine reports, and
+// multiplied by a register-blocked micro-kernel chosen at run time for the CPU: AVX-512, AVX2+FMA,
+// or portable C++. The loop nest, with C row-major so that SIMD vectors run along N:
 //
 //   for ic in [0, M) step MC          the A block, MC x KC, packed and shared by the threads (L3)
 //     for pc in [0, K) step KC

@@ -49,10 +49,9 @@ std::atomic<int>& chosen() {
 
 bool cpu_has_avx512_bf16() {
 #if defined(WICK_GEMM_X86)
-  static const bool has = best_supported_isa() == Isa::avx512 &&
-                          __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl") &&
-                          __builtin_cpu_supports("avx512bf16");
+  static const bool has =
+      best_supported_isa() == Isa::avx512 && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bf16");
   return has;
 #else
   return false;
