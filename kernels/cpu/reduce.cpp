@@ -387,6 +387,36 @@ void run_reduce(const OpCall& call) {
       return;
     }
   }
+  // Each output a whole unit-stride row (a sum over the last dims of a contiguous input): the
+  // rows' sums in batches (vec::sum_rows_f32: four rows at once on AVX-512), with the bits
+  // blocked_sum gives each, without its per-output offset and blocking. Sums over the rows of a
+  // [16384, 64] took 0.60 of libtorch's speed on one Zen 4 thread (docs/cpu-kernels.md).
+  if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, BFloat16>) {
+    const bool sum_like = call.op == OpId::sum || call.op == OpId::mean;  // bfloat16: sums only
+    if (sum_like && kept.n == 1 && reduced.n == 1 && reduced.strides[0] == 1 &&
+        reduced.numel <= kBlock) {
+      const int64_t n = reduced.numel, stride = kept.strides[0];
+      const bool mean = call.op == OpId::mean;
+      parallel_for(n_out, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t o0, int64_t o1) {
+        constexpr int64_t kBatch = 256;
+        double sums[kBatch];
+        for (int64_t b = o0; b < o1; b += kBatch) {
+          const int64_t count = std::min(kBatch, o1 - b);
+          if constexpr (std::is_same_v<T, float>) {
+            vec::sum_rows_f32(data + b * stride, stride, count, n, sums);
+          } else {
+            for (int64_t i = 0; i < count; ++i) {
+              sums[i] = unit_stride_sum(data + (b + i) * stride, n);
+            }
+          }
+          for (int64_t i = 0; i < count; ++i) {
+            values[b + i] = static_cast<T>(mean ? sums[i] / static_cast<double>(n) : sums[i]);
+          }
+        }
+      });
+      return;
+    }
+  }
   // Many outputs: one thread per range of outputs. Few: split each output's range instead.
   const bool per_output_parallel = n_out >= 2 * max_threads();
   parallel_for(n_out,

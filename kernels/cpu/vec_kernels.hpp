@@ -52,6 +52,9 @@ void dot_rows_f64(const double* a, int64_t row_stride, int64_t rows, const doubl
 // sum |x|: float32-exact far past 10^8. sum_bf16 gives the bits of sum_f32 of the widened
 // elements.
 double sum_f32(const float* x, int64_t n);
+// out[r] = sum_f32(x + r * stride, n) for r < rows, bit for bit; on AVX-512 four runs at once
+// (their last halving steps share vectors: sums over the rows of a [16384, 64], docs/).
+void sum_rows_f32(const float* x, int64_t stride, int64_t rows, int64_t n, double* out);
 double sum_f64(const double* x, int64_t n);
 double sum_bf16(const uint16_t* x, int64_t n);
 // sum_f32 and sum_bf16 come in three forms with the same bits (a NaN result's sign and payload

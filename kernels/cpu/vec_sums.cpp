@@ -165,7 +165,9 @@ __attribute__((target("arch=x86-64-v4"), always_inline)) inline __m512d widen8(_
 // extracted the high 8, and its tail and fold went through the stack: on one Zen 4 thread 1.64x
 // libtorch's time for 2^20 floats, 2.6x for the rows of a [256, 10] (docs/cpu-kernels.md,
 // "AVX-512 sums").
-__attribute__((target("arch=x86-64-v4"))) double sum_avx512(const float* x, int64_t n) {
+// sum_avx512's 32 lanes of one run, halved to 8 (j + 16, then j + 8).
+__attribute__((target("arch=x86-64-v4"), always_inline)) inline __m512d lanes8_avx512(
+    const float* x, int64_t n) {
   constexpr int kChains = kFloatSumLanes / 8;
   __m512d acc[kChains];
 #pragma GCC unroll 4
@@ -188,15 +190,48 @@ __attribute__((target("arch=x86-64-v4"))) double sum_avx512(const float* x, int6
       acc[c] = _mm512_add_pd(acc[c], widen8(_mm256_maskz_loadu_ps(mask, x + i + 8 * c)));
     }
   }
-  // Halving over the 32 lanes: j + 16 (chains 2-3 into 0-1), j + 8 (chain 1 into 0), then
-  // within the chain j + 4 (high half into low), j + 2, j + 1.
-  acc[0] = _mm512_add_pd(acc[0], acc[2]);
-  acc[1] = _mm512_add_pd(acc[1], acc[3]);
-  acc[0] = _mm512_add_pd(acc[0], acc[1]);
-  const __m256d quad = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xff, acc[0], 0),
-                                     _mm512_maskz_extractf64x4_pd(0xff, acc[0], 1));
+  // Halving over the 32 lanes: j + 16 (chains 2-3 into 0-1), j + 8 (chain 1 into 0).
+  return _mm512_add_pd(_mm512_add_pd(acc[0], acc[2]), _mm512_add_pd(acc[1], acc[3]));
+}
+
+// The AVX-512 form: the same 32 lanes as 4 chains of 8, each converting 8 floats. The plain
+// loop's x86-64-v4 clone (what AVX-512 machines ran) loaded 16 floats, converted the low 8 and
+// extracted the high 8, and its tail and fold went through the stack: on one Zen 4 thread 1.64x
+// libtorch's time for 2^20 floats, 2.6x for the rows of a [256, 10] (docs/cpu-kernels.md,
+// "AVX-512 sums").
+__attribute__((target("arch=x86-64-v4"))) double sum_avx512(const float* x, int64_t n) {
+  const __m512d lanes = lanes8_avx512(x, n);
+  // Within the chain: j + 4 (high half into low), j + 2, j + 1.
+  const __m256d quad = _mm256_add_pd(_mm512_maskz_extractf64x4_pd(0xff, lanes, 0),
+                                     _mm512_maskz_extractf64x4_pd(0xff, lanes, 1));
   const __m128d pair = _mm_add_pd(_mm256_castpd256_pd128(quad), _mm256_extractf128_pd(quad, 1));
   return _mm_cvtsd_f64(_mm_add_sd(pair, _mm_unpackhi_pd(pair, pair)));
+}
+
+// Four runs' sums at once, each with sum_avx512's additions in its order: the last three
+// halving steps of the four share vectors (each step one add for two or four runs, where
+// apart each run paid a chain of three adds and shuffles, which rows of 64 spent most of
+// their time on). The zero-masking forms with a full mask: see widen8.
+__attribute__((target("arch=x86-64-v4"))) void sum4_avx512(const float* x, int64_t stride,
+                                                           int64_t n, double* out) {
+  const __m512d v0 = lanes8_avx512(x, n), v1 = lanes8_avx512(x + stride, n);
+  const __m512d v2 = lanes8_avx512(x + 2 * stride, n), v3 = lanes8_avx512(x + 3 * stride, n);
+  // j + 4: [v0 lanes 0-3, v1 lanes 0-3] + [v0 lanes 4-7, v1 lanes 4-7], and v2, v3.
+  const __m512d q01 =
+      _mm512_add_pd(_mm512_maskz_shuffle_f64x2(0xff, v0, v1, _MM_SHUFFLE(1, 0, 1, 0)),
+                    _mm512_maskz_shuffle_f64x2(0xff, v0, v1, _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512d q23 =
+      _mm512_add_pd(_mm512_maskz_shuffle_f64x2(0xff, v2, v3, _MM_SHUFFLE(1, 0, 1, 0)),
+                    _mm512_maskz_shuffle_f64x2(0xff, v2, v3, _MM_SHUFFLE(3, 2, 3, 2)));
+  // j + 2: lanes 0-1 of each run's quad + lanes 2-3, all four runs in one add.
+  const __m512d pairs =
+      _mm512_add_pd(_mm512_maskz_shuffle_f64x2(0xff, q01, q23, _MM_SHUFFLE(2, 0, 2, 0)),
+                    _mm512_maskz_shuffle_f64x2(0xff, q01, q23, _MM_SHUFFLE(3, 1, 3, 1)));
+  // j + 1: lane 0 + lane 1 of each pair; the four sums sit in lanes 0, 2, 4, 6.
+  const __m512d sums = _mm512_add_pd(_mm512_maskz_unpacklo_pd(0xff, pairs, pairs),
+                                     _mm512_maskz_unpackhi_pd(0xff, pairs, pairs));
+  _mm256_storeu_pd(out,
+                   _mm512_maskz_extractf64x4_pd(0xff, _mm512_maskz_compress_pd(0x55, sums), 0));
 }
 
 // bfloat16 without a widening shuffle: a 32-bit word holds elements 2k (low half) and 2k + 1
@@ -338,6 +373,18 @@ SumFunction<E> best_sum_function() {
 }  // namespace
 
 double sum_f32(const float* x, int64_t n) { return best_sum_function<float>()(x, n); }
+
+void sum_rows_f32(const float* x, int64_t stride, int64_t rows, int64_t n, double* out) {
+  int64_t r = 0;
+#if defined(WICK_SUM_AVX2)
+  static const bool four_at_once = sum_form_supported(SumForm::kAvx512);
+  if (four_at_once) {
+    for (; r + 4 <= rows; r += 4) sum4_avx512(x + r * stride, stride, n, out + r);
+  }
+#endif
+  const SumFunction<float> sum = best_sum_function<float>();
+  for (; r < rows; ++r) out[r] = sum(x + r * stride, n);
+}
 double sum_bf16(const uint16_t* x, int64_t n) { return best_sum_function<uint16_t>()(x, n); }
 double sum_f32_form(SumForm form, const float* x, int64_t n) {
   return sum_function<float>(form)(x, n);

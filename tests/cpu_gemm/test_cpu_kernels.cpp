@@ -463,6 +463,35 @@ TEST_CASE("reductions: every form of the float32 sum gives the same bits", "[ker
   }
 }
 
+TEST_CASE("reductions: sum_rows_f32 gives each row's sum_f32 bits", "[kernels]") {
+  // vec::sum_rows_f32 (sums over the last dim) takes four rows at once on AVX-512, their last
+  // halving steps sharing vectors: each row's sum must still be sum_f32's bits, in a group of
+  // four or in the rows after the last group, at any stride.
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+  std::uniform_int_distribution<int> exponent(-30, 30);
+  const int64_t max_n = 300, max_rows = 11, stride = max_n + 5;
+  std::vector<float> v(static_cast<size_t>(max_rows * stride));
+  for (float& x : v) x = std::ldexp(mantissa(rng), exponent(rng));
+  int64_t differs = 0, checked = 0;
+  for (int64_t n : {int64_t{0}, int64_t{1}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{31},
+                    int64_t{32}, int64_t{33}, int64_t{64}, int64_t{100}, int64_t{300}}) {
+    for (int64_t rows = 1; rows <= max_rows; ++rows) {
+      for (int64_t row_stride : {n, stride}) {
+        std::vector<double> got(static_cast<size_t>(rows), -1.0);
+        cpu::vec::sum_rows_f32(v.data(), row_stride, rows, n, got.data());
+        for (int64_t r = 0; r < rows; ++r) {
+          const double want = cpu::vec::sum_f32(v.data() + r * row_stride, n);
+          differs += std::memcmp(&got[static_cast<size_t>(r)], &want, sizeof(double)) != 0;
+          ++checked;
+        }
+      }
+    }
+  }
+  CHECK(checked == 11 * 66 * 2);
+  CHECK(differs == 0);
+}
+
 TEST_CASE("matrix times vector: dot_rows gives each row dot's bits", "[kernels][matmul]") {
   // vec::dot_rows_* (matmul's matrix times vector) takes two rows per pass with the lanes of
   // vec::dot_*: every row's result must be dot_*'s bits, whether it went in a pair or alone
