@@ -47,13 +47,25 @@ Grads log_rule(const Node& n, const Tensor& g) { return {g / n.input(0)}; }
 Grads sqrt_rule(const Node& n, const Tensor& g) { return {g / (n.result() * 2)}; }
 // As PyTorch's threshold_backward: the gradient stops where the result is <= 0 (a NaN passes).
 Grads relu_rule(const Node& n, const Tensor& g) { return {blocked(le(n.result(), 0), g)}; }
-Grads sigmoid_rule(const Node& n, const Tensor& g) {
-  const Tensor& y = n.result();
-  return {g * y * (1 - y)};
+// One fused op each, as PyTorch's backward (three ops and two temporaries before: sigmoid
+// forward and backward on a [1024, 1024] took 0.75 of libtorch's speed on the Zen 4).
+Grads sigmoid_rule(const Node& n, const Tensor& g) { return {sigmoid_backward(g, n.result())}; }
+Grads tanh_rule(const Node& n, const Tensor& g) { return {tanh_backward(g, n.result())}; }
+// The ops above, differentiated (torch's sigmoid_backward and tanh_backward are too):
+// d/dg g (1 - y) y = (1 - y) y, d/dy = g (1 - 2 y); d/dg g (1 - y^2) = 1 - y^2, d/dy = -2 g y.
+Grads sigmoid_backward_rule(const Node& n, const Tensor& g) {
+  const Tensor& y = n.input(1);
+  Grads r;
+  if (n.edges[0].needed) r[0] = sum_to(g * (1 - y) * y, in_sizes(n, 0));
+  if (n.edges[1].needed) r[1] = sum_to(g * n.input(0) * (1 - y * 2), in_sizes(n, 1));
+  return r;
 }
-Grads tanh_rule(const Node& n, const Tensor& g) {
-  const Tensor& y = n.result();
-  return {g * (1 - y * y)};
+Grads tanh_backward_rule(const Node& n, const Tensor& g) {
+  const Tensor& y = n.input(1);
+  Grads r;
+  if (n.edges[0].needed) r[0] = sum_to(g * (1 - y * y), in_sizes(n, 0));
+  if (n.edges[1].needed) r[1] = sum_to(g * n.input(0) * y * -2, in_sizes(n, 1));
+  return r;
 }
 Grads pow_scalar_rule(const Node& n, const Tensor& g) {
   // The exponent as written (scalar_b; a bfloat16 computation's scalar_a is rounded), as
@@ -269,7 +281,8 @@ const BackwardRule& backward_rule(OpId op) {
       pow_scalar{true, false, pow_scalar_rule}, clamp{true, false, clamp_rule},
       add{false, false, add_rule}, sub{false, false, sub_rule}, mul{true, false, mul_rule},
       div{true, false, div_rule}, pow{true, true, pow_rule}, maximum{true, false, maximum_rule},
-      minimum{true, false, minimum_rule}, where{true, false, where_rule},
+      minimum{true, false, minimum_rule}, sigmoid_backward{true, false, sigmoid_backward_rule},
+      tanh_backward{true, false, tanh_backward_rule}, where{true, false, where_rule},
       sum{false, false, sum_rule}, mean{false, false, mean_rule}, extreme{true, true, extreme_rule},
       softmax{false, true, softmax_rule}, log_softmax{false, true, log_softmax_rule},
       matmul{true, false, matmul_rule}, view{false, false, view_rule},
@@ -313,6 +326,10 @@ const BackwardRule& backward_rule(OpId op) {
       return maximum;
     case OpId::minimum:
       return minimum;
+    case OpId::sigmoid_backward:
+      return sigmoid_backward;
+    case OpId::tanh_backward:
+      return tanh_backward;
     case OpId::where:
       return where;
     case OpId::sum:

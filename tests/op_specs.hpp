@@ -65,6 +65,7 @@ struct BinarySpec {
   bool compare = false;
   bool float_result = false;
   bool rejects_bool = false;
+  bool floating_only = false;  // int64 and bool operands give DtypeError
 };
 
 inline std::map<OpId, BinarySpec> binary_specs() {
@@ -90,6 +91,12 @@ inline std::map<OpId, BinarySpec> binary_specs() {
         [](double a, double b) { return std::pow(a, b); }, Domain::SmallInt, false, false, true}},
       {OpId::maximum, {[](auto& a, auto& b) { return maximum(a, b); }, mx}},
       {OpId::minimum, {[](auto& a, auto& b) { return minimum(a, b); }, mn}},
+      {OpId::sigmoid_backward,
+       {[](auto& g, auto& y) { return sigmoid_backward(g, y); },
+        [](double g, double y) { return g * (1 - y) * y; }, Domain::Any, false, false, true, true}},
+      {OpId::tanh_backward,
+       {[](auto& g, auto& y) { return tanh_backward(g, y); },
+        [](double g, double y) { return g * (1 - y * y); }, Domain::Any, false, false, true, true}},
       {OpId::eq,
        {[](auto& a, auto& b) { return a == b; }, [](double a, double b) { return double(a == b); },
         Domain::SmallInt, true}},

@@ -405,6 +405,9 @@ TEST_CASE("bfloat16 elementwise kernels give the float32 result's bits, rounded 
         {"pow", [](const Tensor& x, const Tensor& y) { return pow(x, y); }},
         {"maximum", [](const Tensor& x, const Tensor& y) { return maximum(x, y); }},
         {"minimum", [](const Tensor& x, const Tensor& y) { return minimum(x, y); }},
+        {"sigmoid_backward",
+         [](const Tensor& x, const Tensor& y) { return sigmoid_backward(x, y); }},
+        {"tanh_backward", [](const Tensor& x, const Tensor& y) { return tanh_backward(x, y); }},
         // alpha 0.3 is 0.30078125 in bfloat16, which both forms use.
         {"add alpha", [](const Tensor& x, const Tensor& y) { return add(x, y, 0.30078125); }},
         {"sub alpha", [](const Tensor& x, const Tensor& y) { return sub(x, y, 0.30078125); }},

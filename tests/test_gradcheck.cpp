@@ -52,6 +52,10 @@ std::map<OpId, GradCase> cases() {
       {OpId::pow, {{{2, 3}, {3}}, [](V x) { return x[0].pow(x[1]); }, pos}},
       {OpId::maximum, {{{2, 3}, {3}}, [](V x) { return maximum(x[0], x[1] * 0.9); }}},
       {OpId::minimum, {{{2, 3}, {3}}, [](V x) { return minimum(x[0], x[1] * 0.9); }}},
+      // Their own gradients (double backward through sigmoid and tanh), both operands broadcast.
+      {OpId::sigmoid_backward,
+       {{{2, 3}, {3}}, [](V x) { return sigmoid_backward(x[0], x[1] * 0.3); }}},
+      {OpId::tanh_backward, {{{2, 1}, {3}}, [](V x) { return tanh_backward(x[0], x[1]); }}},
       {OpId::where, {{{2, 3}, {3}}, [](V x) { return where(x[0].detach() > 0, x[0], x[1]); }}},
       {OpId::sum,
        {{{2, 3, 4}},

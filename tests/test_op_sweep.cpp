@@ -82,7 +82,7 @@ void check_binary(OpId op, const BinarySpec& spec, const Tensor& a, const Tensor
                   Layout lb) {
   INFO(op_name(op) << " of " << label(a, la) << " and " << label(b, lb));
   Dtype dtype = a.dtype();
-  if (dtype == kBool && spec.rejects_bool) {
+  if ((dtype == kBool && spec.rejects_bool) || (!is_floating(dtype) && spec.floating_only)) {
     CHECK_THROWS_AS(spec.run(a, b), DtypeError);
     return;
   }

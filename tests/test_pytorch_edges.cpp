@@ -328,3 +328,34 @@ TEST_CASE("pytorch edges: a 0-d tensor's dim listed twice", "[pytorch]") {
   CHECK_THROWS_AS(sum(full({}, 3.0), {0, 0}), IndexError);
   CHECK(sum(full({}, 3.0), Shape{-1}).item<double>() == 3.0);
 }
+
+TEST_CASE("pytorch edges: sigmoid and tanh gradients round as PyTorch's kernels", "[pytorch]") {
+  // torch.ops.aten.tanh_backward(g, y) computes g * (1 - y * y) with 1 - y * y as one fused
+  // multiply-add, and sigmoid_backward(g, y) as (g * (1 - y)) * y. Pairs where the other
+  // roundings (g * (1 - y * y) rounded twice; g * y * (1 - y)) give another value; golden from
+  // python3-torch 1.13 on the CPU. backward() of tanh and sigmoid gives the same bits.
+  const Tensor g = tensor({-0x1.39ef5ep-4f, 0x1.7084c8p-2f, -0x1.25a9bcp-2f, 0x1.9edc6ap+0f});
+  const Tensor y = tensor({-0x1.da80fcp-1f, 0x1.c7e28cp-1f, 0x1.7b954p-1f, 0x1.97ae36p-1f});
+  const std::vector<float> want_tanh{-0x1.626292p-7f, 0x1.3168dcp-4f, -0x1.0882fep-3f,
+                                     0x1.2faa4ep-1f};
+  CHECK(tanh_backward(g, y).to_vector<float>() == want_tanh);
+  // Broadcast (the strided loop) and float64.
+  CHECK(tanh_backward(g.view({4, 1}).expand({4, 3}), y.view({4, 1}))
+            .select(1, 1)
+            .to_vector<float>() == want_tanh);
+  const Tensor g64 = tensor({0x1.bc06c18c03158p+0, 0x1.700dc387767e5p+0}, kFloat64);
+  const Tensor y64 = tensor({-0x1.427130c660a03p-2, 0x1.48354225bd169p-1}, kFloat64);
+  CHECK(tanh_backward(g64, y64).to_vector<double>() ==
+        std::vector<double>{0x1.900003f6216e4p+0, 0x1.b1a017faa6cc2p-1});
+  const Tensor g2 = tensor({0x1.09ab94p-1f, -0x1.130faap-2f, -0x1.36c48ep-6f, -0x1.762dcp-1f});
+  const Tensor y2 = tensor({0x1.cb7a98p-3f, 0x1.cbf4f6p-6f, 0x1.e27836p-3f, 0x1.f9f36cp-1f});
+  CHECK(sigmoid_backward(g2, y2).to_vector<float>() ==
+        std::vector<float>{0x1.71dae4p-4f, -0x1.e05484p-8f, -0x1.bfb5f4p-9f, -0x1.1796dep-7f});
+  // Through autograd: tanh's result is y exactly when y = tanh(x); ask backward for g.
+  const Tensor x = randn({1000}).requires_grad_(true);
+  const Tensor gx = randn({1000});
+  const Tensor t = x.tanh();
+  t.backward(gx);
+  CHECK(x.grad().to_vector<float>() == tanh_backward(gx, t.detach()).to_vector<float>());
+  CHECK_THROWS_AS(tanh_backward(ones({2}, kInt64), ones({2}, kInt64)), DtypeError);
+}

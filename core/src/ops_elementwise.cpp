@@ -247,6 +247,12 @@ Tensor binary(OpId op, const Operand& a, const Operand& b) {
     case OpId::pow:
       WICK_CHECK(compute != kBool, DtypeError, name, "pow is not implemented for bool operands");
       break;
+    case OpId::sigmoid_backward:
+    case OpId::tanh_backward:
+      WICK_CHECK(is_floating(compute), DtypeError, name, "is not implemented for ", compute,
+                 " (grad_output ", describe(a), ", output ", describe(b),
+                 "): it takes floating-point tensors");
+      break;
     default:
       break;
   }
@@ -435,6 +441,12 @@ Tensor sub(const Tensor& a, const Scalar& b) { return binary(OpId::sub, a, b); }
 Tensor mul(const Tensor& a, const Scalar& b) { return binary(OpId::mul, a, b); }
 Tensor div(const Tensor& a, const Scalar& b) { return binary(OpId::div, a, b); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return binary(OpId::maximum, a, b); }
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  return binary(OpId::sigmoid_backward, grad_output, output);
+}
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  return binary(OpId::tanh_backward, grad_output, output);
+}
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(OpId::minimum, a, b); }
 Tensor pow(const Tensor& base, const Tensor& exponent) { return binary(OpId::pow, base, exponent); }
 Tensor pow(const Scalar& base, const Tensor& exponent) { return binary(OpId::pow, base, exponent); }

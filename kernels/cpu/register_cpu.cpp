@@ -18,7 +18,8 @@ void register_cpu_kernels() {
     register_kernel(op, kCPU, unary_kernel, /*computes_bf16=*/true);
   }
   for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,
-                  OpId::minimum, OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {
+                  OpId::sigmoid_backward, OpId::tanh_backward, OpId::minimum, OpId::eq, OpId::ne,
+                  OpId::lt, OpId::le, OpId::gt, OpId::ge}) {
     register_kernel(op, kCPU, binary_kernel, /*computes_bf16=*/true);
   }
   register_kernel(OpId::where, kCPU, where_kernel, /*computes_bf16=*/true);

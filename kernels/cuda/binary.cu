@@ -1,4 +1,5 @@
-// binary.cu: add, sub, mul, div, pow, maximum, minimum for every dtype the boundary lets
+// binary.cu: add, sub, mul, div, pow, maximum, minimum, sigmoid_backward and tanh_backward
+// (floating only) for every dtype the boundary lets
 // through (inputs arrive expanded to the output's shape and cast to one dtype), on
 // elementwise.cuh's engine: vectorised when every operand is contiguous, strided otherwise
 // (broadcasting is a zero stride).
@@ -81,6 +82,24 @@ struct MinimumOp {
     return is_nan(a) ? a : is_nan(b) ? b : (a < b ? a : b);
   }
 };
+// The gradients of sigmoid and tanh from their result, rounded as the CPU kernel and
+// PyTorch's: (g * (1 - y)) * y, and g * fma(-y, y, 1) (fmaf for float, as AxpyOp below).
+struct SigmoidBackwardOp {
+  template <typename T>
+  __device__ T operator()(T g, T y) const {
+    return g * (T(1) - y) * y;
+  }
+};
+struct TanhBackwardOp {
+  template <typename T>
+  __device__ T operator()(T g, T y) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return g * fmaf(-y, y, 1.0f);
+    } else {
+      return g * fma(-y, y, 1.0);
+    }
+  }
+};
 
 // add and sub with alpha (call.has_a, floating only): a + alpha * b with one rounding, as
 // the CPU kernel and PyTorch's (sub passes -alpha). fmaf for float: fma's double overload
@@ -136,6 +155,18 @@ void run_binary(const OpContext& ctx, const OpCall& call) {
       case OpId::div:
         if constexpr (std::is_floating_point_v<T>) {
           run(DivOp{});
+          return;
+        }
+        break;
+      case OpId::sigmoid_backward:
+        if constexpr (std::is_floating_point_v<T>) {
+          run(SigmoidBackwardOp{});
+          return;
+        }
+        break;
+      case OpId::tanh_backward:
+        if constexpr (std::is_floating_point_v<T>) {
+          run(TanhBackwardOp{});
           return;
         }
         break;

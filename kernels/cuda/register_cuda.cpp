@@ -32,8 +32,8 @@ void register_cuda_backend() {
                   OpId::tanh, OpId::pow_scalar, OpId::clamp}) {
     reg(op, run_op<launch_unary>);
   }
-  for (OpId op :
-       {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum, OpId::minimum}) {
+  for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,
+                  OpId::minimum, OpId::sigmoid_backward, OpId::tanh_backward}) {
     reg(op, run_op<launch_binary>);
   }
   for (OpId op : {OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {

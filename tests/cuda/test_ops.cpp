@@ -163,6 +163,13 @@ std::map<OpId, BinaryCase> binary_cases() {
        {[](const Tensor& a, const Tensor& b) { return maximum(a, b); }, Domain::Any, 0}},
       {OpId::minimum,
        {[](const Tensor& a, const Tensor& b) { return minimum(a, b); }, Domain::Any, 0}},
+      // Three roundings (1 - y, then two products) and two (fma, product): 2 ulps of slack.
+      {OpId::sigmoid_backward,
+       {[](const Tensor& g, const Tensor& y) { return sigmoid_backward(g, y); }, Domain::Any,
+        2 * kExact32}},
+      {OpId::tanh_backward,
+       {[](const Tensor& g, const Tensor& y) { return tanh_backward(g, y); }, Domain::Any,
+        2 * kExact32}},
       {OpId::eq, {[](const Tensor& a, const Tensor& b) { return a == b; }, Domain::SmallInt, 0}},
       {OpId::ne, {[](const Tensor& a, const Tensor& b) { return a != b; }, Domain::SmallInt, 0}},
       {OpId::lt, {[](const Tensor& a, const Tensor& b) { return a < b; }, Domain::SmallInt, 0}},

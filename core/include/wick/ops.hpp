@@ -61,6 +61,11 @@ Tensor mul(const Tensor& a, const Scalar& b);
 Tensor div(const Tensor& a, const Scalar& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
+// The gradients of sigmoid and tanh from their result y, as PyTorch's aten ops of these names
+// (what backward() uses): grad * (1 - y) * y and grad * (1 - y * y), in one pass, rounded as
+// PyTorch 1.13's CPU kernels round them. Floating dtypes only; the operands broadcast.
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output);
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output);
 Tensor pow(const Tensor& base, const Tensor& exponent);
 Tensor pow(const Tensor& base, const Scalar& exponent);
 Tensor pow(const Scalar& base, const Tensor& exponent);
