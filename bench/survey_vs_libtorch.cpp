@@ -145,6 +145,11 @@ std::vector<Case> cases() {
              [](const auto& a, const auto& b) { return a + b; }));
   add(binary("[64,128,1] + [1,128,128]", {64, 128, 1}, {1, 128, 128},
              [](const auto& a, const auto& b) { return a + b; }));
+  // Short rows: [N, 2] with [N, 1], and 3 of every 5 columns (a run of 2 or 3 elements each).
+  add(binary("[65536,2] + [65536,1]", {65536, 2}, {65536, 1},
+             [](const auto& a, const auto& b) { return a + b; }));
+  add(binary("a[:, :3] + b, rows of 3", {65536, 5}, {65536, 3},
+             [](const auto& a, const auto& b) { return a.slice(1, 0, 3, 1) + b; }));
   add(binary("a.t() + b", kM, kM, [](const auto& a, const auto& b) { return a.t() + b; }));
   add(binary("a.t() * b.t()", kM, kM, [](const auto& a, const auto& b) { return a.t() * b.t(); }));
   add(binary("every 2nd column: a[:, ::2] + b[:, ::2]", {1024, 2048}, {1024, 2048},

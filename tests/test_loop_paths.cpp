@@ -38,6 +38,40 @@ TEST_CASE("op sweep: a repeated operand (stride 0) at the CPU loop's chunk edges
   }
 }
 
+TEST_CASE("op sweep: blocks of rows through the CPU loop, carried across outer dims", "[sweep]") {
+  // for_each_strided hands map() blocks of whole rows along the second-innermost dim, then
+  // carries to the dims outside; a thread's chunk may start and end inside a row. 3-d and 4-d
+  // broadcasts (no dims merge) and a sliced operand (rows not adjacent), with row lengths on
+  // both sides of the clones' and the repeated path's thresholds, on 1 and 2 threads, against
+  // the same ops on materialised operands (one contiguous run per chunk).
+  const int threads_before = get_num_threads();
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    for (int64_t cols : {int64_t{1}, int64_t{3}, int64_t{31}, int64_t{64}, int64_t{129}}) {
+      const int64_t mid = 7, outer = 70000 / (mid * cols) + 3;
+      INFO(threads << " threads, [" << outer << ", " << mid << ", " << cols << "]");
+      const Tensor a = randn({outer, mid, 1}), b = randn({1, mid, cols});
+      const Tensor wide = randn({outer, mid, cols + 5});
+      const Tensor x = wide.narrow(2, 2, cols);  // rows cols + 5 apart
+      const Shape full_shape{outer, mid, cols};
+      const Tensor a_full = a.expand(full_shape).contiguous();
+      const Tensor b_full = b.expand(full_shape).contiguous();
+      const Tensor x_full = x.contiguous();
+      CHECK(equal(a + b, a_full + b_full));
+      CHECK(equal(b * a, b_full * a_full));
+      CHECK(equal(x - b, x_full - b_full));
+      CHECK(equal(x.exp(), x_full.exp()));
+      CHECK(equal(maximum(x, a), maximum(x_full, a_full)));
+      CHECK(equal(where(gt(x, a), x, b), where(gt(x_full, a_full), x_full, b_full)));
+      CHECK(equal(a.expand(full_shape).contiguous(), a_full));
+      const Tensor y = randn({2, outer, 1, cols}).select(0, 1).expand({outer, mid, cols});
+      CHECK(equal(y + a, y.contiguous() + a_full));
+      CHECK(equal(x.to(kFloat64), x_full.to(kFloat64)));
+    }
+  }
+  set_num_threads(threads_before);
+}
+
 namespace {
 
 // Equal as bits go for these tests: the same value and sign of zero, or both NaN.

@@ -1,9 +1,10 @@
 // loops.hpp: the CPU backend's iteration engine. for_each_strided walks NT tensors of one
 // shape, each with its own strides, after dropping size-1 dims and merging dims that are
-// contiguous for every operand, and hands the body runs along the innermost dim. map() builds
-// typed elementwise kernels on it, with a plain loop when every operand is contiguous (which
-// the compiler vectorises), the same loop with the value in a register when some inputs repeat
-// one number, and a strided loop otherwise. parallel_for splits work with OpenMP
+// contiguous for every operand, and hands the body runs along the innermost dim (or blocks of
+// whole rows, for a body that takes them). map() builds typed elementwise kernels on it, with a
+// plain loop when every operand is contiguous along the rows (which the compiler vectorises),
+// the same loop with the value in a register when some inputs repeat one number along them,
+// and a strided loop otherwise. parallel_for splits work with OpenMP
 // above kParallelGrain elements; every split is by element index, so results never depend on
 // the thread count. Measured in bench/bench_cpu_ops.cpp.
 #pragma once
@@ -132,19 +133,38 @@ Layout<NT> make_layout(const std::array<const Tensor*, NT>& ts) {
 
 // Calls run(ptrs, inner_strides, count) for runs of up to `count` elements along the
 // innermost dim, covering every element of the operands once.
+//
+// A `run` that also takes (row_strides, rows) is given whole blocks instead: `rows` runs of the
+// full innermost dim, the second starting row_strides[k] bytes after the first, and so on
+// (rows is 1 for a partial run, and row_strides then is not to be used). map() loops over the
+// rows inside its multiversioned clones: [64,128,1] + [1,128,128] made 8192 calls of 128
+// elements, each through the ifunc, the checks of the strides and the carry below, and took
+// 1.3x the time of a plain loop over the same rows (docs/cpu-kernels.md).
 template <size_t NT, typename Run>
 void for_each_strided(const std::array<const Tensor*, NT>& ts, const Run& run) {
+  constexpr bool kRows = requires(char** p, const int64_t* s, int64_t n) { run(p, s, n, s, n); };
+  // One run of `count` elements: to run() as one row when it takes rows.
+  const auto run_one = [&](char** p, const int64_t* s, int64_t count) {
+    if constexpr (kRows) {
+      run(p, s, count, s, int64_t{1});
+    } else {
+      run(p, s, count);
+    }
+  };
   Layout<NT> l = make_layout(ts);
   if (l.numel == 0) return;
   if (l.ndim == 0) {
     std::array<int64_t, NT> zero{};
-    run(l.base, zero.data(), int64_t{1});
+    run_one(l.base, zero.data(), int64_t{1});
     return;
   }
   const int inner = l.ndim - 1;
   const int64_t inner_size = l.sizes[inner];
-  std::array<int64_t, NT> inner_strides;
+  std::array<int64_t, NT> inner_strides, row_strides{};
   for (size_t k = 0; k < NT; ++k) inner_strides[k] = l.strides[k][inner];
+  if (inner > 0) {
+    for (size_t k = 0; k < NT; ++k) row_strides[k] = l.strides[k][inner - 1];
+  }
   parallel_for(l.numel, kParallelGrain, [&](int64_t begin, int64_t end) {
     // Multi-index of `begin`, and the pointers there.
     int64_t index[Shape::kMaxDims];
@@ -158,8 +178,29 @@ void for_each_strided(const std::array<const Tensor*, NT>& ts, const Run& run) {
     }
     int64_t pos = begin;
     while (pos < end) {
+      if constexpr (kRows) {
+        // Whole rows from here along the next dim out, up to its end or the chunk's.
+        const int64_t rows =
+            inner > 0 && index[inner] == 0
+                ? std::min(l.sizes[inner - 1] - index[inner - 1], (end - pos) / inner_size)
+                : 0;
+        if (rows > 1) {
+          run(ptrs, inner_strides.data(), inner_size, row_strides.data(), rows);
+          pos += rows * inner_size;
+          for (size_t k = 0; k < NT; ++k) ptrs[k] += rows * row_strides[k];
+          index[inner - 1] += rows;
+          for (int d = inner - 1; d > 0 && index[d] == l.sizes[d]; --d) {
+            for (size_t k = 0; k < NT; ++k) {
+              ptrs[k] += l.strides[k][d - 1] - l.sizes[d] * l.strides[k][d];
+            }
+            index[d] = 0;
+            ++index[d - 1];
+          }
+          continue;
+        }
+      }
       int64_t count = std::min(inner_size - index[inner], end - pos);
-      run(ptrs, inner_strides.data(), count);
+      run_one(ptrs, inner_strides.data(), count);
       pos += count;
       // Advance to the start of the next run: step the inner index, then carry outwards.
       for (size_t k = 0; k < NT; ++k) ptrs[k] += count * l.strides[k][inner];
@@ -189,57 +230,63 @@ T element(const T* p, T value, int64_t j) {
   }
 }
 
+// `rows` rows of n elements, row r of operand k at p[k] + r * rs[k] (rs is not read for one
+// row), where the inputs of bit K in Repeated repeat one value along the row (stride 0).
 template <unsigned Repeated, typename Out, typename... In, typename Fn, size_t... K>
-[[gnu::always_inline]] inline void map_repeated_loop(const Fn& fn, Out* o,
-                                                     const std::tuple<const In*...>& ip, int64_t n,
+[[gnu::always_inline]] inline void map_repeated_loop(const Fn& fn, char** p, const int64_t* rs,
+                                                     int64_t n, int64_t rows,
                                                      std::index_sequence<K...>) {
-  const std::tuple<In...> values{*std::get<K>(ip)...};
-  for (int64_t j = 0; j < n; ++j) {
-    o[j] = fn(element<Repeated, K>(std::get<K>(ip), std::get<K>(values), j)...);
+  for (int64_t r = 0; r < rows; ++r) {
+    Out* o = reinterpret_cast<Out*>(p[0] + r * rs[0]);
+    const std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1] + r * rs[K + 1])...};
+    const std::tuple<In...> values{*std::get<K>(ip)...};
+    for (int64_t j = 0; j < n; ++j) {
+      o[j] = fn(element<Repeated, K>(std::get<K>(ip), std::get<K>(values), j)...);
+    }
   }
 }
 
-// map()'s run where some inputs repeat one value (stride 0) and the others are contiguous: one
+// map()'s rows where some inputs repeat one value (stride 0) and the others are contiguous: one
 // loop per pattern of repeated inputs, the value in a register, so it vectorises as the
 // contiguous loop does and a select stays branch-free. (A buffer holding the value in memory
 // made a * 0.5 take 103-160 us from build to build, same instructions, samples on the store.)
 template <typename Out, typename... In, typename Fn>
-WICK_MAP_CLONES void map_repeated_run(const Fn& fn, char** p, const int64_t* s, int64_t n) {
-  Out* o = reinterpret_cast<Out*>(p[0]);
+WICK_MAP_CLONES void map_repeated_run(const Fn& fn, char** p, const int64_t* s, const int64_t* rs,
+                                      int64_t n, int64_t rows) {
   unsigned repeated = 0;
   for (size_t k = 0; k < sizeof...(In); ++k) repeated |= (s[k + 1] == 0 ? 1u : 0u) << k;
-  // The lambdas are inlined by force: a lambda left as its own function is compiled for the
+  // The lambda is inlined by force: a lambda left as its own function is compiled for the
   // baseline target, not for the clone that calls it (where's loop stayed at SSE speed).
-  [&]<size_t... K>(std::index_sequence<K...>) __attribute__((always_inline)) {
-    const std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
-    [&]<unsigned... M>(std::integer_sequence<unsigned, M...>) __attribute__((always_inline)) {
-      (void)((repeated == M ? (map_repeated_loop<M, Out, In...>(fn, o, ip, n,
-                                                                std::index_sequence_for<In...>{}),
-                               true)
-                            : false) ||
-             ...);
-    }
-    (std::make_integer_sequence<unsigned, 1u << sizeof...(In)>{});
+  [&]<unsigned... M>(std::integer_sequence<unsigned, M...>) __attribute__((always_inline)) {
+    (void)((repeated == M ? (map_repeated_loop<M, Out, In...>(fn, p, rs, n, rows,
+                                                              std::index_sequence_for<In...>{}),
+                             true)
+                          : false) ||
+           ...);
   }
-  (std::index_sequence_for<In...>{});
+  (std::make_integer_sequence<unsigned, 1u << sizeof...(In)>{});
 }
 
-// map()'s loop where every operand is contiguous.
+// map()'s loop where every operand is contiguous along the rows (rows as map_repeated_loop's).
 template <typename Out, typename... In, typename Fn>
-[[gnu::always_inline]] inline void map_contiguous_loop(const Fn& fn, char** p, int64_t n) {
-  Out* o = reinterpret_cast<Out*>(p[0]);
+[[gnu::always_inline]] inline void map_contiguous_loop(const Fn& fn, char** p, const int64_t* rs,
+                                                       int64_t n, int64_t rows) {
   [&]<size_t... K>(std::index_sequence<K...>) __attribute__((always_inline)) {
-    const std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1])...};
-    for (int64_t j = 0; j < n; ++j) o[j] = fn(std::get<K>(ip)[j]...);
+    for (int64_t r = 0; r < rows; ++r) {
+      Out* o = reinterpret_cast<Out*>(p[0] + r * rs[0]);
+      const std::tuple<const In*...> ip{reinterpret_cast<const In*>(p[K + 1] + r * rs[K + 1])...};
+      for (int64_t j = 0; j < n; ++j) o[j] = fn(std::get<K>(ip)[j]...);
+    }
   }
   (std::index_sequence_for<In...>{});
 }
-// The same loop, multiversioned, for runs long enough to pay for the call through the ifunc:
+// The same loop, multiversioned, for blocks long enough to pay for the call through the ifunc:
 // runs of 2 or 3 elements (a slice of a few columns) measured 9-23% slower through it.
 inline constexpr int64_t kMinCloneRun = 32;
 template <typename Out, typename... In, typename Fn>
-WICK_MAP_CLONES void map_contiguous_run(const Fn& fn, char** p, int64_t n) {
-  map_contiguous_loop<Out, In...>(fn, p, n);
+WICK_MAP_CLONES void map_contiguous_run(const Fn& fn, char** p, const int64_t* rs, int64_t n,
+                                        int64_t rows) {
+  map_contiguous_loop<Out, In...>(fn, p, rs, n, rows);
 }
 
 // out[i] = fn(in[i]...) elementwise, with Out and In the C++ element types.
@@ -251,33 +298,39 @@ void map(const Tensor& out, const Fn& fn, const std::array<const Tensor*, sizeof
   for (size_t k = 0; k < sizeof...(In); ++k) ts[k + 1] = in[k];
   constexpr std::array<int64_t, NT> sizes_of{static_cast<int64_t>(sizeof(Out)),
                                              static_cast<int64_t>(sizeof(In))...};
-  for_each_strided<NT>(ts, [&](char** p, const int64_t* s, int64_t n) {
-    bool contiguous = true;
-    for (size_t k = 0; k < NT; ++k) contiguous = contiguous && s[k] == sizes_of[k];
-    // Runs of repeated inputs go to map_repeated_run from kMinSplatRun elements; shorter ones
-    // (an [N, 2] op with an [N, 1] operand) stay in the strided loop, 8x faster for them than
-    // the chunked buffer it replaced.
-    auto repeats_only = [&] {
-      bool ok = n >= kMinSplatRun && s[0] == sizes_of[0];
-      for (size_t k = 1; k < NT; ++k) ok = ok && (s[k] == sizes_of[k] || s[k] == 0);
-      return ok;
-    };
-    if (contiguous && n < kMinCloneRun) {
-      map_contiguous_loop<Out, In...>(fn, p, n);
-    } else if (contiguous) {
-      map_contiguous_run<Out, In...>(fn, p, n);
-    } else if (repeats_only()) {
-      map_repeated_run<Out, In...>(fn, p, s, n);
-    } else {
-      [&]<size_t... K>(std::index_sequence<K...>) {
-        for (int64_t j = 0; j < n; ++j) {
-          *reinterpret_cast<Out*>(p[0] + j * s[0]) =
-              fn(*reinterpret_cast<const In*>(p[K + 1] + j * s[K + 1])...);
+  for_each_strided<NT>(
+      ts, [&](char** p, const int64_t* s, int64_t n, const int64_t* rs, int64_t rows) {
+        bool contiguous = true;
+        for (size_t k = 0; k < NT; ++k) contiguous = contiguous && s[k] == sizes_of[k];
+        // Runs of repeated inputs go to map_repeated_run from kMinSplatRun elements; shorter ones
+        // (an [N, 2] op with an [N, 1] operand) stay in the strided loop, 8x faster for them than
+        // the chunked buffer it replaced.
+        auto repeats_only = [&] {
+          bool ok = n >= kMinSplatRun && s[0] == sizes_of[0];
+          for (size_t k = 1; k < NT; ++k) ok = ok && (s[k] == sizes_of[k] || s[k] == 0);
+          return ok;
+        };
+        if (contiguous && n * rows < kMinCloneRun) {
+          map_contiguous_loop<Out, In...>(fn, p, rs, n, rows);
+        } else if (contiguous) {
+          map_contiguous_run<Out, In...>(fn, p, rs, n, rows);
+        } else if (repeats_only()) {
+          map_repeated_run<Out, In...>(fn, p, s, rs, n, rows);
+        } else {
+          [&]<size_t... K>(std::index_sequence<K...>) {
+            for (int64_t r = 0; r < rows; ++r) {
+              char* const o = p[0] + r * rs[0];
+              [[maybe_unused]] const std::array<const char*, sizeof...(In)> q{p[K + 1] +
+                                                                              r * rs[K + 1]...};
+              for (int64_t j = 0; j < n; ++j) {
+                *reinterpret_cast<Out*>(o + j * s[0]) =
+                    fn(*reinterpret_cast<const In*>(q[K] + j * s[K + 1])...);
+              }
+            }
+          }
+          (std::index_sequence_for<In...>{});
         }
-      }
-      (std::index_sequence_for<In...>{});
-    }
-  });
+      });
 }
 
 // bfloat16 elementwise ops compute in float32 and round once, as PyTorch does on the CPU.
