@@ -1,12 +1,13 @@
 // fuzz_autograd.cpp: libFuzzer target for the autograd tape. The input bytes decode into 1-3
 // float64 leaves (small shapes, some requiring grad) and a program of up to kMaxSteps
-// differentiable ops (elementwise, broadcasting binaries, where, reductions, softmax, matmul,
-// views, in-place ops); wick::autograd::gradcheck (central differences) must agree with backward()
-// on every element. Programs that come near a point where the function is not differentiable (relu
-// or abs at 0, clamp bounds, ties in max/maximum) or ill-conditioned (log/sqrt/pow near 0, division
-// by a small number, values above 1e3) are skipped, since finite differences are not meaningful
-// there. A second check: two backward() calls with retain_graph accumulate twice the gradient, and
-// leaves that do not require grad get none. Run by .ci/fuzz.sh; see docs/reliability.md.
+// differentiable ops (elementwise, broadcasting binaries, sigmoid's and tanh's gradient ops,
+// where, reductions, softmax, matmul, views, in-place ops); wick::autograd::gradcheck (central
+// differences) must agree with backward() on every element. Programs that come near a point where
+// the function is not differentiable (relu or abs at 0, clamp bounds, ties in max/maximum) or
+// ill-conditioned (log/sqrt/pow near 0, division by a small number, values above 1e3) are skipped,
+// since finite differences are not meaningful there. A second check: two backward() calls with
+// retain_graph accumulate twice the gradient, and leaves that do not require grad get none. Run by
+// .ci/fuzz.sh; see docs/reliability.md.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -55,6 +56,8 @@ enum class Op {
   pow,
   maximum,
   minimum,
+  sigmoid_backward,
+  tanh_backward,
   where,
   add_scalar,
   rsub_scalar,
@@ -90,14 +93,15 @@ enum class Op {
   count
 };
 const char* kNames[] = {
-    "neg",         "abs",         "exp",        "log",         "sqrt",    "relu",
-    "sigmoid",     "tanh",        "pow_scalar", "clamp",       "add",     "sub",
-    "mul",         "div",         "pow",        "maximum",     "minimum", "where",
-    "add_scalar",  "rsub_scalar", "mul_scalar", "rdiv_scalar", "sum",     "sum_dims",
-    "mean",        "amax",        "max_all",    "max_dim",     "min_dim", "softmax",
-    "log_softmax", "matmul",      "reshape",    "transpose",   "permute", "expand",
-    "narrow",      "select",      "unsqueeze",  "squeeze",     "flatten", "clone",
-    "add_",        "sub_",        "mul_",       "div_",        "clamp_",  "copy_"};
+    "neg",           "abs",      "exp",         "log",         "sqrt",       "relu",
+    "sigmoid",       "tanh",     "pow_scalar",  "clamp",       "add",        "sub",
+    "mul",           "div",      "pow",         "maximum",     "minimum",    "sigmoid_backward",
+    "tanh_backward", "where",    "add_scalar",  "rsub_scalar", "mul_scalar", "rdiv_scalar",
+    "sum",           "sum_dims", "mean",        "amax",        "max_all",    "max_dim",
+    "min_dim",       "softmax",  "log_softmax", "matmul",      "reshape",    "transpose",
+    "permute",       "expand",   "narrow",      "select",      "unsqueeze",  "squeeze",
+    "flatten",       "clone",    "add_",        "sub_",        "mul_",       "div_",
+    "clamp_",        "copy_"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Op::count));
 
 struct Step {
@@ -180,6 +184,10 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& v) {
       return wick::maximum(a, b);
     case Op::minimum:
       return wick::minimum(a, b);
+    case Op::sigmoid_backward:
+      return wick::sigmoid_backward(a, b);
+    case Op::tanh_backward:
+      return wick::tanh_backward(a, b);
     case Op::where:
       return wick::where(s.cond, a, b);
     case Op::add_scalar:

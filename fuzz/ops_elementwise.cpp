@@ -203,6 +203,7 @@ Ref Program::binary_ref(Bin op, const Operand& a, const Operand& b, Expect& expe
   if (op == Bin::sub && (is_bool(a) || is_bool(b))) expect = Expect::Error;
   if (op == Bin::pow && k == wick::kBool) expect = Expect::Error;
   if (op == Bin::div) k = float_of(k);
+  if (is_activation_backward(op) && !floating(k)) expect = Expect::Error;
   Shape sa = a.is_scalar() ? Shape{} : a.ref->sizes;
   Shape sb = b.is_scalar() ? Shape{} : b.ref->sizes;
   std::optional<Shape> out = broadcast(sa, sb);
@@ -274,14 +275,15 @@ Ref Program::fused_alpha_ref(Bin op, const Ref& ra, const Ref& rb, Dtype k, cons
 void Program::binary() {
   const Tensor* a = pick();
   if (a == nullptr) return;
-  const Bin op = static_cast<Bin>(in_.below(13));
+  const Bin op = static_cast<Bin>(in_.below(kNumBins));
   // 0, 1: tensor op tensor (1: with alpha for add/sub); 2: tensor op number; 3: number op
-  // tensor (add, sub, mul, div, pow only).
+  // tensor (add, sub, mul, div, pow only). The activation gradients take two tensors.
   uint32_t form = in_.below(4);
   if (form == 3 && op != Bin::add && op != Bin::sub && op != Bin::mul && op != Bin::div &&
       op != Bin::pow) {
     form = 2;
   }
+  if (is_activation_backward(op)) form = 0;
   const Tensor* b = form <= 1 ? pick() : nullptr;
   const Scalar s = scalar();
   const bool use_alpha = (op == Bin::add || op == Bin::sub) && form == 1;
@@ -382,6 +384,10 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
         return wick::maximum(a, *b);
       case Bin::minimum:
         return a.minimum(*b);
+      case Bin::sigmoid_backward:
+        return wick::sigmoid_backward(a, *b);
+      case Bin::tanh_backward:
+        return wick::tanh_backward(a, *b);
       case Bin::eq:
         return a == *b;
       case Bin::ne:
@@ -412,6 +418,10 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
         return wick::maximum(a, wick::scalar_tensor(s));
       case Bin::minimum:
         return wick::minimum(a, wick::scalar_tensor(s));
+      case Bin::sigmoid_backward:
+      case Bin::tanh_backward:
+        fail("an activation gradient with a number operand");
+        break;
       case Bin::eq:
         return a == s;
       case Bin::ne:

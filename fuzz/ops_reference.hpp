@@ -404,10 +404,33 @@ inline V at_broadcast(const Ref& r, const int64_t* idx, size_t out_rank) {
 
 // ---- elementwise math in a compute dtype ----
 
-enum class Bin { add, sub, mul, div, pow, maximum, minimum, eq, ne, lt, le, gt, ge };
-inline constexpr const char* kBinNames[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",
-                                            "eq",  "ne",  "lt",  "le",  "gt",  "ge"};
+enum class Bin {
+  add,
+  sub,
+  mul,
+  div,
+  pow,
+  maximum,
+  minimum,
+  sigmoid_backward,
+  tanh_backward,
+  eq,
+  ne,
+  lt,
+  le,
+  gt,
+  ge
+};
+inline constexpr int kNumBins = 15;
+inline constexpr const char* kBinNames[kNumBins] = {
+    "add",           "sub", "mul", "div", "pow", "maximum", "minimum", "sigmoid_backward",
+    "tanh_backward", "eq",  "ne",  "lt",  "le",  "gt",      "ge"};
 inline bool is_compare(Bin op) { return op >= Bin::eq; }
+// The gradients from an activation's result: floating results only (int64 and bool operands
+// that promote to int64 or bool are a DtypeError), tensor operands only.
+inline bool is_activation_backward(Bin op) {
+  return op == Bin::sigmoid_backward || op == Bin::tanh_backward;
+}
 
 inline int64_t wrap_add(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
@@ -474,6 +497,10 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
         break;
       case Bin::div:
         fail("integer div reached the reference");
+        break;
+      case Bin::sigmoid_backward:
+      case Bin::tanh_backward:
+        fail("an integer activation gradient reached the reference");
     }
     return r;
   }
@@ -500,6 +527,25 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
       break;
     case Bin::minimum:
       d = std::isnan(x) ? x : std::isnan(y) ? y : (x < y ? x : y);
+      break;
+    // As PyTorch 1.13's CPU kernels round them (wick's too): (g * (1 - y)) * y, and
+    // g * fma(-y, y, 1), each step in float32 for float32 and bfloat16 (which rounds once at
+    // the end, below), in float64 for float64.
+    case Bin::sigmoid_backward:
+      if (k == wick::kFloat64) {
+        d = x * (1.0 - y) * y;
+      } else {
+        const auto g = static_cast<float>(x), o = static_cast<float>(y);
+        d = static_cast<double>(g * (1.0f - o) * o);
+      }
+      break;
+    case Bin::tanh_backward:
+      if (k == wick::kFloat64) {
+        d = x * std::fma(-y, y, 1.0);
+      } else {
+        const auto g = static_cast<float>(x), o = static_cast<float>(y);
+        d = static_cast<double>(g * std::fma(-o, o, 1.0f));
+      }
       break;
     case Bin::eq:
       r.i = x == y;
