@@ -150,6 +150,8 @@ std::vector<Case> cases() {
              [](const auto& a, const auto& b) { return a + b; }));
   add(binary("a[:, :3] + b, rows of 3", {65536, 5}, {65536, 3},
              [](const auto& a, const auto& b) { return a.slice(1, 0, 3, 1) + b; }));
+  add(binary("a[:, :3].add(column, 0.5), rows of 3", {65536, 5}, {65536, 1},
+             [](const auto& a, const auto& b) { return a.slice(1, 0, 3, 1).add(b, 0.5); }));
   add(binary("a.t() + b", kM, kM, [](const auto& a, const auto& b) { return a.t() + b; }));
   add(binary("a.t() * b.t()", kM, kM, [](const auto& a, const auto& b) { return a.t() * b.t(); }));
   add(binary("every 2nd column: a[:, ::2] + b[:, ::2]", {1024, 2048}, {1024, 2048},

@@ -67,6 +67,16 @@ TEST_CASE("op sweep: blocks of rows through the CPU loop, carried across outer d
       const Tensor y = randn({2, outer, 1, cols}).select(0, 1).expand({outer, mid, cols});
       CHECK(equal(y + a, y.contiguous() + a_full));
       CHECK(equal(x.to(kFloat64), x_full.to(kFloat64)));
+      // add and sub with alpha: vec::axpy_rows' unit-stride, repeated-value and strided rows.
+      CHECK(equal(x.add(b, 0.3), x_full.add(b_full, 0.3)));
+      CHECK(equal(a.sub(x, 0.7), a_full.sub(x_full, 0.7)));
+      CHECK(equal(x.add(a, -1.5), x_full.add(a_full, -1.5)));
+      CHECK(equal(y.add(x, 0.3), y.contiguous().add(x_full, 0.3)));
+      const Tensor x64 = x.to(kFloat64), a64 = a.to(kFloat64);
+      CHECK(equal(x64.add(a64, 0.1), x_full.to(kFloat64).add(a_full.to(kFloat64), 0.1)));
+      Tensor in_place = wide.clone();
+      in_place.narrow(2, 2, cols).add_(a, 0.3);
+      CHECK(equal(in_place.narrow(2, 2, cols), x_full.add(a_full, 0.3)));
     }
   }
   set_num_threads(threads_before);

@@ -66,76 +66,21 @@ bool nan(T v) {
 }
 
 // add and sub with alpha (call.has_a, floating only): a + alpha * b as one fused
-// multiply-add, as PyTorch's kernel; sub passes -alpha. Runs whose operands are contiguous, or
-// a repeated number (a 0-d operand, a broadcast row), go to the vectorised vec::axpy; other
-// strides (a transposed operand, short rows) to vec::axpy_strided, whose FMA clones make
-// std::fma one instruction (in this file, built for baseline x86-64, it is a call to fmaf).
-template <typename T>
-void axpy_contiguous(const T* a, const T* b, T alpha, T* out, int64_t n) {
-  if constexpr (std::is_same_v<T, float>) {
-    vec::axpy_f32(a, b, alpha, out, n);
-  } else {
-    vec::axpy_f64(a, b, alpha, out, n);
-  }
-}
-
-// add with alpha calls the vectorised vec::axpy, which takes pointers: a repeated operand (a
-// 0-d tensor, a broadcast row; stride 0) is copied into a buffer once, as many elements as the
-// run uses, and the run goes in chunks of the buffer's size. 128: with 64 the chunks' overhead
-// showed (where, when map used this walker, took 204 us against 165-190 for 2^20 floats).
-template <typename T>
-struct SplatBuffer {
-  static constexpr int64_t kSize = 128;
-  SplatBuffer() {}  // left uninitialised: only the part a run uses is written
-  T v[kSize];
-};
-
-// Calls body(start, m, a_chunk, b_chunk) for chunks of a run of n elements, each pointer into
-// its input where it is contiguous and into a buffer of its value where it repeats.
-template <typename T, typename Body>
-void for_each_splat_chunk(char* const* p, const int64_t* s, int64_t n, const Body& body) {
-  constexpr int64_t kChunk = SplatBuffer<T>::kSize;
-  SplatBuffer<T> splat_a, splat_b;
-  const T* a = reinterpret_cast<const T*>(p[0]);
-  const T* b = reinterpret_cast<const T*>(p[1]);
-  if (s[0] == 0) std::fill_n(splat_a.v, std::min(n, kChunk), *a);
-  if (s[1] == 0) std::fill_n(splat_b.v, std::min(n, kChunk), *b);
-  for (int64_t start = 0; start < n; start += kChunk) {
-    body(start, std::min(kChunk, n - start), s[0] == 0 ? splat_a.v : a + start,
-         s[1] == 0 ? splat_b.v : b + start);
-  }
-}
-
+// multiply-add, as PyTorch's kernel; sub passes -alpha. Blocks of rows go to vec::axpy_rows,
+// whose FMA clones make std::fma one instruction (in this file, built for baseline x86-64, it
+// is a call to libm's fmaf) and vectorise unit-stride rows and rows with a repeated value. (A
+// call per row before: x[:, :3].add(column, 0.5) of [65536, 5] took 715 us, 4.7x libtorch's
+// time; docs/cpu-kernels.md.)
 template <typename T>
 void run_axpy(const OpCall& call, T alpha) {
-  constexpr int64_t e = sizeof(T);
-  auto run = [&](char** p, const int64_t* s, int64_t n) {
-    const T* a = reinterpret_cast<const T*>(p[1]);
-    const T* b = reinterpret_cast<const T*>(p[2]);
-    T* out = reinterpret_cast<T*>(p[0]);
-    if (s[0] == e && s[1] == e && s[2] == e) {
-      axpy_contiguous(a, b, alpha, out, n);
-    } else if (n <= 4) {
-      // Tiny runs (an [N, 2] op with an [N, 1] operand): libm's fmaf per element (about 2 ns)
-      // costs less than a call per run into the clones.
-      for (int64_t j = 0; j < n; ++j) {
-        *reinterpret_cast<T*>(p[0] + j * s[0]) =
-            std::fma(*reinterpret_cast<const T*>(p[2] + j * s[2]), alpha,
-                     *reinterpret_cast<const T*>(p[1] + j * s[1]));
-      }
-    } else if (n >= kMinSplatRun && s[0] == e && (s[1] == e || s[1] == 0) &&
-               (s[2] == e || s[2] == 0)) {
-      for_each_splat_chunk<T>(p + 1, s + 1, n,
-                              [&](int64_t start, int64_t m, const T* a_chunk, const T* b_chunk) {
-                                axpy_contiguous(a_chunk, b_chunk, alpha, out + start, m);
-                              });
-    } else if constexpr (std::is_same_v<T, float>) {
-      vec::axpy_strided_f32(p[1], s[1], p[2], s[2], alpha, p[0], s[0], n);
-    } else {
-      vec::axpy_strided_f64(p[1], s[1], p[2], s[2], alpha, p[0], s[0], n);
-    }
-  };
-  for_each_strided<3>({&call.out(), &call.in(0), &call.in(1)}, run);
+  for_each_strided<3>({&call.out(), &call.in(0), &call.in(1)},
+                      [&](char** p, const int64_t* s, int64_t n, const int64_t* rs, int64_t rows) {
+                        if constexpr (std::is_same_v<T, float>) {
+                          vec::axpy_rows_f32(p, s, rs, n, rows, alpha);
+                        } else {
+                          vec::axpy_rows_f64(p, s, rs, n, rows, alpha);
+                        }
+                      });
 }
 
 // S is the stored type; T = compute_t<S> the one the lambdas compute in (float for bfloat16).

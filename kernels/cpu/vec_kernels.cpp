@@ -162,26 +162,50 @@ WICK_VEC_CLONES void dot_rows_f64(const double* a, int64_t row_stride, int64_t r
 }
 
 namespace {
+// out = fma(b, alpha, a) over `rows` rows of n elements (for_each_strided's blocks: p and s
+// ordered out, a, b; row r at p[k] + r * rs[k]). Each row takes the loop its inner strides
+// allow: unit stride, a value repeated along the row (stride 0, held in a register), or any
+// stride. std::fma is exact in every loop and clone, so the path never changes the bits.
 template <typename T>
-inline void axpy_strided(const char* a, int64_t sa, const char* b, int64_t sb, T alpha, char* out,
-                         int64_t so, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) {
-    T x, y;
-    std::memcpy(&x, a + i * sa, sizeof(T));
-    std::memcpy(&y, b + i * sb, sizeof(T));
-    const T r = std::fma(y, alpha, x);
-    std::memcpy(out + i * so, &r, sizeof(T));
+[[gnu::always_inline]] inline void axpy_rows(char* const* p, const int64_t* s, const int64_t* rs,
+                                             int64_t n, int64_t rows, T alpha) {
+  constexpr auto e = static_cast<int64_t>(sizeof(T));
+  const bool unit_out = s[0] == e, unit_a = s[1] == e, unit_b = s[2] == e;
+  const bool same_a = s[1] == 0, same_b = s[2] == 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    T* o = reinterpret_cast<T*>(p[0] + r * rs[0]);
+    const char* pa = p[1] + r * rs[1];
+    const char* pb = p[2] + r * rs[2];
+    const T* a = reinterpret_cast<const T*>(pa);
+    const T* b = reinterpret_cast<const T*>(pb);
+    if (unit_out && unit_a && unit_b) {
+      for (int64_t i = 0; i < n; ++i) o[i] = std::fma(b[i], alpha, a[i]);
+    } else if (unit_out && unit_a && same_b) {
+      const T bv = *b;
+      for (int64_t i = 0; i < n; ++i) o[i] = std::fma(bv, alpha, a[i]);
+    } else if (unit_out && same_a && unit_b) {
+      const T av = *a;
+      for (int64_t i = 0; i < n; ++i) o[i] = std::fma(b[i], alpha, av);
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        T x, y;
+        std::memcpy(&x, pa + i * s[1], sizeof(T));
+        std::memcpy(&y, pb + i * s[2], sizeof(T));
+        const T v = std::fma(y, alpha, x);
+        std::memcpy(reinterpret_cast<char*>(o) + i * s[0], &v, sizeof(T));
+      }
+    }
   }
 }
 }  // namespace
 
-WICK_VEC_CLONES void axpy_strided_f32(const char* a, int64_t sa, const char* b, int64_t sb,
-                                      float alpha, char* out, int64_t so, int64_t n) {
-  axpy_strided<float>(a, sa, b, sb, alpha, out, so, n);
+WICK_VEC_CLONES void axpy_rows_f32(char* const* p, const int64_t* s, const int64_t* rs, int64_t n,
+                                   int64_t rows, float alpha) {
+  axpy_rows<float>(p, s, rs, n, rows, alpha);
 }
-WICK_VEC_CLONES void axpy_strided_f64(const char* a, int64_t sa, const char* b, int64_t sb,
-                                      double alpha, char* out, int64_t so, int64_t n) {
-  axpy_strided<double>(a, sa, b, sb, alpha, out, so, n);
+WICK_VEC_CLONES void axpy_rows_f64(char* const* p, const int64_t* s, const int64_t* rs, int64_t n,
+                                   int64_t rows, double alpha) {
+  axpy_rows<double>(p, s, rs, n, rows, alpha);
 }
 
 namespace {

@@ -26,12 +26,14 @@ void log_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 // alpha (out may be a: the in-place form).
 void axpy_f32(const float* a, const float* b, float alpha, float* out, int64_t n);
 void axpy_f64(const double* a, const double* b, double alpha, double* out, int64_t n);
-// The same with byte strides (a transposed operand, short broadcast rows): in the FMA clones
+// The same over blocks of rows with byte strides, as for_each_strided gives them (p and s
+// ordered out, a, b; row r of operand k at p[k] + r * rs[k], rs unread for one row): unit-stride
+// rows, rows where a or b repeats one value, and any other strides, in the FMA clones where
 // std::fma is one instruction instead of a call to libm's fmaf.
-void axpy_strided_f32(const char* a, int64_t sa, const char* b, int64_t sb, float alpha, char* out,
-                      int64_t so, int64_t n);
-void axpy_strided_f64(const char* a, int64_t sa, const char* b, int64_t sb, double alpha, char* out,
-                      int64_t so, int64_t n);
+void axpy_rows_f32(char* const* p, const int64_t* s, const int64_t* rs, int64_t n, int64_t rows,
+                   float alpha);
+void axpy_rows_f64(char* const* p, const int64_t* s, const int64_t* rs, int64_t n, int64_t rows,
+                   double alpha);
 
 // The dot product of two contiguous vectors with std::fma into L partial sums in the operands'
 // type (L = 32 for float, 16 for double), lane j taking elements j, j + L, ..., added pairwise
