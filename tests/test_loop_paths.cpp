@@ -1,7 +1,8 @@
 // test_loop_paths.cpp: the CPU elementwise loop (kernels/cpu/loops.hpp) has three paths, every
 // operand contiguous (multiversioned: AVX-512, AVX2, baseline), some inputs repeating one
-// number (stride 0; multiversioned too) and strided, plus add-with-alpha's buffer walker. Each
-// op must give the same bits on every path: these tests run the same values through each.
+// number (stride 0; multiversioned too) and strided, each over blocks of rows, plus
+// add-with-alpha's vec::axpy_rows. Each op must give the same bits on every path: these tests
+// run the same values through each.
 #include <cmath>
 #include <vector>
 
@@ -13,9 +14,10 @@ using op_specs::binary_specs;
 using op_specs::unary_specs;
 
 TEST_CASE("op sweep: a repeated operand (stride 0) at the CPU loop's chunk edges", "[sweep]") {
-  // map() and add-with-alpha run inputs of stride 0 through a 256-element buffer in chunks:
-  // rows of 1, 2, 255, 256, 257 and 513, and enough rows to split over threads, each against
-  // the same op on the materialised (contiguous) operand.
+  // map() and add-with-alpha take rows with an input of stride 0 by their own loops (map()'s
+  // from 64 elements; they once went through a 256-element buffer in chunks): rows of 1, 2,
+  // 255, 256, 257 and 513, and enough rows to split over threads, each against the same op on
+  // the materialised (contiguous) operand.
   for (int64_t cols : {1, 2, 255, 256, 257, 513}) {
     for (int64_t rows : {int64_t{3}, 40000 / cols + 2}) {
       INFO(rows << " rows of " << cols);

@@ -358,4 +358,16 @@ TEST_CASE("pytorch edges: sigmoid and tanh gradients round as PyTorch's kernels"
   t.backward(gx);
   CHECK(x.grad().to_vector<float>() == tanh_backward(gx, t.detach()).to_vector<float>());
   CHECK_THROWS_AS(tanh_backward(ones({2}, kInt64), ones({2}, kInt64)), DtypeError);
+  CHECK_THROWS_AS(sigmoid_backward(ones({2}, kBool), ones({2}, kBool)), DtypeError);
+  // Mixed dtypes promote as any binary op (torch.ops.aten.*_backward agree): the operands
+  // are cast to the result's dtype first.
+  const Tensor gi = tensor(std::vector<int64_t>{3, -2, 5});
+  const Tensor yb = tensor({0.25f, 0.5f, -0.75f}).to(kBFloat16);
+  const Tensor mixed = sigmoid_backward(gi, yb);
+  CHECK(mixed.dtype() == kBFloat16);
+  CHECK(equal(mixed, sigmoid_backward(gi.to(kBFloat16), yb)));
+  const Tensor yd = tensor({0.1, -0.3, 0.7}, kFloat64);
+  CHECK(tanh_backward(g2.narrow(0, 0, 3), yd).dtype() == kFloat64);
+  CHECK(equal(tanh_backward(g2.narrow(0, 0, 3), yd),
+              tanh_backward(g2.narrow(0, 0, 3).to(kFloat64), yd)));
 }

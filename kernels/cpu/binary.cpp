@@ -137,9 +137,12 @@ void run_arith(const OpCall& call) {
             }
             break;
           // PyTorch 1.13's CPU kernels, bit for bit (python3-torch, 10^6 pairs each): sigmoid's
-          // (g * (1 - y)) * y, and tanh's 1 - y * y as one fused multiply-add (its kernel is
-          // built with contraction; g * (1 - y * y) rounded twice differed in 25% of float32
-          // pairs). bfloat16 computes in float32 and rounds once, as there.
+          // (g * (1 - y)) * y, and tanh's 1 - y * y as one fused multiply-add (its AVX2 and
+          // AVX-512 kernels are built with contraction; g * (1 - y * y) rounded twice differed
+          // in 25% of float32 pairs; PyTorch's ATEN_CPU_CAPABILITY=default kernel does round
+          // twice). bfloat16 computes in float32 and rounds once, as there. std::fma is one
+          // instruction in map()'s AVX2 and AVX-512 clones but a call to libm's fmaf in its
+          // baseline loops (strided rows, short ones): about 3 ns an element there.
           case OpId::sigmoid_backward:
             if constexpr (std::is_floating_point_v<T>) {
               map2([](T g, T y) { return g * (T(1) - y) * y; });
