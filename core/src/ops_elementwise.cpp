@@ -249,9 +249,8 @@ Tensor binary(OpId op, const Operand& a, const Operand& b) {
       break;
     case OpId::sigmoid_backward:
     case OpId::tanh_backward:
-      WICK_CHECK(is_floating(compute), DtypeError, name, "is not implemented for ", compute,
-                 " (grad_output ", describe(a), ", output ", describe(b),
-                 "): it takes floating-point tensors");
+      WICK_CHECK(is_floating(compute), DtypeError, name, "takes floating-point tensors, got ",
+                 compute, " (grad_output ", describe(a), ", output ", describe(b), ")");
       break;
     default:
       break;

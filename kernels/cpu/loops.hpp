@@ -176,6 +176,16 @@ void for_each_strided(const std::array<const Tensor*, NT>& ts, const Run& run) {
       rest /= l.sizes[d];
       for (size_t k = 0; k < NT; ++k) ptrs[k] += index[d] * l.strides[k][d];
     }
+    // Dims from d outwards that reached their size wrap to 0 and step the dim outside them.
+    const auto carry_from = [&](int d) {
+      for (; d > 0 && index[d] == l.sizes[d]; --d) {
+        for (size_t k = 0; k < NT; ++k) {
+          ptrs[k] += l.strides[k][d - 1] - l.sizes[d] * l.strides[k][d];
+        }
+        index[d] = 0;
+        ++index[d - 1];
+      }
+    };
     int64_t pos = begin;
     while (pos < end) {
       if constexpr (kRows) {
@@ -189,13 +199,7 @@ void for_each_strided(const std::array<const Tensor*, NT>& ts, const Run& run) {
           pos += rows * inner_size;
           for (size_t k = 0; k < NT; ++k) ptrs[k] += rows * row_strides[k];
           index[inner - 1] += rows;
-          for (int d = inner - 1; d > 0 && index[d] == l.sizes[d]; --d) {
-            for (size_t k = 0; k < NT; ++k) {
-              ptrs[k] += l.strides[k][d - 1] - l.sizes[d] * l.strides[k][d];
-            }
-            index[d] = 0;
-            ++index[d - 1];
-          }
+          carry_from(inner - 1);
           continue;
         }
       }
@@ -205,13 +209,7 @@ void for_each_strided(const std::array<const Tensor*, NT>& ts, const Run& run) {
       // Advance to the start of the next run: step the inner index, then carry outwards.
       for (size_t k = 0; k < NT; ++k) ptrs[k] += count * l.strides[k][inner];
       index[inner] += count;
-      for (int d = inner; d > 0 && index[d] == l.sizes[d]; --d) {
-        for (size_t k = 0; k < NT; ++k) {
-          ptrs[k] += l.strides[k][d - 1] - l.sizes[d] * l.strides[k][d];
-        }
-        index[d] = 0;
-        ++index[d - 1];
-      }
+      carry_from(inner);
     }
   });
 }
