@@ -90,17 +90,24 @@ class Engine final : public AutogradHooks {
   void record(const OpCall& call) override {
     if (!op_differentiable(call.op)) return;
     const BackwardRule& rule = backward_rule(call.op);
-    WICK_CHECK(rule.fn != nullptr, AutogradError, std::string(op_name(call.op)).c_str(),
-               "is marked differentiable but has no backward rule");
+    const bool listed = !call.list.empty();
+    WICK_CHECK(listed ? rule.list_fn != nullptr && !rule.needs_inputs : rule.fn != nullptr,
+               AutogradError, std::string(op_name(call.op)).c_str(),
+               "is marked differentiable but has no backward rule for its inputs");
     auto node = std::make_shared<Node>();
     node->op = call.op;
-    node->num_inputs = call.num_inputs;
+    node->num_inputs = listed ? static_cast<int>(call.list.size()) : call.num_inputs;
+    if (listed) {
+      node->list_meta.resize(call.list.size());
+      node->list_edges.resize(call.list.size());
+    }
     bool any = false;
-    for (int i = 0; i < call.num_inputs; ++i) {
-      const Tensor& in = call.in(i);
-      node->input_meta[i] = InputMeta{in.sizes(), in.dtype(), in.device()};
+    for (int i = 0; i < node->num_inputs; ++i) {
+      const Tensor& in = listed ? call.list[i] : call.in(i);
+      (listed ? node->list_meta[i] : node->input_meta[i]) =
+          InputMeta{in.sizes(), in.dtype(), in.device()};
       if (rule.needs_inputs) node->inputs[i] = save_input(in);
-      Edge& e = node->edges[i];
+      Edge& e = listed ? node->list_edges[i] : node->edges[i];
       e.needed = in.requires_grad();
       any = any || e.needed;
       if (e.needed) {
@@ -214,7 +221,7 @@ class Engine final : public AutogradHooks {
       while (!stack.empty()) {
         auto& [node, next] = stack.back();
         if (next < node->num_inputs) {
-          Node* child = node->edges[next++].node.get();
+          Node* child = node->edge(next++).node.get();
           if (child != nullptr && child->visit_epoch != epoch) {
             child->visit_epoch = epoch;
             child->pending_grad = Tensor();
@@ -233,7 +240,7 @@ class Engine final : public AutogradHooks {
     if (ready_hooks().count.load(std::memory_order_relaxed) != 0) {
       for (Node* node : order) {
         for (int i = 0; i < node->num_inputs; ++i) {
-          const Edge& e = node->edges[i];
+          const Edge& e = node->edge(i);
           if (!e.needed || e.node) continue;
           if (auto leaf = e.leaf.lock(); leaf && has_ready_hook(leaf.get())) {
             ++countdown[leaf.get()].edges_left;
@@ -257,16 +264,23 @@ class Engine final : public AutogradHooks {
         kept = kept.defined() ? kept + grad : grad.clone();
       }
       const BackwardRule& rule = backward_rule(node->op);
-      std::array<Tensor, 3> input_grads = rule.fn(*node, grad);
+      std::array<Tensor, 3> fixed_grads;
+      std::vector<Tensor> listed_grads;
+      if (rule.list_fn != nullptr && !node->list_edges.empty()) {
+        listed_grads = rule.list_fn(*node, grad);
+      } else {
+        fixed_grads = rule.fn(*node, grad);
+      }
       for (int i = 0; i < node->num_inputs; ++i) {
-        const Edge& e = node->edges[i];
+        const Edge& e = node->edge(i);
         if (!e.needed) continue;
         std::shared_ptr<TensorImpl> leaf = e.node ? nullptr : e.leaf.lock();
-        const bool received = input_grads[i].defined();
+        Tensor& input_grad = listed_grads.empty() ? fixed_grads[i] : listed_grads[i];
+        const bool received = input_grad.defined();
         if (received) {
           // Moved out, so that a gradient nobody else holds can become the leaf's .grad.
-          Tensor g = std::move(input_grads[i]);
-          const InputMeta& meta = node->input_meta[i];
+          Tensor g = std::move(input_grad);
+          const InputMeta& meta = node->meta(i);
           if (g.dtype() != meta.dtype || g.device() != meta.device) {
             g = g.to(meta.device, meta.dtype);
           }

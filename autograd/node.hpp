@@ -48,12 +48,19 @@ class Node {
   bool over_all = false;
   Shape ints;
   std::array<Edge, 3> edges;
+  // A Composite op over a list of tensors (cat) keeps one entry per tensor here instead, and
+  // saves no input: its rule reads sizes only.
+  std::vector<InputMeta> list_meta;
+  std::vector<Edge> list_edges;
   std::weak_ptr<TensorImpl> output_impl;  // for retain_grad() on non-leaf outputs
   bool released = false;                  // saved tensors freed by a backward without retain_graph
   // Scratch for one backward pass (engine.cpp): the pass that last visited this node, and
   // the gradient accumulated for its output so far.
   uint64_t visit_epoch = 0;
   Tensor pending_grad;
+
+  const Edge& edge(int i) const { return list_edges.empty() ? edges[i] : list_edges[i]; }
+  const InputMeta& meta(int i) const { return list_meta.empty() ? input_meta[i] : list_meta[i]; }
 
   // The saved tensor, after checking that no in-place op changed it since it was saved.
   const Tensor& input(int i) const;
@@ -70,6 +77,8 @@ struct BackwardRule {
   bool needs_inputs = false;
   bool needs_output = false;
   std::array<Tensor, 3> (*fn)(const Node& node, const Tensor& grad) = nullptr;
+  // Instead of fn, for ops over a list of tensors: one gradient per listed input.
+  std::vector<Tensor> (*list_fn)(const Node& node, const Tensor& grad) = nullptr;
 };
 const BackwardRule& backward_rule(OpId op);
 

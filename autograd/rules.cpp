@@ -249,6 +249,24 @@ Grads matmul_rule(const Node& n, const Tensor& g) {
   return r;
 }
 
+// Joining. Each input's gradient is its slice of g along the cat dim; a legacy empty input
+// (sizes [0], skipped by the forward's shape checks) gets an empty one.
+std::vector<Tensor> cat_rule(const Node& n, const Tensor& g) {
+  std::vector<Tensor> r(static_cast<size_t>(n.num_inputs));
+  int64_t offset = 0;
+  for (int i = 0; i < n.num_inputs; ++i) {
+    const Shape& sizes = n.meta(i).sizes;
+    if (sizes.size() == 1 && sizes[0] == 0 && g.dim() != 1) {
+      if (n.edge(i).needed) r[i] = zeros(sizes, g.options());
+      continue;
+    }
+    const int64_t length = sizes[static_cast<size_t>(n.dim)];
+    if (n.edge(i).needed) r[i] = g.narrow(n.dim, offset, length);
+    offset += length;
+  }
+  return r;
+}
+
 // Views.
 Grads view_rule(const Node& n, const Tensor& g) { return {g.reshape(in_sizes(n, 0))}; }
 Grads transpose_rule(const Node& n, const Tensor& g) { return {g.transpose(n.ints[0], n.ints[1])}; }
@@ -290,6 +308,7 @@ const BackwardRule& backward_rule(OpId op) {
       transpose{false, false, transpose_rule}, permute{false, false, permute_rule},
       expand{false, false, expand_rule}, slice{false, false, slice_rule},
       select{false, false, select_rule};
+  static const BackwardRule cat{false, false, nullptr, cat_rule};
   switch (op) {
     case OpId::copy:
       return copy;
@@ -354,6 +373,8 @@ const BackwardRule& backward_rule(OpId op) {
       return permute;
     case OpId::expand:
       return expand;
+    case OpId::cat:
+      return cat;
     case OpId::slice:
       return slice;
     case OpId::select:

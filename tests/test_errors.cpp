@@ -186,3 +186,37 @@ TEST_CASE("errors: an undefined tensor names the op it was given to", "[errors]"
   CHECK_THAT(error_of<ValueError>([&] { where(undefined, x, x); }), Contains("where:"));
   CHECK(ref::values(x + 1.0) == std::vector<double>{1, 1});  // and wick goes on
 }
+
+TEST_CASE("errors: cat and stack", "[errors]") {
+  const Tensor a = ones({2, 3}), b = ones({2, 4}, TensorOptions(kInt64));
+  CHECK_THAT(error_of<ValueError>([] { cat({}); }), Contains("cat") && Contains("non-empty"));
+  CHECK_THAT(error_of<ValueError>([] { stack({}, 1); }), Contains("stack"));
+  CHECK_THAT(error_of<ValueError>([&] {
+               cat({a, Tensor()});
+             }),
+             Contains("cat") && Contains("tensor 1") && Contains("undefined"));
+  // Every size but dim's must match: the message names the dims, sizes and operands.
+  CHECK_THAT(error_of<ShapeError>([&] {
+               cat({a, b}, 0);
+             }),
+             Contains("cat") && Contains("except in dimension 0") && Contains("got size 4") &&
+                 Contains("[2, 3] float32 cpu") && Contains("[2, 4] int64 cpu"));
+  CHECK_THAT(error_of<ShapeError>([&] {
+               cat({a, ones({2, 3, 1})}, 1);
+             }),
+             Contains("same number of dimensions: got 2 and 3"));
+  CHECK_THAT(error_of<ShapeError>([&] {
+               cat({a, ones({})});
+             }),
+             Contains("zero-dimensional tensor (at position 1)"));
+  CHECK_THAT(error_of<IndexError>([&] { cat({a, a}, 2); }), Contains("cat"));
+  CHECK_THAT(error_of<IndexError>([&] { cat({zeros({0})}, 1); }), Contains("cat"));
+  CHECK_THAT(error_of<ShapeError>([&] {
+               stack({a, b});
+             }),
+             Contains("stack") && Contains("[2, 3] at entry 0 and [2, 4] at entry 1"));
+  CHECK_THAT(error_of<IndexError>([&] { stack({a, a}, 3); }), Contains("stack"));
+  CHECK(stack({a, a}, -3).sizes() == std::vector<int64_t>{2, 2, 3});
+  // After the errors: cat joins as before.
+  CHECK(cat({a, b}, 1).to_vector<float>() == std::vector<float>(14, 1.0f));
+}

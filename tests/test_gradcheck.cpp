@@ -1,100 +1,15 @@
 // test_gradcheck.cpp: gradcheck (float64 central differences, PyTorch's tolerances) over every
 // differentiable op of wick/op_list.hpp, enumerated from the list: a differentiable op
 // without a case here fails the test.
-#include <map>
-
+#include "grad_cases.hpp"
 #include "reference.hpp"
 
 using namespace wick;
-using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
-
-namespace {
-
-struct GradCase {
-  std::vector<Shape> shapes;
-  Fn fn;
-  ref::Domain domain = ref::Domain::Any;
-};
-
-Tensor input(const Shape& s, ref::Domain domain, int k) {
-  // Spread values so that ties (max, maximum) and kinks (abs, relu, clamp) stay away from
-  // the points where the function is not differentiable.
-  Tensor t = ref::make_input(s, kFloat64, ref::Layout::Contiguous, domain);
-  std::vector<double> v = t.to_vector<double>();
-  for (size_t i = 0; i < v.size(); ++i) {
-    double spread = 0.37 * static_cast<double>(i + 1) + 0.11 * k;
-    v[i] = domain == ref::Domain::Positive ? 0.5 + std::fmod(spread, 2.0)
-                                           : std::fmod(spread, 4.0) - 2.0 + 0.013;
-  }
-  return tensor(v, s).requires_grad_(true);
-}
-
-std::map<OpId, GradCase> cases() {
-  using V = const std::vector<Tensor>&;
-  const auto pos = ref::Domain::Positive;
-  return {
-      {OpId::copy, {{{3, 4}}, [](V x) { return x[0].t().clone() * 1.5; }}},
-      {OpId::neg, {{{5}}, [](V x) { return -x[0]; }}},
-      {OpId::abs, {{{2, 3}}, [](V x) { return x[0].abs(); }}},
-      {OpId::exp, {{{2, 3}}, [](V x) { return x[0].exp(); }}},
-      {OpId::log, {{{2, 3}}, [](V x) { return x[0].log(); }, pos}},
-      {OpId::sqrt, {{{4}}, [](V x) { return x[0].sqrt(); }, pos}},
-      {OpId::relu, {{{2, 3}}, [](V x) { return x[0].relu(); }}},
-      {OpId::sigmoid, {{{2, 3}}, [](V x) { return x[0].sigmoid(); }}},
-      {OpId::tanh, {{{2, 3}}, [](V x) { return x[0].tanh(); }}},
-      {OpId::pow_scalar,
-       {{{4}}, [](V x) { return x[0].pow(2.5) + x[0].pow(3) + x[0].pow(0); }, pos}},
-      {OpId::clamp, {{{3, 3}}, [](V x) { return x[0].clamp(-1.0, 1.0) + x[0].clamp_min(0.3); }}},
-      {OpId::add, {{{2, 3}, {3}}, [](V x) { return add(x[0], x[1], 0.5) + x[1] + 2.0; }}},
-      {OpId::sub, {{{2, 1}, {3}}, [](V x) { return sub(x[0], x[1], 1.5) - (1.0 - x[1]); }}},
-      {OpId::mul, {{{2, 3}, {2, 1}}, [](V x) { return x[0] * x[1] * 3.0; }}},
-      {OpId::div, {{{2, 3}, {3}}, [](V x) { return x[0] / x[1] + 1.0 / x[1]; }, pos}},
-      {OpId::pow, {{{2, 3}, {3}}, [](V x) { return x[0].pow(x[1]); }, pos}},
-      {OpId::maximum, {{{2, 3}, {3}}, [](V x) { return maximum(x[0], x[1] * 0.9); }}},
-      {OpId::minimum, {{{2, 3}, {3}}, [](V x) { return minimum(x[0], x[1] * 0.9); }}},
-      // Their own gradients (double backward through sigmoid and tanh), both operands broadcast.
-      {OpId::sigmoid_backward,
-       {{{2, 3}, {3}}, [](V x) { return sigmoid_backward(x[0], x[1] * 0.3); }}},
-      {OpId::tanh_backward, {{{2, 1}, {3}}, [](V x) { return tanh_backward(x[0], x[1]); }}},
-      {OpId::where, {{{2, 3}, {3}}, [](V x) { return where(x[0].detach() > 0, x[0], x[1]); }}},
-      {OpId::sum,
-       {{{2, 3, 4}},
-        [](V x) {
-          return x[0].sum(1) + x[0].sum({0, 2}, true).sum() + x[0].sum();
-        }}},
-      {OpId::mean, {{{2, 3, 4}}, [](V x) { return x[0].mean(-1, true) + x[0].mean(); }}},
-      {OpId::max,
-       {{{3, 4}}, [](V x) { return std::get<0>(x[0].max(1)) + x[0].max() + x[0].amax(0).sum(); }}},
-      {OpId::min, {{{3, 4}}, [](V x) { return std::get<0>(x[0].min(0, true)) + x[0].min(); }}},
-      {OpId::softmax, {{{3, 4}}, [](V x) { return x[0].softmax(1) * x[0] + x[0].softmax(0); }}},
-      {OpId::log_softmax, {{{3, 4}}, [](V x) { return x[0].log_softmax(-1) * x[0]; }}},
-      {OpId::matmul,
-       {{{2, 1, 3, 4}, {3, 4, 2}, {2}}, [](V x) { return matmul(matmul(x[0], x[1]), x[2]); }}},
-      {OpId::view,
-       {{{2, 6}},
-        [](V x) {
-          return x[0].view({3, 4}).reshape({4, 3}).unsqueeze(0).flatten() * x[0].view({12});
-        }}},
-      {OpId::transpose, {{{2, 3}}, [](V x) { return x[0].t() * 2.0 + x[0].transpose(0, 1); }}},
-      {OpId::permute,
-       {{{2, 3, 4}},
-        [](V x) {
-          return x[0].permute({2, 0, 1}) * x[0].permute({2, 0, 1});
-        }}},
-      {OpId::expand,
-       {{{3, 1}},
-        [](V x) {
-          return x[0].expand({2, 3, 4}) * 1.5;
-        }}},
-      {OpId::slice, {{{5, 4}}, [](V x) { return x[0].slice(0, 1, 5, 2) * x[0].narrow(0, 0, 2); }}},
-      {OpId::select, {{{5, 4}}, [](V x) { return x[0].select(1, 2) * x[0].select(0, -1).sum(); }}},
-  };
-}
-
-}  // namespace
+using grad_cases::GradCase;
+using grad_cases::input;
 
 TEST_CASE("gradcheck: every differentiable op in the op list", "[autograd][gradcheck]") {
-  auto all = cases();
+  auto all = grad_cases::cases();
   for (size_t k = 0; k < kNumOps; ++k) {
     OpId op = static_cast<OpId>(k);
     if (!op_differentiable(op)) {
@@ -107,7 +22,7 @@ TEST_CASE("gradcheck: every differentiable op in the op list", "[autograd][gradc
       const GradCase& c = all.at(op);
       std::vector<Tensor> inputs;
       for (size_t i = 0; i < c.shapes.size(); ++i)
-        inputs.push_back(input(c.shapes[i], c.domain, static_cast<int>(i)));
+        inputs.push_back(input(c.shapes[i], c.positive, static_cast<int>(i)));
       std::string failure = autograd::gradcheck(c.fn, inputs);
       CHECK(failure == "");
     }
@@ -116,7 +31,7 @@ TEST_CASE("gradcheck: every differentiable op in the op list", "[autograd][gradc
 
 TEST_CASE("gradcheck: catches a wrong gradient", "[autograd][gradcheck]") {
   // x.detach() * x has gradient x, but the numeric one is 2x: gradcheck must say so.
-  Tensor x = input({3}, ref::Domain::Positive, 0);
+  Tensor x = input({3}, true, 0);
   std::string failure =
       autograd::gradcheck([](const std::vector<Tensor>& v) { return v[0].detach() * v[0]; }, {x});
   CHECK_FALSE(failure.empty());

@@ -480,6 +480,88 @@ void sweep_copy() {
   CHECK_THROWS_AS(dst.copy_(ones({2, 4})), ShapeError);
 }
 
+// ---- cat and stack: every element from its input, cast to the promoted dtype ----
+void sweep_cat() {
+  ref::PoisonScope poison;  // an element cat did not write reads as NaN (or 255 for bool)
+  const std::vector<Shape> parts = {{3, 1, 4}, {3, 5, 4}, {3, 2, 4}};
+  for (Dtype first : ref::all_dtypes()) {
+    for (Dtype others : ref::all_dtypes()) {
+      for (Layout layout : kLayouts) {
+        for (int64_t dim = 0; dim < 3; ++dim) {
+          // Three inputs with sizes 1, 5 and 2 along dim; the first of another dtype.
+          std::vector<Tensor> inputs;
+          std::vector<int64_t> starts;
+          int64_t total = 0;
+          for (size_t k = 0; k < parts.size(); ++k) {
+            Shape sizes = {3, 3, 4};
+            sizes[dim] = parts[k][1];
+            inputs.push_back(ref::make_input(sizes, k == 0 ? first : others, layout));
+            starts.push_back(total);
+            total += sizes[dim];
+          }
+          INFO("cat along " << dim << " of " << label(inputs[0], layout) << ", "
+                            << describe(inputs[1]) << ", " << describe(inputs[2]));
+          const Dtype want_dtype = promote_types(first, others);
+          Tensor y = cat(inputs, dim - 3);  // a negative dim wraps
+          CHECK(y.dtype() == want_dtype);
+          CHECK(y.is_contiguous());
+          Shape want_sizes = {3, 3, 4};
+          want_sizes[dim] = total;
+          REQUIRE(y.sizes() == want_sizes);
+          auto cast = [&](double v) {
+            if (want_dtype == kFloat32) return static_cast<double>(static_cast<float>(v));
+            return v;
+          };
+          ref::check_all(
+              y,
+              [&](auto& i) {
+                size_t k = 0;
+                while (k + 1 < inputs.size() && i[dim] >= starts[k + 1]) ++k;
+                std::vector<int64_t> j = i;
+                j[dim] -= starts[k];
+                return cast(ref::value(inputs[k], j));
+              },
+              "cat");
+          // stack: the same inputs cut to one size, joined along a new dim.
+          std::vector<Tensor> same;
+          for (const Tensor& t : inputs) same.push_back(t.narrow(dim, 0, 1));
+          Tensor s = stack(same, dim);
+          CHECK(s.dtype() == want_dtype);
+          REQUIRE(s.dim() == 4);
+          REQUIRE(s.size(dim) == 3);
+          ref::check_all(
+              s,
+              [&](auto& i) {
+                std::vector<int64_t> j = i;
+                const int64_t k = j[dim];
+                j.erase(j.begin() + dim);
+                return cast(ref::value(same[k], j));
+              },
+              "stack");
+        }
+      }
+    }
+  }
+  // 1-D, empty parts, and PyTorch's legacy empties ([0] tensors of any dtype are skipped).
+  ref::check_all(
+      cat({arange(3), arange(0), arange(2)}), [](auto& i) { return i[0] < 3 ? i[0] : i[0] - 3; },
+      "cat of 1-D tensors");
+  Tensor m = ref::make_input({2, 3}, kFloat64, Layout::Contiguous);
+  Tensor joined = cat({zeros({0}, TensorOptions(kInt64)), m, empty({2, 0}), m}, 1);
+  CHECK(joined.sizes() == std::vector<int64_t>{2, 6});
+  CHECK(joined.dtype() == kFloat64);
+  ref::check_all(
+      joined,
+      [&](auto& i) {
+        return ref::value(m, {i[0], i[1] % 3});
+      },
+      "cat with empties");
+  CHECK(cat({zeros({0}), zeros({0}, TensorOptions(kFloat64))}).sizes() == std::vector<int64_t>{0});
+  ref::check_all(
+      stack({tensor({1.0}).sum(), tensor({2.0}).sum()}), [](auto& i) { return i[0] + 1.0; },
+      "stack of 0-d tensors");
+}
+
 // ---- views: results read the base's elements at the right places ----
 void sweep_views(OpId op) {
   for (Dtype dtype : ref::all_dtypes()) {
@@ -599,6 +681,9 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
             break;
           case OpId::matmul:
             sweep_matmul();
+            break;
+          case OpId::cat:
+            sweep_cat();
             break;
           case OpId::view:
           case OpId::transpose:

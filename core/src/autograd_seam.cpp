@@ -32,6 +32,7 @@ void detail::maybe_record(const OpCall& call) {
   if (!t_grad_enabled) return;
   bool needed = false;
   for (int i = 0; i < call.num_inputs; ++i) needed = needed || call.inputs[i]->requires_grad();
+  for (const Tensor& t : call.list) needed = needed || t.requires_grad();
   if (needed) hooks(std::string(op_name(call.op)).c_str()).record(call);
 }
 

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <span>
 #include <string>
 
 #include "wick/op_list.hpp"
@@ -34,6 +35,10 @@ struct OpCall {
   bool over_all = false;  // reductions: max()/min() over every element (their gradient differs)
   Shape ints;             // reduce: one flag per input dim (1 = reduced); views: their arguments
   uint64_t seed = 0, offset = 0;  // random: Philox key and first counter
+
+  // Composite ops with any number of inputs (cat) list them here instead of in `inputs`;
+  // autograd records one edge per listed tensor.
+  std::span<const Tensor> list;
 
   const Tensor& in(int i) const { return *inputs[i]; }
   Tensor& out(int i = 0) const { return *outputs[i]; }

@@ -2,7 +2,8 @@
 // Adding an op starts here (docs/adding-an-op.md): X(name, kind, differentiable).
 // The name table and the op count are generated from this list, and the static_assert below
 // fails to compile when kOpNames and OpId disagree, so an op cannot be half-added.
-// Kinds: Kernel ops need one kernel per backend; View ops build a view and run no kernel.
+// Kinds: Kernel ops need one kernel per backend; View ops build a view and run no kernel;
+// Composite ops run other ops' kernels (cat: one copy per input) and have none of their own.
 #pragma once
 
 #include <array>
@@ -55,6 +56,8 @@ namespace wick {
   X(softmax, Kernel, true)          \
   X(log_softmax, Kernel, true)      \
   X(matmul, Kernel, true)           \
+  /* joining */                     \
+  X(cat, Composite, true)           \
   /* views: no kernel */            \
   X(view, View, true)               \
   X(transpose, View, true)          \
@@ -63,7 +66,7 @@ namespace wick {
   X(slice, View, true)              \
   X(select, View, true)
 
-enum class OpKind : uint8_t { Kernel, View };
+enum class OpKind : uint8_t { Kernel, View, Composite };
 
 enum class OpId : uint16_t {
 #define WICK_OP_ENUM(name, kind, diff) name,

@@ -124,6 +124,13 @@ Tensor mm(const Tensor& a, const Tensor& b);  // 2-D only
 Tensor softmax(const Tensor& a, int64_t dim);
 Tensor log_softmax(const Tensor& a, int64_t dim);
 
+// ---- joining ----
+// cat: the tensors joined along dim (every other size must match; 1-D empty tensors of sizes
+// [0] are skipped, as in PyTorch); the result is contiguous, of the promoted dtype.
+// stack: equal-sized tensors joined along a new dim.
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
+
 // ---- views and copies as functions ----
 Tensor transpose(const Tensor& a, int64_t dim0, int64_t dim1);
 Tensor reshape(const Tensor& a, const Shape& shape);

@@ -1,0 +1,115 @@
+// ops_join.cpp: cat and stack, with PyTorch 1.13's rules. cat checks its list once, makes one
+// contiguous result of the promoted dtype, and copies each input into its slice with the
+// device's copy kernel (which casts and takes any strides), so it runs on every backend without
+// a kernel of its own (OpKind::Composite). Autograd records one node with an edge per input;
+// its rule hands each input its slice of the gradient. stack is cat of unsqueezed views.
+#include <string>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace {
+
+// PyTorch keeps accepting 1-D empty tensors of any other shape in cat ("legacy" empties, from
+// the days when an empty tensor had sizes [0]): they are skipped by the shape checks.
+bool skipped_by_cat(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
+
+std::string describe_list(const std::vector<Tensor>& tensors) {
+  std::string all;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    all += (i == 0 ? "" : ", ") + (tensors[i].defined() ? describe(tensors[i]) : "undefined");
+  }
+  return "[" + all + "]";
+}
+
+}  // namespace
+
+Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
+  const char* name = "cat";
+  WICK_CHECK(!tensors.empty(), ValueError, name, "expected a non-empty list of tensors");
+  const Tensor* reference = nullptr;  // the first tensor that is not a legacy empty
+  Dtype dtype = tensors[0].defined() ? tensors[0].dtype() : kFloat32;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    WICK_CHECK(t.defined(), ValueError, name, "tensor ", i,
+               " of the list is undefined: ", describe_list(tensors));
+    WICK_CHECK(t.dim() > 0, ShapeError, name, "zero-dimensional tensor (at position ", i,
+               ") cannot be concatenated: ", describe_list(tensors));
+    WICK_CHECK(t.device() == tensors[0].device(), DeviceError, name,
+               "expected all tensors on one device, got ", describe_list(tensors));
+    dtype = promote_types(dtype, t.dtype());
+    if (reference == nullptr && !skipped_by_cat(t)) reference = &t;
+  }
+  const Device device = tensors[0].device();
+  if (reference == nullptr) {
+    // Only legacy empties: the result is one of them, in the promoted dtype.
+    detail::wrap_dim(dim, 1, name);
+    Tensor out = detail::make_empty({0}, dtype, device, name);
+    OpCall call;
+    call.op = OpId::cat;
+    call.list = std::span<const Tensor>(tensors);
+    call.outputs[0] = &out;
+    call.num_outputs = 1;
+    detail::maybe_record(call);
+    return out;
+  }
+  const int64_t d = detail::wrap_dim(dim, reference->dim(), name);
+  Shape out_sizes = reference->sizes();
+  out_sizes[d] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (skipped_by_cat(t)) continue;
+    WICK_CHECK(t.dim() == reference->dim(), ShapeError, name,
+               "tensors must have the same number of dimensions: got ", reference->dim(), " and ",
+               t.dim(), " (tensor ", i, " of ", describe_list(tensors), ")");
+    for (int64_t k = 0; k < t.dim(); ++k) {
+      WICK_CHECK(k == d || t.size(k) == reference->size(k), ShapeError, name,
+                 "sizes of tensors must match except in dimension ", d, ": expected size ",
+                 reference->size(k), " but got size ", t.size(k), " in dimension ", k,
+                 " for tensor ", i, " of ", describe_list(tensors));
+    }
+    out_sizes[d] += t.size(d);
+  }
+  Tensor out = detail::make_empty(out_sizes, dtype, device, name);
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    if (skipped_by_cat(t)) continue;
+    Shape part_sizes = out_sizes;
+    part_sizes[d] = t.size(d);
+    const Tensor part = detail::make_view(out, part_sizes, out.strides(),
+                                          out.storage_offset() + offset * out.stride(d));
+    detail::copy_into(part, t.detach());
+    offset += t.size(d);
+  }
+  OpCall call;
+  call.op = OpId::cat;
+  call.list = std::span<const Tensor>(tensors);
+  call.outputs[0] = &out;
+  call.num_outputs = 1;
+  call.dim = d;
+  detail::maybe_record(call);
+  return out;
+}
+
+Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
+  const char* name = "stack";
+  WICK_CHECK(!tensors.empty(), ValueError, name, "expected a non-empty list of tensors");
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    WICK_CHECK(tensors[i].defined(), ValueError, name, "tensor ", i,
+               " of the list is undefined: ", describe_list(tensors));
+    WICK_CHECK(tensors[i].sizes() == tensors[0].sizes(), ShapeError, name,
+               "expects each tensor to be equal size, but got ", tensors[0].sizes(),
+               " at entry 0 and ", tensors[i].sizes(), " at entry ", i, " (",
+               describe_list(tensors), ")");
+    WICK_CHECK(tensors[i].device() == tensors[0].device(), DeviceError, name,
+               "expected all tensors on one device, got ", describe_list(tensors));
+  }
+  const int64_t d = detail::wrap_dim(dim, tensors[0].dim() + 1, name);
+  std::vector<Tensor> unsqueezed;
+  unsqueezed.reserve(tensors.size());
+  for (const Tensor& t : tensors) unsqueezed.push_back(t.unsqueeze(d));
+  return cat(unsqueezed, d);
+}
+
+}  // namespace wick

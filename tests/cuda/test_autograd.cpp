@@ -1,0 +1,101 @@
+// test_autograd.cpp: gradients on the GPU. Every differentiable op's case of
+// tests/grad_cases.hpp (the CPU gradcheck's, enumerated from the op list, so a new op without a
+// case fails here too) runs on float32 device tensors; the gradients its backward leaves on the
+// device are compared with those of the same case on float64 CPU tensors, which the CPU
+// gradcheck has checked against central differences.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpu_test.hpp"
+#include "grad_cases.hpp"
+
+using namespace gpu_test;
+
+namespace {
+
+// The seed gradient for an output: fixed values of both signs, so that every input's
+// gradient mixes its output elements with different weights.
+Tensor seed_for(const Tensor& out, TensorOptions options) {
+  std::vector<double> v(static_cast<size_t>(out.numel()));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = std::fmod(0.61 * static_cast<double>(i + 1), 3.0) - 1.4;
+  return tensor(v, out.sizes(), TensorOptions(kFloat64)).to(options.device(), options.dtype());
+}
+
+// Element by element, |got - want| <= 1e-4 * (1 + |want|) with both in float64: float32
+// rounding through the few ops of a case (relative error about 1e-7 each) stays far below it,
+// while a wrong rule, a missing accumulation or a lost element is off by O(1).
+void check_gradient(const Tensor& got_device, const Tensor& want, const std::string& what) {
+  INFO(what);
+  REQUIRE(got_device.defined());
+  CHECK(got_device.device().is_cuda());
+  CHECK(got_device.dtype() == kFloat32);
+  REQUIRE(got_device.sizes() == want.sizes());
+  const std::vector<double> got = got_device.to(kCPU).to(kFloat64).to_vector<double>();
+  const std::vector<double> ref = want.to_vector<double>();
+  double worst = 0;
+  size_t worst_at = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    const double err = std::fabs(got[i] - ref[i]) / (1.0 + std::fabs(ref[i]));
+    if (!(err <= worst)) worst = err, worst_at = i;  // NaN counts as the worst
+  }
+  INFO("worst element " << worst_at << ": " << (ref.empty() ? 0 : got[worst_at]) << " against "
+                        << (ref.empty() ? 0 : ref[worst_at]) << " (scaled error " << worst << ")");
+  CHECK(worst <= 1e-4);
+}
+
+}  // namespace
+
+TEST_CASE("gpu autograd: every differentiable op's float32 gradients match float64 on the CPU",
+          "[autograd]") {
+  const auto all = grad_cases::cases();
+  const TensorOptions on_gpu = TensorOptions().dtype(kFloat32).device(kCUDA);
+  for (size_t k = 0; k < kNumOps; ++k) {
+    const OpId op = static_cast<OpId>(k);
+    if (!op_differentiable(op)) continue;
+    DYNAMIC_SECTION("op " << op_name(op)) {
+      INFO("no case in tests/grad_cases.hpp for " << op_name(op));
+      REQUIRE(all.count(op) == 1);
+      const grad_cases::GradCase& c = all.at(op);
+      std::vector<Tensor> cpu_inputs, gpu_inputs;
+      for (size_t i = 0; i < c.shapes.size(); ++i) {
+        cpu_inputs.push_back(grad_cases::input(c.shapes[i], c.positive, static_cast<int>(i)));
+        gpu_inputs.push_back(cpu_inputs.back().detach().to(kCUDA, kFloat32).requires_grad_(true));
+      }
+      const Tensor cpu_out = c.fn(cpu_inputs);
+      const Tensor gpu_out = c.fn(gpu_inputs);
+      REQUIRE(gpu_out.device().is_cuda());
+      cpu_out.backward(seed_for(cpu_out, TensorOptions(kFloat64)));
+      gpu_out.backward(seed_for(gpu_out, on_gpu));
+      for (size_t i = 0; i < c.shapes.size(); ++i) {
+        check_gradient(gpu_inputs[i].grad(), cpu_inputs[i].grad(),
+                       "gradient of input " + std::to_string(i) + " " + describe(cpu_inputs[i]));
+      }
+    }
+  }
+}
+
+TEST_CASE("gpu autograd: cat and stack join device tensors and split their gradients",
+          "[autograd]") {
+  PoisonScope poison;
+  const Pair a = make_input({3, 5}, kFloat32, Layout::Transposed);
+  const Pair b = make_input({3, 2}, kFloat64, Layout::Strided);
+  // The device result is the CPU one, bit for bit (copies and an exact float32 -> float64 cast).
+  check_close(cat({a.gpu, b.gpu}, 1), cat({a.cpu, b.cpu}, 1), {}, "cat of mixed dtypes");
+  check_close(stack({a.gpu, a.gpu * 2}, 2), stack({a.cpu, a.cpu * 2}, 2), {}, "stack");
+  // A CPU tensor in a list of device tensors is an error naming both devices.
+  try {
+    (void)cat({a.gpu, a.cpu});
+    FAIL("cat of a cuda and a cpu tensor did not throw");
+  } catch (const DeviceError& e) {
+    CHECK_THAT(e.what(),
+               Catch::Contains("cat") && Catch::Contains("cuda") && Catch::Contains("cpu"));
+  }
+  Tensor x = a.gpu.detach().requires_grad_(true);
+  Tensor y = b.gpu.detach().to(kFloat32).requires_grad_(true);
+  (cat({x, y, x}, 1) * 2.0).sum().backward();
+  check_close(x.grad(), full({3, 5}, 4.0f), {}, "a tensor listed twice gets both slices");
+  check_close(y.grad(), full({3, 2}, 2.0f), {}, "the other input's slice");
+}

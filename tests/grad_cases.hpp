@@ -1,0 +1,111 @@
+// grad_cases.hpp: one case per differentiable op of wick/op_list.hpp, shared by the CPU
+// gradcheck (tests/test_gradcheck.cpp: float64 against central differences) and the GPU suite
+// (tests/cuda/test_autograd.cpp: float32 gradients on the device against the float64 CPU
+// ones). Each case is a function of its inputs that uses the op (several of its forms where it
+// has them) and creates any other tensor on its inputs' device, so it runs on any device.
+#pragma once
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <vector>
+
+#include "wick/wick.hpp"
+
+namespace grad_cases {
+
+using namespace wick;
+using Fn = std::function<Tensor(const std::vector<Tensor>&)>;
+
+struct GradCase {
+  std::vector<Shape> shapes;
+  Fn fn;
+  bool positive = false;  // inputs drawn from [0.5, 2.5) instead of [-2, 2)
+};
+
+// Input k of a case: float64 cpu, requires grad. Values are spread so that ties (max,
+// maximum) and kinks (abs, relu, clamp) stay away from the points where the function is not
+// differentiable.
+inline Tensor input(const Shape& s, bool positive, int k) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i) {
+    double spread = 0.37 * static_cast<double>(i + 1) + 0.11 * k;
+    v[i] = positive ? 0.5 + std::fmod(spread, 2.0) : std::fmod(spread, 4.0) - 2.0 + 0.013;
+  }
+  return tensor(v, s, TensorOptions(kFloat64)).requires_grad_(true);
+}
+
+inline std::map<OpId, GradCase> cases() {
+  using V = const std::vector<Tensor>&;
+  const bool pos = true;
+  return {
+      {OpId::copy, {{{3, 4}}, [](V x) { return x[0].t().clone() * 1.5; }}},
+      {OpId::neg, {{{5}}, [](V x) { return -x[0]; }}},
+      {OpId::abs, {{{2, 3}}, [](V x) { return x[0].abs(); }}},
+      {OpId::exp, {{{2, 3}}, [](V x) { return x[0].exp(); }}},
+      {OpId::log, {{{2, 3}}, [](V x) { return x[0].log(); }, pos}},
+      {OpId::sqrt, {{{4}}, [](V x) { return x[0].sqrt(); }, pos}},
+      {OpId::relu, {{{2, 3}}, [](V x) { return x[0].relu(); }}},
+      {OpId::sigmoid, {{{2, 3}}, [](V x) { return x[0].sigmoid(); }}},
+      {OpId::tanh, {{{2, 3}}, [](V x) { return x[0].tanh(); }}},
+      {OpId::pow_scalar,
+       {{{4}}, [](V x) { return x[0].pow(2.5) + x[0].pow(3) + x[0].pow(0); }, pos}},
+      {OpId::clamp, {{{3, 3}}, [](V x) { return x[0].clamp(-1.0, 1.0) + x[0].clamp_min(0.3); }}},
+      {OpId::add, {{{2, 3}, {3}}, [](V x) { return add(x[0], x[1], 0.5) + x[1] + 2.0; }}},
+      {OpId::sub, {{{2, 1}, {3}}, [](V x) { return sub(x[0], x[1], 1.5) - (1.0 - x[1]); }}},
+      {OpId::mul, {{{2, 3}, {2, 1}}, [](V x) { return x[0] * x[1] * 3.0; }}},
+      {OpId::div, {{{2, 3}, {3}}, [](V x) { return x[0] / x[1] + 1.0 / x[1]; }, pos}},
+      {OpId::pow, {{{2, 3}, {3}}, [](V x) { return x[0].pow(x[1]); }, pos}},
+      {OpId::maximum, {{{2, 3}, {3}}, [](V x) { return maximum(x[0], x[1] * 0.9); }}},
+      {OpId::minimum, {{{2, 3}, {3}}, [](V x) { return minimum(x[0], x[1] * 0.9); }}},
+      // Their own gradients (double backward through sigmoid and tanh), both operands broadcast.
+      {OpId::sigmoid_backward,
+       {{{2, 3}, {3}}, [](V x) { return sigmoid_backward(x[0], x[1] * 0.3); }}},
+      {OpId::tanh_backward, {{{2, 1}, {3}}, [](V x) { return tanh_backward(x[0], x[1]); }}},
+      {OpId::where, {{{2, 3}, {3}}, [](V x) { return where(x[0].detach() > 0, x[0], x[1]); }}},
+      {OpId::sum,
+       {{{2, 3, 4}},
+        [](V x) {
+          return x[0].sum(1) + x[0].sum({0, 2}, true).sum() + x[0].sum();
+        }}},
+      {OpId::mean, {{{2, 3, 4}}, [](V x) { return x[0].mean(-1, true) + x[0].mean(); }}},
+      {OpId::max,
+       {{{3, 4}}, [](V x) { return std::get<0>(x[0].max(1)) + x[0].max() + x[0].amax(0).sum(); }}},
+      {OpId::min, {{{3, 4}}, [](V x) { return std::get<0>(x[0].min(0, true)) + x[0].min(); }}},
+      {OpId::softmax, {{{3, 4}}, [](V x) { return x[0].softmax(1) * x[0] + x[0].softmax(0); }}},
+      {OpId::log_softmax, {{{3, 4}}, [](V x) { return x[0].log_softmax(-1) * x[0]; }}},
+      {OpId::matmul,
+       {{{2, 1, 3, 4}, {3, 4, 2}, {2}}, [](V x) { return matmul(matmul(x[0], x[1]), x[2]); }}},
+      {OpId::cat,
+       {{{2, 3}, {2, 1}, {2, 2}},
+        [](V x) {
+          // Each input twice in one cat (two edges into one leaf), a transposed input, a
+          // legacy empty, and stack (cat of unsqueezed views).
+          Tensor joined = cat({x[0], x[1], zeros({0}, x[0].options()), x[0], x[2]}, -1);
+          Tensor rows = cat({x[0].t(), x[2].t()}, 0);
+          return joined * 1.5 + stack({x[1], x[2].narrow(1, 1, 1)}, 2).sum(-1) + rows.sum(0).sum();
+        }}},
+      {OpId::view,
+       {{{2, 6}},
+        [](V x) {
+          return x[0].view({3, 4}).reshape({4, 3}).unsqueeze(0).flatten() * x[0].view({12});
+        }}},
+      {OpId::transpose, {{{2, 3}}, [](V x) { return x[0].t() * 2.0 + x[0].transpose(0, 1); }}},
+      {OpId::permute,
+       {{{2, 3, 4}},
+        [](V x) {
+          return x[0].permute({2, 0, 1}) * x[0].permute({2, 0, 1});
+        }}},
+      {OpId::expand,
+       {{{3, 1}},
+        [](V x) {
+          return x[0].expand({2, 3, 4}) * 1.5;
+        }}},
+      {OpId::slice, {{{5, 4}}, [](V x) { return x[0].slice(0, 1, 5, 2) * x[0].narrow(0, 0, 2); }}},
+      {OpId::select, {{{5, 4}}, [](V x) { return x[0].select(1, 2) * x[0].select(0, -1).sum(); }}},
+  };
+}
+
+}  // namespace grad_cases
