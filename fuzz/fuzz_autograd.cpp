@@ -1,13 +1,13 @@
 // fuzz_autograd.cpp: libFuzzer target for the autograd tape. The input bytes decode into 1-3
 // float64 leaves (small shapes, some requiring grad) and a program of up to kMaxSteps
 // differentiable ops (elementwise, broadcasting binaries, sigmoid's and tanh's gradient ops,
-// where, reductions, softmax, matmul, views, in-place ops); wick::autograd::gradcheck (central
-// differences) must agree with backward() on every element. Programs that come near a point where
-// the function is not differentiable (relu or abs at 0, clamp bounds, ties in max/maximum) or
-// ill-conditioned (log/sqrt/pow near 0, division by a small number, values above 1e3) are skipped,
-// since finite differences are not meaningful there. A second check: two backward() calls with
-// retain_graph accumulate twice the gradient, and leaves that do not require grad get none. Run by
-// .ci/fuzz.sh; see docs/reliability.md.
+// where, reductions, softmax, matmul, views, cat and stack, in-place ops);
+// wick::autograd::gradcheck (central differences) must agree with backward() on every element.
+// Programs that come near a point where the function is not differentiable (relu or abs at 0, clamp
+// bounds, ties in max/maximum) or ill-conditioned (log/sqrt/pow near 0, division by a small number,
+// values above 1e3) are skipped, since finite differences are not meaningful there. A second check:
+// two backward() calls with retain_graph accumulate twice the gradient, and leaves that do not
+// require grad get none. Run by .ci/fuzz.sh; see docs/reliability.md.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -83,6 +83,8 @@ enum class Op {
   squeeze,
   flatten,
   clone,
+  cat,
+  stack,
   // In place, on a fresh copy of a (t = a * 1): recorded by the tape as PyTorch records them.
   add_,
   sub_,
@@ -100,8 +102,8 @@ const char* kNames[] = {
     "sum",           "sum_dims", "mean",        "amax",        "max_all",    "max_dim",
     "min_dim",       "softmax",  "log_softmax", "matmul",      "reshape",    "transpose",
     "permute",       "expand",   "narrow",      "select",      "unsqueeze",  "squeeze",
-    "flatten",       "clone",    "add_",        "sub_",        "mul_",       "div_",
-    "clamp_",        "copy_"};
+    "flatten",       "clone",    "cat",         "stack",       "add_",       "sub_",
+    "mul_",          "div_",     "clamp_",      "copy_"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Op::count));
 
 struct Step {
@@ -238,6 +240,10 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& v) {
       return a.flatten(s.i0, s.i1);
     case Op::clone:
       return s.flag ? a.clone() : a.contiguous();
+    case Op::cat:  // two operands, or a listed twice (two edges into one value)
+      return s.flag ? wick::cat({a, b}, s.i0) : wick::cat({a, b, a}, s.i0);
+    case Op::stack:
+      return s.flag ? wick::stack({a, b}, s.i0) : wick::stack({b, a, a}, s.i1);
     default:
       return apply_inplace(s, a, b);
   }

@@ -169,6 +169,9 @@ class Program {
   void expect_view(const Tensor& t, const Tensor& v, const Shape& want_sizes, Map&& map);
   void view();
 
+  // ---- ops_join.cpp ----
+  void join();
+
   // ---- ops_inplace.cpp ----
   static std::vector<int64_t> footprint(const Tensor& t);
   void inplace();

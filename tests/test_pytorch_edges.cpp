@@ -371,3 +371,30 @@ TEST_CASE("pytorch edges: sigmoid and tanh gradients round as PyTorch's kernels"
   CHECK(equal(tanh_backward(g2.narrow(0, 0, 3), yd),
               tanh_backward(g2.narrow(0, 0, 3).to(kFloat64), yd)));
 }
+
+TEST_CASE("pytorch edges: cat's promotion and legacy empty tensors", "[pytorch]") {
+  // python3-torch 1.13: torch.cat([torch.zeros(0, dtype=torch.int64), torch.ones(2, 3)]) is a
+  // float32 [2, 3] (the skipped [0] tensor still takes part in the promotion);
+  // torch.cat([torch.zeros(0), torch.zeros(0, dtype=torch.float64)]) a float64 [0], for any
+  // dim (torch.cat([torch.zeros(0)], 1), (.., -2) give [0]); torch.cat([tensor([True]),
+  // tensor([2])]) is int64 [1, 2]; torch.cat([torch.zeros(0, 3), ones(2, 3)]) is [2, 3].
+  Tensor joined = cat({zeros({0}, TensorOptions(kInt64)), ones({2, 3})});
+  CHECK(joined.dtype() == kFloat32);
+  CHECK(joined.sizes() == std::vector<int64_t>{2, 3});
+  Tensor empties = cat({zeros({0}), zeros({0}, TensorOptions(kFloat64))});
+  CHECK(empties.dtype() == kFloat64);
+  CHECK(empties.sizes() == std::vector<int64_t>{0});
+  CHECK(cat({zeros({0})}, 1).sizes() == std::vector<int64_t>{0});
+  CHECK(cat({zeros({0})}, -2).sizes() == std::vector<int64_t>{0});
+  Tensor mixed = cat({tensor(std::vector<bool>{true}), tensor(std::vector<int64_t>{2})});
+  CHECK(mixed.dtype() == kInt64);
+  CHECK(mixed.to_vector<int64_t>() == std::vector<int64_t>{1, 2});
+  CHECK(cat({zeros({0, 3}), ones({2, 3})}).sizes() == std::vector<int64_t>{2, 3});
+  // x = torch.zeros(0, requires_grad=True); y = torch.ones(2, 3, requires_grad=True);
+  // torch.cat([x, y]).sum().backward(): x.grad is tensor([]), y.grad ones.
+  Tensor x = zeros({0}).requires_grad_(), y = ones({2, 3}).requires_grad_();
+  cat({x, y}).sum().backward();
+  REQUIRE(x.grad().defined());
+  CHECK(x.grad().sizes() == std::vector<int64_t>{0});
+  CHECK(y.grad().to_vector<float>() == std::vector<float>(6, 1.0f));
+}

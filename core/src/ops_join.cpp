@@ -43,8 +43,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
   }
   const Device device = tensors[0].device();
   if (reference == nullptr) {
-    // Only legacy empties: the result is one of them, in the promoted dtype.
-    detail::wrap_dim(dim, 1, name);
+    // Only legacy empties: the result is one of them, in the promoted dtype, for any dim (as
+    // PyTorch 1.13, which checks dim against the first tensor that is not skipped).
     Tensor out = detail::make_empty({0}, dtype, device, name);
     OpCall call;
     call.op = OpId::cat;
@@ -69,7 +69,8 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                  reference->size(k), " but got size ", t.size(k), " in dimension ", k,
                  " for tensor ", i, " of ", describe_list(tensors));
     }
-    out_sizes[d] += t.size(d);
+    WICK_CHECK(!__builtin_add_overflow(out_sizes[d], t.size(d), &out_sizes[d]), ShapeError, name,
+               "the joined size of dimension ", d, " overflows int64: ", describe_list(tensors));
   }
   Tensor out = detail::make_empty(out_sizes, dtype, device, name);
   int64_t offset = 0;
