@@ -51,6 +51,10 @@ struct Lib<wick::Tensor> {
   static wick::Tensor where(const wick::Tensor& c, const wick::Tensor& a, const wick::Tensor& b) {
     return wick::where(c, a, b);
   }
+  static wick::Tensor cat(const std::vector<wick::Tensor>& v, int64_t d) { return wick::cat(v, d); }
+  static wick::Tensor stack(const std::vector<wick::Tensor>& v, int64_t d) {
+    return wick::stack(v, d);
+  }
 };
 template <>
 struct Lib<torch::Tensor> {
@@ -59,6 +63,12 @@ struct Lib<torch::Tensor> {
   static torch::Tensor where(const torch::Tensor& c, const torch::Tensor& a,
                              const torch::Tensor& b) {
     return torch::where(c, a, b);
+  }
+  static torch::Tensor cat(const std::vector<torch::Tensor>& v, int64_t d) {
+    return torch::cat(v, d);
+  }
+  static torch::Tensor stack(const std::vector<torch::Tensor>& v, int64_t d) {
+    return torch::stack(v, d);
   }
 };
 template <class T>
@@ -247,6 +257,26 @@ std::vector<Case> cases() {
                        [](const auto& x) { return x.t() * x; }));
   add(forward_backward("x + row broadcast, forward and backward", kM,
                        [](const auto& x) { return x + x.select(0, 0); }));
+  // Joining.
+  add(binary("cat({a, b}, 0) of two [512, 1024]", {512, 1024}, {512, 1024},
+             [](const auto& a, const auto& b) {
+               return LibOf<decltype(a)>::cat({a, b}, 0);
+             }));
+  add(binary("cat({a, b}, 1) of two [1024, 512]", {1024, 512}, {1024, 512},
+             [](const auto& a, const auto& b) {
+               return LibOf<decltype(a)>::cat({a, b}, 1);
+             }));
+  add(binary("cat({a.t(), b}, 0)", kM, kM, [](const auto& a, const auto& b) {
+    return LibOf<decltype(a)>::cat({a.t(), b}, 0);
+  }));
+  add(unary("stack of the 64 rows of [64, 4096]", {64, 4096}, [](const auto& x) {
+    std::vector<std::decay_t<decltype(x)>> rows;
+    for (int64_t i = 0; i < 64; ++i) rows.push_back(x.select(0, i));
+    return LibOf<decltype(x)>::stack(rows, 0);
+  }));
+  add(forward_backward("cat({x, x * 2}, 1), forward and backward", kM, [](const auto& x) {
+    return LibOf<decltype(x)>::cat({x, x * 2.0}, 1);
+  }));
   // Factories.
   add({"randn(M)", [] {
          return Pair{[] {
