@@ -480,6 +480,55 @@ void sweep_copy() {
   CHECK_THROWS_AS(dst.copy_(ones({2, 4})), ShapeError);
 }
 
+// ---- arange: element i is start + i * step, in int64 or in double, then converted ----
+void sweep_arange() {
+  ref::PoisonScope poison;            // an element the kernel did not write reads as NaN or -1
+  const int64_t big = 3 * 32768 + 7;  // past the CPU's parallel grain: split over the threads
+  struct Case {
+    double start, end, step;
+    Dtype dtype;
+  };
+  for (const Case& c : std::vector<Case>{{0, double(big), 1, kFloat32},
+                                         {-3.5, 1000.25, 0.37, kFloat32},
+                                         {-3.5, 1000.25, 0.37, kFloat64},
+                                         {0.1, double(big) * 0.3, 0.3, kFloat64},
+                                         {5, -2, -0.25, kBFloat16},
+                                         {1e8, 1e8 + 100, 1, kFloat32}}) {
+    INFO("arange(" << c.start << ", " << c.end << ", " << c.step << ", " << c.dtype << ")");
+    Tensor t = arange(c.start, c.end, c.step, TensorOptions(c.dtype));
+    const auto n = static_cast<int64_t>(std::ceil((c.end - c.start) / c.step));
+    REQUIRE(t.sizes() == std::vector<int64_t>{n});
+    CHECK(t.dtype() == c.dtype);
+    const std::vector<double> got = t.to(kFloat64).to_vector<double>();
+    for (int64_t i = 0; i < n; ++i) {
+      const double exact = c.start + static_cast<double>(i) * c.step;
+      const double want = c.dtype == kFloat32    ? double(float(exact))
+                          : c.dtype == kBFloat16 ? double(float(BFloat16(float(exact))))
+                                                 : exact;
+      if (got[static_cast<size_t>(i)] != want) {
+        FAIL_CHECK("element " << i << " is " << got[static_cast<size_t>(i)] << ", expected "
+                              << want);
+        break;
+      }
+    }
+  }
+  // int64 numbers count exactly: near INT64_MAX, with a step whose multiples overflow, and
+  // into float64 results (rounded once from the exact integer).
+  const int64_t top = std::numeric_limits<int64_t>::max();
+  Tensor edge = arange(top - 10 * 3, top, 3);
+  REQUIRE(edge.numel() == 10);
+  for (int64_t i = 0; i < 10; ++i) CHECK(edge.to_vector<int64_t>()[i] == top - 30 + 3 * i);
+  Tensor wide = arange(int64_t{1} << 60, (int64_t{1} << 60) + 4 * big, 4);
+  std::vector<int64_t> w = wide.to_vector<int64_t>();
+  REQUIRE(static_cast<int64_t>(w.size()) == big);
+  for (int64_t i = 0; i < big; i += 997) CHECK(w[i] == (int64_t{1} << 60) + 4 * i);
+  Tensor as_double =
+      arange((int64_t{1} << 53) + 1, (int64_t{1} << 53) + 8, 2, TensorOptions(kFloat64));
+  CHECK(as_double.to_vector<double>() == std::vector<double>{9007199254740992.0, 9007199254740996.0,
+                                                             9007199254740996.0,
+                                                             9007199254741000.0});
+}
+
 // ---- cat and stack: every element from its input, cast to the promoted dtype ----
 void sweep_cat() {
   ref::PoisonScope poison;  // an element cat did not write reads as NaN (or 255 for bool)
@@ -658,6 +707,9 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
         switch (op) {
           case OpId::fill:
             sweep_fill();
+            break;
+          case OpId::arange:
+            sweep_arange();
             break;
           case OpId::rand:
           case OpId::randn:

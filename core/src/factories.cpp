@@ -104,6 +104,23 @@ Tensor arange(const Scalar& end, std::optional<TensorOptions> options) {
 }
 
 namespace {
+// The arange kernel's n values start + i * step on the device (dispatch.hpp: int64 numbers
+// count in int64, doubles in double). bfloat16 values are made in float32 by run_kernel (exact
+// for the integers a bfloat16 holds) and rounded once.
+Tensor arange_kernel(int64_t n, const Scalar& start, const Scalar& step,
+                     const TensorOptions& opts) {
+  const Device device = detail::check_device(opts.device(), "arange");
+  Tensor out = detail::make_empty({n}, opts.dtype(), device, "arange");
+  OpCall call;
+  call.op = OpId::arange;
+  call.outputs[0] = &out;
+  call.num_outputs = 1;
+  call.scalar_a = start;
+  call.scalar_b = step;
+  if (n > 0) run_kernel(call, device);
+  return finish(out, opts);
+}
+
 // An arange argument as the int64 PyTorch converts it to for an int64 result: a float truncates,
 // one int64 cannot hold (NaN, inf, past +-2^63) is an error.
 int64_t arange_int64(const Scalar& v, const Scalar& start, const Scalar& end, const Scalar& step) {
@@ -123,8 +140,6 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
   if (!opts.has_dtype()) opts = opts.dtype(all_integer ? kInt64 : kDefaultFloat);
   WICK_CHECK(opts.dtype() != kBool, DtypeError, "arange",
              "does not make bool tensors (as PyTorch)");
-  // bfloat16 values are made in float32 (exact for the integers a bfloat16 holds) and rounded.
-  const Dtype made = opts.dtype() == kBFloat16 ? kFloat32 : opts.dtype();
   // As PyTorch: an int64 result converts the three numbers to int64 first (arange(0, 10, 2.5)
   // steps by 2), and integers count exactly, in 128 bits (doubles lose them past 2^53).
   if (all_integer || opts.dtype() == kInt64) {
@@ -143,18 +158,9 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
     const uint64_t count = span / stride + (span % stride != 0 ? 1 : 0);
     WICK_CHECK(count <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()), ShapeError,
                "arange", "too many elements (start ", start, ", end ", end, ", step ", step, ")");
-    const auto n = static_cast<int64_t>(count);
-    Tensor host = detail::make_empty({n}, made, Device(kCPU), "arange");
-    // start + i * step in uint64: every value lies between start and end, but i * step alone
-    // may not fit int64 (two's-complement wrap-around gives the right value, without UB).
-    const uint64_t si = static_cast<uint64_t>(s), sti = static_cast<uint64_t>(st);
-    WICK_DISPATCH_ALL(made, {
-      T* p = host.data_ptr<T>();
-      for (int64_t i = 0; i < n; ++i) {
-        p[i] = static_cast<T>(static_cast<int64_t>(si + static_cast<uint64_t>(i) * sti));
-      }
-    })
-    return finish(host.to(opts.device(), opts.dtype()), opts);
+    // start + i * step in int64 numbers: the kernels count in uint64, whose wrap-around gives
+    // the right values (each lies between start and end) where i * step alone overflows.
+    return arange_kernel(static_cast<int64_t>(count), Scalar(s), Scalar(st), opts);
   }
   double s = start.to_double(), e = end.to_double(), st = step.to_double();
   WICK_CHECK(st != 0 && std::isfinite(s) && std::isfinite(e) && std::isfinite(st), ValueError,
@@ -165,13 +171,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
              step);
   double count = std::ceil((e - s) / st);
   WICK_CHECK(count < 9.0e18, ShapeError, "arange", "too many elements (", count, ")");
-  const int64_t n = static_cast<int64_t>(count);
-  Tensor host = detail::make_empty({n}, made, Device(kCPU), "arange");
-  WICK_DISPATCH_FLOATING(made, {
-    T* p = host.data_ptr<T>();
-    for (int64_t i = 0; i < n; ++i) p[i] = static_cast<T>(s + static_cast<double>(i) * st);
-  })
-  return finish(host.to(opts.device(), opts.dtype()), opts);
+  return arange_kernel(static_cast<int64_t>(count), Scalar(s), Scalar(st), opts);
 }
 
 Tensor eye(int64_t n, TensorOptions options) {

@@ -8,6 +8,7 @@ void register_cpu_kernels() {
   using namespace cpu;
   auto reg = [](OpId op, KernelFn fn) { register_kernel(op, kCPU, fn); };
   reg(OpId::fill, fill_kernel);
+  reg(OpId::arange, arange_kernel);
   register_kernel(OpId::copy, kCPU, copy_kernel, /*computes_bf16=*/true);
   reg(OpId::rand, random_kernel);
   reg(OpId::randn, random_kernel);

@@ -9,6 +9,7 @@ namespace wick::gpu {
 
 void launch_fill(const OpCall& call);     // fill_copy.cu
 void launch_copy(const OpCall& call);     // fill_copy.cu: copy and cast between any dtypes
+void launch_arange(const OpCall& call);   // fill_copy.cu
 void launch_random(const OpCall& call);   // random.cu: rand, randn (Philox, as the CPU)
 void launch_unary(const OpCall& call);    // unary.cu
 void launch_binary(const OpCall& call);   // binary.cu: add sub mul div pow maximum minimum

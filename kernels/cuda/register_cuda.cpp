@@ -25,6 +25,7 @@ void register_cuda_backend() {
   register_backend_object();
   auto reg = [](OpId op, KernelFn fn) { register_kernel(op, kCUDA, fn); };
   reg(OpId::fill, run_op<launch_fill>);
+  reg(OpId::arange, run_op<launch_arange>);
   register_kernel(OpId::copy, kCUDA, run_op<launch_copy>, /*computes_bf16=*/true);
   reg(OpId::rand, run_op<launch_random>);
   reg(OpId::randn, run_op<launch_random>);

@@ -430,7 +430,7 @@ TEST_CASE("gpu sweep: every Kernel op has a case here", "[sweep]") {
   for (const auto& [op, c] : binary_cases()) covered.insert(op);
   for (OpId op :
        {OpId::where, OpId::sum, OpId::mean, OpId::max, OpId::min, OpId::softmax, OpId::log_softmax,
-        OpId::fill, OpId::copy, OpId::rand, OpId::randn, OpId::matmul}) {
+        OpId::fill, OpId::arange, OpId::copy, OpId::rand, OpId::randn, OpId::matmul}) {
     covered.insert(op);  // the last five in this file, test_runtime.cpp and test_matmul.cpp
   }
   for (size_t i = 0; i < kNumOps; ++i) {
@@ -515,6 +515,34 @@ TEST_CASE("gpu sweep: fill, copy and casts between every dtype pair", "[sweep]")
       check_close(t.gpu.contiguous(), t.cpu.contiguous(), {}, "contiguous");
     }
   }
+}
+
+TEST_CASE("gpu sweep: arange gives the CPU's values, bit for bit", "[sweep]") {
+  PoisonScope poison;
+  const int64_t big = small_run() ? 1000 : 3 * 32768 + 7;
+  const int64_t top = std::numeric_limits<int64_t>::max();
+  struct Case {
+    Scalar start, end, step;
+    Dtype dtype;
+  };
+  for (const Case& c : std::vector<Case>{{0, big, 1, kInt64},
+                                         {top - 30, top, 3, kInt64},
+                                         {int64_t{1} << 53, (int64_t{1} << 53) + 9, 2, kFloat64},
+                                         {0, big, 1, kFloat32},
+                                         {-3.5, 1000.25, 0.37, kFloat32},
+                                         {-3.5, 1000.25, 0.37, kFloat64},
+                                         {0.1, 0.3 * static_cast<double>(big), 0.3, kFloat64},
+                                         {5.0, -2.0, -0.25, kBFloat16},
+                                         {1e8, 1e8 + 100, 1, kFloat32}}) {
+    const Tensor cpu = arange(c.start, c.end, c.step, TensorOptions(c.dtype));
+    const Tensor gpu = arange(c.start, c.end, c.step, TensorOptions(c.dtype).device(kCUDA));
+    CHECK(gpu.dtype() == c.dtype);
+    check_close(gpu, cpu, {},
+                "arange(" + std::to_string(c.start.to_double()) + ", " +
+                    std::to_string(c.end.to_double()) + ", " + std::to_string(c.step.to_double()) +
+                    ") of " + dtype_name(c.dtype));
+  }
+  CHECK(arange(0, TensorOptions().device(kCUDA)).numel() == 0);
 }
 
 TEST_CASE("gpu sweep: in-place ops on views", "[sweep]") {

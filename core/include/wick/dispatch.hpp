@@ -7,7 +7,10 @@
 //  - softmax: input and contiguous output of one shape, `dim` non-negative;
 //  - matmul: a [batch..., M, K] and b [batch..., K, N] expanded to the same batch dims, any
 //    strides; the output [batch..., M, N] contiguous;
-//  - copy: output and input of one shape, any dtypes (bfloat16 included), one device.
+//  - copy: output and input of one shape, any dtypes (bfloat16 included), one device;
+//  - arange: a contiguous 1-D output; element i is start + i * step with start and step in
+//    scalar_a and scalar_b: int64 numbers count in int64 (wrapping: every value fits), doubles
+//    in double, each value then converted to the output's dtype.
 // Backends register one KernelFn per (op, device type) at start-up (kernels/*/register_*.cpp).
 #pragma once
 

@@ -15,6 +15,7 @@ namespace wick {
 #define WICK_OP_LIST(X)             \
   /* creation */                    \
   X(fill, Kernel, false)            \
+  X(arange, Kernel, false)          \
   X(rand, Kernel, false)            \
   X(randn, Kernel, false)           \
   X(copy, Kernel, true)             \
