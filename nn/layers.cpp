@@ -12,6 +12,49 @@ Tensor functional::linear(const Tensor& input, const Tensor& weight, const Tenso
   return bias.defined() ? output + bias : output;
 }
 
+Tensor functional::dropout(const Tensor& input, double p, bool training) {
+  WICK_CHECK(p >= 0 && p <= 1, ValueError, "dropout",
+             "dropout probability has to be between 0 and 1, but got ", p);
+  WICK_CHECK(is_floating(input.dtype()), DtypeError, "dropout",
+             "needs a floating-point input, got ", describe(input));
+  if (!training || p == 0) return input;
+  if (p == 1) return input * zeros_like(input);  // as PyTorch: zeros, in the graph
+  // PyTorch's order: noise = bernoulli(1 - p) / (1 - p), then input * noise.
+  const Tensor keep = lt(rand_like(input), 1 - p).to(input.dtype());
+  return input * (keep / (1 - p));
+}
+
+Tensor functional::layer_norm(const Tensor& input, const Shape& normalized_shape,
+                              const Tensor& weight, const Tensor& bias, double eps) {
+  const auto k = static_cast<int64_t>(normalized_shape.size());
+  bool fits = k >= 1 && input.dim() >= k;
+  for (int64_t i = 0; fits && i < k; ++i) {
+    fits = input.size(input.dim() - k + i) == normalized_shape[static_cast<size_t>(i)];
+  }
+  if (!fits) {
+    std::string trailing;  // "[*, 2, 3]", as PyTorch's message
+    for (int64_t d : normalized_shape) trailing += ", " + std::to_string(d);
+    wick::detail::fail<ShapeError>("layer_norm", "given normalized_shape=", normalized_shape,
+                                   ", expected input with shape [*", trailing, "], got ",
+                                   describe(input));
+  }
+  for (const Tensor* t : {&weight, &bias}) {
+    WICK_CHECK(!t->defined() || t->sizes() == normalized_shape, ShapeError, "layer_norm",
+               "weight and bias must have normalized_shape ", normalized_shape, ", got ",
+               describe(*t));
+  }
+  WICK_CHECK(is_floating(input.dtype()), DtypeError, "layer_norm",
+             "needs a floating-point input, got ", describe(input));
+  Shape dims;
+  for (int64_t i = 0; i < k; ++i) dims.push_back(input.dim() - k + i);
+  const Tensor centered = input - input.mean(dims, true);
+  const Tensor var = (centered * centered).mean(dims, true);
+  Tensor output = centered / (var + eps).sqrt();
+  if (weight.defined()) output = output * weight;
+  if (bias.defined()) output = output + bias;
+  return output;
+}
+
 LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias)
     : in_features_(in_features), out_features_(out_features) {
   WICK_CHECK(in_features >= 0 && out_features >= 0, ValueError, "nn::Linear",
@@ -44,6 +87,38 @@ Tensor LinearImpl::forward(const Tensor& input) const {
 std::string LinearImpl::extra_repr() const {
   return wick::detail::str_cat("in_features=", in_features_, ", out_features=", out_features_,
                                ", bias=", bias.defined() ? "true" : "false");
+}
+
+DropoutImpl::DropoutImpl(double p) : p_(p) {
+  WICK_CHECK(p >= 0 && p <= 1, ValueError, "nn::Dropout",
+             "dropout probability has to be between 0 and 1, but got ", p);
+}
+
+Tensor DropoutImpl::forward(const Tensor& input) const {
+  return functional::dropout(input, p_, is_training());
+}
+
+std::string DropoutImpl::extra_repr() const {
+  return wick::detail::str_cat("p=", p_, ", inplace=false");
+}
+
+LayerNormImpl::LayerNormImpl(Shape normalized_shape, double eps, bool elementwise_affine)
+    : normalized_shape_(std::move(normalized_shape)), eps_(eps) {
+  WICK_CHECK(!normalized_shape_.empty(), ValueError, "nn::LayerNorm",
+             "normalized_shape needs at least one dim");
+  if (elementwise_affine) {
+    weight = register_parameter("weight", ones(normalized_shape_));
+    bias = register_parameter("bias", zeros(normalized_shape_));
+  }
+}
+
+Tensor LayerNormImpl::forward(const Tensor& input) const {
+  return functional::layer_norm(input, normalized_shape_, weight, bias, eps_);
+}
+
+std::string LayerNormImpl::extra_repr() const {
+  return wick::detail::str_cat(normalized_shape_, ", eps=", eps_,
+                               ", elementwise_affine=", weight.defined() ? "true" : "false");
 }
 
 Tensor SequentialImpl::forward(const Tensor& input) const {

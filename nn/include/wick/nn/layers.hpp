@@ -1,6 +1,6 @@
 // layers.hpp: Linear (PyTorch's default initialisation), the activations ReLU, Sigmoid and Tanh,
-// and Sequential, each an Impl class plus its handle (WICK_MODULE). Forward passes are built
-// from autograd-aware ops only, so their gradients come from autograd's rules.
+// Dropout, LayerNorm and Sequential, each an Impl class plus its handle (WICK_MODULE). Forward
+// passes are built from autograd-aware ops only, so their gradients come from autograd's rules.
 // Tested in tests/nn/test_module.cpp (init bounds, shapes, chaining) and by the PyTorch parity
 // test (tests/nn/test_parity.cpp).
 #pragma once
@@ -20,6 +20,16 @@ namespace wick::nn {
 namespace functional {
 // y = x W^T + b, x [..., in], weight [out, in], bias [out] (or undefined).
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = Tensor());
+// In training, each element is zeroed with probability p (drawn with wick::rand_like, so
+// wick::manual_seed repeats it) and the others scaled by 1 / (1 - p), as input * (mask / (1 - p));
+// otherwise the input itself. p must be in [0, 1]; p = 1 gives zeros.
+Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
+// Normalises over the last normalized_shape.size() dims, which must equal normalized_shape:
+// (x - mean) / sqrt(var + eps) with the biased variance, then * weight + bias where given
+// (each of normalized_shape). Built from ops (sums in double on the CPU), so differentiable.
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape,
+                  const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
+                  double eps = 1e-5);
 }  // namespace functional
 
 // y = x W^T + b. weight [out_features, in_features] and bias [out_features] start as PyTorch's
@@ -64,6 +74,37 @@ class TanhImpl : public Module {
   Tensor forward(const Tensor& input) const { return tanh(input); }
 };
 WICK_MODULE(Tanh);
+
+// functional::dropout with this module's p while it is in training mode (train()), the input
+// itself in eval().
+class DropoutImpl : public Module {
+ public:
+  explicit DropoutImpl(double p = 0.5);
+  Tensor forward(const Tensor& input) const;
+  std::string extra_repr() const override;
+  double p() const { return p_; }
+
+ private:
+  double p_;
+};
+WICK_MODULE(Dropout);
+
+// functional::layer_norm over the last dims; with elementwise_affine, weight (ones) and bias
+// (zeros) of normalized_shape are parameters, as torch.nn.LayerNorm's.
+class LayerNormImpl : public Module {
+ public:
+  explicit LayerNormImpl(Shape normalized_shape, double eps = 1e-5, bool elementwise_affine = true);
+  Tensor forward(const Tensor& input) const;
+  std::string extra_repr() const override;
+
+  Tensor weight;  // undefined without elementwise_affine
+  Tensor bias;
+
+ private:
+  Shape normalized_shape_;
+  double eps_;
+};
+WICK_MODULE(LayerNorm);
 
 // A module whose forward takes one tensor and returns one: what Sequential can hold.
 template <typename Impl>

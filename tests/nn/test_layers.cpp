@@ -1,0 +1,138 @@
+// test_layers.cpp: Dropout and LayerNorm (module and functional forms) against PyTorch 1.13
+// (values from python3-torch, float64), gradcheck, the training/eval switch, printing and errors.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <sstream>
+#include <wick/wick.hpp>
+
+namespace nn = wick::nn;
+namespace F = wick::nn::functional;
+using wick::Tensor;
+using wick::TensorOptions;
+
+namespace {
+const TensorOptions kF64 = TensorOptions(wick::kFloat64);
+
+void check_values(const Tensor& got, const std::vector<double>& want, double tol = 1e-12) {
+  const std::vector<double> g = got.to(wick::kFloat64).to_vector<double>();
+  REQUIRE(g.size() == want.size());
+  for (size_t i = 0; i < g.size(); ++i) {
+    INFO("element " << i);
+    CHECK(std::fabs(g[i] - want[i]) <= tol * (1 + std::fabs(want[i])));
+  }
+}
+}  // namespace
+
+TEST_CASE("layer_norm: values and gradients as torch.nn.functional.layer_norm") {
+  // x = [[0.5, -1.25, 2, 0.75], [3, 3.5, -2, 0.25], [1, 1, 1, 1.5]] (float64), w = [1.5, -0.5, 2,
+  // 1], b = [0.1, 0.2, -0.3, 0], eps 1e-5; y.backward(seed) with the seed below.
+  Tensor x = wick::tensor({0.5, -1.25, 2.0, 0.75, 3.0, 3.5, -2.0, 0.25, 1.0, 1.0, 1.0, 1.5}, kF64)
+                 .reshape({3, 4})
+                 .requires_grad_();
+  Tensor w = wick::tensor({1.5, -0.5, 2.0, 1.0}, kF64).requires_grad_();
+  Tensor b = wick::tensor({0.1, 0.2, -0.3, 0.0}, kF64).requires_grad_();
+  Tensor y = F::layer_norm(x, {4}, w, b, 1e-5);
+  check_values(y,
+               {0.1, 0.954826603772164, 2.2879769272188484, 0.215664743934904, 1.3259590116795454,
+                -0.3213848670361285, -3.174662510145141, -0.42274448678605014, -0.7659330425189076,
+                0.48864434750630253, -1.4545773900252101, 1.7318660850378165});
+  Tensor seed =
+      wick::tensor({1.0, -2.0, 0.5, 3.0, 0.25, 1.0, -1.0, 2.0, -0.5, 0.5, 1.5, -1.0}, kF64)
+          .reshape({3, 4});
+  y.backward(seed);
+  check_values(x.grad(),
+               {-0.10783237196745188, -0.3987300483954541, -0.6595319839302364, 1.166094404293143,
+                0.016028142521916797, -0.42464679505367164, -0.5937903915833277, 1.0024090441150826,
+                -6.542194781295674, -4.233040001245252, 10.776466069082488, -0.0012312865415680108},
+               1e-10);
+  check_values(w.grad(),
+               {0.49297084945289343, 3.7734318016546107, 1.2183924443583751, -1.9303608268052046},
+               1e-10);
+  check_values(b.grad(), {0.75, -0.5, 1.0, 4.0});
+  // Over two dims, no affine: layer_norm(x.reshape(3, 2, 2), [2, 2], eps=1e-3).
+  check_values(F::layer_norm(x.detach().reshape({3, 2, 2}), {2, 2}, Tensor(), Tensor(), 1e-3),
+               {0.0, -1.5090974046632908, 1.2935120611399635, 0.21558534352332726,
+                0.8172237574504906, 1.042664793988557, -1.437186607930173, -0.42270194350887436,
+                -0.5712886811237876, -0.5712886811237876, -0.5712886811237876, 1.7138660433713628});
+  // Central differences agree (every input, weight and bias).
+  const std::string failure = wick::autograd::gradcheck(
+      [](const std::vector<Tensor>& v) {
+        return F::layer_norm(v[0], {2, 3}, v[1], v[2], 1e-3);
+      },
+      {wick::randn({2, 2, 3}, kF64).requires_grad_(), wick::randn({2, 3}, kF64).requires_grad_(),
+       wick::randn({2, 3}, kF64).requires_grad_()});
+  CHECK(failure.empty());
+}
+
+TEST_CASE("LayerNorm: parameters, forward, printing and shape errors") {
+  nn::LayerNorm norm(wick::Shape{4});
+  REQUIRE(norm->named_parameters().size() == 2);
+  CHECK(norm->named_parameters()[0].first == "weight");
+  CHECK(norm->weight.to_vector<float>() == std::vector<float>(4, 1.0f));
+  CHECK(norm->bias.to_vector<float>() == std::vector<float>(4, 0.0f));
+  Tensor x = wick::randn({5, 4});
+  Tensor y = norm(x);
+  // Each row: mean 0 and biased variance 1 / (1 + eps / var), to float32 rounding.
+  const std::vector<double> mean = y.mean(1).to(wick::kFloat64).to_vector<double>();
+  for (double m : mean) CHECK(std::fabs(m) < 1e-6);
+  std::ostringstream out;
+  out << nn::Sequential(nn::LayerNorm(wick::Shape{4}), nn::Dropout(0.25),
+                        nn::LayerNorm(wick::Shape{2, 3}, 1e-3, false));
+  CHECK(out.str() ==
+        "Sequential(\n"
+        "  (0): LayerNorm([4], eps=1e-05, elementwise_affine=true)\n"
+        "  (1): Dropout(p=0.25, inplace=false)\n"
+        "  (2): LayerNorm([2, 3], eps=0.001, elementwise_affine=false)\n"
+        ")");
+  CHECK(nn::LayerNorm(wick::Shape{2, 3}, 1e-3, false)->parameters().empty());
+  CHECK_THROWS_WITH(norm(wick::ones({2, 3})), Catch::Contains("layer_norm") &&
+                                                  Catch::Contains("[*, 4]") &&
+                                                  Catch::Contains("[2, 3] float32 cpu"));
+  CHECK_THROWS_AS(F::layer_norm(wick::ones({2, 4}), {4}, wick::ones({3})), wick::ShapeError);
+  CHECK_THROWS_AS(F::layer_norm(wick::ones({2, 4}, TensorOptions(wick::kInt64)), {4}),
+                  wick::DtypeError);
+  CHECK_THROWS_AS(nn::LayerNorm(wick::Shape{}), wick::ValueError);
+}
+
+TEST_CASE("dropout: zeroes with probability p, scales the rest, only in training") {
+  wick::manual_seed(7);
+  const double p = 0.25;
+  Tensor x = (wick::rand({200, 500}) + 0.5).requires_grad_();
+  wick::manual_seed(11);
+  Tensor y = F::dropout(x, p, true);
+  const std::vector<float> xs = x.to_vector<float>(), ys = y.to_vector<float>();
+  int64_t zeros = 0;
+  for (size_t i = 0; i < ys.size(); ++i) {
+    if (ys[i] == 0) {
+      ++zeros;
+    } else if (ys[i] != xs[i] * (1.0f / 0.75f)) {  // PyTorch's order: x * (1 / (1 - p))
+      FAIL_CHECK("element " << i << " is " << ys[i] << ", not " << xs[i] << " / 0.75");
+      break;
+    }
+  }
+  // 100000 Bernoulli(0.25) draws: 25000 +- 137 (one sigma); 6 sigma either side.
+  CHECK(std::abs(zeros - 25000) < 822);
+  // The gradient is the mask scaled the same way.
+  y.sum().backward();
+  const std::vector<float> g = x.grad().to_vector<float>();
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (g[i] != (ys[i] == 0 ? 0.0f : 1.0f / 0.75f)) {
+      FAIL_CHECK("gradient element " << i << " is " << g[i]);
+      break;
+    }
+  }
+  // Repeatable under manual_seed; eval and p = 0 pass the input through; p = 1 gives zeros.
+  wick::manual_seed(11);
+  CHECK(wick::equal(F::dropout(x.detach(), p, true), y.detach()));
+  nn::Dropout drop(p);
+  drop->eval();
+  CHECK(drop(x).is_same(x));
+  CHECK(F::dropout(x, 0.0).is_same(x));
+  CHECK(F::dropout(x, 1.0).abs().sum().item<float>() == 0.0f);
+  drop->train();
+  CHECK(drop(x).eq(0).sum().item<int64_t>() > 0);
+  CHECK_THROWS_WITH(F::dropout(x, 1.5),
+                    Catch::Contains("dropout probability has to be between 0 and 1, but got 1.5"));
+  CHECK_THROWS_AS(nn::Dropout(-0.1), wick::ValueError);
+  CHECK_THROWS_AS(F::dropout(wick::ones({3}, TensorOptions(wick::kInt64))), wick::DtypeError);
+}
