@@ -99,3 +99,28 @@ TEST_CASE("gpu autograd: cat and stack join device tensors and split their gradi
   check_close(x.grad(), full({3, 5}, 4.0f), {}, "a tensor listed twice gets both slices");
   check_close(y.grad(), full({3, 2}, 2.0f), {}, "the other input's slice");
 }
+
+TEST_CASE("gpu autograd: LayerNorm and Dropout on the device", "[autograd]") {
+  namespace F = nn::functional;
+  // layer_norm's float32 device values and gradients against float64 on the CPU.
+  const Tensor x = grad_cases::input({3, 2, 5}, false, 0);
+  const Tensor w = grad_cases::input({2, 5}, false, 1), b = grad_cases::input({2, 5}, false, 2);
+  std::vector<Tensor> gpu;
+  for (const Tensor& t : {x, w, b}) gpu.push_back(t.detach().to(kCUDA, kFloat32).requires_grad_());
+  const Tensor cpu_out = F::layer_norm(x, {2, 5}, w, b, 1e-3);
+  const Tensor gpu_out = F::layer_norm(gpu[0], {2, 5}, gpu[1], gpu[2], 1e-3);
+  check_gradient(gpu_out.detach(), cpu_out.detach(), "layer_norm values");
+  cpu_out.backward(seed_for(cpu_out, TensorOptions(kFloat64)));
+  gpu_out.backward(seed_for(gpu_out, TensorOptions().dtype(kFloat32).device(kCUDA)));
+  check_gradient(gpu[0].grad(), x.grad(), "layer_norm: input gradient");
+  check_gradient(gpu[1].grad(), w.grad(), "layer_norm: weight gradient");
+  check_gradient(gpu[2].grad(), b.grad(), "layer_norm: bias gradient");
+  // dropout draws its mask from the Philox stream both devices share: the same seed drops the
+  // same elements, and the kept ones are scaled alike.
+  const Tensor ones_cpu = ones({64, 33});
+  manual_seed(5);
+  const Tensor on_cpu = F::dropout(ones_cpu, 0.3, true);
+  manual_seed(5);
+  const Tensor on_gpu = F::dropout(ones_cpu.to(kCUDA), 0.3, true);
+  check_close(on_gpu, on_cpu, {}, "dropout mask and scale");
+}
