@@ -20,7 +20,9 @@
 //    Longer strided rows still go there (a thread would sum more than 1024 terms).
 // Semantics are those of kernels/cpu/softmax.cpp: NaN in a row makes the row NaN, a row of all
 // -inf is shifted by 0 (giving 0/0 = NaN), +inf gives NaN. float32 rows accumulate in float32
-// (the CPU uses double): the tests allow 1e-5 relative error (docs/cuda-backend.md).
+// where a thread sums few terms (rows kernel: 16 per lane, then a tree; cols kernels: at most
+// 1024) and in double in the online kernel (any row length); the CPU uses double: the tests
+// allow 1e-5 relative error (docs/cuda-backend.md).
 // Tested by tests/cuda/test_ops.cpp (on the CPU emulator so far); measured by bench/gpu (2^26
 // floats in rows of 1024, 8192 and 65536, and over dim 0 in strided rows of 2048 and 8192, as a
 // fraction of the copy bandwidth). No GPU has run them yet: the figures are pending
@@ -81,35 +83,40 @@ struct SumOp {
   }
 };
 
-// The running pair of online softmax: m = max so far, s = sum of exp(x - shift_of(m)).
-template <typename T>
+// The running pair of online softmax: m = max so far, s = sum of exp(x - shift_of(m)), summed
+// in S: T in the cols kernels (at most kMaxSerialTerms terms per thread), double for float32 in
+// the online kernel, whose lanes each sum n / 512 terms of a row of any length (2^31 elements
+// would be 4M terms per lane in float32: a relative error near 1e-4 typical, 0.25 at worst).
+template <typename T, typename S = T>
 struct MaxSum {
   T m;
-  T s;
+  S s;
 };
-
 template <typename T>
-__device__ __forceinline__ MaxSum<T> shfl_down(MaxSum<T> v, int delta, int width) {
-  return MaxSum<T>{gpu::shfl_down(v.m, delta, width), gpu::shfl_down(v.s, delta, width)};
+using OnlineSum = MaxSum<T, std::conditional_t<std::is_same_v<T, float>, double, T>>;
+
+template <typename T, typename S>
+__device__ __forceinline__ MaxSum<T, S> shfl_down(MaxSum<T, S> v, int delta, int width) {
+  return MaxSum<T, S>{gpu::shfl_down(v.m, delta, width), gpu::shfl_down(v.s, delta, width)};
 }
 
 // s re-expressed relative to a new max; s == 0 stays 0 (a row of -inf so far), NaN stays NaN.
-template <typename T>
-__device__ __forceinline__ T rescale(T s, T from, T to) {
-  return (from == to || s == T(0)) ? s : s * exp_of(shift_of(from) - shift_of(to));
+template <typename T, typename S>
+__device__ __forceinline__ S rescale(S s, T from, T to) {
+  return (from == to || s == S(0)) ? s : s * static_cast<S>(exp_of(shift_of(from) - shift_of(to)));
 }
 
-template <typename T>
-__device__ __forceinline__ MaxSum<T> fold(MaxSum<T> acc, T x) {
+template <typename T, typename S>
+__device__ __forceinline__ MaxSum<T, S> fold(MaxSum<T, S> acc, T x) {
   const T m = x > acc.m ? x : acc.m;
-  return MaxSum<T>{m, rescale(acc.s, acc.m, m) + exp_of(x - shift_of(m))};
+  return MaxSum<T, S>{m, rescale(acc.s, acc.m, m) + static_cast<S>(exp_of(x - shift_of(m)))};
 }
 
 struct MergeOp {
-  template <typename T>
-  __device__ MaxSum<T> operator()(MaxSum<T> a, MaxSum<T> b) const {
+  template <typename T, typename S>
+  __device__ MaxSum<T, S> operator()(MaxSum<T, S> a, MaxSum<T, S> b) const {
     const T m = b.m > a.m ? b.m : a.m;
-    return MaxSum<T>{m, rescale(a.s, a.m, m) + rescale(b.s, b.m, m)};
+    return MaxSum<T, S>{m, rescale(a.s, a.m, m) + rescale(b.s, b.m, m)};
   }
 };
 
@@ -164,19 +171,20 @@ __global__ void __launch_bounds__(kMaxLanes, 1) softmax_rows_kernel(SoftmaxArgs<
 // One block (1-D) per row, rows grid-strided.
 template <typename T>
 __global__ void __launch_bounds__(kOnlineThreads, 1) softmax_online_kernel(SoftmaxArgs<T> a) {
-  __shared__ ReduceScratch<MaxSum<T>> scratch;
+  __shared__ ReduceScratch<OnlineSum<T>> scratch;
   const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   for (int64_t row = blockIdx.x; row < a.num_rows; row += gridDim.x) {
     int64_t offsets[2];
     a.rows.get(static_cast<uint64_t>(row), offsets);
     const T* x = a.in + offsets[0];
     T* y = a.out + offsets[1];
-    MaxSum<T> acc{neg_inf<T>(), T(0)};
+    OnlineSum<T> acc{neg_inf<T>(), 0};
     for (int64_t i = lane; i < a.n; i += lanes) acc = fold(acc, x[i * a.in_stride]);
-    acc = block_allreduce(acc, MergeOp{}, MaxSum<T>{neg_inf<T>(), T(0)}, scratch.get());
+    acc = block_allreduce(acc, MergeOp{}, OnlineSum<T>{neg_inf<T>(), 0}, scratch.get());
     const T shift = shift_of(acc.m);
+    const T total = static_cast<T>(acc.s);  // rounded once, as the CPU's double row sum
     for (int64_t i = lane; i < a.n; i += lanes) {
-      y[i * a.out_stride] = output_of(x[i * a.in_stride], shift, acc.s, a.log_form);
+      y[i * a.out_stride] = output_of(x[i * a.in_stride], shift, total, a.log_form);
     }
   }
 }

@@ -468,6 +468,18 @@ TEST_CASE("gpu sweep: softmax and log_softmax", "[sweep]") {
   }
 }
 
+// A long float32 row (the online kernel: lane l of 512 sums elements l, l + 512, ...) whose
+// first 512 elements are 0 and the rest -8: every lane's running sum starts at exp(0) = 1 and
+// then adds 2047 terms exp(-8), each too small next to it to add exactly, and rounded the same
+// way each time. Summed in float32 the row sum drifted by about 1.4e-5 of itself.
+TEST_CASE("gpu sweep: softmax over a long float32 row sums without drift", "[sweep]") {
+  const int64_t n = int64_t{1} << 20;
+  Tensor host = full({1, n}, -8.0);
+  host.narrow(1, 0, 512).fill_(0.0);
+  const Tensor want = host.to(kFloat64).softmax(1);
+  check_close(host.to(kCUDA).softmax(1), want, {2e-7, 0}, "softmax of 2^20 floats in one row");
+}
+
 TEST_CASE("gpu sweep: fill, copy and casts between every dtype pair", "[sweep]") {
   PoisonScope poison;
   for (Dtype dtype : all_dtypes()) {
