@@ -267,6 +267,14 @@ std::vector<Tensor> cat_rule(const Node& n, const Tensor& g) {
   return r;
 }
 
+std::vector<Tensor> stack_rule(const Node& n, const Tensor& g) {
+  std::vector<Tensor> r(static_cast<size_t>(n.num_inputs));
+  for (int i = 0; i < n.num_inputs; ++i) {
+    if (n.edge(i).needed) r[i] = g.select(n.dim, i);
+  }
+  return r;
+}
+
 // Views.
 Grads view_rule(const Node& n, const Tensor& g) { return {g.reshape(in_sizes(n, 0))}; }
 Grads transpose_rule(const Node& n, const Tensor& g) { return {g.transpose(n.ints[0], n.ints[1])}; }
@@ -308,7 +316,8 @@ const BackwardRule& backward_rule(OpId op) {
       transpose{false, false, transpose_rule}, permute{false, false, permute_rule},
       expand{false, false, expand_rule}, slice{false, false, slice_rule},
       select{false, false, select_rule};
-  static const BackwardRule cat{false, false, nullptr, cat_rule};
+  static const BackwardRule cat{false, false, nullptr, cat_rule},
+      stack{false, false, nullptr, stack_rule};
   switch (op) {
     case OpId::copy:
       return copy;
@@ -375,6 +384,8 @@ const BackwardRule& backward_rule(OpId op) {
       return expand;
     case OpId::cat:
       return cat;
+    case OpId::stack:
+      return stack;
     case OpId::slice:
       return slice;
     case OpId::select:

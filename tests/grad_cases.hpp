@@ -81,11 +81,18 @@ inline std::map<OpId, GradCase> cases() {
       {OpId::cat,
        {{{2, 3}, {2, 1}, {2, 2}},
         [](V x) {
-          // Each input twice in one cat (two edges into one leaf), a transposed input, a
-          // legacy empty, and stack (cat of unsqueezed views).
+          // Each input twice in one cat (two edges into one leaf), a transposed input and a
+          // legacy empty.
           Tensor joined = cat({x[0], x[1], zeros({0}, x[0].options()), x[0], x[2]}, -1);
           Tensor rows = cat({x[0].t(), x[2].t()}, 0);
-          return joined * 1.5 + stack({x[1], x[2].narrow(1, 1, 1)}, 2).sum(-1) + rows.sum(0).sum();
+          return joined * 1.5 + rows.sum(0).sum();
+        }}},
+      {OpId::stack,
+       {{{2, 3}, {2, 3}},
+        [](V x) {
+          // Along a middle dim and the last, one input twice, a view as an input.
+          return stack({x[0], x[1], x[0]}, 1) * 2.0 +
+                 stack({x[1].t(), x[0].t()}, -1).sum({0, 1}).sum();
         }}},
       {OpId::view,
        {{{2, 6}},

@@ -522,6 +522,38 @@ void sweep_arange() {
   std::vector<int64_t> w = wide.to_vector<int64_t>();
   REQUIRE(static_cast<int64_t>(w.size()) == big);
   for (int64_t i = 0; i < big; i += 997) CHECK(w[i] == (int64_t{1} << 60) + 4 * i);
+  // Integer numbers into floating results: each value is the exact int64 start + i * step
+  // rounded once to the dtype (bfloat16: to float32, then bfloat16), whether the kernel counts
+  // in double (everything under 2^52) or in int64 (a range that crosses 2^52), stepping up or
+  // down.
+  struct IntCase {
+    int64_t start, end, step;
+  };
+  const int64_t two52 = int64_t{1} << 52;
+  for (Dtype dtype : {kFloat32, kFloat64, kBFloat16}) {
+    for (const IntCase& c :
+         std::vector<IntCase>{{-5, big - 5, 1},
+                              {1000, -2 * big, -3},
+                              {two52 - 3 * big, two52 + 3 * big, 5},
+                              {two52 + 7, two52 - 700, -7},
+                              {-(int64_t{1} << 40), int64_t{1} << 40, 12345677}}) {
+      INFO("arange(" << c.start << ", " << c.end << ", " << c.step << ", " << dtype << ")");
+      const std::vector<double> got =
+          arange(c.start, c.end, c.step, TensorOptions(dtype)).to(kFloat64).to_vector<double>();
+      REQUIRE(!got.empty());
+      for (size_t i = 0; i < got.size(); ++i) {
+        const int64_t exact = c.start + static_cast<int64_t>(i) * c.step;
+        const auto as_float = static_cast<float>(exact);
+        const double want = dtype == kFloat64   ? static_cast<double>(exact)
+                            : dtype == kFloat32 ? double(as_float)
+                                                : double(float(BFloat16(as_float)));
+        if (got[i] != want) {
+          FAIL_CHECK("element " << i << " is " << got[i] << ", expected " << want);
+          break;
+        }
+      }
+    }
+  }
   Tensor as_double =
       arange((int64_t{1} << 53) + 1, (int64_t{1} << 53) + 8, 2, TensorOptions(kFloat64));
   CHECK(as_double.to_vector<double>() == std::vector<double>{9007199254740992.0, 9007199254740996.0,
@@ -529,7 +561,7 @@ void sweep_arange() {
                                                              9007199254741000.0});
 }
 
-// ---- cat and stack: every element from its input, cast to the promoted dtype ----
+// ---- cat: every element from its input, cast to the promoted dtype ----
 void sweep_cat() {
   ref::PoisonScope poison;  // an element cat did not write reads as NaN (or 255 for bool)
   const std::vector<Shape> parts = {{3, 1, 4}, {3, 5, 4}, {3, 2, 4}};
@@ -571,22 +603,6 @@ void sweep_cat() {
                 return cast(ref::value(inputs[k], j));
               },
               "cat");
-          // stack: the same inputs cut to one size, joined along a new dim.
-          std::vector<Tensor> same;
-          for (const Tensor& t : inputs) same.push_back(t.narrow(dim, 0, 1));
-          Tensor s = stack(same, dim);
-          CHECK(s.dtype() == want_dtype);
-          REQUIRE(s.dim() == 4);
-          REQUIRE(s.size(dim) == 3);
-          ref::check_all(
-              s,
-              [&](auto& i) {
-                std::vector<int64_t> j = i;
-                const int64_t k = j[dim];
-                j.erase(j.begin() + dim);
-                return cast(ref::value(same[k], j));
-              },
-              "stack");
         }
       }
     }
@@ -606,9 +622,45 @@ void sweep_cat() {
       },
       "cat with empties");
   CHECK(cat({zeros({0}), zeros({0}, TensorOptions(kFloat64))}).sizes() == std::vector<int64_t>{0});
+}
+
+// stack: equal-sized inputs (the first of another dtype) joined along a new dim.
+void sweep_stack() {
+  ref::PoisonScope poison;
+  for (Dtype first : ref::all_dtypes()) {
+    for (Dtype others : ref::all_dtypes()) {
+      for (Layout layout : kLayouts) {
+        for (int64_t dim = 0; dim <= 3; ++dim) {
+          std::vector<Tensor> same;
+          for (int k = 0; k < 3; ++k) {
+            same.push_back(ref::make_input({3, 5, 4}, k == 0 ? first : others, layout));
+          }
+          INFO("stack along " << dim << " of " << label(same[0], layout) << " and "
+                              << describe(same[1]));
+          const Dtype want_dtype = promote_types(first, others);
+          Tensor s = stack(same, dim - 4);  // a negative dim wraps over dim() + 1
+          CHECK(s.dtype() == want_dtype);
+          CHECK(s.is_contiguous());
+          REQUIRE(s.dim() == 4);
+          REQUIRE(s.size(dim) == 3);
+          ref::check_all(
+              s,
+              [&](auto& i) {
+                std::vector<int64_t> j = i;
+                const int64_t k = j[dim];
+                j.erase(j.begin() + dim);
+                const double v = ref::value(same[k], j);
+                return want_dtype == kFloat32 ? static_cast<double>(static_cast<float>(v)) : v;
+              },
+              "stack");
+        }
+      }
+    }
+  }
   ref::check_all(
       stack({tensor({1.0}).sum(), tensor({2.0}).sum()}), [](auto& i) { return i[0] + 1.0; },
       "stack of 0-d tensors");
+  CHECK(stack({zeros({0, 2}), zeros({0, 2})}, 1).sizes() == std::vector<int64_t>{0, 2, 2});
 }
 
 // ---- views: results read the base's elements at the right places ----
@@ -736,6 +788,9 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
             break;
           case OpId::cat:
             sweep_cat();
+            break;
+          case OpId::stack:
+            sweep_stack();
             break;
           case OpId::view:
           case OpId::transpose:

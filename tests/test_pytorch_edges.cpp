@@ -398,3 +398,16 @@ TEST_CASE("pytorch edges: cat's promotion and legacy empty tensors", "[pytorch]"
   CHECK(x.grad().sizes() == std::vector<int64_t>{0});
   CHECK(y.grad().to_vector<float>() == std::vector<float>(6, 1.0f));
 }
+
+TEST_CASE("pytorch edges: stack leaves its inputs writable in place", "[pytorch]") {
+  // x = torch.ones(2, 3, requires_grad=True); a = x * 2; s = torch.stack([a, a]); a.add_(1);
+  // s.sum().backward(): allowed, x.grad.sum() is 24 (a's two slices, times 2). And
+  // torch.stack([ones(2), ones(3)], 5) is an IndexError: the dim is checked first.
+  Tensor x = ones({2, 3}).requires_grad_();
+  Tensor a = x * 2.0;
+  Tensor s = stack({a, a});
+  a.add_(1.0);
+  s.sum().backward();
+  CHECK(x.grad().sum().item<float>() == 24.0f);
+  CHECK_THROWS_AS(stack({ones({2}), ones({3})}, 5), IndexError);
+}

@@ -106,7 +106,8 @@ Tensor arange(const Scalar& end, std::optional<TensorOptions> options) {
 namespace {
 // The arange kernel's n values start + i * step on the device (dispatch.hpp: int64 numbers
 // count in int64, doubles in double). bfloat16 values are made in float32 by run_kernel (exact
-// for the integers a bfloat16 holds) and rounded once.
+// for the integers a bfloat16 holds) and rounded to bfloat16: for other values that is a second
+// rounding, after the one to float32, as in PyTorch (arange(2^24 + 2^16 + 1) gives 2^24 in both).
 Tensor arange_kernel(int64_t n, const Scalar& start, const Scalar& step,
                      const TensorOptions& opts) {
   const Device device = detail::check_device(opts.device(), "arange");

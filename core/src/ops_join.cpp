@@ -2,7 +2,8 @@
 // contiguous result of the promoted dtype, and copies each input into its slice with the
 // device's copy kernel (which casts and takes any strides), so it runs on every backend without
 // a kernel of its own (OpKind::Composite). Autograd records one node with an edge per input;
-// its rule hands each input its slice of the gradient. stack is cat of unsqueezed views.
+// its rule hands each input its slice of the gradient. stack writes each input into its slice
+// of a new dim the same way.
 #include <string>
 
 #include "internal.hpp"
@@ -96,6 +97,11 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   const char* name = "stack";
   WICK_CHECK(!tensors.empty(), ValueError, name, "expected a non-empty list of tensors");
+  WICK_CHECK(tensors[0].defined(), ValueError, name,
+             "tensor 0 of the list is undefined: ", describe_list(tensors));
+  // The dim first, as PyTorch's maybe_wrap_dim: a bad dim is an IndexError whatever the sizes.
+  const int64_t d = detail::wrap_dim(dim, tensors[0].dim() + 1, name);
+  Dtype dtype = tensors[0].dtype();
   for (size_t i = 0; i < tensors.size(); ++i) {
     WICK_CHECK(tensors[i].defined(), ValueError, name, "tensor ", i,
                " of the list is undefined: ", describe_list(tensors));
@@ -105,12 +111,31 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
                describe_list(tensors), ")");
     WICK_CHECK(tensors[i].device() == tensors[0].device(), DeviceError, name,
                "expected all tensors on one device, got ", describe_list(tensors));
+    dtype = promote_types(dtype, tensors[i].dtype());
   }
-  const int64_t d = detail::wrap_dim(dim, tensors[0].dim() + 1, name);
-  std::vector<Tensor> unsqueezed;
-  unsqueezed.reserve(tensors.size());
-  for (const Tensor& t : tensors) unsqueezed.push_back(t.unsqueeze(d));
-  return cat(unsqueezed, d);
+  // Written directly into the result, one slice of the new dim each. Not cat of unsqueezed
+  // views: recording those views marked each input as having views in the graph, which made
+  // autograd refuse a later in-place op on it (PyTorch allows it).
+  Shape out_sizes = tensors[0].sizes();
+  out_sizes.insert(static_cast<size_t>(d), static_cast<int64_t>(tensors.size()));
+  const Device device = tensors[0].device();
+  Tensor out = detail::make_empty(out_sizes, dtype, device, name);
+  Shape part_strides = out.strides();
+  part_strides.erase(static_cast<size_t>(d));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor part =
+        detail::make_view(out, tensors[i].sizes(), part_strides,
+                          out.storage_offset() + static_cast<int64_t>(i) * out.stride(d));
+    detail::copy_into(part, tensors[i].detach());
+  }
+  OpCall call;
+  call.op = OpId::stack;
+  call.list = std::span<const Tensor>(tensors);
+  call.outputs[0] = &out;
+  call.num_outputs = 1;
+  call.dim = d;
+  detail::maybe_record(call);
+  return out;
 }
 
 }  // namespace wick

@@ -1,5 +1,6 @@
 // fill_copy.cpp: fill (every element = one value), arange, and copy (elementwise, with a cast
-// between any two dtypes, bfloat16 included). Both take any strides; copy's contiguous same-dtype
+// between any two dtypes, bfloat16 included). fill and copy take any strides, arange writes a
+// contiguous 1-D result; copy's contiguous same-dtype
 // case is a memcpy, its transposed same-dtype case goes in tiles (transpose_copy.cpp).
 #include <cstring>
 

@@ -1,5 +1,6 @@
 // fill_copy.cu: fill (every element = one value), arange, and copy (elementwise, with a cast
-// between any two dtypes), both for any strides, on elementwise.cuh's engine. Idea: a same-dtype
+// between any two dtypes), fill and copy for any strides on elementwise.cuh's engine, arange
+// (contiguous) in a grid-stride loop of its own. Idea: a same-dtype
 // copy moves bits by element size (uint8/uint32/uint64), so NaN payloads and -0.0 survive, and a
 // contiguous one is a cudaMemcpyAsync. Casts follow kernels/cpu/loops.hpp's convert(): floating ->
 // int64 truncates, NaN and out-of-range values become INT64_MIN (what x86's cvttsd2si gives; CUDA's

@@ -59,6 +59,7 @@ namespace wick {
   X(matmul, Kernel, true)           \
   /* joining */                     \
   X(cat, Composite, true)           \
+  X(stack, Composite, true)         \
   /* views: no kernel */            \
   X(view, View, true)               \
   X(transpose, View, true)          \

@@ -126,8 +126,9 @@ Tensor log_softmax(const Tensor& a, int64_t dim);
 
 // ---- joining ----
 // cat: the tensors joined along dim (every other size must match; 1-D empty tensors of sizes
-// [0] are skipped, as in PyTorch); the result is contiguous, of the promoted dtype.
-// stack: equal-sized tensors joined along a new dim.
+// [0] are skipped, as in PyTorch); the result is contiguous, of the promoted dtype (PyTorch
+// keeps a channels-last layout that every input shares; wick does not).
+// stack: equal-sized tensors joined along a new dim, the same way.
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim = 0);
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim = 0);
 
