@@ -175,6 +175,24 @@ struct Launch {
 };
 inline Launch g_launch;
 inline std::mutex g_launch_mutex;  // one launch at a time
+
+// A kernel's dynamic shared memory past 48 KiB must be asked for first, as on a GPU:
+// cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes) records
+// `bytes` here (fake_runtime.cpp); a launch that asks for more than its kernel's limit is a
+// configuration error, as the GPU reports one (cudaErrorInvalidValue at launch). Per kernel,
+// not per device: the emulator has one device.
+inline constexpr size_t kDefaultDynamicShared = size_t{48} << 10;
+inline std::mutex g_attribute_mutex;
+inline std::map<const void*, size_t> g_max_dynamic_shared;
+inline void set_max_dynamic_shared(const void* kernel, size_t bytes) {
+  std::lock_guard<std::mutex> lock(g_attribute_mutex);
+  g_max_dynamic_shared[kernel] = bytes;
+}
+inline size_t max_dynamic_shared(const void* kernel) {
+  std::lock_guard<std::mutex> lock(g_attribute_mutex);
+  auto it = g_max_dynamic_shared.find(kernel);
+  return it == g_max_dynamic_shared.end() ? kDefaultDynamicShared : it->second;
+}
 inline constexpr size_t kFiberStack = size_t{256} << 10;
 
 inline int flat_thread() { return g_launch.current; }
@@ -341,8 +359,10 @@ template <typename... Params, typename... Args>
 void launch_shared(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shared_bytes,
                    const Args&... args) {
   std::lock_guard<std::mutex> lock(g_launch_mutex);
-  // CUDA's limit for one block's dynamic shared memory on sm_90 (after cudaFuncSetAttribute).
-  if (shared_bytes > 227 * 1024) {
+  // CUDA's limit for one block's dynamic shared memory on sm_90, which a kernel gets past
+  // 48 KiB only after cudaFuncSetAttribute.
+  if (shared_bytes > 227 * 1024 ||
+      shared_bytes > max_dynamic_shared(reinterpret_cast<const void*>(kernel))) {
     g_launch.config_error = true;
     return;
   }

@@ -7,6 +7,7 @@
 
 #include "cuda_emulator.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -101,4 +102,32 @@ TEST_CASE("the emulator's schedules expose missing barriers that the forward ord
   CHECK(right_under(Schedule::kForward, overwrite_kernel<false>, overwrite, stamp += 1000));
   CHECK(right_under(Schedule::kReverse, overwrite_kernel<false>, overwrite, stamp += 1000));
   CHECK_FALSE(right_under(Schedule::kShuffle, overwrite_kernel<false>, overwrite, stamp += 1000));
+}
+
+namespace {
+void mark_kernel(int* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = 1; }
+}  // namespace
+
+// As on a GPU, more than 48 KiB of dynamic shared memory needs the kernel's attribute first
+// (cudaFuncSetAttribute, recorded by the fake runtime): a launch without it runs nothing and is
+// a configuration error, so a kernel that forgets it fails here rather than on its first GPU.
+TEST_CASE("the emulator refuses dynamic shared memory past 48 KiB unless the kernel asked",
+          "[emulator]") {
+  std::vector<int> out(kThreads, 0);
+  const auto launch = [&](size_t bytes) {
+    std::fill(out.begin(), out.end(), 0);
+    emu::g_launch.config_error = false;
+    emu::launch_shared(mark_kernel, dim3(1), dim3(kThreads), bytes, out.data());
+    const bool refused = emu::g_launch.config_error;
+    emu::g_launch.config_error = false;
+    return !refused && out[0] == 1 && out[kThreads - 1] == 1;
+  };
+  CHECK(launch(48 << 10));
+  CHECK_FALSE(launch(64 << 10));
+  CHECK(out[0] == 0);  // nothing ran
+  emu::set_max_dynamic_shared(reinterpret_cast<const void*>(&mark_kernel), 100 << 10);
+  CHECK(launch(64 << 10));
+  CHECK_FALSE(launch(101 << 10));
+  CHECK_FALSE(launch(228 << 10));
+  emu::set_max_dynamic_shared(reinterpret_cast<const void*>(&mark_kernel), 48 << 10);
 }

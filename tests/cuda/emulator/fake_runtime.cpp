@@ -352,9 +352,11 @@ extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, con
 
 // ---- step 11 (gemm/hopper.cu): the kernel attribute call and the driver's tensor-map encoder,
 // which the emulator's TMA (cuda_emulator.hpp) reads back. ----
-extern "C" cudaError_t cudaFuncSetAttribute(const void*, cudaFuncAttribute attribute, int value) {
-  if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize && value > 227 * 1024) {
-    return cudaErrorInvalidValue;
+extern "C" cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute attribute,
+                                            int value) {
+  if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize) {
+    if (value < 0 || value > 227 * 1024) return cudaErrorInvalidValue;
+    emu::set_max_dynamic_shared(kernel, static_cast<size_t>(value));
   }
   return cudaSuccess;
 }
