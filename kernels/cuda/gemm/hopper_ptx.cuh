@@ -87,18 +87,26 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t* bar, uint32_t by
 #endif
 }
 
-// Waits until the phase of parity `parity` has completed.
+// Waits until the phase of parity `parity` has completed. On the GPU a wait that never ends (a
+// transaction count that does not match what TMA delivers, a bad tensor map) traps after about
+// 2^26 tries (each try_wait suspends the thread for a while; seconds in all), so the launch
+// fails with an error instead of hanging the device, as the emulator's deadlock check does.
 __device__ __forceinline__ void mbar_wait(uint64_t* bar, uint32_t parity) {
 #if WICK_SM90A
-  asm volatile(
-      "{\n"
-      ".reg .pred done;\n"
-      "wait_%=:\n"
-      "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], %1;\n"
-      "@!done bra wait_%=;\n"
-      "}\n" ::"r"(smem_address(bar)),
-      "r"(parity)
-      : "memory");
+  for (uint32_t tries = 0;; ++tries) {
+    uint32_t done;
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done)
+        : "r"(smem_address(bar)), "r"(parity)
+        : "memory");
+    if (done != 0) return;
+    if (tries == (1u << 26)) __trap();
+  }
 #elif defined(__CUDA_ARCH__)
   (void)bar, (void)parity;
   __trap();
