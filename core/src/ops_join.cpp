@@ -24,6 +24,19 @@ std::string describe_list(const std::vector<Tensor>& tensors) {
   return "[" + all + "]";
 }
 
+// Records the join for autograd (one edge per listed tensor) and returns its result.
+Tensor recorded(OpId op, const std::vector<Tensor>& tensors, const Tensor& out, int64_t dim) {
+  Tensor result = out;
+  OpCall call;
+  call.op = op;
+  call.list = std::span<const Tensor>(tensors);
+  call.outputs[0] = &result;
+  call.num_outputs = 1;
+  call.dim = dim;
+  detail::maybe_record(call);
+  return result;
+}
+
 }  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
@@ -47,13 +60,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     // Only legacy empties: the result is one of them, in the promoted dtype, for any dim (as
     // PyTorch 1.13, which checks dim against the first tensor that is not skipped).
     Tensor out = detail::make_empty({0}, dtype, device, name);
-    OpCall call;
-    call.op = OpId::cat;
-    call.list = std::span<const Tensor>(tensors);
-    call.outputs[0] = &out;
-    call.num_outputs = 1;
-    detail::maybe_record(call);
-    return out;
+    return recorded(OpId::cat, tensors, out, 0);
   }
   const int64_t d = detail::wrap_dim(dim, reference->dim(), name);
   Shape out_sizes = reference->sizes();
@@ -84,14 +91,7 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
     detail::copy_into(part, t.detach());
     offset += t.size(d);
   }
-  OpCall call;
-  call.op = OpId::cat;
-  call.list = std::span<const Tensor>(tensors);
-  call.outputs[0] = &out;
-  call.num_outputs = 1;
-  call.dim = d;
-  detail::maybe_record(call);
-  return out;
+  return recorded(OpId::cat, tensors, out, d);
 }
 
 Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
@@ -128,14 +128,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
                           out.storage_offset() + static_cast<int64_t>(i) * out.stride(d));
     detail::copy_into(part, tensors[i].detach());
   }
-  OpCall call;
-  call.op = OpId::stack;
-  call.list = std::span<const Tensor>(tensors);
-  call.outputs[0] = &out;
-  call.num_outputs = 1;
-  call.dim = d;
-  detail::maybe_record(call);
-  return out;
+  return recorded(OpId::stack, tensors, out, d);
 }
 
 }  // namespace wick
