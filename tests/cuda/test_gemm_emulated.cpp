@@ -265,6 +265,8 @@ double run_wgmma_case(const Case& cs) {
                            shapes[i].box, 128);
   }
   using G = WgmmaGeometry;
+  // Past 48 KiB of dynamic shared memory, as gemm/hopper.cu asks with cudaFuncSetAttribute.
+  emu::set_max_dynamic_shared(reinterpret_cast<const void*>(&wgmma_tma_kernel<G>), G::kSharedBytes);
   emu::launch_shared(&wgmma_tma_kernel<G>, tile_grid<dim3>(p.n, G::BN, p.m, G::BM, p.batch),
                      dim3(G::kThreads), G::kSharedBytes, p, maps[0], maps[1],
                      shapes[0].batched ? 1 : 0, shapes[1].batched ? 1 : 0);
