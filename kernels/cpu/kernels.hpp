@@ -7,8 +7,8 @@
 
 namespace wick::cpu {
 
-void fill_kernel(const OpCall& call);  // fill_copy.cpp
-void copy_kernel(const OpCall& call);  // fill_copy.cpp
+void fill_kernel(const OpCall& call);    // fill_copy.cpp
+void copy_kernel(const OpCall& call);    // fill_copy.cpp
 void arange_kernel(const OpCall& call);  // fill_copy.cpp
 // A same-dtype copy from a transposed layout, in tiles; false when the layouts are not that.
 bool transpose_copy(const Tensor& out, const Tensor& in);  // transpose_copy.cpp
