@@ -264,9 +264,11 @@ class Engine final : public AutogradHooks {
         kept = kept.defined() ? kept + grad : grad.clone();
       }
       const BackwardRule& rule = backward_rule(node->op);
+      // record() gave every node of a list_fn op its list, and no other node one.
+      const bool listed = rule.list_fn != nullptr;
       std::array<Tensor, 3> fixed_grads;
       std::vector<Tensor> listed_grads;
-      if (rule.list_fn != nullptr && !node->list_edges.empty()) {
+      if (listed) {
         listed_grads = rule.list_fn(*node, grad);
       } else {
         fixed_grads = rule.fn(*node, grad);
@@ -275,7 +277,7 @@ class Engine final : public AutogradHooks {
         const Edge& e = node->edge(i);
         if (!e.needed) continue;
         std::shared_ptr<TensorImpl> leaf = e.node ? nullptr : e.leaf.lock();
-        Tensor& input_grad = listed_grads.empty() ? fixed_grads[i] : listed_grads[i];
+        Tensor& input_grad = listed ? listed_grads[i] : fixed_grads[i];
         const bool received = input_grad.defined();
         if (received) {
           // Moved out, so that a gradient nobody else holds can become the leaf's .grad.
