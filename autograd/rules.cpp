@@ -213,6 +213,24 @@ Grads log_softmax_rule(const Node& n, const Tensor& g) {
   return {g - exp(y) * sum(g, n.dim, true)};
 }
 
+// The fused backward kernel, with the row statistics recomputed from the saved input.
+// ints = {normalized dims, has weight, has bias}; inputs x[, weight][, bias].
+Grads layer_norm_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  const bool has_weight = n.ints[1] != 0, has_bias = n.ints[2] != 0;
+  const int bias_index = has_weight ? 2 : 1;
+  const Tensor weight = has_weight ? n.input(1) : Tensor();
+  const Shape normalized(x.sizes().end() - n.ints[0], x.sizes().end());
+  auto [d_input, d_weight, d_bias] = layer_norm_backward(
+      g, x, normalized, weight, n.scalar_a.to_double(),
+      {n.edges[0].needed, has_weight && n.edges[1].needed, has_bias && n.edges[bias_index].needed});
+  Grads r;
+  r[0] = d_input;
+  if (has_weight) r[1] = d_weight;
+  if (has_bias) r[bias_index] = d_bias;
+  return r;
+}
+
 // True when the last two dims are a transposed contiguous matrix (unit stride down the rows).
 bool column_major(const Tensor& t) {
   const int64_t rows = t.size(-2), cols = t.size(-1);
@@ -312,10 +330,10 @@ const BackwardRule& backward_rule(OpId op) {
       tanh_backward{true, false, tanh_backward_rule}, where{true, false, where_rule},
       sum{false, false, sum_rule}, mean{false, false, mean_rule}, extreme{true, true, extreme_rule},
       softmax{false, true, softmax_rule}, log_softmax{false, true, log_softmax_rule},
-      matmul{true, false, matmul_rule}, view{false, false, view_rule},
-      transpose{false, false, transpose_rule}, permute{false, false, permute_rule},
-      expand{false, false, expand_rule}, slice{false, false, slice_rule},
-      select{false, false, select_rule};
+      layer_norm{true, false, layer_norm_rule}, matmul{true, false, matmul_rule},
+      view{false, false, view_rule}, transpose{false, false, transpose_rule},
+      permute{false, false, permute_rule}, expand{false, false, expand_rule},
+      slice{false, false, slice_rule}, select{false, false, select_rule};
   static const BackwardRule cat{false, false, nullptr, cat_rule},
       stack{false, false, nullptr, stack_rule};
   switch (op) {
@@ -372,6 +390,8 @@ const BackwardRule& backward_rule(OpId op) {
       return softmax;
     case OpId::log_softmax:
       return log_softmax;
+    case OpId::layer_norm:
+      return layer_norm;
     case OpId::matmul:
       return matmul;
     case OpId::view:

@@ -55,6 +55,10 @@ struct Lib<wick::Tensor> {
   static wick::Tensor stack(const std::vector<wick::Tensor>& v, int64_t d) {
     return wick::stack(v, d);
   }
+  static wick::Tensor layer_norm(const wick::Tensor& x, const wick::Tensor& w,
+                                 const wick::Tensor& b) {
+    return wick::nn::functional::layer_norm(x, {x.size(-1)}, w, b, 1e-5);
+  }
 };
 template <>
 struct Lib<torch::Tensor> {
@@ -69,6 +73,10 @@ struct Lib<torch::Tensor> {
   }
   static torch::Tensor stack(const std::vector<torch::Tensor>& v, int64_t d) {
     return torch::stack(v, d);
+  }
+  static torch::Tensor layer_norm(const torch::Tensor& x, const torch::Tensor& w,
+                                  const torch::Tensor& b) {
+    return torch::layer_norm(x, {x.size(-1)}, w, b, 1e-5);
   }
 };
 template <class T>
@@ -202,6 +210,14 @@ std::vector<Case> cases() {
   add(unary("softmax(1) of [256,10]", {256, 10}, [](const auto& a) { return a.softmax(1); }));
   add(unary("softmax(1) of a.t()", kM, [](const auto& a) { return a.t().softmax(1); }));
   add(unary("log_softmax(0) of a.t()", kM, [](const auto& a) { return a.t().log_softmax(0); }));
+  // LayerNorm over the last dim, with weight and bias (rows of 1024 and of 64).
+  add(binary("layer_norm of M, weight and bias", kM, {2, 1024}, [](const auto& x, const auto& wb) {
+    return LibOf<decltype(x)>::layer_norm(x, wb.select(0, 0), wb.select(0, 1));
+  }));
+  add(binary("layer_norm of [16384,64], weight and bias", {16384, 64}, {2, 64},
+             [](const auto& x, const auto& wb) {
+               return LibOf<decltype(x)>::layer_norm(x, wb.select(0, 0), wb.select(0, 1));
+             }));
   // Casts and copies.
   add(unary("to(bfloat16)", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::bf16); }));
   add(unary("to(float64)", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::f64); }));
@@ -274,6 +290,15 @@ std::vector<Case> cases() {
     for (int64_t i = 0; i < 64; ++i) rows.push_back(x.select(0, i));
     return LibOf<decltype(x)>::stack(rows, 0);
   }));
+  add(binary("layer_norm of M, forward and backward", kM, {2, 1024},
+             [](const auto& x, const auto& wb) {
+               auto leaf = x.detach(), w = wb.select(0, 0).detach(), b = wb.select(0, 1).detach();
+               leaf.requires_grad_(true);
+               w.requires_grad_(true);
+               b.requires_grad_(true);
+               LibOf<decltype(x)>::layer_norm(leaf, w, b).sum().backward();
+               return leaf;
+             }));
   add(forward_backward("cat({x, x * 2}, 1), forward and backward", kM, [](const auto& x) {
     return LibOf<decltype(x)>::cat({x, x * 2.0}, 1);
   }));

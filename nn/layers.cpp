@@ -26,33 +26,7 @@ Tensor functional::dropout(const Tensor& input, double p, bool training) {
 
 Tensor functional::layer_norm(const Tensor& input, const Shape& normalized_shape,
                               const Tensor& weight, const Tensor& bias, double eps) {
-  const auto k = static_cast<int64_t>(normalized_shape.size());
-  bool fits = k >= 1 && input.dim() >= k;
-  for (int64_t i = 0; fits && i < k; ++i) {
-    fits = input.size(input.dim() - k + i) == normalized_shape[static_cast<size_t>(i)];
-  }
-  if (!fits) {
-    std::string trailing;  // "[*, 2, 3]", as PyTorch's message
-    for (int64_t d : normalized_shape) trailing += ", " + std::to_string(d);
-    wick::detail::fail<ShapeError>("layer_norm", "given normalized_shape=", normalized_shape,
-                                   ", expected input with shape [*", trailing, "], got ",
-                                   describe(input));
-  }
-  for (const Tensor* t : {&weight, &bias}) {
-    WICK_CHECK(!t->defined() || t->sizes() == normalized_shape, ShapeError, "layer_norm",
-               "weight and bias must have normalized_shape ", normalized_shape, ", got ",
-               describe(*t));
-  }
-  WICK_CHECK(is_floating(input.dtype()), DtypeError, "layer_norm",
-             "needs a floating-point input, got ", describe(input));
-  Shape dims;
-  for (int64_t i = 0; i < k; ++i) dims.push_back(input.dim() - k + i);
-  const Tensor centered = input - input.mean(dims, true);
-  const Tensor var = (centered * centered).mean(dims, true);
-  Tensor output = centered / (var + eps).sqrt();
-  if (weight.defined()) output = output * weight;
-  if (bias.defined()) output = output + bias;
-  return output;
+  return wick::layer_norm(input, normalized_shape, weight, bias, eps);
 }
 
 LinearImpl::LinearImpl(int64_t in_features, int64_t out_features, bool with_bias)

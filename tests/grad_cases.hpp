@@ -76,6 +76,13 @@ inline std::map<OpId, GradCase> cases() {
       {OpId::min, {{{3, 4}}, [](V x) { return std::get<0>(x[0].min(0, true)) + x[0].min(); }}},
       {OpId::softmax, {{{3, 4}}, [](V x) { return x[0].softmax(1) * x[0] + x[0].softmax(0); }}},
       {OpId::log_softmax, {{{3, 4}}, [](V x) { return x[0].log_softmax(-1) * x[0]; }}},
+      {OpId::layer_norm,
+       {{{3, 2, 4}, {2, 4}, {4}},
+        [](V x) {
+          // Over two dims with a weight; over one with a bias only; one leaf as weight and bias.
+          return layer_norm(x[0], {2, 4}, x[1], {}, 1e-3) + layer_norm(x[0], {4}, {}, x[2]) * x[0] +
+                 layer_norm(x[0].transpose(0, 1), {4}, x[2], x[2]).transpose(0, 1);
+        }}},
       {OpId::matmul,
        {{{2, 1, 3, 4}, {3, 4, 2}, {2}}, [](V x) { return matmul(matmul(x[0], x[1]), x[2]); }}},
       {OpId::cat,

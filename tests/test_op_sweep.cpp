@@ -742,6 +742,8 @@ std::vector<bool> selected_ops() {
 
 }  // namespace
 
+void sweep_layer_norm(OpId op);  // test_layer_norm.cpp
+
 TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") {
   auto unary = unary_specs();
   auto binary = binary_specs();
@@ -782,6 +784,10 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
           case OpId::softmax:
           case OpId::log_softmax:
             sweep_softmax(op);
+            break;
+          case OpId::layer_norm:
+          case OpId::layer_norm_backward:
+            sweep_layer_norm(op);
             break;
           case OpId::matmul:
             sweep_matmul();

@@ -17,6 +17,8 @@ void unary_kernel(const OpCall& call);                     // unary.cpp
 void binary_kernel(const OpCall& call);                    // binary.cpp: arithmetic and comparisons
 void where_kernel(const OpCall& call);                     // binary.cpp
 void reduce_kernel(const OpCall& call);                    // reduce.cpp: sum, mean, max, min
+void layer_norm_kernel(const OpCall& call);                // layer_norm.cpp
+void layer_norm_backward_kernel(const OpCall& call);       // layer_norm.cpp
 void softmax_kernel(const OpCall& call);                   // softmax.cpp: softmax, log_softmax
 void matmul_kernel(const OpCall& call);                    // matmul.cpp
 

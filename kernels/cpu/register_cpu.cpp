@@ -31,6 +31,8 @@ void register_cpu_kernels() {
   // softmax_kernel widens contiguous bfloat16 a row at a time itself (softmax.cpp).
   register_kernel(OpId::softmax, kCPU, softmax_kernel, /*computes_bf16=*/true);
   register_kernel(OpId::log_softmax, kCPU, softmax_kernel, /*computes_bf16=*/true);
+  register_kernel(OpId::layer_norm, kCPU, layer_norm_kernel);
+  register_kernel(OpId::layer_norm_backward, kCPU, layer_norm_backward_kernel);
   // matmul_kernel multiplies bfloat16 itself where the CPU has AVX512_BF16 (matmul.cpp).
   register_kernel(OpId::matmul, kCPU, matmul_kernel, /*computes_bf16=*/true);
 }

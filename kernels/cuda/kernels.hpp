@@ -7,17 +7,19 @@
 
 namespace wick::gpu {
 
-void launch_fill(const OpCall& call);     // fill_copy.cu
-void launch_copy(const OpCall& call);     // fill_copy.cu: copy and cast between any dtypes
-void launch_arange(const OpCall& call);   // fill_copy.cu
-void launch_random(const OpCall& call);   // random.cu: rand, randn (Philox, as the CPU)
-void launch_unary(const OpCall& call);    // unary.cu
-void launch_binary(const OpCall& call);   // binary.cu: add sub mul div pow maximum minimum
-void launch_compare(const OpCall& call);  // compare.cu: eq ne lt le gt ge
-void launch_where(const OpCall& call);    // compare.cu
-void launch_reduce(const OpCall& call);   // reduce.cu: sum mean max min (+ arg indices)
-void launch_softmax(const OpCall& call);  // softmax.cu: softmax, log_softmax
-void launch_matmul(const OpCall& call);   // gemm/ladder.cu: a ladder kernel, or cuBLAS
+void launch_fill(const OpCall& call);        // fill_copy.cu
+void launch_copy(const OpCall& call);        // fill_copy.cu: copy and cast between any dtypes
+void launch_arange(const OpCall& call);      // fill_copy.cu
+void launch_random(const OpCall& call);      // random.cu: rand, randn (Philox, as the CPU)
+void launch_unary(const OpCall& call);       // unary.cu
+void launch_binary(const OpCall& call);      // binary.cu: add sub mul div pow maximum minimum
+void launch_compare(const OpCall& call);     // compare.cu: eq ne lt le gt ge
+void launch_where(const OpCall& call);       // compare.cu
+void launch_reduce(const OpCall& call);      // reduce.cu: sum mean max min (+ arg indices)
+void launch_softmax(const OpCall& call);     // softmax.cu: softmax, log_softmax
+void launch_layer_norm(const OpCall& call);  // layer_norm.cu
+void launch_layer_norm_backward(const OpCall& call);  // layer_norm.cu
+void launch_matmul(const OpCall& call);               // gemm/ladder.cu: a ladder kernel, or cuBLAS
 
 // matmul_cublas.cpp: whether cuBLAS can run this matmul (float32/float64, sizes that fit its
 // int arguments), and running it.

@@ -44,6 +44,8 @@ void register_cuda_backend() {
   for (OpId op : {OpId::sum, OpId::mean, OpId::max, OpId::min}) reg(op, run_op<launch_reduce>);
   reg(OpId::softmax, run_op<launch_softmax>);
   reg(OpId::log_softmax, run_op<launch_softmax>);
+  reg(OpId::layer_norm, run_op<launch_layer_norm>);
+  reg(OpId::layer_norm_backward, run_op<launch_layer_norm_backward>);
   // The matmul takes bfloat16 itself: step 10's tensor cores (gemm/10_bf16_mma.cuh).
   register_kernel(OpId::matmul, kCUDA, run_op<launch_matmul>, /*computes_bf16=*/true);
 }

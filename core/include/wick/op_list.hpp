@@ -12,60 +12,62 @@
 
 namespace wick {
 
-#define WICK_OP_LIST(X)             \
-  /* creation */                    \
-  X(fill, Kernel, false)            \
-  X(arange, Kernel, false)          \
-  X(rand, Kernel, false)            \
-  X(randn, Kernel, false)           \
-  X(copy, Kernel, true)             \
-  /* unary elementwise */           \
-  X(neg, Kernel, true)              \
-  X(abs, Kernel, true)              \
-  X(exp, Kernel, true)              \
-  X(log, Kernel, true)              \
-  X(sqrt, Kernel, true)             \
-  X(relu, Kernel, true)             \
-  X(sigmoid, Kernel, true)          \
-  X(tanh, Kernel, true)             \
-  X(pow_scalar, Kernel, true)       \
-  X(clamp, Kernel, true)            \
-  /* binary elementwise */          \
-  X(add, Kernel, true)              \
-  X(sub, Kernel, true)              \
-  X(mul, Kernel, true)              \
-  X(div, Kernel, true)              \
-  X(pow, Kernel, true)              \
-  X(maximum, Kernel, true)          \
-  X(minimum, Kernel, true)          \
-  X(sigmoid_backward, Kernel, true) \
-  X(tanh_backward, Kernel, true)    \
-  /* comparisons and selection */   \
-  X(eq, Kernel, false)              \
-  X(ne, Kernel, false)              \
-  X(lt, Kernel, false)              \
-  X(le, Kernel, false)              \
-  X(gt, Kernel, false)              \
-  X(ge, Kernel, false)              \
-  X(where, Kernel, true)            \
-  /* reductions */                  \
-  X(sum, Kernel, true)              \
-  X(mean, Kernel, true)             \
-  X(max, Kernel, true)              \
-  X(min, Kernel, true)              \
-  /* rows and matrices */           \
-  X(softmax, Kernel, true)          \
-  X(log_softmax, Kernel, true)      \
-  X(matmul, Kernel, true)           \
-  /* joining */                     \
-  X(cat, Composite, true)           \
-  X(stack, Composite, true)         \
-  /* views: no kernel */            \
-  X(view, View, true)               \
-  X(transpose, View, true)          \
-  X(permute, View, true)            \
-  X(expand, View, true)             \
-  X(slice, View, true)              \
+#define WICK_OP_LIST(X)                 \
+  /* creation */                        \
+  X(fill, Kernel, false)                \
+  X(arange, Kernel, false)              \
+  X(rand, Kernel, false)                \
+  X(randn, Kernel, false)               \
+  X(copy, Kernel, true)                 \
+  /* unary elementwise */               \
+  X(neg, Kernel, true)                  \
+  X(abs, Kernel, true)                  \
+  X(exp, Kernel, true)                  \
+  X(log, Kernel, true)                  \
+  X(sqrt, Kernel, true)                 \
+  X(relu, Kernel, true)                 \
+  X(sigmoid, Kernel, true)              \
+  X(tanh, Kernel, true)                 \
+  X(pow_scalar, Kernel, true)           \
+  X(clamp, Kernel, true)                \
+  /* binary elementwise */              \
+  X(add, Kernel, true)                  \
+  X(sub, Kernel, true)                  \
+  X(mul, Kernel, true)                  \
+  X(div, Kernel, true)                  \
+  X(pow, Kernel, true)                  \
+  X(maximum, Kernel, true)              \
+  X(minimum, Kernel, true)              \
+  X(sigmoid_backward, Kernel, true)     \
+  X(tanh_backward, Kernel, true)        \
+  /* comparisons and selection */       \
+  X(eq, Kernel, false)                  \
+  X(ne, Kernel, false)                  \
+  X(lt, Kernel, false)                  \
+  X(le, Kernel, false)                  \
+  X(gt, Kernel, false)                  \
+  X(ge, Kernel, false)                  \
+  X(where, Kernel, true)                \
+  /* reductions */                      \
+  X(sum, Kernel, true)                  \
+  X(mean, Kernel, true)                 \
+  X(max, Kernel, true)                  \
+  X(min, Kernel, true)                  \
+  /* rows and matrices */               \
+  X(softmax, Kernel, true)              \
+  X(log_softmax, Kernel, true)          \
+  X(layer_norm, Kernel, true)           \
+  X(layer_norm_backward, Kernel, false) \
+  X(matmul, Kernel, true)               \
+  /* joining */                         \
+  X(cat, Composite, true)               \
+  X(stack, Composite, true)             \
+  /* views: no kernel */                \
+  X(view, View, true)                   \
+  X(transpose, View, true)              \
+  X(permute, View, true)                \
+  X(expand, View, true)                 \
+  X(slice, View, true)                  \
   X(select, View, true)
 
 enum class OpKind : uint8_t { Kernel, View, Composite };

@@ -4,6 +4,7 @@
 // operands' device. Tested by the op sweep (tests/test_op_sweep.cpp) against float64 references.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <tuple>
@@ -123,6 +124,20 @@ Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);  // 2-D only
 Tensor softmax(const Tensor& a, int64_t dim);
 Tensor log_softmax(const Tensor& a, int64_t dim);
+// layer_norm: normalises over the last normalized_shape.size() dims, whose sizes must equal
+// normalized_shape: (x - mean) / sqrt(var + eps) with the biased variance, then * weight + bias
+// where given (each of sizes normalized_shape, the input's dtype and device). One fused kernel;
+// float32 rows take their mean and variance in double. As torch.nn.functional.layer_norm.
+Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight = {},
+                  const Tensor& bias = {}, double eps = 1e-5);
+// layer_norm's gradients (what its backward rule runs), as PyTorch's native_layer_norm_backward
+// with the row statistics recomputed from the input: {d input, d weight, d bias}, each computed
+// only where output_mask says so (undefined otherwise). d weight and d bias sum over the rows
+// in a fixed order, so they have the same bits for any thread count. Not differentiable itself:
+// under grad mode with an operand that requires grad it is an AutogradError.
+std::array<Tensor, 3> layer_norm_backward(const Tensor& grad_output, const Tensor& input,
+                                          const Shape& normalized_shape, const Tensor& weight,
+                                          double eps, std::array<bool, 3> output_mask);
 
 // ---- joining ----
 // cat: the tensors joined along dim (every other size must match; 1-D empty tensors of sizes

@@ -1,0 +1,222 @@
+// layer_norm.cpp: layer_norm and layer_norm_backward on the CPU, a row of N =
+// prod(normalized_shape) elements at a time (the boundary, core/src/ops_norm.cpp, made every
+// operand contiguous, so row r starts at r * N).
+//
+// Forward, per row: mean = sum(x) / N (wick's float sum, in double), var = sum((x - mean)^2) / N
+// (a second pass in double: no E[x^2] - mean^2 cancellation), rstd = 1 / sqrt(var + eps), then
+// xhat = (x - mean) * rstd in double, rounded once, and y = xhat * w + b in the element type.
+// In double because a float32 mean rounded to float32 would shift every xhat of a row whose
+// mean is large against its spread (mean 1000, std 0.01: a relative error near 6e-3).
+//
+// Backward, per row, everything in double: the same mean and rstd, xhat, gw = g * w, then
+//   dx = rstd * (gw - sum(gw) / N - xhat * sum(gw * xhat) / N)
+// (PyTorch's formula), and the column sums d weight = sum over rows of g * xhat and d bias =
+// sum of g. Those run per block of rows, the rows split by their count alone (never by the
+// thread count), each block into its own double accumulators, added in block order at the end:
+// the same bits for any number of threads.
+//
+// The row loops are compiled three times (WICK_VEC_CLONES; -ffp-contract=off keeps the clones'
+// rounding equal): sums over a row keep kLanes double lanes, folded in a fixed order, which is
+// what lets the compiler vectorise a floating-point sum.
+// Tested by tests/test_layer_norm.cpp against a float64 model; measured against libtorch in
+// docs/cpu-kernels.md ("layer_norm").
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "kernels.hpp"
+#include "loops.hpp"
+#include "vec_clones.hpp"
+#include "vec_kernels.hpp"
+
+namespace wick::cpu {
+namespace {
+
+constexpr int kLanes = 16;
+// d weight / d bias: at most this many blocks of rows, and at most this many bytes of double
+// accumulators for all blocks together (2 N doubles per block).
+constexpr int64_t kMaxParamBlocks = 64;
+constexpr int64_t kMaxParamBytes = int64_t{16} << 20;
+
+// sum over i < n of term(i), in kLanes double lanes (lane j takes i = j mod kLanes), the lanes
+// added pairwise at the end.
+template <typename Term>
+[[gnu::always_inline]] inline double lane_sum(int64_t n, const Term& term) {
+  double lane[kLanes];
+#pragma GCC unroll 16
+  for (int j = 0; j < kLanes; ++j) lane[j] = 0.0;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+#pragma GCC unroll 16
+    for (int j = 0; j < kLanes; ++j) lane[j] += term(i + j);
+  }
+  for (int j = 0; i < n; ++i, ++j) lane[j] += term(i);
+  for (int width = kLanes / 2; width > 0; width /= 2) {
+    for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
+  }
+  return lane[0];
+}
+
+inline double row_sum(const float* x, int64_t n) { return vec::sum_f32(x, n); }
+inline double row_sum(const double* x, int64_t n) { return vec::sum_f64(x, n); }
+
+struct RowStats {
+  double mean, rstd;
+};
+
+template <typename T>
+[[gnu::always_inline]] inline RowStats row_stats(const T* x, int64_t n, double eps) {
+  const double mean = row_sum(x, n) / static_cast<double>(n);
+  const double squares = lane_sum(n, [&](int64_t i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    return d * d;
+  });
+  return {mean, 1.0 / std::sqrt(squares / static_cast<double>(n) + eps)};
+}
+
+// y = xhat * w + b over `rows` rows; w and b may be null.
+template <typename T>
+[[gnu::always_inline]] inline void forward_rows_impl(const T* x, const T* w, const T* b, T* y,
+                                                     int64_t rows, int64_t n, double eps) {
+  for (int64_t r = 0; r < rows; ++r, x += n, y += n) {
+    const RowStats s = row_stats(x, n, eps);
+    const auto xhat = [&](int64_t i) {
+      return static_cast<T>((static_cast<double>(x[i]) - s.mean) * s.rstd);
+    };
+    if (w != nullptr && b != nullptr) {
+      for (int64_t i = 0; i < n; ++i) y[i] = xhat(i) * w[i] + b[i];
+    } else if (w != nullptr) {
+      for (int64_t i = 0; i < n; ++i) y[i] = xhat(i) * w[i];
+    } else if (b != nullptr) {
+      for (int64_t i = 0; i < n; ++i) y[i] = xhat(i) + b[i];
+    } else {
+      for (int64_t i = 0; i < n; ++i) y[i] = xhat(i);
+    }
+  }
+}
+
+WICK_VEC_CLONES void forward_rows(const float* x, const float* w, const float* b, float* y,
+                                  int64_t rows, int64_t n, double eps) {
+  forward_rows_impl(x, w, b, y, rows, n, eps);
+}
+WICK_VEC_CLONES void forward_rows(const double* x, const double* w, const double* b, double* y,
+                                  int64_t rows, int64_t n, double eps) {
+  forward_rows_impl(x, w, b, y, rows, n, eps);
+}
+
+// One block of rows of the backward: dx (where dx is not null) and, where sums is not null,
+// sums[i] += g * xhat and sums[n + i] += g for each column i.
+template <typename T>
+[[gnu::always_inline]] inline void backward_rows_impl(const T* g, const T* x, const T* w, T* dx,
+                                                      double* sums, int64_t rows, int64_t n,
+                                                      double eps) {
+  const double inv_n = 1.0 / static_cast<double>(n);
+  for (int64_t r = 0; r < rows; ++r, g += n, x += n) {
+    const RowStats s = row_stats(x, n, eps);
+    const auto xhat = [&](int64_t i) { return (static_cast<double>(x[i]) - s.mean) * s.rstd; };
+    const auto gw = [&](int64_t i) {
+      return w != nullptr ? static_cast<double>(g[i]) * static_cast<double>(w[i])
+                          : static_cast<double>(g[i]);
+    };
+    if (dx != nullptr) {
+      const double mean_gw = lane_sum(n, gw) * inv_n;
+      const double mean_gw_xhat = lane_sum(n, [&](int64_t i) { return gw(i) * xhat(i); }) * inv_n;
+      for (int64_t i = 0; i < n; ++i) {
+        dx[i] = static_cast<T>(s.rstd * (gw(i) - mean_gw - xhat(i) * mean_gw_xhat));
+      }
+      dx += n;
+    }
+    if (sums != nullptr) {
+      for (int64_t i = 0; i < n; ++i) {
+        sums[i] += static_cast<double>(g[i]) * xhat(i);
+        sums[n + i] += static_cast<double>(g[i]);
+      }
+    }
+  }
+}
+
+WICK_VEC_CLONES void backward_rows(const float* g, const float* x, const float* w, float* dx,
+                                   double* sums, int64_t rows, int64_t n, double eps) {
+  backward_rows_impl(g, x, w, dx, sums, rows, n, eps);
+}
+WICK_VEC_CLONES void backward_rows(const double* g, const double* x, const double* w, double* dx,
+                                   double* sums, int64_t rows, int64_t n, double eps) {
+  backward_rows_impl(g, x, w, dx, sums, rows, n, eps);
+}
+
+template <typename T>
+const T* optional_data(const OpCall& call, int index, bool present) {
+  return present ? call.in(index).data_ptr<T>() : nullptr;
+}
+
+template <typename T>
+void run_forward(const OpCall& call) {
+  const Tensor& x = call.in(0);
+  const int64_t normalized_dims = call.ints[0];
+  const bool has_weight = call.ints[1] != 0, has_bias = call.ints[2] != 0;
+  int64_t n = 1;
+  for (int64_t d = x.dim() - normalized_dims; d < x.dim(); ++d) n *= x.size(d);
+  const int64_t rows = x.numel() / n;
+  const T* src = x.data_ptr<T>();
+  const T* w = optional_data<T>(call, 1, has_weight);
+  const T* b = optional_data<T>(call, has_weight ? 2 : 1, has_bias);
+  T* dst = call.out().data_ptr<T>();
+  const double eps = call.scalar_a.to_double();
+  parallel_for(rows, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t r0, int64_t r1) {
+    forward_rows(src + r0 * n, w, b, dst + r0 * n, r1 - r0, n, eps);
+  });
+}
+
+template <typename T>
+void run_backward(const OpCall& call) {
+  const Tensor& x = call.in(1);
+  const int64_t normalized_dims = call.ints[0];
+  const bool has_weight = call.ints[1] != 0;
+  const bool want_input = call.ints[2] != 0, want_params = call.ints[3] != 0;
+  int64_t n = 1;
+  for (int64_t d = x.dim() - normalized_dims; d < x.dim(); ++d) n *= x.size(d);
+  const int64_t rows = x.numel() / n;
+  const T* g = call.in(0).data_ptr<T>();
+  const T* src = x.data_ptr<T>();
+  const T* w = optional_data<T>(call, 2, has_weight);
+  T* dx = want_input ? call.out(0).data_ptr<T>() : nullptr;
+  const double eps = call.scalar_a.to_double();
+  if (!want_params) {
+    parallel_for(rows, std::max<int64_t>(1, kParallelGrain / n), [&](int64_t r0, int64_t r1) {
+      backward_rows(g + r0 * n, src + r0 * n, w, dx + r0 * n, nullptr, r1 - r0, n, eps);
+    });
+    return;
+  }
+  // Blocks of rows fixed by rows and n alone; each block sums into its own accumulators.
+  const int64_t by_memory = std::max<int64_t>(1, kMaxParamBytes / (2 * n * 8));
+  const int64_t blocks = std::min({rows, kMaxParamBlocks, by_memory});
+  std::vector<double> sums(static_cast<size_t>(blocks * 2 * n), 0.0);
+  parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
+    for (int64_t blk = b0; blk < b1; ++blk) {
+      const int64_t r0 = rows * blk / blocks, r1 = rows * (blk + 1) / blocks;
+      backward_rows(g + r0 * n, src + r0 * n, w, dx != nullptr ? dx + r0 * n : nullptr,
+                    sums.data() + blk * 2 * n, r1 - r0, n, eps);
+    }
+  });
+  T* d_params = call.out(1).data_ptr<T>();  // [2, n]: d weight, then d bias
+  parallel_for(2 * n, kParallelGrain, [&](int64_t i0, int64_t i1) {
+    for (int64_t i = i0; i < i1; ++i) {
+      double total = 0;
+      for (int64_t blk = 0; blk < blocks; ++blk)
+        total += sums[static_cast<size_t>(blk * 2 * n + i)];
+      d_params[i] = static_cast<T>(total);
+    }
+  });
+}
+
+}  // namespace
+
+void layer_norm_kernel(const OpCall& call) {
+  WICK_DISPATCH_FLOATING(call.in(0).dtype(), run_forward<T>(call))
+}
+
+void layer_norm_backward_kernel(const OpCall& call) {
+  WICK_DISPATCH_FLOATING(call.in(1).dtype(), run_backward<T>(call))
+}
+
+}  // namespace wick::cpu

@@ -1,0 +1,288 @@
+// layer_norm.cu: layer_norm and layer_norm_backward over rows of N = prod(normalized_shape)
+// contiguous elements (the boundary packs every operand), with the formulas of the CPU kernels
+// (kernels/cpu/layer_norm.cpp): mean and variance in two passes, accumulated in double for
+// float32 too, xhat = (x - mean) * rstd in double, then * w + b in the element type; the
+// backward recomputes the row statistics from x.
+// Idea: a row is reduced by one warp (N <= kWarpRowMax: 8 rows per block of 256 threads) or by
+// one block of 512 threads (longer rows), each lane folding every 32nd (512th) element, so each
+// row is read from global memory by neighbouring lanes (coalesced), a few times: the passes
+// after the first hit L1/L2 for rows of a few KB.
+//  - layer_norm_rows_kernel: forward: sum, sum of squared deviations, write y;
+//  - layer_norm_backward_rows_kernel: the same statistics, then sum(gw) and sum(gw xhat), then
+//    dx; it saves each row's (mean, rstd) in double when d weight / d bias are wanted;
+//  - layer_norm_params_kernel: d weight and d bias, column sums over rows: a block of 32
+//    columns x 16 row lanes takes a chunk of the rows (gridDim.y chunks, a fixed split of the
+//    rows), each column's 16 partial sums merge in shared memory in a fixed order, and
+//    layer_norm_params_finish_kernel adds the chunks in order: the same bits on every run.
+// Rows are grid-strided (capped grid), so any number of rows fits one launch.
+// Tested by tests/cuda/test_ops.cpp against the CPU (float64) on the CPU emulator; no GPU has
+// run them yet, so the speed is unmeasured (docs/gpu-results.md).
+#include <algorithm>
+
+#include "common.cuh"
+#include "kernels.hpp"
+
+namespace wick::gpu {
+namespace {
+
+constexpr int64_t kWarpRowMax = 4096;  // longest row one warp reduces
+constexpr int kRowsPerBlock = 8;       // warps (rows) per block in the warp-per-row form
+constexpr int kBlockRowThreads = 512;  // threads per row in the block-per-row form
+constexpr int kParamColumns = 32, kParamRowLanes = 16;
+constexpr int64_t kParamChunkRows = 512;  // rows per chunk of layer_norm_params_kernel
+constexpr int64_t kMaxParamChunks = 256;
+
+template <typename T>
+struct LayerNormArgs {
+  const T* x;
+  const T* g;     // backward: grad_output
+  const T* w;     // null without weight
+  const T* b;     // forward: null without bias
+  T* out;         // forward: y; backward: dx (null when not wanted)
+  double* stats;  // backward: (mean, rstd) per row, or null
+  int64_t rows, n;
+  double eps;
+};
+
+struct SumOp {
+  __device__ double operator()(double a, double b) const { return a + b; }
+};
+
+// The row's sum over its lanes: one warp (blockDim.x == 32) or the whole block.
+__device__ __forceinline__ double row_allreduce(double v, double* scratch) {
+  return blockDim.x == kWarpSize ? warp_allreduce(v, SumOp{}, kWarpSize)
+                                 : block_allreduce(v, SumOp{}, 0.0, scratch);
+}
+
+struct Stats {
+  double mean, rstd;
+};
+
+// Every thread of the row's group calls it (the reductions).
+template <typename T>
+__device__ __forceinline__ Stats row_stats(const T* x, int64_t n, double eps, double* scratch) {
+  const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
+  double s = 0;
+  for (int64_t i = lane; i < n; i += lanes) s += static_cast<double>(x[i]);
+  const double mean = row_allreduce(s, scratch) / static_cast<double>(n);
+  double squares = 0;
+  for (int64_t i = lane; i < n; i += lanes) {
+    const double d = static_cast<double>(x[i]) - mean;
+    squares += d * d;
+  }
+  const double var = row_allreduce(squares, scratch) / static_cast<double>(n);
+  return {mean, 1.0 / sqrt_of(var + eps)};
+}
+
+// The first row of this block's group and the step between groups; every thread of a block
+// loops the same number of times, so the barriers of block_allreduce stay uniform.
+__device__ __forceinline__ int64_t first_row() {
+  return static_cast<int64_t>(blockIdx.x) * blockDim.y;
+}
+__device__ __forceinline__ int64_t row_step() {
+  return static_cast<int64_t>(gridDim.x) * blockDim.y;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kBlockRowThreads) layer_norm_rows_kernel(LayerNormArgs<T> a) {
+  __shared__ ReduceScratch<double> scratch;
+  for (int64_t first = first_row(); first < a.rows; first += row_step()) {
+    // A row past the end (the last group) computes on row 0's data and writes nothing, so
+    // that its warp still joins the reductions.
+    const int64_t row = first + threadIdx.y;
+    const bool valid = row < a.rows;
+    const T* x = a.x + (valid ? row : 0) * a.n;
+    const Stats s = row_stats(x, a.n, a.eps, scratch.get());
+    if (!valid) continue;
+    T* y = a.out + row * a.n;
+    for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
+      T v = static_cast<T>((static_cast<double>(x[i]) - s.mean) * s.rstd);
+      if (a.w != nullptr) v = v * a.w[i];
+      if (a.b != nullptr) v = v + a.b[i];
+      y[i] = v;
+    }
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kBlockRowThreads)
+    layer_norm_backward_rows_kernel(LayerNormArgs<T> a) {
+  __shared__ ReduceScratch<double> scratch;
+  const double inv_n = 1.0 / static_cast<double>(a.n);
+  for (int64_t first = first_row(); first < a.rows; first += row_step()) {
+    const int64_t row = first + threadIdx.y;
+    const bool valid = row < a.rows;
+    const int64_t offset = (valid ? row : 0) * a.n;
+    const T* x = a.x + offset;
+    const T* g = a.g + offset;
+    const Stats s = row_stats(x, a.n, a.eps, scratch.get());
+    if (valid && a.stats != nullptr && threadIdx.x == 0) {
+      a.stats[2 * row] = s.mean;
+      a.stats[2 * row + 1] = s.rstd;
+    }
+    if (a.out == nullptr) continue;  // only the statistics (uniform across the block)
+    const auto gw = [&](int64_t i) {
+      return a.w != nullptr ? static_cast<double>(g[i]) * static_cast<double>(a.w[i])
+                            : static_cast<double>(g[i]);
+    };
+    double sum_gw = 0, sum_gw_xhat = 0;
+    for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
+      const double xhat = (static_cast<double>(x[i]) - s.mean) * s.rstd;
+      sum_gw += gw(i);
+      sum_gw_xhat += gw(i) * xhat;
+    }
+    const double mean_gw = row_allreduce(sum_gw, scratch.get()) * inv_n;
+    const double mean_gw_xhat = row_allreduce(sum_gw_xhat, scratch.get()) * inv_n;
+    if (!valid) continue;
+    T* dx = a.out + offset;
+    for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
+      const double xhat = (static_cast<double>(x[i]) - s.mean) * s.rstd;
+      dx[i] = static_cast<T>(s.rstd * (gw(i) - mean_gw - xhat * mean_gw_xhat));
+    }
+  }
+}
+
+// blockDim (kParamColumns, kParamRowLanes); block (bx, c) sums columns bx * 32 + threadIdx.x
+// over the rows of chunk c into partial[c][0][col] (g * xhat) and partial[c][1][col] (g).
+template <typename T>
+__global__ void layer_norm_params_kernel(LayerNormArgs<T> a, double* partial) {
+  __shared__ double sums[2][kParamRowLanes][kParamColumns];
+  const int64_t col = static_cast<int64_t>(blockIdx.x) * kParamColumns + threadIdx.x;
+  const int64_t chunks = gridDim.y;
+  const int64_t r0 = a.rows * blockIdx.y / chunks, r1 = a.rows * (blockIdx.y + 1) / chunks;
+  double dw = 0, db = 0;
+  if (col < a.n) {
+    for (int64_t r = r0 + threadIdx.y; r < r1; r += kParamRowLanes) {
+      const double g = static_cast<double>(a.g[r * a.n + col]);
+      const double xhat =
+          (static_cast<double>(a.x[r * a.n + col]) - a.stats[2 * r]) * a.stats[2 * r + 1];
+      dw += g * xhat;
+      db += g;
+    }
+  }
+  sums[0][threadIdx.y][threadIdx.x] = dw;
+  sums[1][threadIdx.y][threadIdx.x] = db;
+  __syncthreads();
+  if (threadIdx.y < 2 && col < a.n) {
+    double total = 0;
+    for (int k = 0; k < kParamRowLanes; ++k) total += sums[threadIdx.y][k][threadIdx.x];
+    partial[(static_cast<int64_t>(blockIdx.y) * 2 + threadIdx.y) * a.n + col] = total;
+  }
+}
+
+// out[j] for j < 2n (d weight, then d bias): the chunks' partial sums added in chunk order.
+template <typename T>
+__global__ void layer_norm_params_finish_kernel(const double* partial, T* out, int64_t n,
+                                                int64_t chunks) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t j = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; j < 2 * n;
+       j += step) {
+    const int64_t half = j / n, col = j % n;
+    double total = 0;
+    for (int64_t c = 0; c < chunks; ++c) total += partial[(c * 2 + half) * n + col];
+    out[j] = static_cast<T>(total);
+  }
+}
+
+int64_t row_length(const Tensor& x, int64_t normalized_dims) {
+  int64_t n = 1;
+  for (int64_t d = x.dim() - normalized_dims; d < x.dim(); ++d) n *= x.size(d);
+  return n;
+}
+
+// The rows kernels' shape: a warp per row (8 per block) or a block per row.
+void rows_launch_shape(const OpContext& ctx, int64_t rows, int64_t n, dim3* grid, dim3* block) {
+  if (n <= kWarpRowMax) {
+    *block = dim3(kWarpSize, kRowsPerBlock);
+    *grid =
+        dim3(capped_grid(ctx, ceil_div<int64_t>(rows, kRowsPerBlock), kWarpSize * kRowsPerBlock));
+  } else {
+    *block = dim3(kBlockRowThreads, 1);
+    *grid = dim3(capped_grid(ctx, rows, kBlockRowThreads));
+  }
+}
+
+template <typename T>
+void run_forward(const OpContext& ctx, const OpCall& call) {
+  const Tensor& x = call.in(0);
+  const bool has_weight = call.ints[1] != 0, has_bias = call.ints[2] != 0;
+  LayerNormArgs<T> a{};
+  a.x = x.data_ptr<T>();
+  a.w = has_weight ? call.in(1).data_ptr<T>() : nullptr;
+  a.b = has_bias ? call.in(has_weight ? 2 : 1).data_ptr<T>() : nullptr;
+  a.out = call.out().data_ptr<T>();
+  a.n = row_length(x, call.ints[0]);
+  a.rows = x.numel() / a.n;
+  a.eps = call.scalar_a.to_double();
+  dim3 grid, block;
+  rows_launch_shape(ctx, a.rows, a.n, &grid, &block);
+  launch_kernel(ctx, "layer_norm_rows_kernel", layer_norm_rows_kernel<T>, grid, block, 0, a);
+}
+
+template <typename T>
+void run_backward(const OpContext& ctx, const OpCall& call) {
+  const Tensor& x = call.in(1);
+  const bool has_weight = call.ints[1] != 0;
+  const bool want_input = call.ints[2] != 0, want_params = call.ints[3] != 0;
+  LayerNormArgs<T> a{};
+  a.g = call.in(0).data_ptr<T>();
+  a.x = x.data_ptr<T>();
+  a.w = has_weight ? call.in(2).data_ptr<T>() : nullptr;
+  a.out = want_input ? call.out(0).data_ptr<T>() : nullptr;
+  a.n = row_length(x, call.ints[0]);
+  a.rows = x.numel() / a.n;
+  a.eps = call.scalar_a.to_double();
+  const int64_t chunks =
+      std::min(kMaxParamChunks, std::max<int64_t>(1, ceil_div<int64_t>(a.rows, kParamChunkRows)));
+  // Dropped after the launches are queued: safe on the one stream (runtime.hpp).
+  DeviceBuffer stats(want_params ? static_cast<size_t>(a.rows) * 2 * sizeof(double) : 0, ctx);
+  DeviceBuffer partial(want_params ? static_cast<size_t>(chunks * 2 * a.n) * sizeof(double) : 0,
+                       ctx);
+  a.stats = stats.as<double>();
+  dim3 grid, block;
+  rows_launch_shape(ctx, a.rows, a.n, &grid, &block);
+  launch_kernel(ctx, "layer_norm_backward_rows_kernel", layer_norm_backward_rows_kernel<T>, grid,
+                block, 0, a);
+  if (!want_params) return;
+  const dim3 param_grid(
+      exact_grid_x(ctx, ceil_div<int64_t>(a.n, kParamColumns), "layer_norm_params_kernel"),
+      static_cast<unsigned>(chunks));
+  launch_kernel(ctx, "layer_norm_params_kernel", layer_norm_params_kernel<T>, param_grid,
+                dim3(kParamColumns, kParamRowLanes), 0, a, partial.as<double>());
+  launch_kernel(ctx, "layer_norm_params_finish_kernel", layer_norm_params_finish_kernel<T>,
+                grid_for(ctx, 2 * a.n), dim3(kBlockThreads), 0,
+                static_cast<const double*>(partial.as<double>()), call.out(1).data_ptr<T>(), a.n,
+                chunks);
+}
+
+}  // namespace
+
+void launch_layer_norm(const OpCall& call) {
+  OpContext ctx(call);
+  switch (call.in(0).dtype()) {
+    case kFloat32:
+      run_forward<float>(ctx, call);
+      break;
+    case kFloat64:
+      run_forward<double>(ctx, call);
+      break;
+    default:
+      detail::fail<DtypeError>(ctx.op, "needs a floating-point input, got ", describe(call.in(0)));
+  }
+}
+
+void launch_layer_norm_backward(const OpCall& call) {
+  OpContext ctx(call);
+  switch (call.in(1).dtype()) {
+    case kFloat32:
+      run_backward<float>(ctx, call);
+      break;
+    case kFloat64:
+      run_backward<double>(ctx, call);
+      break;
+    default:
+      detail::fail<DtypeError>(ctx.op, "needs a floating-point input, got ", describe(call.in(1)));
+  }
+}
+
+}  // namespace wick::gpu
