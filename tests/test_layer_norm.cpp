@@ -106,7 +106,7 @@ void run_case(OpId op, const Case& c, Dtype dtype, Layout layout, bool with_weig
     ref::PoisonScope poison;
     Tensor y = layer_norm(x, norm, w, b, eps);
     CHECK(y.sizes() == c.shape);
-    // float32: xhat rounded, then * w and + b rounded: a few ulp of |xhat w| + |b|.
+    // float32: (x - hi) - lo, * rstd, * w, + b, each rounded: a few ulp of |xhat w| + |b|.
     check_values(y, model(xv, {}, wv, bv, n, eps).y, "layer_norm", f32 ? 4 : 1);
     return;
   }
@@ -122,8 +122,8 @@ void run_case(OpId op, const Case& c, Dtype dtype, Layout layout, bool with_weig
     CHECK(dx.defined() == mask[0]);
     CHECK(dw.defined() == mask[1]);
     CHECK(db.defined() == mask[2]);
-    // dx cancels (gw - mean(gw) - xhat mean(gw xhat)); the kernel works in double and rounds
-    // once, the model in long double.
+    // dx cancels (gw - mean(gw) - xhat mean(gw xhat)); the kernel rounds each step in the
+    // element type (the means are double sums), the model works in long double.
     if (mask[0]) check_values(dx, m.dx, "d input", f32 ? 2 : 100);
     // Column sums over up to 1029 rows: double against long double.
     if (mask[1]) check_values(dw, m.dw, "d weight", f32 ? 2 : 1000);

@@ -1,8 +1,9 @@
 // layer_norm.cu: layer_norm and layer_norm_backward over rows of N = prod(normalized_shape)
-// contiguous elements (the boundary packs every operand), with the formulas of the CPU kernels
+// contiguous elements (the boundary packs every operand), with the statistics of the CPU kernels
 // (kernels/cpu/layer_norm.cpp): mean and variance in two passes, accumulated in double for
-// float32 too, xhat = (x - mean) * rstd in double, then * w + b in the element type; the
-// backward recomputes the row statistics from x.
+// float32 too; here xhat = (x - mean) * rstd is computed in double and rounded once (the CPU
+// works in float32 from the mean split in two floats), then * w + b in the element type; the
+// backward recomputes the row statistics from x and works in double throughout.
 // Idea: a row is reduced by one warp (N <= kWarpRowMax: 8 rows per block of 256 threads) or by
 // one block of 512 threads (longer rows), each lane folding every 32nd (512th) element, so each
 // row is read from global memory by neighbouring lanes (coalesced), a few times: the passes
