@@ -307,6 +307,30 @@ struct MatMul {  // a @ b
 struct MatMulTransposed {  // a @ b.t(): nn.Linear's forward, the weight read in place
   auto operator()(const auto& a, const auto& b, const auto&) const { return a.matmul(b.t()); }
 };
+// Rows of x normalised over the last dim, with weight and bias (b's first two rows).
+inline wick::Tensor layer_norm_of(const wick::Tensor& x, const wick::Tensor& w,
+                                  const wick::Tensor& bias) {
+  return wick::layer_norm(x, {x.size(-1)}, w, bias);
+}
+inline torch::Tensor layer_norm_of(const torch::Tensor& x, const torch::Tensor& w,
+                                   const torch::Tensor& bias) {
+  return torch::layer_norm(x, {x.size(-1)}, w, bias);
+}
+struct LayerNorm {
+  auto operator()(const auto& a, const auto& b, const auto&) const {
+    return layer_norm_of(a, b.select(0, 0), b.select(0, 1));
+  }
+};
+struct LayerNormStep {  // forward, then backward from the sum into x, weight and bias
+  auto operator()(const auto& a, const auto& b, const auto&) const {
+    auto x = a.detach(), w = b.select(0, 0).detach(), bias = b.select(0, 1).detach();
+    x.requires_grad_(true);
+    w.requires_grad_(true);
+    bias.requires_grad_(true);
+    layer_norm_of(x, w, bias).sum().backward();
+    return x;
+  }
+};
 struct AddMixedLayouts {  // a.t() + b: one operand walks against its layout
   auto operator()(const auto& a, const auto& b, const auto&) const { return a.t() + b; }
 };
@@ -360,6 +384,8 @@ int main(int argc, char** argv) {
     row("relu", threads, op_pair<Relu>);
     row("sum", threads, op_pair<Sum>);
     row("softmax_rows", threads, op_pair<SoftmaxRows>);
+    row("layer_norm", threads, op_pair<LayerNorm>);
+    row("layer_norm_step", threads, op_pair<LayerNormStep>);
     row("sqrt", threads, op_pair<Sqrt, true>);
     row("log", threads, op_pair<Log, true>);
     row("clamp", threads, op_pair<ClampHalf>);
