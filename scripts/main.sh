@@ -242,7 +242,7 @@ add_step seeds 3 5
 add_step training 8 120
 add_step cpu_ops 20 45
 [ -x "$build/bench/cpu/wick_bench_cpu_gemm" ] && add_step cpu_gemm 60 280
-[ $quick = 0 ] && [ -x "$build/bench/wick_bench_vs_libtorch" ] && add_step vs_libtorch 0 110
+[ $quick = 0 ] && [ -x "$build/bench/wick_bench_vs_libtorch" ] && add_step vs_libtorch 0 125
 [ $gpu = 1 ] && add_step gpu 25 90
 [ $gpu = 1 ] && [ -x "$build/bench/gpu/wick_bench_gemm_ladder" ] && add_step gemm_ladder 20 120
 if [ $gpu = 0 ]; then echo "   GPU benchmarks skipped: $gpu_why"; fi

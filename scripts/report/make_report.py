@@ -510,7 +510,10 @@ TRAINING_VS_TORCH = ("add_small", "seed_step", "mlp_step", "mlp_step_torch_blas_
                      "cross_entropy_step")
 MEMBOUND_VS_TORCH = {"add": "a + b", "add_alpha": "a.add(b, alpha)", "mul_scalar": "a * 0.5",
                      "where_scalar": "where(mask, 0, g)", "relu": "relu", "gt_zero": "a > 0", "exp": "exp", "sum": "sum",
-                     "softmax_rows": "softmax over rows of 1024", "sqrt": "sqrt", "log": "log",
+                     "softmax_rows": "softmax over rows of 1024",
+                     "layer_norm": "layer_norm over rows of 1024, weight and bias",
+                     "layer_norm_step": "layer_norm, then backward from the sum into x, weight and bias",
+                     "sqrt": "sqrt", "log": "log",
                      "clamp": "clamp(a, -0.5, 0.5)", "amax_columns": "amax over dim 0",
                      "sum_columns": "sum over dim 0",
                      "softmax_columns": "softmax over dim 0", "matrix_vector": "[1024, 1024] @ [1024]",
