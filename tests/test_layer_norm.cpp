@@ -183,6 +183,22 @@ TEST_CASE("layer_norm: rows the statistics find hard", "[layer_norm]") {
   Tensor rows = tensor(values, TensorOptions(kFloat32)).reshape({4, 250});
   const Model m = model(ref::values(rows), {}, {}, {}, 250, 1e-12);
   check_values(layer_norm(rows, {250}, {}, {}, 1e-12), m.y, "layer_norm near 1000", 1);
+  // Rows near float32's range (x - mean overflows float32), and a constant row with eps far
+  // below float32's smallest (rstd overflows float32): finite xhat all the same, as in double.
+  Tensor edge = tensor({3e38, -3e38, 1e38, -2e38, 5.0, 5.0, 5.0, 5.0}, TensorOptions(kFloat32))
+                    .reshape({2, 4});
+  Tensor g = tensor({1.0, -2.0, 0.5, 3.0, 1.0, 2.0, -1.0, 0.25}, TensorOptions(kFloat32))
+                 .reshape({2, 4});
+  for (double eps : {1e-5, 1e-90}) {
+    INFO("eps " << eps);
+    const Model e = model(ref::values(edge), ref::values(g), {}, {}, 4, eps);
+    check_values(layer_norm(edge, {4}, {}, {}, eps), e.y, "layer_norm near float32's range", 1);
+    // (With eps 1e-90 the constant row's dx is rstd * (g - mean(g)), about 1e45: inf in float32.)
+    if (eps > 1e-30) {
+      check_values(layer_norm_backward(g, edge, {4}, {}, eps, {true, false, false})[0], e.dx,
+                   "d input near float32's range", 1);
+    }
+  }
 }
 
 TEST_CASE("layer_norm_backward: d weight and d bias have the same bits for any thread count",

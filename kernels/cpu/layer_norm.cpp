@@ -25,6 +25,7 @@
 // docs/cpu-kernels.md ("layer_norm").
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "kernels.hpp"
@@ -66,6 +67,7 @@ inline double row_sum(const double* x, int64_t n) { return vec::sum_f64(x, n); }
 
 struct RowStats {
   double mean, rstd;
+  double spread;  // sqrt(sum((x - mean)^2)): no |x - mean| of the row exceeds it
 };
 
 template <typename T>
@@ -75,7 +77,23 @@ template <typename T>
     const double d = static_cast<double>(x[i]) - mean;
     return d * d;
   });
-  return {mean, 1.0 / std::sqrt(squares / static_cast<double>(n) + eps)};
+  return {mean, 1.0 / std::sqrt(squares / static_cast<double>(n) + eps), std::sqrt(squares)};
+}
+
+// Whether the row's xhat can be computed in T as ((x - hi) - lo) * rstd without overflow:
+// |x - hi| <= spread + |mean| + an ulp, and rstd itself fits. Rows near float32's range (or a
+// tiny variance with a tinier eps, or NaN) take xhat in double instead. Always true for double.
+template <typename T>
+[[gnu::always_inline]] inline bool fits(const RowStats& s) {
+  if constexpr (std::is_same_v<T, double>) return true;
+  constexpr double kLimit = 1e37;  // float32's max is 3.4e38
+  return std::fabs(s.mean) + s.spread < kLimit && s.rstd < kLimit;
+}
+
+// xhat of row x in T, rounded from double (the slow form, for rows that do not fit).
+template <typename T>
+[[gnu::always_inline]] inline T xhat_exact(const T* x, int64_t i, const RowStats& s) {
+  return static_cast<T>((static_cast<double>(x[i]) - s.mean) * s.rstd);
 }
 
 // y = xhat * w + b over `rows` rows; w and b may be null.
@@ -88,6 +106,15 @@ template <typename T>
     // relative to its own result, so no rounding of the mean shifts a row with a large mean.
     const T hi = static_cast<T>(s.mean), lo = static_cast<T>(s.mean - static_cast<double>(hi));
     const T rstd = static_cast<T>(s.rstd);
+    if (!fits<T>(s)) {
+      for (int64_t i = 0; i < n; ++i) {
+        T v = xhat_exact(x, i, s);
+        if (w != nullptr) v = v * w[i];
+        if (b != nullptr) v = v + b[i];
+        y[i] = v;
+      }
+      continue;
+    }
     const auto xhat = [&](int64_t i) { return ((x[i] - hi) - lo) * rstd; };
     if (w != nullptr && b != nullptr) {
       for (int64_t i = 0; i < n; ++i) y[i] = xhat(i) * w[i] + b[i];
@@ -129,7 +156,11 @@ template <typename T, bool kWeight>
     const T hi = static_cast<T>(s.mean), lo = static_cast<T>(s.mean - static_cast<double>(hi));
     const T rstd = static_cast<T>(s.rstd);
     if (dx != nullptr) {
-      for (int64_t i = 0; i < n; ++i) xhat[i] = ((x[i] - hi) - lo) * rstd;
+      if (fits<T>(s)) {
+        for (int64_t i = 0; i < n; ++i) xhat[i] = ((x[i] - hi) - lo) * rstd;
+      } else {
+        for (int64_t i = 0; i < n; ++i) xhat[i] = xhat_exact(x, i, s);
+      }
       for (int64_t i = 0; i < n; ++i) {
         T v = g[i];
         if constexpr (kWeight) v = v * w[i];
