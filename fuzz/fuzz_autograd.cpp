@@ -1,7 +1,7 @@
 // fuzz_autograd.cpp: libFuzzer target for the autograd tape. The input bytes decode into 1-3
 // float64 leaves (small shapes, some requiring grad) and a program of up to kMaxSteps
 // differentiable ops (elementwise, broadcasting binaries, sigmoid's and tanh's gradient ops,
-// where, reductions, softmax, matmul, views, cat and stack, in-place ops);
+// where, reductions, softmax, matmul, views, cat and stack, layer_norm, in-place ops);
 // wick::autograd::gradcheck (central differences) must agree with backward() on every element.
 // Programs that come near a point where the function is not differentiable (relu or abs at 0, clamp
 // bounds, ties in max/maximum) or ill-conditioned (log/sqrt/pow near 0, division by a small number,
@@ -85,6 +85,7 @@ enum class Op {
   clone,
   cat,
   stack,
+  layer_norm,
   // In place, on a fresh copy of a (t = a * 1): recorded by the tape as PyTorch records them.
   add_,
   sub_,
@@ -102,8 +103,8 @@ const char* kNames[] = {
     "sum",           "sum_dims", "mean",        "amax",        "max_all",    "max_dim",
     "min_dim",       "softmax",  "log_softmax", "matmul",      "reshape",    "transpose",
     "permute",       "expand",   "narrow",      "select",      "unsqueeze",  "squeeze",
-    "flatten",       "clone",    "cat",         "stack",       "add_",       "sub_",
-    "mul_",          "div_",     "clamp_",      "copy_"};
+    "flatten",       "clone",    "cat",         "stack",       "layer_norm", "add_",
+    "sub_",          "mul_",     "div_",        "clamp_",      "copy_"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Op::count));
 
 struct Step {
@@ -244,6 +245,14 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& v) {
       return s.flag ? wick::cat({a, b}, s.i0) : wick::cat({a, b, a}, s.i0);
     case Op::stack:
       return s.flag ? wick::stack({a, b}, s.i0) : wick::stack({b, a, a}, s.i1);
+    case Op::layer_norm: {  // over the last 1 or 2 dims; b as weight and/or bias where it fits
+      const int64_t k = s.flag && a.dim() >= 2 ? 2 : 1;
+      const Shape norm = a.dim() >= k ? Shape(a.sizes().end() - k, a.sizes().end()) : Shape{1};
+      const bool fits = b.sizes() == norm;
+      const Tensor weight = fits && s.i0 >= 0 ? b : Tensor();
+      const Tensor bias = fits && s.i1 >= 0 ? b : Tensor();
+      return wick::layer_norm(a, norm, weight, bias, 1e-3);
+    }
     default:
       return apply_inplace(s, a, b);
   }
@@ -307,6 +316,18 @@ bool well_conditioned(const Step& s, const std::vector<Tensor>& v, const Tensor&
       return a.dim() == 0 || extreme_gap(a, s.i0, false) > kMargin;
     case Op::max_all:
       return extreme_gap(a, std::nullopt, s.flag) > kMargin;
+    case Op::layer_norm: {
+      // Rows whose variance is small next to eps curve sharply (d xhat / dx ~ 1/sqrt(eps),
+      // compounding through chained layer_norms): keep rows of 2 or more spread out.
+      const int64_t k = s.flag && a.dim() >= 2 ? 2 : 1;
+      if (a.dim() < k || a.numel() == 0) return true;
+      int64_t n = 1;
+      for (int64_t d = a.dim() - k; d < a.dim(); ++d) n *= a.size(d);
+      if (n < 2) return true;
+      const Tensor rows = a.reshape({-1, n});
+      const Tensor centred = rows - rows.mean(1, true);
+      return min_of((centred * centred).mean(1)) > kMinPositive;
+    }
     default:
       return true;
   }

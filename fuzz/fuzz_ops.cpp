@@ -49,7 +49,11 @@ void Program::run() {
         reduce();
         break;
       case 8:
-        softmax();
+        if (op & 16) {
+          layer_norm();  // ops_norm.cpp
+        } else {
+          softmax();
+        }
         break;
       case 9:
         matmul();

@@ -172,6 +172,9 @@ class Program {
   // ---- ops_join.cpp ----
   void join();
 
+  // ---- ops_norm.cpp ----
+  void layer_norm();
+
   // ---- ops_inplace.cpp ----
   static std::vector<int64_t> footprint(const Tensor& t);
   void inplace();
