@@ -1,8 +1,9 @@
 // bench_gpu.cpp: the CUDA backend's benchmarks (Google Benchmark), with napkin maths.
 //  - device copy bandwidth (cudaMemcpyAsync device to device, 2^26 floats, bytes read plus
 //    written), measured first: the ceiling of the memory-bound ops below;
-//  - elementwise add, mul, exp, sum, and softmax on 2^26 floats (rows of 1024, of 8192 and of
-//    65536, and over dim 0: strided rows of 2048 and of 8192): achieved GB/s, and that as a
+//  - elementwise add, mul, exp, sum, softmax on 2^26 floats (rows of 1024, of 8192 and of
+//    65536, and over dim 0: strided rows of 2048 and of 8192), and layer_norm and its backward
+//    (rows of 1024 and 8192): achieved GB/s, and that as a
 //    fraction of the copy bandwidth of this run
 //    ("of_copy"; the targets on the H200: >= 0.9 for elementwise and sum, >= 0.8 for
 //    softmax);
@@ -160,6 +161,24 @@ void BM_softmax_dim0(benchmark::State& state) {
   run(state, 2.0 * 4 * kElements, 0, false, [&] { wick::Tensor s = a.softmax(0); });
 }
 
+// layer_norm over rows of n with weight and bias: x read, y written (the rows' later passes
+// hit L1/L2); its backward: grad_output and x read, d input written, plus d weight / d bias.
+void BM_layer_norm(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor x = random_gpu({kElements / n, n}), w = random_gpu({n}), b = random_gpu({n});
+  run(state, 2.0 * 4 * kElements, 0, false,
+      [&] { wick::Tensor y = wick::layer_norm(x, {n}, w, b); });
+}
+
+void BM_layer_norm_backward(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  wick::Tensor x = random_gpu({kElements / n, n}), g = random_gpu({kElements / n, n});
+  wick::Tensor w = random_gpu({n});
+  run(state, 3.0 * 4 * kElements, 0, false, [&] {
+    auto grads = wick::layer_norm_backward(g, x, {n}, w, 1e-5, {true, true, true});
+  });
+}
+
 // ---- matmul float32 ----
 void BM_matmul(benchmark::State& state) {
   const int64_t n = state.range(0);
@@ -233,6 +252,18 @@ BENCHMARK(BM_softmax)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_softmax_dim0)
     ->Arg(2048)
+    ->Arg(8192)
+    ->UseManualTime()
+    ->Iterations(30)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_layer_norm)
+    ->Arg(1024)
+    ->Arg(8192)
+    ->UseManualTime()
+    ->Iterations(30)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_layer_norm_backward)
+    ->Arg(1024)
     ->Arg(8192)
     ->UseManualTime()
     ->Iterations(30)

@@ -202,7 +202,7 @@ if [[ -x "$sanitizer" ]]; then
   # racecheck follows shared memory: the kernels that use it.
   step racecheck 90 "$OUT/tests.log" "$sanitizer" --tool racecheck --error-exitcode 86 \
     --print-limit 20 "$BUILD/tests/cuda/wick_cuda_tests" \
-    "gpu sweep: reductions,gpu sweep: softmax and log_softmax,[matmul]"
+    "gpu sweep: reductions,gpu sweep: softmax and log_softmax,gpu sweep: layer_norm and layer_norm_backward,[matmul]"
   unset WICK_CUDA_TEST_SMALL
   if grep -q "Device not supported\|not supported on this" "$OUT/tests.log" 2>/dev/null; then
     say "compute-sanitizer does not support this machine (see tests.log)"
