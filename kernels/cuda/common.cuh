@@ -365,7 +365,7 @@ __device__ __forceinline__ double shfl_first(double v, int width) {
 // takes combine(own, lane i + offset) for offset = width/2, ..., 1. The result is valid in the
 // group's first lane. Every lane of the warp must call it, and the warp must be whole (the
 // block's size a multiple of 32): the shuffles' mask names all 32 lanes, and a lane missing
-// from a partial warp would be read as garbage on a GPU (the emulator cannot tell).
+// from a partial warp would be read as garbage on a GPU (the CPU emulator stops there).
 template <typename Acc, typename Combine>
 __device__ __forceinline__ Acc warp_reduce(Acc v, const Combine& combine, int width = kWarpSize) {
   for (int offset = width / 2; offset > 0; offset /= 2) {

@@ -18,8 +18,9 @@
 // once (zero-filled past src-size), mma.sync gathers the warp's fragments through a buffer
 // between two barriers and applies the PTX ISA's m16n8k8 layouts, cvt.rna.tf32 rounds as the
 // hardware does. Warp shuffles (__shfl_down_sync, __shfl_sync) exchange values through a
-// per-warp buffer between two barriers of the warp's lanes. A launch checks its configuration
-// as CUDA does (block size, grid limits) and leaves cudaErrorInvalidConfiguration for
+// per-warp buffer between two barriers of the warp's lanes, and stop the program when their
+// mask names a lane the block does not have (a full mask in a partial warp). A launch checks its
+// configuration as CUDA does (block size, grid limits) and leaves cudaErrorInvalidConfiguration for
 // cudaGetLastError. Launches are serialised, each run to completion, as on one stream.
 // What it cannot show: speed, races that no order of whole steps between waits exposes
 // (compute-sanitizer's racecheck on a GPU checks every access), and code that relies on
@@ -441,10 +442,23 @@ inline void __syncthreads() { emu::arrive_and_wait(emu::g_launch.block_barrier);
 // __shfl_down_sync / __shfl_sync for 4- and 8-byte values: every lane of the warp that is part
 // of the block must call them together (wick's warp reductions do).
 namespace emu {
+[[noreturn]] inline void fail(const char* why);
+
+// The lanes a shuffle's mask names must all be threads of the block, and include the caller:
+// on a GPU a full mask in a partial warp (a block whose size is not a multiple of 32) reads
+// garbage from the missing lanes or hangs. The emulator stops with a message instead.
+inline void check_shuffle_mask(unsigned mask, int warp, int lane) {
+  const int present = g_launch.warp_barriers[static_cast<size_t>(warp)].count;
+  const unsigned lanes = present >= 32 ? 0xffffffffu : (1u << present) - 1u;
+  if ((mask & ~lanes) != 0u) fail("a shuffle's mask names lanes missing from a partial warp");
+  if ((mask & (1u << lane)) == 0u) fail("a shuffle's mask leaves out its own lane");
+}
+
 template <typename T>
-T shuffle(T v, int source_lane, bool take) {
+T shuffle(T v, int source_lane, bool take, unsigned mask) {
   static_assert(sizeof(T) <= 8, "shuffles move at most 8 bytes");
   const int tid = flat_thread(), warp = tid / 32, lane = tid % 32;
+  check_shuffle_mask(mask, warp, lane);
   uint64_t mine = 0;
   std::memcpy(&mine, &v, sizeof(T));
   g_launch.warp_slots[static_cast<size_t>(warp)][static_cast<size_t>(lane)] = mine;
@@ -461,16 +475,16 @@ T shuffle(T v, int source_lane, bool take) {
 }  // namespace emu
 
 template <typename T>
-T __shfl_down_sync(unsigned /*mask*/, T v, unsigned delta, int width = 32) {
+T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32) {
   const int lane = emu::flat_thread() % 32;
   const int d = static_cast<int>(delta);
-  return emu::shuffle(v, lane + d, lane % width + d < width);
+  return emu::shuffle(v, lane + d, lane % width + d < width, mask);
 }
 
 template <typename T>
-T __shfl_sync(unsigned /*mask*/, T v, int src_lane, int width = 32) {
+T __shfl_sync(unsigned mask, T v, int src_lane, int width = 32) {
   const int lane = emu::flat_thread() % 32;
-  return emu::shuffle(v, lane / width * width + src_lane % width, true);
+  return emu::shuffle(v, lane / width * width + src_lane % width, true, mask);
 }
 
 // cvt.rna.tf32.f32: keep 10 mantissa bits, rounding to nearest with ties away from zero.
