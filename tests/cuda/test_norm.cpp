@@ -81,6 +81,19 @@ TEST_CASE("gpu sweep: layer_norm and layer_norm_backward", "[sweep]") {
       }
     }
   }
+  // bfloat16: computed in float32 and rounded once on both devices; the two float32 results
+  // differ by a few float32 ulps, so the roundings may differ by one bfloat16 step.
+  {
+    Tensor x = randn({37, 70}).to(kBFloat16), w = randn({70}).to(kBFloat16);
+    Tensor b = randn({70}).to(kBFloat16), g = randn({37, 70}).to(kBFloat16);
+    const Tolerance bf16{0x1p-7, 0x1p-7};
+    check_close(layer_norm(x.to(kCUDA), {70}, w.to(kCUDA), b.to(kCUDA)), layer_norm(x, {70}, w, b),
+                bf16, "bfloat16 layer_norm");
+    const auto got =
+        layer_norm_backward(g.to(kCUDA), x.to(kCUDA), {70}, w.to(kCUDA), 1e-5, {true, true, true});
+    const auto want = layer_norm_backward(g, x, {70}, w, 1e-5, {true, true, true});
+    for (int i = 0; i < 3; ++i) check_close(got[i], want[i], bf16, "bfloat16 layer_norm_backward");
+  }
   // Integer and bool inputs are refused on the GPU as on the CPU.
   CHECK_THROWS_AS(layer_norm(ones({2, 3}, kInt64).to(kCUDA), {3}), DtypeError);
 }
