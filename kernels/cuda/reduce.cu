@@ -133,41 +133,47 @@ __global__ void reduce_inner_kernel(ReduceArgs<P> a) {
   using Acc = typename P::Acc;
   __shared__ ReduceScratch<Acc> scratch;
   const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
-  const int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.y + threadIdx.y;
-  const int split = static_cast<int>(blockIdx.y);
-  const int64_t begin = split * a.chunk;
-  const int64_t end = begin + a.chunk < a.reduce_size ? begin + a.chunk : a.reduce_size;
-  Acc acc = P::identity();
-  if (o < a.num_outputs) {
-    const T* base = output_base(a, o);
-    if constexpr (kVec > 1) {
-      Acc lane_acc[kVec];
+  // Groups of blockDim.y outputs, grid-strided (the grid is capped): the loop's bounds depend
+  // on the block alone, so block_reduce's barriers stay uniform.
+  const int64_t group_step = static_cast<int64_t>(gridDim.x) * blockDim.y;
+  for (int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.y; first < a.num_outputs;
+       first += group_step) {
+    const int64_t o = first + threadIdx.y;
+    const int split = static_cast<int>(blockIdx.y);
+    const int64_t begin = split * a.chunk;
+    const int64_t end = begin + a.chunk < a.reduce_size ? begin + a.chunk : a.reduce_size;
+    Acc acc = P::identity();
+    if (o < a.num_outputs) {
+      const T* base = output_base(a, o);
+      if constexpr (kVec > 1) {
+        Acc lane_acc[kVec];
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) lane_acc[k] = P::identity();
-      for (int64_t r = begin + static_cast<int64_t>(lane) * kVec; r + kVec <= end;
-           r += static_cast<int64_t>(lanes) * kVec) {
-        const Vec<T, kVec> v = load_vec<kVec>(base + r);
+        for (int k = 0; k < kVec; ++k) lane_acc[k] = P::identity();
+        for (int64_t r = begin + static_cast<int64_t>(lane) * kVec; r + kVec <= end;
+             r += static_cast<int64_t>(lanes) * kVec) {
+          const Vec<T, kVec> v = load_vec<kVec>(base + r);
 #pragma unroll
-        for (int k = 0; k < kVec; ++k) lane_acc[k] = P::visit(lane_acc[k], v.v[k], r + k);
-      }
+          for (int k = 0; k < kVec; ++k) lane_acc[k] = P::visit(lane_acc[k], v.v[k], r + k);
+        }
 #pragma unroll
-      for (int k = 0; k < kVec; ++k) acc = P::combine(acc, lane_acc[k]);
-      const int64_t tail = begin + (end - begin) / kVec * kVec;
-      for (int64_t r = tail + lane; r < end; r += lanes) acc = P::visit(acc, base[r], r);
-    } else {
-      for (int64_t r = begin + lane; r < end; r += lanes) {
-        int64_t offset[1];
-        a.reduced.get(static_cast<uint64_t>(r), offset);
-        acc = P::visit(acc, base[offset[0]], r);
+        for (int k = 0; k < kVec; ++k) acc = P::combine(acc, lane_acc[k]);
+        const int64_t tail = begin + (end - begin) / kVec * kVec;
+        for (int64_t r = tail + lane; r < end; r += lanes) acc = P::visit(acc, base[r], r);
+      } else {
+        for (int64_t r = begin + lane; r < end; r += lanes) {
+          int64_t offset[1];
+          a.reduced.get(static_cast<uint64_t>(r), offset);
+          acc = P::visit(acc, base[offset[0]], r);
+        }
       }
     }
+    if (lanes <= kWarpSize) {
+      acc = warp_reduce(acc, CombineOf<P>{}, lanes);
+    } else {
+      acc = block_reduce(acc, CombineOf<P>{}, P::identity(), scratch.get());
+    }
+    if (lane == 0 && o < a.num_outputs) store_result(a, o, split, acc);
   }
-  if (lanes <= kWarpSize) {
-    acc = warp_reduce(acc, CombineOf<P>{}, lanes);
-  } else {
-    acc = block_reduce(acc, CombineOf<P>{}, P::identity(), scratch.get());
-  }
-  if (lane == 0 && o < a.num_outputs) store_result(a, o, split, acc);
 }
 
 // Outer reduction. blockDim = (outputs per block, lanes per output), both powers of two with
@@ -180,27 +186,33 @@ __global__ void reduce_outer_kernel(ReduceArgs<P> a) {
   Acc* tree = reinterpret_cast<Acc*>(raw);
   const int x = static_cast<int>(threadIdx.x), y = static_cast<int>(threadIdx.y);
   const int width = static_cast<int>(blockDim.x);
-  const int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int split = static_cast<int>(blockIdx.y);
-  const int64_t begin = split * a.chunk;
-  const int64_t end = begin + a.chunk < a.reduce_size ? begin + a.chunk : a.reduce_size;
-  Acc acc = P::identity();
-  if (o < a.num_outputs) {
-    const T* base = output_base(a, o);
-    for (int64_t r = begin + y; r < end; r += blockDim.y) {
-      int64_t offset[1];
-      a.reduced.get(static_cast<uint64_t>(r), offset);
-      acc = P::visit(acc, base[offset[0]], r);
+  // Groups of blockDim.x outputs, grid-strided as in the inner kernel.
+  const int64_t group_step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x; first < a.num_outputs;
+       first += group_step) {
+    const int64_t o = first + threadIdx.x;
+    const int split = static_cast<int>(blockIdx.y);
+    const int64_t begin = split * a.chunk;
+    const int64_t end = begin + a.chunk < a.reduce_size ? begin + a.chunk : a.reduce_size;
+    Acc acc = P::identity();
+    if (o < a.num_outputs) {
+      const T* base = output_base(a, o);
+      for (int64_t r = begin + y; r < end; r += blockDim.y) {
+        int64_t offset[1];
+        a.reduced.get(static_cast<uint64_t>(r), offset);
+        acc = P::visit(acc, base[offset[0]], r);
+      }
     }
-  }
-  tree[y * width + x] = acc;
-  __syncthreads();
-  for (int half = static_cast<int>(blockDim.y) / 2; half > 0; half /= 2) {
-    if (y < half)
-      tree[y * width + x] = P::combine(tree[y * width + x], tree[(y + half) * width + x]);
+    tree[y * width + x] = acc;
     __syncthreads();
+    for (int half = static_cast<int>(blockDim.y) / 2; half > 0; half /= 2) {
+      if (y < half)
+        tree[y * width + x] = P::combine(tree[y * width + x], tree[(y + half) * width + x]);
+      __syncthreads();
+    }
+    if (y == 0 && o < a.num_outputs) store_result(a, o, split, tree[x]);
+    __syncthreads();  // tree is rewritten by the next group
   }
-  if (y == 0 && o < a.num_outputs) store_result(a, o, split, tree[x]);
 }
 
 // Second pass: one warp per output combines its `splits` partials (lane j takes j, j + 32, ...,
@@ -211,15 +223,20 @@ __global__ void reduce_partials_kernel(const typename P::Acc* partial, int64_t n
                                        int64_t* indices) {
   using Acc = typename P::Acc;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
-  const int64_t o = (static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x) / kWarpSize;
-  Acc acc = P::identity();
-  if (o < num_outputs) {
-    for (int s = lane; s < splits; s += kWarpSize) acc = P::combine(acc, partial[o * splits + s]);
-  }
-  acc = warp_reduce(acc, CombineOf<P>{});
-  if (lane == 0 && o < num_outputs) {
-    values[o] = P::value(acc, reduce_size);
-    if (indices != nullptr) indices[o] = P::index(acc);
+  const int64_t warps_per_block = blockDim.x / kWarpSize;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * warps_per_block;
+  for (int64_t first = static_cast<int64_t>(blockIdx.x) * warps_per_block; first < num_outputs;
+       first += step) {
+    const int64_t o = first + threadIdx.x / kWarpSize;
+    Acc acc = P::identity();
+    if (o < num_outputs) {
+      for (int s = lane; s < splits; s += kWarpSize) acc = P::combine(acc, partial[o * splits + s]);
+    }
+    acc = warp_reduce(acc, CombineOf<P>{});
+    if (lane == 0 && o < num_outputs) {
+      values[o] = P::value(acc, reduce_size);
+      if (indices != nullptr) indices[o] = P::index(acc);
+    }
   }
 }
 
@@ -266,7 +283,7 @@ void run_reduce(const OpContext& ctx, const OpCall& call) {
   if (inner) {
     const int lanes = per_split > 1024 ? kBlockThreads : next_pow2(per_split, kWarpSize);
     const int rows = kBlockThreads / lanes;
-    const dim3 grid(exact_grid_x(ctx, ceil_div<int64_t>(num_outputs, rows), "reduce_inner_kernel"),
+    const dim3 grid(capped_grid(ctx, ceil_div<int64_t>(num_outputs, rows), kBlockThreads),
                     static_cast<unsigned>(args.splits));
     const dim3 block(static_cast<unsigned>(lanes), static_cast<unsigned>(rows));
     constexpr int kVec = static_cast<int>(16 / sizeof(T));
@@ -284,7 +301,7 @@ void run_reduce(const OpContext& ctx, const OpCall& call) {
     int width = next_pow2(num_outputs, kWarpSize);
     const int lanes = next_pow2(per_split, kBlockThreads / width);
     width = next_pow2(num_outputs, kBlockThreads / lanes);
-    const dim3 grid(exact_grid_x(ctx, ceil_div<int64_t>(num_outputs, width), "reduce_outer_kernel"),
+    const dim3 grid(capped_grid(ctx, ceil_div<int64_t>(num_outputs, width), width * lanes),
                     static_cast<unsigned>(args.splits));
     const dim3 block(static_cast<unsigned>(width), static_cast<unsigned>(lanes));
     launch_kernel(ctx, "reduce_outer_kernel", reduce_outer_kernel<P>, grid, block, 0, args);
@@ -292,8 +309,7 @@ void run_reduce(const OpContext& ctx, const OpCall& call) {
   if (args.splits > 1) {
     constexpr int kOutputsPerBlock = kBlockThreads / kWarpSize;
     launch_kernel(ctx, "reduce_partials_kernel", reduce_partials_kernel<P>,
-                  exact_grid_x(ctx, ceil_div<int64_t>(num_outputs, kOutputsPerBlock),
-                               "reduce_partials_kernel"),
+                  capped_grid(ctx, ceil_div<int64_t>(num_outputs, kOutputsPerBlock), kBlockThreads),
                   kBlockThreads, 0, static_cast<const Acc*>(args.partial), num_outputs, args.splits,
                   reduce_size, args.values, args.indices);
   }

@@ -262,6 +262,11 @@ std::vector<ReduceConfig> reduce_configs() {
   c.push_back({{longer, 3}, Shape{0}});
   c.push_back({{5, 6, longer / 10}, Shape{0, 2}});
   c.push_back({{small_run() ? int64_t{1} << 16 : int64_t{1} << 22}, std::nullopt});
+  // More groups of outputs than one capped grid covers (8 waves of resident blocks: 8448
+  // blocks on an H200, 128 on the emulator), so that both kernels' grid-stride loops run.
+  const int64_t many = small_run() ? 20001 : 600001;
+  c.push_back({{many, 3}, Shape{1}});
+  c.push_back({{3, many}, Shape{0}});
   return c;
 }
 
