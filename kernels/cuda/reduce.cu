@@ -124,6 +124,16 @@ __device__ __forceinline__ const typename P::Value* output_base(const ReduceArgs
   return a.in + offset[0];
 }
 
+// The reduced elements [begin, end) that split `split` (blockIdx.y) covers.
+struct ChunkRange {
+  int64_t begin, end;
+};
+template <typename P>
+__device__ __forceinline__ ChunkRange chunk_of(const ReduceArgs<P>& a, int split) {
+  const int64_t begin = split * a.chunk;
+  return {begin, begin + a.chunk < a.reduce_size ? begin + a.chunk : a.reduce_size};
+}
+
 // Inner reduction. blockDim = (lanes, rows): `lanes` threads per output, `rows` outputs per
 // block; grid = (ceil(O / rows), splits). kVec > 1: the reduced elements are contiguous and
 // every row start and chunk start is aligned to kVec elements.
@@ -136,12 +146,11 @@ __global__ void reduce_inner_kernel(ReduceArgs<P> a) {
   // Groups of blockDim.y outputs, grid-strided (the grid is capped): the loop's bounds depend
   // on the block alone, so block_reduce's barriers stay uniform.
   const int64_t group_step = static_cast<int64_t>(gridDim.x) * blockDim.y;
+  const int split = static_cast<int>(blockIdx.y);
+  const auto [begin, end] = chunk_of(a, split);
   for (int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.y; first < a.num_outputs;
        first += group_step) {
     const int64_t o = first + threadIdx.y;
-    const int split = static_cast<int>(blockIdx.y);
-    const int64_t begin = split * a.chunk;
-    const int64_t end = begin + a.chunk < a.reduce_size ? begin + a.chunk : a.reduce_size;
     Acc acc = P::identity();
     if (o < a.num_outputs) {
       const T* base = output_base(a, o);
@@ -188,12 +197,11 @@ __global__ void reduce_outer_kernel(ReduceArgs<P> a) {
   const int width = static_cast<int>(blockDim.x);
   // Groups of blockDim.x outputs, grid-strided as in the inner kernel.
   const int64_t group_step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int split = static_cast<int>(blockIdx.y);
+  const auto [begin, end] = chunk_of(a, split);
   for (int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x; first < a.num_outputs;
        first += group_step) {
     const int64_t o = first + threadIdx.x;
-    const int split = static_cast<int>(blockIdx.y);
-    const int64_t begin = split * a.chunk;
-    const int64_t end = begin + a.chunk < a.reduce_size ? begin + a.chunk : a.reduce_size;
     Acc acc = P::identity();
     if (o < a.num_outputs) {
       const T* base = output_base(a, o);
