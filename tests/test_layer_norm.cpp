@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reference.hpp"
+#include "sweep_common.hpp"
 
 using namespace wick;
 using ref::Layout;
@@ -187,8 +188,8 @@ TEST_CASE("layer_norm: rows the statistics find hard", "[layer_norm]") {
   // below float32's smallest (rstd overflows float32): finite xhat all the same, as in double.
   Tensor edge = tensor({3e38, -3e38, 1e38, -2e38, 5.0, 5.0, 5.0, 5.0}, TensorOptions(kFloat32))
                     .reshape({2, 4});
-  Tensor g = tensor({1.0, -2.0, 0.5, 3.0, 1.0, 2.0, -1.0, 0.25}, TensorOptions(kFloat32))
-                 .reshape({2, 4});
+  Tensor g =
+      tensor({1.0, -2.0, 0.5, 3.0, 1.0, 2.0, -1.0, 0.25}, TensorOptions(kFloat32)).reshape({2, 4});
   for (double eps : {1e-5, 1e-90}) {
     INFO("eps " << eps);
     const Model e = model(ref::values(edge), ref::values(g), {}, {}, 4, eps);
