@@ -184,6 +184,19 @@ TEST_CASE("layer_norm: rows the statistics find hard", "[layer_norm]") {
   Tensor rows = tensor(values, TensorOptions(kFloat32)).reshape({4, 250});
   const Model m = model(ref::values(rows), {}, {}, {}, 250, 1e-12);
   check_values(layer_norm(rows, {250}, {}, {}, 1e-12), m.y, "layer_norm near 1000", 1);
+  // The backward's mean(g w) is split the same way: g near 1000 with a spread of 0.01 keeps
+  // dx at float32 accuracy (one float for the mean shifted dx by 3e-3 of itself).
+  std::vector<double> offset_g;
+  for (int i = 0; i < 1000; ++i) offset_g.push_back(1000.0 + 0.01 * std::cos(i * 0.71));
+  Tensor g_rows = tensor(offset_g, TensorOptions(kFloat32)).reshape({4, 250});
+  Tensor x_rows = tensor(values, TensorOptions(kFloat32)).reshape({4, 250}) - 1000.0;
+  const Model mg = model(ref::values(x_rows), ref::values(g_rows), {}, {}, 250, 1e-5);
+  check_values(layer_norm_backward(g_rows, x_rows, {250}, {}, 1e-5, {true, false, false})[0], mg.dx,
+               "d input with g near 1000", 1);
+  // A huge eps: rstd below float32's normal range takes xhat in double.
+  Tensor wide = tensor({0.0, 2e36, -1e36, 5e35}, TensorOptions(kFloat32)).reshape({1, 4});
+  const Model mw = model(ref::values(wide), {}, {}, {}, 4, 1e84);
+  check_values(layer_norm(wide, {4}, {}, {}, 1e84), mw.y, "layer_norm with eps 1e84", 1);
   // Rows near float32's range (x - mean overflows float32), and a constant row with eps far
   // below float32's smallest (rstd overflows float32): finite xhat all the same, as in double.
   Tensor edge = tensor({3e38, -3e38, 1e38, -2e38, 5.0, 5.0, 5.0, 5.0}, TensorOptions(kFloat32))

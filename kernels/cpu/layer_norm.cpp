@@ -10,9 +10,11 @@
 // each of the two subtractions rounds relative to its own result instead. In double, the
 // whole output pass took 430-480 us for [1024, 1024] on one Zen 4 thread; in float, 300-330.
 //
-// Backward, per row: the same statistics, xhat and gw = g * w in the element type, then
-//   dx = rstd * ((gw - mean(gw)) - xhat * mean(gw * xhat))
-// (PyTorch's formula; the two means are float sums in double), and the column sums d weight =
+// Backward, per row: the same statistics, xhat and gw = g * w in the element type, gw centred
+// as (gw - hi) - lo on its own mean, then
+//   dx = rstd * (gw_c - xhat * mean(gw_c * xhat))
+// (PyTorch's formula, rearranged since sum(xhat) = 0; the means are float sums in double),
+// and the column sums d weight =
 // sum over rows of g * xhat (xhat in double there: the column sums cancel) and d bias = sum
 // of g. Those run per block of rows, the rows split by their count alone (never by the thread
 // count), each block into its own double accumulators, added in block order at the end: the
@@ -81,13 +83,15 @@ template <typename T>
 }
 
 // Whether the row's xhat can be computed in T as ((x - hi) - lo) * rstd without overflow:
-// |x - hi| <= spread + |mean| + an ulp, and rstd itself fits. Rows near float32's range (or a
-// tiny variance with a tinier eps, or NaN) take xhat in double instead. Always true for double.
+// |x - hi| <= spread + |mean| + an ulp, and rstd itself fits as a normal float. Rows near float32's
+// range (or a tiny variance with a tinier eps, or NaN) take xhat in double instead. Always true for
+// double.
 template <typename T>
 [[gnu::always_inline]] inline bool fits(const RowStats& s) {
   if constexpr (std::is_same_v<T, double>) return true;
   constexpr double kLimit = 1e37;  // float32's max is 3.4e38
-  return std::fabs(s.mean) + s.spread < kLimit && s.rstd < kLimit;
+  // (rstd above 1e-30 too: a huge eps would make float(rstd) subnormal or 0.)
+  return std::fabs(s.mean) + s.spread < kLimit && s.rstd < kLimit && s.rstd > 1e-30;
 }
 
 // xhat of row x in T, rounded from double (the slow form, for rows that do not fit).
@@ -165,13 +169,21 @@ template <typename T, bool kWeight>
         T v = g[i];
         if constexpr (kWeight) v = v * w[i];
         gw[i] = v;
-        gw_xhat[i] = v * xhat[i];
       }
-      const auto mean_gw = static_cast<T>(row_sum(gw, n) * inv_n);
-      const auto mean_gw_xhat = static_cast<T>(row_sum(gw_xhat, n) * inv_n);
+      // gw centred first, its mean split in two as the forward's: with a large common offset
+      // (g near 1000, spread 0.01) one float for the mean shifted every dx, and the products
+      // gw * xhat, each rounded at the offset's scale, left mean(gw xhat) (a small difference of
+      // large terms) off by 3e-5 of dx. sum(xhat) = 0, so the centred products have the same
+      // mean in exact arithmetic.
+      const double mean_gw = row_sum(gw, n) * inv_n;
+      const auto gw_hi = static_cast<T>(mean_gw);
+      const auto gw_lo = static_cast<T>(mean_gw - static_cast<double>(gw_hi));
       for (int64_t i = 0; i < n; ++i) {
-        dx[i] = rstd * ((gw[i] - mean_gw) - xhat[i] * mean_gw_xhat);
+        gw[i] = (gw[i] - gw_hi) - gw_lo;
+        gw_xhat[i] = gw[i] * xhat[i];
       }
+      const auto mean_gw_xhat = static_cast<T>(row_sum(gw_xhat, n) * inv_n);
+      for (int64_t i = 0; i < n; ++i) dx[i] = rstd * (gw[i] - xhat[i] * mean_gw_xhat);
       dx += n;
     }
     if (sums != nullptr) {
