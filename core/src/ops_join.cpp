@@ -81,6 +81,9 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
                "the joined size of dimension ", d, " overflows int64: ", describe_list(tensors));
   }
   Tensor out = detail::make_empty(out_sizes, dtype, device, name);
+  // An empty result has nothing to copy, and its parts' offsets (offset * stride) could
+  // overflow: [3037000500, 4294967297, 0] twice along dim 0 (fuzz_ops).
+  if (out.numel() == 0) return recorded(OpId::cat, tensors, out, d);
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
     if (skipped_by_cat(t)) continue;
@@ -120,6 +123,7 @@ Tensor stack(const std::vector<Tensor>& tensors, int64_t dim) {
   out_sizes.insert(static_cast<size_t>(d), static_cast<int64_t>(tensors.size()));
   const Device device = tensors[0].device();
   Tensor out = detail::make_empty(out_sizes, dtype, device, name);
+  if (out.numel() == 0) return recorded(OpId::stack, tensors, out, d);  // as cat: no offsets
   Shape part_strides = out.strides();
   part_strides.erase(static_cast<size_t>(d));
   for (size_t i = 0; i < tensors.size(); ++i) {

@@ -245,3 +245,14 @@ TEST_CASE("softmax over a dim of size 1 whose stride is not the inner size", "[r
   CHECK(softmax(zeros({1, 70}).unsqueeze(0), 1).sum().item<double>() == 70.0);
   CHECK(log_softmax(y, 0).sum().item<double>() == 0.0);
 }
+
+TEST_CASE("cat and stack of empty tensors whose parts' offsets overflow", "[regress][core]") {
+  // core/src/ops_join.cpp computed each part's offset (offset * stride) even for an empty
+  // result: cat along 0 of [3037000500, 4294967297, 0] twice multiplied 3037000500 by the
+  // stride 4294967297, a signed overflow (found by fuzz_ops under UBSan in CI); stack of three
+  // [2^62, 0] multiplied 2 by the stride 2^62. Nothing is copied now.
+  const Tensor a = empty({3037000500, 4294967297, 0}, kFloat64);
+  CHECK(cat({a, a}, 0).sizes() == std::vector<int64_t>{6074001000, 4294967297, 0});
+  const Tensor b = empty({int64_t{1} << 62, 0});
+  CHECK(stack({b, b, b}, 0).sizes() == std::vector<int64_t>{3, int64_t{1} << 62, 0});
+}
