@@ -5,17 +5,20 @@
 #      (made here by bench/gpu/fetch-deps.sh; the call must carry .deps), and build the CUDA
 #      tests, the matmul example and the GPU benchmarks;
 #   2. run the CUDA test programs (host-side tests, then the GPU suite);
-#   3. run examples/matmul (it must print [1000, 1000], on the GPU);
+#   3. run examples/matmul (it must print [1000, 1000], on the GPU), then the two training
+#      seeds (examples/train_linear, examples/train_mlp: on the GPU when there is one);
 #   4. run the GPU benchmarks, then the matmul ladder against cuBLAS, with JSON output;
 #   5. rerun the GPU suite under compute-sanitizer memcheck, then racecheck (small shapes,
 #      WICK_CUDA_TEST_SMALL=1; every ladder kernel included), as far as the time left allows;
-#   6. print a short table last, and the ladder's tables and plot (bench/gpu/gemm_table.py).
+#   6. with what time is left, the training benchmark (bench_training --quick: the seed steps
+#      and the CPU-against-GPU MLP crossover of scripts/main.sh's report);
+#   7. print a short table last, and the ladder's tables and plot (bench/gpu/gemm_table.py).
 # Every step has a time limit taken from one overall deadline (CHECK_BUDGET_S, 470 s by
 # default: under the issues' 8 minutes), so the table always prints. Logs and results go
 # under $OUT (at most 8 files):
 # check.log (everything), build.log, tests.log (tests and sanitizers), bench_gpu.json,
-# bench_gemm_ladder.json, gpu-results.md (ready for docs/gpu-results.md, the ladder's tables
-# included), gemm-ladder.png, summary.txt.
+# bench_gemm_ladder.json, bench_training.json, gpu-results.md (ready for docs/gpu-results.md,
+# the ladder's tables included), gemm-ladder.png.
 # Usage, from the repository root:   bash bench/gpu/check.sh
 # Dry run without a GPU: CHECK_DRY_RUN=1 bash bench/gpu/check.sh (configure and build only).
 set -uo pipefail
@@ -29,6 +32,7 @@ BUDGET="${CHECK_BUDGET_S:-470}"
 START=$(date +%s)
 JOBS="$(nproc 2>/dev/null || echo 8)"
 LOG="$OUT/check.log"
+mkdir -p "$BUILD"  # (summary.txt goes there: $OUT holds at most 8 files)
 : >"$LOG"
 declare -A STATUS
 
@@ -72,12 +76,13 @@ summary() {
     echo "== wick GPU check: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - START))s"
     echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git here)")"
     echo "gpu: ${GPU_NAME:-unknown}"
-    for name in configure build bench-build host-tests gpu-tests example bench ladder memcheck racecheck; do
+    for name in configure build bench-build host-tests gpu-tests example seeds bench ladder memcheck racecheck training; do
       printf '  %-11s %s\n' "$name" "${STATUS[$name]:-not run}"
     done
-  } | tee "$OUT/summary.txt" | tee -a "$LOG"
+  } | tee "$BUILD/summary.txt" | tee -a "$LOG"
+  cp "$BUILD/summary.txt" "$OUT/gpu-results.md"
   if [[ -s "$OUT/bench_gpu.json" ]] && command -v python3 >/dev/null; then
-    python3 - "$OUT/bench_gpu.json" "$OUT/gpu-results.md" "$OUT/summary.txt" <<'PY' | tee -a "$LOG"
+    python3 - "$OUT/bench_gpu.json" "$OUT/gpu-results.md" "$BUILD/summary.txt" <<'PY' | tee -a "$LOG"
 import json, sys
 data = json.load(open(sys.argv[1]))
 rows, copy, cublas = [], None, {}
@@ -146,12 +151,12 @@ step configure 120 "$OUT/build.log" cmake -S "$root" -B "$BUILD" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 \
   -DWICK_BUILD_TESTS=ON -DWICK_BUILD_BENCH=ON -DWICK_BUILD_EXAMPLES=ON -DWICK_WERROR=OFF \
   -DCMAKE_PREFIX_PATH="$deps" -DCMAKE_POLICY_VERSION_MINIMUM=3.5 || exit 1
-targets=(wick_cuda_tests wick_cuda_host_tests matmul)
+targets=(wick_cuda_tests wick_cuda_host_tests matmul train_linear train_mlp device_info)
 have_bench=0
 # (The list is read whole first: with pipefail, `ninja ... | grep -q` fails when grep stops early.)
 all_targets="$(ninja -C "$BUILD" -t targets all 2>/dev/null)"
 if grep -q '^wick_bench_gpu:' <<<"$all_targets"; then
-  targets+=(wick_bench_gpu wick_bench_gemm_ladder)
+  targets+=(wick_bench_gpu wick_bench_gemm_ladder wick_bench_training)
   have_bench=1
 fi
 step build 300 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" || exit 1
@@ -178,6 +183,9 @@ step gpu-tests 150 "$OUT/tests.log" "$BUILD/tests/cuda/wick_cuda_tests" --durati
 # ---- 3. the seed program ----
 step example 60 "$LOG" bash -c "'$BUILD/examples/matmul' | tee /dev/stderr | grep -q '\[1000, 1000\]'"
 
+step seeds 60 "$LOG" bash -c "'$BUILD/examples/device_info' && '$BUILD/examples/train_linear' && \
+  '$BUILD/examples/train_mlp'"
+
 # ---- 4. benchmarks ----
 if [[ -x "$bench_exe" ]]; then
   step bench 100 "$LOG" "$bench_exe" --benchmark_out="$OUT/bench_gpu.json" \
@@ -197,7 +205,7 @@ sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sa
 if [[ -x "$sanitizer" ]]; then
   export WICK_CUDA_TEST_SMALL=1
   # Not under the sanitizers: the out-of-memory test (the failing cudaMalloc is the point).
-  step memcheck 90 "$OUT/tests.log" "$sanitizer" --tool memcheck --error-exitcode 86 \
+  step memcheck 120 "$OUT/tests.log" "$sanitizer" --tool memcheck --error-exitcode 86 \
     --print-limit 20 "$BUILD/tests/cuda/wick_cuda_tests" "~[oom]"
   # racecheck follows shared memory: the kernels that use it.
   step racecheck 90 "$OUT/tests.log" "$sanitizer" --tool racecheck --error-exitcode 86 \
@@ -211,5 +219,14 @@ if [[ -x "$sanitizer" ]]; then
 else
   STATUS[memcheck]="compute-sanitizer not found"
   STATUS[racecheck]="compute-sanitizer not found"
+fi
+
+# ---- 6. the training benchmark, with what is left ----
+training_exe="$BUILD/bench/wick_bench_training"
+if [[ -x "$training_exe" ]]; then
+  step training 60 "$LOG" "$training_exe" --quick --benchmark_out="$OUT/bench_training.json" \
+    --benchmark_out_format=json
+else
+  STATUS[training]="not built"
 fi
 # The EXIT trap prints the table.
