@@ -159,7 +159,7 @@ if grep -q '^wick_bench_gpu:' <<<"$all_targets"; then
   targets+=(wick_bench_gpu wick_bench_gemm_ladder wick_bench_training)
   have_bench=1
 fi
-step build 300 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" || exit 1
+step build 300 "$OUT/build.log" cmake --build "$BUILD" -j "$JOBS" --target "${targets[@]}" -- -k 0 || exit 1
 bench_exe="$BUILD/bench/gpu/wick_bench_gpu"
 if ((have_bench == 0)); then
   # bench/CMakeLists.txt does not add bench/gpu yet: build it standalone against an install.

@@ -9,6 +9,8 @@
 #include <cstring>
 
 #include "gemm.hpp"
+#include <initializer_list>
+
 #include "kernels.hpp"
 
 namespace wick::cpu::gemm {
