@@ -74,7 +74,9 @@ summary() {
   {
     echo
     echo "== wick GPU check: $(date -u +%Y-%m-%dT%H:%M:%SZ), $(($(date +%s) - START))s"
-    echo "commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git here)")"
+    # (The device tool's copy of the repository may carry a stale .git: the caller names the
+    # commit in CHECK_COMMIT.)
+    echo "commit: ${CHECK_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git here)")}"
     echo "gpu: ${GPU_NAME:-unknown}"
     for name in configure build bench-build host-tests gpu-tests example seeds bench ladder memcheck racecheck training; do
       printf '  %-11s %s\n' "$name" "${STATUS[$name]:-not run}"
@@ -126,7 +128,7 @@ PY
       echo
       python3 "$root/bench/gpu/gemm_table.py" "$OUT/bench_gemm_ladder.json" \
         --plot "$OUT/gemm-ladder.png" \
-        --commit "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
+        --commit "${CHECK_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)}" \
         --command "bash bench/gpu/check.sh"
     } >>"$OUT/gpu-results.md" 2>>"$LOG"
     sed -n '/^TFLOP\/s at square/,/^$/p' "$OUT/gpu-results.md" | tee -a "$LOG"

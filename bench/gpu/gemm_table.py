@@ -126,21 +126,32 @@ def plot(rows, path):
         print("gemm_table.py: matplotlib not installed, no plot", file=sys.stderr)
         return False
     sizes = square_sizes(rows)
-    fig, ax = plt.subplots(figsize=(8, 5))
-    for k in ordered_kernels(rows):
+    fig, ax = plt.subplots(figsize=(9, 5.5))
+    # One colour family per precision, so that each kernel sits beside its reference: the FP32
+    # steps shade from light to dark blue towards cuBLAS SGEMM (black, dashed); TF32 in red and
+    # BF16 in green, their cuBLAS references dashed in the same colour.
+    fp32 = [k for k in ordered_kernels(rows) if k[:2].isdigit() and int(k[:2]) <= 8]
+    blues = plt.get_cmap("Blues")
+    colours = {k: blues(0.35 + 0.65 * i / max(1, len(fp32) - 1)) for i, k in enumerate(fp32)}
+    colours.update({"cublas": "black", "09_tf32_mma": "tab:red", "cublas_tf32": "tab:red",
+                    "10_bf16_mma": "yellowgreen", "11_wgmma_tma": "darkgreen",
+                    "cublas_bf16": "darkgreen"})
+    markers = "os^vD<>ph*X"
+    for i, k in enumerate(ordered_kernels(rows)):
         xs = [n for n in sizes if (f"square_{n}", k) in rows]
         ys = [rows[(f"square_{n}", k)]["TFLOP/s"] for n in xs]
         if not xs:
             continue
-        style = "--" if k.startswith("cublas") else "-"
-        ax.plot(xs, ys, style, marker="o", label=k)
+        reference = k.startswith("cublas")
+        ax.plot(xs, ys, "--" if reference else "-", marker="o" if reference else markers[i % 11],
+                color=colours.get(k), linewidth=2.2 if reference else 1.4, label=k)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("N (square N x N x N product)")
     ax.set_ylabel("TFLOP/s (log scale)")
     ax.set_title("wick's CUDA matmul ladder against cuBLAS")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     return True
