@@ -7,7 +7,7 @@
 // the kernel is bound by the memory system's transactions, not by arithmetic.
 // Limits: float32 only (ladder.cu instantiates steps 1 to 4 for float32 alone); any M, N, K,
 // strides and batch; N below 2^21 (grid y).
-// Measured on the H200 at 4096^3: pending, no GPU was lent yet (docs/gemm.md has the table).
+// Measured on the H200 at 4096^3 (2026-12-04): 0.5 TFLOP/s, 1% of cuBLAS SGEMM (51.4).
 #pragma once
 
 #include "problem.hpp"

@@ -10,7 +10,7 @@
 // This is CUTLASS's hierarchy: block tile (BM x BN x BK) -> warp tile (WM x WN) -> thread tile
 // (TM x TN), with the innermost loop an outer product in registers.
 // Limits: as step 6 (float32, row-major or transposed operands, problem.hpp: vector_ready).
-// Measured on the H200 at 4096^3: pending, no GPU was lent yet (docs/gemm.md has the table).
+// Measured on the H200 at 4096^3 (2026-12-04): 20.0 TFLOP/s, 39% of cuBLAS SGEMM (51.4).
 #pragma once
 
 #include "06_vectorized.cuh"
