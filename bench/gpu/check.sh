@@ -78,7 +78,7 @@ summary() {
     # commit in CHECK_COMMIT.)
     echo "commit: ${CHECK_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git here)")}"
     echo "gpu: ${GPU_NAME:-unknown}"
-    for name in configure build bench-build host-tests gpu-tests example seeds bench ladder memcheck racecheck training; do
+    for name in configure build bench-build host-tests gpu-tests example seeds bench ladder memcheck racecheck training racecheck-sizes; do
       printf '  %-11s %s\n' "$name" "${STATUS[$name]:-not run}"
     done
   } | tee "$BUILD/summary.txt" | tee -a "$LOG"
@@ -209,10 +209,13 @@ if [[ -x "$sanitizer" ]]; then
   # Not under the sanitizers: the out-of-memory test (the failing cudaMalloc is the point).
   step memcheck 120 "$OUT/tests.log" "$sanitizer" --tool memcheck --error-exitcode 86 \
     --print-limit 20 "$BUILD/tests/cuda/wick_cuda_tests" "~[oom]"
-  # racecheck follows shared memory: the kernels that use it.
-  step racecheck 90 "$OUT/tests.log" "$sanitizer" --tool racecheck --error-exitcode 86 \
+  # racecheck follows shared memory: the kernels that use it. Every ladder kernel runs at small
+  # sizes in the transposed/strided, batched and BF16 ladder tests; the sweep over all sizes up
+  # to 129 ([sizes]) is slow under racecheck (it did not finish in 90 s on 2026-12-04), so it
+  # runs last, on what time is left (racecheck-sizes).
+  step racecheck 150 "$OUT/tests.log" "$sanitizer" --tool racecheck --error-exitcode 86 \
     --print-limit 20 "$BUILD/tests/cuda/wick_cuda_tests" \
-    "gpu sweep: reductions,gpu sweep: softmax and log_softmax,gpu sweep: layer_norm and layer_norm_backward,[matmul]"
+    "gpu sweep: reductions,gpu sweep: softmax and log_softmax,gpu sweep: layer_norm and layer_norm_backward,[matmul]~[sizes]"
   unset WICK_CUDA_TEST_SMALL
   if grep -q "Device not supported\|not supported on this" "$OUT/tests.log" 2>/dev/null; then
     say "compute-sanitizer does not support this machine (see tests.log)"
@@ -230,5 +233,10 @@ if [[ -x "$training_exe" ]]; then
     --benchmark_out_format=json
 else
   STATUS[training]="not built"
+fi
+# ---- 7. racecheck of the ladder's size sweep, with what is left ----
+if [[ -x "$sanitizer" ]]; then
+  WICK_CUDA_TEST_SMALL=1 step racecheck-sizes 240 "$OUT/tests.log" "$sanitizer" --tool racecheck \
+    --error-exitcode 86 --print-limit 20 "$BUILD/tests/cuda/wick_cuda_tests" "[sizes]"
 fi
 # The EXIT trap prints the table.

@@ -116,7 +116,7 @@ void check_all(const Tensor& a, const Tensor& b, const std::string& what) {
 
 }  // namespace
 
-TEST_CASE("matmul ladder: every kernel at every size of the issue", "[matmul][ladder]") {
+TEST_CASE("matmul ladder: every kernel at every size of the issue", "[matmul][ladder][sizes]") {
   std::vector<int64_t> sizes{1, 7, 16, 33, 127, 128, 129, 1000, 1023, 2048};
   if (small_run()) sizes.resize(7);
   for (int64_t s : sizes) {
