@@ -64,9 +64,18 @@ void check_layer_norm(const NormCase& c, Dtype dtype, Layout layout, bool with_w
 TEST_CASE("gpu sweep: layer_norm and layer_norm_backward", "[sweep]") {
   const int64_t longer = small_run() ? 5000 : 20000;  // past 4096: a block per row
   const int64_t many = small_run() ? 20001 : 150001;  // more rows than one capped grid
-  const std::vector<NormCase> cases{{{20}, 1},        {big2d(), 1},   {{7, 33}, 2},
-                                    {{3, longer}, 1}, {{many, 3}, 1}, {{2, 3, 4, 5}, 3},
-                                    {{0, 5}, 1},      {{4, 1}, 1}};
+  const std::vector<NormCase> cases{{{20}, 1},
+                                    {big2d(), 1},
+                                    {{7, 33}, 2},
+                                    {{3, longer}, 1},
+                                    {{many, 3}, 1},
+                                    {{2, 3, 4, 5}, 3},
+                                    {{0, 5}, 1},
+                                    {{4, 1}, 1},
+                                    // Rows long enough for lane_sum's unrolled loops: in
+                                    // 16-byte vectors (1000) and in elements (999).
+                                    {{5, 1000}, 1},
+                                    {{5, 999}, 1}};
   for (Dtype dtype : {kFloat32, kFloat64}) {
     for (const NormCase& c : cases) {
       for (Layout layout :
