@@ -569,6 +569,37 @@ inline void emulated_mma_m16n8k16_bf16(float (&d)[4], const uint32_t (&a)[4],
   __syncthreads();  // before the next call overwrites the fragments
 }
 
+// ldmatrix.sync.aligned.m8n8.x4{.trans}.shared.b16: the warp loads four 8 x 8 matrices of
+// 16-bit elements; lane l names row l % 8 of matrix l / 8 (16 bytes, 16-byte aligned). Lane t
+// receives in register j, from matrix j: row t / 4, elements 2 (t % 4) and 2 (t % 4) + 1 (the
+// first in bits 0-15); with .trans, column t / 4, rows 2 (t % 4) and 2 (t % 4) + 1.
+template <bool kTrans>
+inline void emulated_ldmatrix_x4(uint32_t (&r)[4], const void* row) {
+  const int tid = emu::flat_thread(), warp = tid / 32, lane = tid % 32;
+  if (emu::g_launch.warp_barriers[static_cast<size_t>(warp)].count < 32) {
+    emu::fail("ldmatrix needs a whole warp, and this one is partial");
+  }
+  if (reinterpret_cast<uintptr_t>(row) % 16 != 0) {
+    emu::fail("ldmatrix: a row address is not 16-byte aligned");
+  }
+  auto& slots = emu::g_launch.warp_slots[static_cast<size_t>(warp)];
+  slots[static_cast<size_t>(lane)] = reinterpret_cast<uintptr_t>(row);
+  emu::arrive_and_wait(emu::g_launch.warp_barriers[static_cast<size_t>(warp)]);
+  const auto element = [&](int matrix, int row_in_matrix, int column) {
+    uint16_t bits;
+    const auto* p = reinterpret_cast<const unsigned char*>(
+        slots[static_cast<size_t>(8 * matrix + row_in_matrix)]);
+    std::memcpy(&bits, p + 2 * column, 2);
+    return static_cast<uint32_t>(bits);
+  };
+  for (int j = 0; j < 4; ++j) {
+    const int g = lane / 4, pair = 2 * (lane % 4);
+    r[j] = kTrans ? element(j, pair, g) | (element(j, pair + 1, g) << 16)
+                  : element(j, g, pair) | (element(j, g, pair + 1) << 16);
+  }
+  emu::arrive_and_wait(emu::g_launch.warp_barriers[static_cast<size_t>(warp)]);
+}
+
 // ---- Hopper (sm_90a): dynamic shared memory, mbarrier, TMA, wgmma (hopper_ptx.cuh) ----
 namespace emu {
 

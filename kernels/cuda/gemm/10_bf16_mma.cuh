@@ -13,14 +13,18 @@
 // conflicts in both orientations), step 9's warps: 8 warps of 64 x 32, each 4 x 4 mma tiles of
 // 16 x 8, 64 FP32 accumulators per lane. Fragment layouts (PTX ISA, m16n8k16 .bf16; groupID
 // g = lane / 4, tig = lane % 4): A register r holds (row g + 8 (r & 1), k 2 tig + 8 (r >> 1))
-// and the next k; B register r holds (k 2 tig + 8 r, col g) and the next k; C as step 9. Each
-// register is built from two 16-bit shared-memory loads; ldmatrix would load them four at a
-// time (the next step for speed).
+// and the next k; B register r holds (k 2 tig + 8 r, col g) and the next k; C as step 9. The
+// fragments come from ldmatrix, which loads four 8 x 8 matrices per instruction straight into
+// that layout (with .trans for an operand stored the other way round): 6 loads per warp and
+// k-step of 16 for 16 mmas. The first version built each register from two 16-bit loads (48
+// loads and 24 packs per 16 mmas) and ran at 117 TFLOP/s, 15% of cuBLAS BF16, on the H200
+// (2026-12-04): bound by shared-memory load instructions, not by the tensor cores.
 // Limits: bfloat16 operands whose unit-stride rows are multiples of 8 elements on 16-byte
 // aligned bases (problem.hpp: vector_ready with 8-element chunks); sm_80 and later (the
 // dispatcher never picks it below; compiled for sm_75 it traps). Other bfloat16 matmuls run in
 // float32 (step 5) and round once.
-// Measured on the H200 at 4096^3 (2026-12-04): 117.5 TFLOP/s, 15% of cuBLAS BF16 (781.0).
+// Measured on the H200 at 4096^3 (2026-12-04), before ldmatrix: 117.5 TFLOP/s, 15% of cuBLAS
+// BF16 (781.0). With ldmatrix: predicted 250 to 350 TFLOP/s, not yet measured.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +47,7 @@ __device__ __forceinline__ void mma_bf16_m16n8k16(float (&d)[4], const uint32_t 
   (void)d, (void)a, (void)b;
   __trap();
 #elif !defined(__CUDACC__)
-  emulated_mma_m16n8k16_bf16(d, a, b);  // tests/cuda/cuda_emulator.hpp
+  emulated_mma_m16n8k16_bf16(d, a, b);   // tests/cuda/cuda_emulator.hpp
 #else
   (void)d, (void)a, (void)b;
 #endif
@@ -91,9 +95,31 @@ struct Bf16Stage : StageIndex<BFloat16, BM, BN, BK, kAK, kBN> {
   }
 };
 
-// Two bfloat16 as one mma register: `low` in bits 0-15 (the lower k), `high` in 16-31.
-__device__ __forceinline__ uint32_t pack_bf16x2(BFloat16 low, BFloat16 high) {
-  return static_cast<uint32_t>(low.bits) | (static_cast<uint32_t>(high.bits) << 16);
+// ldmatrix.x4: the warp loads four 8 x 8 matrices of bfloat16 from shared memory in one
+// instruction; lane l gives the address of row l % 8 of matrix l / 8, and register j of lane t
+// receives row t / 4, elements 2 (t % 4) and 2 (t % 4) + 1 of matrix j (kTrans: column t / 4,
+// rows 2 (t % 4) and 2 (t % 4) + 1), which is the mma fragment layout. Every lane must call it.
+template <bool kTrans>
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const BFloat16* row) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  const auto address = static_cast<uint32_t>(__cvta_generic_to_shared(row));
+  if constexpr (kTrans) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  } else {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(address));
+  }
+#elif defined(__CUDA_ARCH__)
+  (void)r, (void)row;
+  __trap();
+#elif !defined(__CUDACC__)
+  emulated_ldmatrix_x4<kTrans>(r, row);  // tests/cuda/cuda_emulator.hpp
+#else
+  (void)r, (void)row;
+#endif
 }
 
 template <int BK, bool kAK, bool kBN>
@@ -128,21 +154,33 @@ __global__ void __launch_bounds__(WarpGeometry::kThreads, 1) bf16_mma_kernel(Pro
 #pragma unroll
       for (int kb = 0; kb < BK; kb += 16) {
         uint32_t a_frag[MI][4], b_frag[NI][2];
-        const int k = kb + 2 * tig;
+        // A: matrices (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15), (m 8-15, k 8-15) of
+        // the 16 x 16 tile give registers a0..a3. Stored as a[m][k] (kAK) lane l names row
+        // m = l % 8 + 8 ((l / 8) & 1) at k = 8 (l / 16); stored as a[k][m], the transposed
+        // load takes row k = l % 8 + 8 (l / 16) at m = 8 ((l / 8) & 1).
+        const int sub = lane % 8, mat = lane / 8;
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
-          const int row = g.wm0 + mi * 16 + group;
-#pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            const int rr = row + 8 * (r & 1), kk = k + 8 * (r >> 1);
-            a_frag[mi][r] = pack_bf16x2(as[S::a_at(rr, kk)], as[S::a_at(rr, kk + 1)]);
-          }
+          const int m = g.wm0 + mi * 16;
+          const int at = kAK ? S::a_at(m + sub + 8 * (mat & 1), kb + 8 * (mat >> 1))
+                             : S::a_at(m + 8 * (mat & 1), kb + sub + 8 * (mat >> 1));
+          ldmatrix_x4<!kAK>(a_frag[mi], as + at);
         }
+        // B, two n8 tiles per load: matrices (k 0-7, n 0-7), (k 8-15, n 0-7), (k 0-7, n 8-15),
+        // (k 8-15, n 8-15) give b0, b1 of tile ni and b0, b1 of tile ni + 1. Stored as b[n][k]
+        // lane l names row n = l % 8 + 8 (l / 16) at k = 8 ((l / 8) & 1); stored as b[k][n]
+        // (kBN), the transposed load takes row k = l % 8 + 8 ((l / 8) & 1) at n = 8 (l / 16).
 #pragma unroll
-        for (int ni = 0; ni < NI; ++ni) {
-          const int col = g.wn0 + ni * 8 + group;
-          b_frag[ni][0] = pack_bf16x2(bs[S::b_at(k, col)], bs[S::b_at(k + 1, col)]);
-          b_frag[ni][1] = pack_bf16x2(bs[S::b_at(k + 8, col)], bs[S::b_at(k + 9, col)]);
+        for (int ni = 0; ni < NI; ni += 2) {
+          const int n = g.wn0 + ni * 8;
+          const int at = kBN ? S::b_at(kb + sub + 8 * (mat & 1), n + 8 * (mat >> 1))
+                             : S::b_at(kb + 8 * (mat & 1), n + sub + 8 * (mat >> 1));
+          uint32_t pair[4];
+          ldmatrix_x4<kBN>(pair, bs + at);
+          b_frag[ni][0] = pair[0];
+          b_frag[ni][1] = pair[1];
+          b_frag[ni + 1][0] = pair[2];
+          b_frag[ni + 1][1] = pair[3];
         }
 #pragma unroll
         for (int mi = 0; mi < MI; ++mi) {
