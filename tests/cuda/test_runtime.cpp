@@ -1,12 +1,20 @@
 // test_runtime.cpp: the CUDA backend around the kernels: device queries, transfers (round
 // trips bit-exact, around the 4 MiB staging threshold, non-contiguous on either side, between
-// GPUs when there are two), the Philox stream (CPU == GPU: rand and randn bit-exact), the caching
+// GPUs when there are two; the staged path's chunk boundaries and its parallel host copies at
+// several thread counts, the source reused at once, several host threads and an OpenMP team
+// copying at once), the Philox stream (CPU == GPU: rand and randn bit-exact), the caching
 // allocator (statistics back to their baseline after a training-like loop, no new cudaMalloc once
 // warm, empty_cache, peak), the out-of-memory path (a typed error that says what and where, then
 // the engine keeps working), and host threads sharing one device.
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <thread>
+#include <vector>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include "gpu_test.hpp"
 
@@ -61,7 +69,7 @@ TEST_CASE("devices: a bad index is a DeviceError and leaves no CUDA error behind
   CHECK((t + 1).sum().item<float>() == 2000.0f);
 }
 
-TEST_CASE("transfers: round trips are bit-exact at every size", "[runtime]") {
+TEST_CASE("transfers: round trips are bit-exact at every size", "[runtime][transfer]") {
   constexpr int64_t kMiB = 1 << 20;
   // Around the staging threshold (4 MiB) and its chunk multiples, and odd sizes.
   const std::vector<int64_t> nbytes{0,
@@ -90,7 +98,7 @@ TEST_CASE("transfers: round trips are bit-exact at every size", "[runtime]") {
   CHECK(same_bytes(odd, odd.to(kCUDA).to(kCPU)));
 }
 
-TEST_CASE("transfers: non-contiguous tensors on either side", "[runtime]") {
+TEST_CASE("transfers: non-contiguous tensors on either side", "[runtime][transfer]") {
   Tensor base = random_bits(1029 * 917, kFloat32).view({1029, 917});
   Tensor t = base.t();  // transposed on the CPU
   Tensor on_gpu = t.to(kCUDA);
@@ -109,6 +117,125 @@ TEST_CASE("transfers: non-contiguous tensors on either side", "[runtime]") {
   CHECK(wide.dtype() == kFloat64);
   CHECK(same_bytes(wide, numbers.to(kFloat64)));
 }
+
+namespace {
+
+// Restores wick::set_num_threads' number when a test that changes it ends.
+struct ThreadCount {
+  int saved = get_num_threads();
+  ~ThreadCount() { set_num_threads(saved); }
+};
+
+// Round trip of `bytes` random bytes (bfloat16 bit patterns, or bools for an odd count):
+// whether both directions gave the bytes back.
+bool round_trip(int64_t bytes) {
+  const Dtype dtype = bytes % 2 == 0 ? kBFloat16 : kBool;
+  const Tensor host = random_bits(bytes / static_cast<int64_t>(element_size(dtype)), dtype);
+  return same_bytes(host, host.to(kCUDA).to(kCPU));
+}
+
+}  // namespace
+
+TEST_CASE("transfers: staged copies on several threads, at chunk boundaries",
+          "[runtime][transfer]") {
+  // Staged above 4 MiB in 4 pinned buffers of 8 MiB: copies under 32 MiB are cut into four
+  // chunks (a quarter each, rounded up to 64 KiB, at least 1 MiB), larger ones into 8 MiB
+  // chunks; each chunk's host copy is split over up to one thread per 512 KiB, in slices cut
+  // at 4 KiB. The sizes: just above the threshold, quarters that are not 64 KiB multiples,
+  // exactly four full chunks, one more byte or one more chunk and a bit than the buffers
+  // hold (the ring wraps), and sizes no thread count divides.
+  constexpr int64_t kMiB = 1 << 20;
+  const std::vector<int64_t> sizes{4 * kMiB + 1,
+                                   4 * kMiB + 4096 * 3 + 2,
+                                   5 * kMiB + 3,
+                                   8 * kMiB - 4096 + 7,
+                                   13 * kMiB + 4094,
+                                   32 * kMiB,
+                                   32 * kMiB + 1,
+                                   40 * kMiB + 4096 * 5 + 6,
+                                   small_run() ? 49 * kMiB + 10 : 137 * kMiB + 4097};
+  ThreadCount restore;
+  for (int threads : {1, 3, 4, 16}) {
+    set_num_threads(threads);
+    for (int64_t bytes : sizes) {
+      INFO(bytes << " bytes, " << threads << " thread(s)");
+      CHECK(round_trip(bytes));
+    }
+  }
+}
+
+TEST_CASE("transfers: the source may be reused as soon as to() returns", "[runtime][transfer]") {
+  // to(kCUDA) has read the whole source when it returns (pinned copies finished, DMA done):
+  // overwriting it at once must not reach the device copy. Also a non-contiguous source
+  // large enough to be staged (to() makes it contiguous on the CPU first).
+  ThreadCount restore;
+  set_num_threads(4);
+  Tensor host = random_bits((9 << 20) / 4 + 5, kFloat32);
+  const Tensor saved = host.clone();
+  const Tensor device = host.to(kCUDA);
+  std::memset(host.raw_data(), 0, host.nbytes());
+  CHECK(same_bytes(saved, device.to(kCPU)));
+  const Tensor base = random_bits(2048 * 1031, kFloat32).view({2048, 1031});
+  const Tensor transposed = base.t();
+  CHECK(same_bytes(transposed.contiguous(), transposed.to(kCUDA).to(kCPU).contiguous()));
+}
+
+TEST_CASE("transfers: staged copies from several host threads at once",
+          "[runtime][transfer][threads]") {
+  // The staging buffers are shared per device (one mutex): threads take turns, each copy
+  // still split over wick's threads. Catch2's assertions are not thread-safe: count.
+  ThreadCount restore;
+  set_num_threads(3);
+  constexpr int kThreads = 4, kRounds = 3;
+  std::atomic<int> mismatches{0}, errors{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        const int64_t bytes = (int64_t{9} << 20) + 4097 * t;
+        const Tensor host = [&] {
+          static std::mutex rng_mutex;  // random_bits draws from one generator
+          std::lock_guard<std::mutex> lock(rng_mutex);
+          return random_bits(bytes, kBool);
+        }();
+        for (int round = 0; round < kRounds; ++round) {
+          if (!same_bytes(host, host.to(kCUDA).to(kCPU))) ++mismatches;
+        }
+      } catch (const std::exception&) {
+        ++errors;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  CHECK(errors.load() == 0);
+  CHECK(mismatches.load() == 0);
+}
+
+#if defined(_OPENMP)
+TEST_CASE("transfers: staged copies from inside an OpenMP parallel region",
+          "[runtime][transfer][threads]") {
+  // A caller's own team: each of its threads copies its own tensor; the host copies stay on
+  // the calling thread (no nested team per caller thread), the results are the same.
+  ThreadCount restore;
+  set_num_threads(4);
+  constexpr int kThreads = 3;
+  std::vector<Tensor> inputs;
+  for (int t = 0; t < kThreads; ++t) inputs.push_back(random_bits((6 << 20) + 4096 * t + 1, kBool));
+  std::atomic<int> mismatches{0}, errors{0}, in_parallel{0};
+#pragma omp parallel for num_threads(kThreads) schedule(static, 1)
+  for (int t = 0; t < kThreads; ++t) {
+    try {
+      if (omp_in_parallel()) ++in_parallel;
+      if (!same_bytes(inputs[t], inputs[t].to(kCUDA).to(kCPU))) ++mismatches;
+    } catch (const std::exception&) {
+      ++errors;
+    }
+  }
+  CHECK(errors.load() == 0);
+  CHECK(mismatches.load() == 0);
+  CHECK(in_parallel.load() == kThreads);
+}
+#endif
 
 TEST_CASE("transfers: between GPUs", "[runtime]") {
   if (cuda::device_count() < 2) {

@@ -5,6 +5,13 @@
 // cuBLAS whose GEMMs are plain loops with double accumulation (the tests' reference for the
 // ladder kernels). It links in place of libcudart and libcublas, into the emulated library
 // only (tests/cuda/emulator/CMakeLists.txt); the real backend never sees it.
+// Async copies to or from pinned memory (cudaHostAlloc: only the backend's staging buffers)
+// are deferred, as a DMA engine would run them: queued in stream order and carried out when an
+// event recorded after them is synchronised, or at any synchronize or other copy, so that a
+// staging pipeline that refills a pinned buffer before waiting for the copy reading it, or reads
+// one before waiting for the copy filling it, moves the wrong bytes and fails its round trip.
+// Kernel launches (cuda_emulator.hpp) do not flush the queue: within one host thread a staged
+// copy always ends with a synchronize before to() returns.
 // Errors behave as the runtime's: a failed call returns its code and leaves it for
 // cudaGetLastError; an invalid launch configuration (the emulator's check) is returned by
 // the next cudaGetLastError.
@@ -13,8 +20,11 @@
 #include <cuda_runtime_api.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 
@@ -23,6 +33,7 @@
 
 struct CUevent_st {
   double ms = 0;
+  uint64_t copies = 0;  // deferred copies queued before it was recorded
 };
 struct cublasContext {
   cudaStream_t stream = nullptr;
@@ -41,6 +52,36 @@ thread_local int t_device = 0;
 cudaError_t fail(cudaError_t error) {
   t_last_error = error;
   return error;
+}
+
+// ---- deferred copies (pinned memory; see the top of the file) ----
+struct PendingCopy {
+  void* dst;
+  const void* src;
+  size_t count;
+  uint64_t id;
+};
+std::mutex g_copy_mutex;  // guards the three below; copies run while it is held, so that a
+                          // synchronize returns only once they are done, whoever ran them
+std::map<uintptr_t, size_t> g_pinned;  // start -> size of each cudaHostAlloc block
+std::deque<PendingCopy> g_pending;
+uint64_t g_copies_queued = 0;
+
+bool pinned_locked(const void* ptr) {
+  const auto p = reinterpret_cast<uintptr_t>(ptr);
+  auto it = g_pinned.upper_bound(p);
+  if (it == g_pinned.begin()) return false;
+  --it;
+  return p < it->first + it->second;
+}
+// Carries out the queued copies with ids below `upto` (all of them by default), in order.
+void run_pending(uint64_t upto = UINT64_MAX) {
+  std::lock_guard<std::mutex> lock(g_copy_mutex);
+  while (!g_pending.empty() && g_pending.front().id < upto) {
+    const PendingCopy& c = g_pending.front();
+    std::memmove(c.dst, c.src, c.count);
+    g_pending.pop_front();
+  }
 }
 
 double now_ms() {
@@ -143,6 +184,7 @@ cudaError_t cudaMalloc(void** ptr, size_t size) {
 }
 cudaError_t cudaFree(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;
+  run_pending();
   std::lock_guard<std::mutex> lock(g_mutex);
   auto it = g_allocations.find(ptr);
   if (it == g_allocations.end()) return fail(cudaErrorInvalidValue);
@@ -159,31 +201,56 @@ cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total) {
 }
 cudaError_t cudaHostAlloc(void** ptr, size_t size, unsigned int) {
   *ptr = std::malloc(size == 0 ? 1 : size);
-  return *ptr ? cudaSuccess : fail(cudaErrorMemoryAllocation);
+  if (*ptr == nullptr) return fail(cudaErrorMemoryAllocation);
+  std::lock_guard<std::mutex> lock(g_copy_mutex);
+  g_pinned[reinterpret_cast<uintptr_t>(*ptr)] = size == 0 ? 1 : size;
+  return cudaSuccess;
 }
 cudaError_t cudaFreeHost(void* ptr) {
+  run_pending();
+  {
+    std::lock_guard<std::mutex> lock(g_copy_mutex);
+    g_pinned.erase(reinterpret_cast<uintptr_t>(ptr));
+  }
   std::free(ptr);
   return cudaSuccess;
 }
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind) {
+  run_pending();
   if (count) std::memmove(dst, src, count);
   return cudaSuccess;
 }
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind,
                             cudaStream_t) {
+  {
+    std::lock_guard<std::mutex> lock(g_copy_mutex);
+    if (count && (pinned_locked(dst) || pinned_locked(src))) {
+      g_pending.push_back(PendingCopy{dst, src, count, g_copies_queued++});
+      return cudaSuccess;
+    }
+  }
+  run_pending();  // stream order: what was queued before goes first
   if (count) std::memmove(dst, src, count);
   return cudaSuccess;
 }
 cudaError_t cudaMemcpyPeerAsync(void* dst, int, const void* src, int, size_t count, cudaStream_t) {
+  run_pending();
   if (count) std::memmove(dst, src, count);
   return cudaSuccess;
 }
 cudaError_t cudaMemsetAsync(void* ptr, int value, size_t count, cudaStream_t) {
+  run_pending();
   if (count) std::memset(ptr, value, count);
   return cudaSuccess;
 }
-cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
-cudaError_t cudaDeviceSynchronize(void) { return cudaSuccess; }
+cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  run_pending();
+  return cudaSuccess;
+}
+cudaError_t cudaDeviceSynchronize(void) {
+  run_pending();
+  return cudaSuccess;
+}
 
 cudaError_t cudaEventCreate(cudaEvent_t* event) {
   *event = new CUevent_st;
@@ -195,9 +262,14 @@ cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int) {
 }
 cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
   event->ms = now_ms();
+  std::lock_guard<std::mutex> lock(g_copy_mutex);
+  event->copies = g_copies_queued;
   return cudaSuccess;
 }
-cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  run_pending(event->copies);
+  return cudaSuccess;
+}
 cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
   *ms = static_cast<float>(end->ms - start->ms);
   return cudaSuccess;
