@@ -127,6 +127,24 @@ def add_synthetic_gpu(folder):
     save(folder, "gemm_ladder", ladder)
 
 
+H200_RESULTS = os.path.join(ROOT, "docs", "results")
+
+
+def add_recorded_h200(folder):
+    """The GPU JSON that bench/gpu/check.sh wrote on the first lent H200 (2026-12-04), as
+    recorded in docs/results/: real rows in the exact shapes the programs write."""
+    for name, recorded in (("gpu", "2026-12-04-h200.json"), ("gemm_ladder", "gemm-ladder-2026-12-04.json"),
+                           ("training", "training-2026-12-04-h200.json")):
+        shutil.copy(os.path.join(H200_RESULTS, recorded), os.path.join(folder, "raw", name + ".json"))
+    with open(os.path.join(folder, "raw", "versions.txt")) as f:
+        lines = [x for x in f if not x.startswith("gpu_used:")]
+    lines.append("gpu_used: yes\n")
+    with open(os.path.join(folder, "raw", "versions.txt"), "w") as f:
+        f.writelines(lines)
+    with open(os.path.join(folder, "raw", "devices.txt"), "w") as f:
+        f.write("cpu: available\ncuda: yes, 1 device(s)\n  cuda:0 NVIDIA H200\n")
+
+
 class ReportTest(unittest.TestCase):
     def setUp(self):
         if not os.path.isdir(RECORDED):
@@ -192,6 +210,23 @@ class ReportTest(unittest.TestCase):
         self.assertNotIn("No GPU:", text)
         self.assert_pngs(["seed1.png", "crossover.png", "gemm_cpu.png", "gemm_gpu.png",
                           "membound_cpu.png", "membound_gpu.png"])
+
+    @unittest.skipUnless(have_matplotlib(), "matplotlib not installed")
+    def test_recorded_h200(self):
+        if not os.path.exists(os.path.join(H200_RESULTS, "2026-12-04-h200.json")):
+            self.skipTest("no recorded H200 results in docs/results")
+        add_recorded_h200(self.tmp)
+        rc, out = run(self.tmp, "--check")
+        self.assertEqual(rc, 0, out)
+        text = self.report()
+        self.assert_sections_in_order(text)
+        self.assertNotIn("SYNTHETIC", text)
+        self.assertNotIn("No GPU:", text)
+        # The run's own figures: the best kernel per precision and the copy ceiling.
+        self.assertIn("FP32 08_cp_async 31.8 at N = 4096 (62% of cuBLAS)", text)
+        self.assertIn("BF16 11_wgmma_tma 558 at N = 8192 (72% of cuBLAS)", text)
+        self.assertIn("4,162", text)
+        self.assert_pngs(["seed1.png", "crossover.png", "gemm_gpu.png", "membound_gpu.png"])
 
     @unittest.skipUnless(have_matplotlib(), "matplotlib not installed")
     def test_without_peers(self):
