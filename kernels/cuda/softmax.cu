@@ -15,8 +15,10 @@
 //  - softmax_long_kernel (softmax_rows.cu; longer rows): one 512-thread block per row, each
 //    lane folds its elements into a running (max, sum) pair ("online softmax", Milakov &
 //    Gimelshein 2018) with 4 loads in flight, the pairs merge across the block, and a second
-//    read writes the outputs, walking the row from its end: what the first pass read last is
-//    the likeliest to be still in L2;
+//    pass writes the outputs. On sm_90 the first pass also keeps the row's first 96 KiB in
+//    shared memory (2 blocks per SM), so the second reads only the rest again (rows of up to
+//    24576 float32 elements are read once), walking the row from its end: what the first pass
+//    read last is the likeliest to be still in L2;
 //  - both take 16-byte loads and stores (float4, double2) where the rows are contiguous in
 //    input and output, n is a multiple of the vector width and every row starts 16-byte
 //    aligned; otherwise scalar loads at the rows' strides (the same code, vector width 1);

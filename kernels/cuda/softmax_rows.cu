@@ -2,6 +2,10 @@
 // softmax_rows_kernel (rows held in registers, read once) and softmax_long_kernel (longer rows,
 // online (max, sum) pass then an output pass), each with a 16-byte vector path for contiguous
 // aligned rows and a scalar path for any strides.
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
 #include "softmax.cuh"
 
 namespace wick::gpu::softmax {
@@ -18,6 +22,20 @@ inline constexpr int kRowBlocksPerSm = (sizeof(T) == 4 && kVec > 1) ? 4 : 3;
 template <typename T>
 inline constexpr int kLongBlocksPerSm = sizeof(T) == 4 ? 2 : 1;
 constexpr int kUnroll = 4;  // vectors a lane of softmax_long_kernel loads before using any
+// Bytes of a long row that softmax_long_kernel keeps in shared memory for its second pass, on
+// sm_90 (228 KiB per SM: 2 blocks of 96 KiB beside their scratch), so that only the rest is
+// read twice: 37.5% of a row of 65536 float32 elements, and all of one up to 24576.
+constexpr int kLongCacheBytes = 96 * 1024;
+
+// The block's dynamic shared memory.
+__device__ __forceinline__ unsigned char* dynamic_shared() {
+#if defined(__CUDACC__)
+  extern __shared__ __align__(16) unsigned char wick_softmax_shared[];
+  return wick_softmax_shared;
+#else
+  return emu::dynamic_shared();
+#endif
+}
 
 // Vector j of a row: elements j * kVec .. j * kVec + kVec - 1 of a contiguous row (16 bytes,
 // aligned), or for kVec = 1 element j of a row with any stride.
@@ -151,16 +169,22 @@ __device__ __forceinline__ MaxSum<T, S> fold_vec(MaxSum<T, S> acc, const Vec<T, 
 // One block (1-D) per row, rows grid-strided. First pass: each lane folds vectors lane,
 // lane + 512, ... into an online (max, sum) pair, kUnroll loads in flight; the pairs merge
 // across the block. Second pass: the outputs, walking each lane's vectors from the last: what
-// the first pass read last is the likeliest to be still in L2.
-// Float32: 56 registers (16-byte path; 40 scalar), 2 blocks (1024 threads) per SM; float64 66-83
-// registers, 1 block.
+// the first pass read last is the likeliest to be still in L2, and the row's first
+// cache_vecs vectors come from shared memory (dynamic: cache_vecs vectors, up to 96 KiB).
+// Float32: 63 registers (16-byte path; 54 scalar), 2 blocks (1024 threads) per SM; float64
+// 72-103 registers, 1 block (ptxas -v, sm_90).
 template <typename T, int kVec>
 __global__ void __launch_bounds__(kLongThreads, kLongBlocksPerSm<T>)
-    softmax_long_kernel(SoftmaxArgs<T> a) {
+    softmax_long_kernel(SoftmaxArgs<T> a, int64_t cache_vecs) {
   using Acc = OnlineSum<T>;
   __shared__ ReduceScratch<Acc> scratch;
   const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
   const int64_t vecs = a.n / kVec;
+  // Vectors 0 .. cached - 1 of the row stay in shared memory between the passes. Each is
+  // written and read by the same thread (vector j belongs to lane j % lanes in both passes),
+  // so no barrier guards them.
+  auto* cache = reinterpret_cast<Vec<T, kVec>*>(dynamic_shared());
+  const int64_t cached = vecs < cache_vecs ? vecs : cache_vecs;
   for (int64_t row = blockIdx.x; row < a.num_rows; row += gridDim.x) {
     int64_t offsets[2];
     a.rows.get(static_cast<uint64_t>(row), offsets);
@@ -173,9 +197,16 @@ __global__ void __launch_bounds__(kLongThreads, kLongBlocksPerSm<T>)
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) v[u] = load_row<kVec>(x, j + u * lanes, a.in_stride);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) acc = fold_vec(acc, v[u]);
+      for (int u = 0; u < kUnroll; ++u) {
+        if (j + u * lanes < cached) cache[j + u * lanes] = v[u];
+        acc = fold_vec(acc, v[u]);
+      }
     }
-    for (; j < vecs; j += lanes) acc = fold_vec(acc, load_row<kVec>(x, j, a.in_stride));
+    for (; j < vecs; j += lanes) {
+      const Vec<T, kVec> v = load_row<kVec>(x, j, a.in_stride);
+      if (j < cached) cache[j] = v;
+      acc = fold_vec(acc, v);
+    }
     acc = block_allreduce(acc, MergeOp{}, Acc{neg_inf<T>(), 0}, scratch.get());
     const T shift = shift_of(acc.m);
     const T scale = scale_of(static_cast<T>(acc.s), a.log_form);  // the sum rounded once
@@ -184,18 +215,21 @@ __global__ void __launch_bounds__(kLongThreads, kLongBlocksPerSm<T>)
       for (int e = 0; e < kVec; ++e) v.v[e] = output_of(v.v[e], shift, scale, a.log_form);
       return v;
     };
+    auto reload = [&](int64_t k) {
+      return k < cached ? cache[k] : load_row<kVec>(x, k, a.in_stride);
+    };
     if (lane >= vecs) continue;
     j = lane + (vecs - 1 - lane) / lanes * lanes;  // this lane's last vector
     for (; j - (kUnroll - 1) * lanes >= 0; j -= kUnroll * lanes) {
       Vec<T, kVec> v[kUnroll];
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) v[u] = load_row<kVec>(x, j - u * lanes, a.in_stride);
+      for (int u = 0; u < kUnroll; ++u) v[u] = reload(j - u * lanes);
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u)
+      for (int u = 0; u < kUnroll; ++u) {
         store_row<kVec>(y, j - u * lanes, a.out_stride, output(v[u]));
+      }
     }
-    for (; j >= 0; j -= lanes)
-      store_row<kVec>(y, j, a.out_stride, output(load_row<kVec>(x, j, a.in_stride)));
+    for (; j >= 0; j -= lanes) store_row<kVec>(y, j, a.out_stride, output(reload(j)));
   }
 }
 
@@ -219,15 +253,42 @@ void launch_rows(const OpContext& ctx, const SoftmaxArgs<T>& args, bool vec) {
   }
 }
 
+namespace {
+
+// Launches softmax_long_kernel with the row's first vectors cached in shared memory: on sm_90
+// up to kLongCacheBytes (past CUDA's default 48 KiB, which a kernel must ask for once per
+// device), no more than the row; elsewhere (smaller or differently shared SMs) none.
+template <typename T, int kVec>
+void launch_long(const OpContext& ctx, const SoftmaxArgs<T>& args) {
+  auto* kernel = &softmax_long_kernel<T, kVec>;
+  const int64_t vec_bytes = static_cast<int64_t>(sizeof(Vec<T, kVec>));
+  int64_t cache_vecs = 0;
+  if (device_info(ctx.device).major == 9) {
+    static std::mutex mutex;
+    static std::vector<bool> allowed;  // per device
+    std::lock_guard<std::mutex> lock(mutex);
+    const auto device = static_cast<size_t>(ctx.device);
+    if (allowed.size() <= device) allowed.resize(device + 1, false);
+    if (!allowed[device]) {
+      check_cuda(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                      cudaFuncAttributeMaxDynamicSharedMemorySize, kLongCacheBytes),
+                 "cudaFuncSetAttribute", ctx.op, ctx.device);
+      allowed[device] = true;
+    }
+    cache_vecs = std::min<int64_t>(kLongCacheBytes / vec_bytes, args.n / kVec);
+  }
+  launch_kernel(ctx, "softmax_long_kernel", kernel, capped_grid(ctx, args.num_rows, kLongThreads),
+                kLongThreads, static_cast<size_t>(cache_vecs * vec_bytes), args, cache_vecs);
+}
+
+}  // namespace
+
 template <typename T>
 void launch_long_rows(const OpContext& ctx, const SoftmaxArgs<T>& args, bool vec) {
-  const unsigned grid = capped_grid(ctx, args.num_rows, kLongThreads);
   if (vec) {
-    launch_kernel(ctx, "softmax_long_kernel", softmax_long_kernel<T, kVecWidth<T>>, grid,
-                  kLongThreads, 0, args);
+    launch_long<T, kVecWidth<T>>(ctx, args);
   } else {
-    launch_kernel(ctx, "softmax_long_kernel", softmax_long_kernel<T, 1>, grid, kLongThreads, 0,
-                  args);
+    launch_long<T, 1>(ctx, args);
   }
 }
 

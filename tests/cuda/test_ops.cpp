@@ -368,9 +368,9 @@ void sweep_softmax(OpId op) {
   };
   const Shape big = big2d();
   const int64_t longer = small_run() ? 9000 : 20000;
-  // (150001, 3): more rows than one capped grid of softmax_rows_kernel covers (8 waves: 67584
-  // rows of up to 512 on an H200), so that its grid-stride loop runs; 20001 in a small run
-  // (compute-sanitizer, the CPU emulator, whose 2 SMs cap the grid far lower).
+  // (150001, 3): many short rows (softmax_rows_kernel: a lane per row, 256 rows per block);
+  // 20001 in a small run (compute-sanitizer, the CPU emulator). The grid-stride loops of the
+  // row kernels are reached by the cases after this loop.
   const std::vector<std::pair<Shape, int64_t>> configs{
       {{}, 0},
       {{1}, 0},
@@ -403,8 +403,9 @@ void sweep_softmax(OpId op) {
       }
     }
   }
-  // The same for rows of 513..1024 (64 lanes, one row per block, block-wide reductions inside
-  // the grid-stride loop): more rows than 8 waves of 64-thread blocks.
+  // Rows of 600 (16-byte loads, a warp per row, 8 rows per block): 70001 rows, more than 8
+  // waves of blocks cover on an H200 (8448 blocks of 8 rows), so the grid-stride loop runs on
+  // the GPU too.
   if (!small_run()) {
     Pair x = make_input({70001, 600}, kFloat32, Layout::Contiguous, Domain::Any);
     check_op([&](const std::vector<Tensor>& in) { return run_op(in[0], 1); }, {x}, 1e-5,
@@ -440,9 +441,11 @@ void sweep_softmax(OpId op) {
   }
   // More rows than one capped grid covers (the emulator's 2 SMs: 128 blocks of 256 threads for
   // softmax_rows_kernel, 64 of 512 for softmax_long_kernel), so that each path's grid-stride
-  // loop runs: 1 lane per row (4 values), a warp per row (1024), a block per row (8192), long
-  // rows (8196: 16-byte path; 8193: scalar), and float64 (a warp per row of 512, long rows).
+  // loop runs: 1 lane per row (4 values; 3: scalar), a warp per row (1024), a block per row
+  // (8192), long rows (8196: 16-byte path; 8193: scalar), and float64 (a warp per row of 512,
+  // long rows).
   for (const auto& [shape, dtype] : std::vector<std::pair<Shape, Dtype>>{{{40000, 4}, kFloat32},
+                                                                         {{40000, 3}, kFloat32},
                                                                          {{1100, 1024}, kFloat32},
                                                                          {{130, 8192}, kFloat32},
                                                                          {{66, 8196}, kFloat32},
@@ -521,10 +524,11 @@ TEST_CASE("gpu sweep: softmax and log_softmax", "[sweep]") {
   }
 }
 
-// A long float32 row (the online kernel: lane l of 512 sums elements l, l + 512, ...) whose
-// first 512 elements are 0 and the rest -8: every lane's running sum starts at exp(0) = 1 and
-// then adds 2047 terms exp(-8), each too small next to it to add exactly, and rounded the same
-// way each time. Summed in float32 the row sum drifted by about 1.4e-5 of itself.
+// A long float32 row (softmax_long_kernel: lane l of 512 sums the 4 elements of vectors l,
+// l + 512, ...) whose first 512 elements are 0 and the rest -8: the running sums of lanes 0 to
+// 127 start at 4 exp(0) = 4 and then add 2044 terms exp(-8), each too small next to them to
+// add exactly, and rounded the same way each time. Summed in float32 the row sum drifted by
+// about 1.4e-5 of itself (with the earlier one element per lane).
 TEST_CASE("gpu sweep: softmax over a long float32 row sums without drift", "[sweep]") {
   const int64_t n = int64_t{1} << 20;
   Tensor host = full({1, n}, -8.0);
