@@ -1,193 +1,81 @@
 // softmax.cu: softmax and log_softmax along one dim, numerically stable (the row's max is
-// subtracted before exp), with any input strides and a contiguous output.
-// Idea: one pass over each row's data, three kernels by shape:
-//  - softmax_rows_kernel (rows of up to 16 * 512 elements, the common case): a group of 32 to
-//    512 lanes per row keeps the row in registers (16 values per lane), so the row is read once
-//    and written once: max across the group (shuffles, then shared memory), sum of exp(x - max),
-//    then the outputs. Several short rows share a block;
-//  - softmax_online_kernel (longer rows): one block per row, each lane folds its elements into a
-//    running (max, sum) pair ("online softmax", Milakov & Gimelshein 2018), the pairs merge
-//    across the block, and a second read writes the outputs;
+// subtracted before exp), with any input strides and a contiguous or strided output. This file
+// holds the dispatch and the kernels for rows that are strided in memory; softmax_rows.cu the
+// row kernels; softmax.cuh what they share.
+// Kernels by shape:
+//  - softmax_rows_kernel (softmax_rows.cu; rows of up to 8192 float32 / 4096 float64 elements,
+//    the common case): a group of 1 to 256 lanes per row (the fewest that hold it, 128 bytes of
+//    values per lane) keeps the row in registers, so it is read once and written once: max
+//    across the group, sum of exp(x - max), then the outputs. Groups of up to 32 lanes reduce
+//    with shuffles alone (several rows per warp and per block, no barrier); wider groups
+//    combine their warps' results through shared memory in a fixed order. Blocks are always
+//    256 threads (256 / lanes rows each), at most 63 registers on the float32 16-byte path,
+//    so that 4 blocks (1024 threads) share an SM. Rows of 1024 floats: a warp per row, 8
+//    float4 per lane; of 8192: a block per row, 8 float4 per lane;
+//  - softmax_long_kernel (softmax_rows.cu; longer rows): one 512-thread block per row, each
+//    lane folds its elements into a running (max, sum) pair ("online softmax", Milakov &
+//    Gimelshein 2018) with 4 loads in flight, the pairs merge across the block, and a second
+//    pass writes the outputs. On sm_90 the first pass also keeps the row's first 96 KiB in
+//    shared memory (2 blocks per SM), so the second reads only the rest again (rows of up to
+//    24576 float32 elements are read once), walking the row from its end: what the first pass
+//    read last is the likeliest to be still in L2;
+//  - both take 16-byte loads and stores (float4, double2) where the rows are contiguous in
+//    input and output, n is a multiple of the vector width and every row starts 16-byte
+//    aligned; otherwise scalar loads at the rows' strides (the same code, vector width 1);
 //  - softmax_cols_kernel (rows that are strided in memory, e.g. softmax over dim 0 of a
 //    row-major matrix, when there are many of them and they hold at most 1024 elements): one
 //    thread per row, online pair, so that neighbouring threads read neighbouring addresses;
 //  - softmax_cols_split_kernel (strided rows of 1025 to 32768 elements, at least 32 of them):
 //    a block of 32 x kSplit threads takes 32 neighbouring rows, each of the kSplit thread rows
 //    folds every kSplit-th element of them (so a warp still reads 128 contiguous bytes and no
-//    thread sums more than 1024 terms, the accuracy of softmax_cols_kernel), and the kSplit
-//    pairs per row merge through shared memory. Without it such rows went to the online
-//    kernel, whose lanes read one element per 32-byte sector: 1/8 of what the bus moves.
-//    Longer strided rows still go there (a thread would sum more than 1024 terms).
+//    thread sums more than 1024 terms, the accuracy of softmax_cols_kernel), 4 loads in flight,
+//    and the kSplit pairs per row merge through shared memory; the output pass runs backwards
+//    as the long kernel's. Without it such rows went to the online kernel, whose lanes read
+//    one element per 32-byte sector: 1/8 of what the bus moves. Longer strided rows still go
+//    to softmax_long_kernel (a thread would sum more than 1024 terms).
 // Semantics are those of kernels/cpu/softmax.cpp: NaN in a row makes the row NaN, a row of all
 // -inf is shifted by 0 (giving 0/0 = NaN), +inf gives NaN. float32 rows accumulate in float32
-// where a thread sums few terms (rows kernel: 16 per lane, then a tree; cols kernels: at most
-// 1024) and in double in the online kernel (any row length); the CPU uses double: the tests
-// allow 1e-5 relative error (docs/cuda-backend.md).
-// Tested by tests/cuda/test_ops.cpp (on the CPU emulator so far); measured by bench/gpu (2^26
-// floats in rows of 1024, 8192 and 65536, and over dim 0 in strided rows of 2048 and 8192, as a
-// fraction of the copy bandwidth). No GPU has run them yet: the figures are pending
-// (docs/gpu-results.md).
+// where a thread sums few terms (rows kernel: 32 per lane, then a tree; cols kernels: at most
+// 1024) and in double in the long kernel (any row length); the CPU uses double: the tests
+// allow 1e-5 relative error (docs/cuda-backend.md). Combination orders are fixed (no atomics):
+// results are deterministic.
+// Tested by tests/cuda/test_ops.cpp (on the CPU emulator; every path and its fallbacks);
+// measured by bench/gpu (2^26 floats in rows of 1024, 8192 and 65536, and over dim 0 in strided
+// rows of 2048 and 8192, as a fraction of the copy bandwidth). The previous design (scalar
+// loads, 16 values per lane, 64 to 512 lanes per row, __launch_bounds__(512, 1)) measured on an
+// H200 on 2026-12-04: 0.53, 0.31 and 0.39 of copy for rows of 1024, 8192 and 65536, 0.45 and
+// 0.48 over dim 0. This design has not run on a GPU yet: its figures come from the next GPU
+// run (softmax-notes.md has the predictions).
 #include <algorithm>
-#include <cmath>
 
-#include "common.cuh"
-#include "kernels.hpp"
+#include "softmax.cuh"
 
 namespace wick::gpu {
 namespace {
 
-constexpr int kItems = 16;      // values per lane kept in registers
-constexpr int kMaxLanes = 512;  // lanes per row in softmax_rows_kernel
-constexpr int kOnlineThreads = 512;
+using softmax::fold;
+using softmax::MaxSum;
+using softmax::MergeOp;
+using softmax::neg_inf;
+using softmax::output_of;
+using softmax::scale_of;
+using softmax::shift_of;
+using softmax::SoftmaxArgs;
+
 constexpr int kSplit = 32;                 // thread rows per block in softmax_cols_split_kernel
 constexpr int64_t kMaxSerialTerms = 1024;  // the most terms one thread sums in the cols kernels
-
+constexpr int kColsUnroll = 4;  // loads in flight per thread of softmax_cols_split_kernel
+// Blocks of softmax_cols_split_kernel per SM for __launch_bounds__: 2 (32 registers) for
+// float32 where an SM holds 2048 threads (sm_80, sm_90, sm_100; ptxas rejects a bound past an
+// SM's threads: 1024 on sm_75, 1536 on sm_86/89/120), else 1; float64 spills at 32 (ptxas -v).
+#if defined(__CUDA_ARCH__) && \
+    (__CUDA_ARCH__ == 800 || (__CUDA_ARCH__ >= 900 && __CUDA_ARCH__ < 1200))
+inline constexpr bool kSmHolds2048 = true;
+#else
+inline constexpr bool kSmHolds2048 = false;
+#endif
 template <typename T>
-struct SoftmaxArgs {
-  const T* in;
-  T* out;
-  OffsetCalculator<2> rows;  // row index -> offsets of the row's first input and output element
-  int64_t num_rows;
-  int64_t n;  // elements per row
-  int64_t in_stride, out_stride;
-  bool log_form;
-};
-
-template <typename T>
-__device__ __forceinline__ T neg_inf() {
-  return static_cast<T>(-INFINITY);
-}
-
-// The value subtracted before exp: the max, or 0 for a row of -inf (as the CPU).
-template <typename T>
-__device__ __forceinline__ T shift_of(T m) {
-  return m == neg_inf<T>() ? T(0) : m;
-}
-
-template <typename T>
-__device__ __forceinline__ T output_of(T x, T shift, T total, bool log_form) {
-  return log_form ? (x - shift) - log_of(total) : exp_of(x - shift) * (T(1) / total);
-}
-
-// NaN never wins (as the CPU's `v > max ? v : max`).
-struct MaxOp {
-  template <typename T>
-  __device__ T operator()(T a, T b) const {
-    return b > a ? b : a;
-  }
-};
-struct SumOp {
-  template <typename T>
-  __device__ T operator()(T a, T b) const {
-    return a + b;
-  }
-};
-
-// The running pair of online softmax: m = max so far, s = sum of exp(x - shift_of(m)), summed
-// in S: T in the cols kernels (at most kMaxSerialTerms terms per thread), double for float32 in
-// the online kernel, whose lanes each sum n / 512 terms of a row of any length (2^31 elements
-// would be 4M terms per lane in float32: a relative error near 1e-4 typical, 0.25 at worst).
-template <typename T, typename S = T>
-struct MaxSum {
-  T m;
-  S s;
-};
-template <typename T>
-using OnlineSum = MaxSum<T, std::conditional_t<std::is_same_v<T, float>, double, T>>;
-
-template <typename T, typename S>
-__device__ __forceinline__ MaxSum<T, S> shfl_down(MaxSum<T, S> v, int delta, int width) {
-  return MaxSum<T, S>{gpu::shfl_down(v.m, delta, width), gpu::shfl_down(v.s, delta, width)};
-}
-
-// s re-expressed relative to a new max; s == 0 stays 0 (a row of -inf so far), NaN stays NaN.
-template <typename T, typename S>
-__device__ __forceinline__ S rescale(S s, T from, T to) {
-  return (from == to || s == S(0)) ? s : s * static_cast<S>(exp_of(shift_of(from) - shift_of(to)));
-}
-
-template <typename T, typename S>
-__device__ __forceinline__ MaxSum<T, S> fold(MaxSum<T, S> acc, T x) {
-  const T m = x > acc.m ? x : acc.m;
-  return MaxSum<T, S>{m, rescale(acc.s, acc.m, m) + static_cast<S>(exp_of(x - shift_of(m)))};
-}
-
-struct MergeOp {
-  template <typename T, typename S>
-  __device__ MaxSum<T, S> operator()(MaxSum<T, S> a, MaxSum<T, S> b) const {
-    const T m = b.m > a.m ? b.m : a.m;
-    return MaxSum<T, S>{m, rescale(a.s, a.m, m) + rescale(b.s, b.m, m)};
-  }
-};
-
-// blockDim = (lanes per row, rows per block); lanes * kItems >= n; rows per block > 1 only
-// with lanes = 32 (each row's reduction stays within its warp). Groups of blockDim.y rows are
-// grid-strided: the grid is capped (capped_grid), since one block per 8 rows of n = 1 would
-// exceed gridDim.x's 2^31 - 1 from 2^34 rows. The loop's trip count is the same for every
-// thread of a block, so the barriers in block_allreduce stay uniform.
-// __launch_bounds__: blocks of up to 512 threads must find their registers (at most 128 each).
-template <typename T>
-__global__ void __launch_bounds__(kMaxLanes, 1) softmax_rows_kernel(SoftmaxArgs<T> a) {
-  __shared__ ReduceScratch<T> scratch;
-  const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
-  const int64_t group_step = static_cast<int64_t>(gridDim.x) * blockDim.y;
-  for (int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.y; first < a.num_rows;
-       first += group_step) {
-    const int64_t row = first + threadIdx.y;
-    const bool valid = row < a.num_rows;
-    int64_t offsets[2] = {0, 0};
-    if (valid) a.rows.get(static_cast<uint64_t>(row), offsets);
-    const T* x = a.in + offsets[0];
-    T* y = a.out + offsets[1];
-
-    T v[kItems];
-    T m = neg_inf<T>();
-#pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-      const int64_t i = lane + static_cast<int64_t>(k) * lanes;
-      v[k] = (valid && i < a.n) ? x[i * a.in_stride] : neg_inf<T>();
-      m = v[k] > m ? v[k] : m;
-    }
-    m = lanes <= kWarpSize ? warp_allreduce(m, MaxOp{}, lanes)
-                           : block_allreduce(m, MaxOp{}, neg_inf<T>(), scratch.get());
-    const T shift = shift_of(m);
-    T s = 0;
-#pragma unroll
-    for (int k = 0; k < kItems; ++k) {
-      if (lane + static_cast<int64_t>(k) * lanes < a.n) s += exp_of(v[k] - shift);
-    }
-    s = lanes <= kWarpSize ? warp_allreduce(s, SumOp{}, lanes)
-                           : block_allreduce(s, SumOp{}, T(0), scratch.get());
-    if (valid) {
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        const int64_t i = lane + static_cast<int64_t>(k) * lanes;
-        if (i < a.n) y[i * a.out_stride] = output_of(v[k], shift, s, a.log_form);
-      }
-    }
-  }
-}
-
-// One block (1-D) per row, rows grid-strided.
-template <typename T>
-__global__ void __launch_bounds__(kOnlineThreads, 1) softmax_online_kernel(SoftmaxArgs<T> a) {
-  __shared__ ReduceScratch<OnlineSum<T>> scratch;
-  const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
-  for (int64_t row = blockIdx.x; row < a.num_rows; row += gridDim.x) {
-    int64_t offsets[2];
-    a.rows.get(static_cast<uint64_t>(row), offsets);
-    const T* x = a.in + offsets[0];
-    T* y = a.out + offsets[1];
-    OnlineSum<T> acc{neg_inf<T>(), 0};
-    for (int64_t i = lane; i < a.n; i += lanes) acc = fold(acc, x[i * a.in_stride]);
-    acc = block_allreduce(acc, MergeOp{}, OnlineSum<T>{neg_inf<T>(), 0}, scratch.get());
-    const T shift = shift_of(acc.m);
-    const T total = static_cast<T>(acc.s);  // rounded once, as the CPU's double row sum
-    for (int64_t i = lane; i < a.n; i += lanes) {
-      y[i * a.out_stride] = output_of(x[i * a.in_stride], shift, total, a.log_form);
-    }
-  }
-}
+inline constexpr int kColsBlocksPerSm = (sizeof(T) == 4 && kSmHolds2048) ? 2 : 1;
 
 // One thread per row, rows grid-strided.
 template <typename T>
@@ -201,9 +89,9 @@ __global__ void softmax_cols_kernel(SoftmaxArgs<T> a) {
     T* y = a.out + offsets[1];
     MaxSum<T> acc{neg_inf<T>(), T(0)};
     for (int64_t i = 0; i < a.n; ++i) acc = fold(acc, x[i * a.in_stride]);
-    const T shift = shift_of(acc.m);
+    const T shift = shift_of(acc.m), scale = scale_of(acc.s, a.log_form);
     for (int64_t i = 0; i < a.n; ++i) {
-      y[i * a.out_stride] = output_of(x[i * a.in_stride], shift, acc.s, a.log_form);
+      y[i * a.out_stride] = output_of(x[i * a.in_stride], shift, scale, a.log_form);
     }
   }
 }
@@ -211,12 +99,17 @@ __global__ void softmax_cols_kernel(SoftmaxArgs<T> a) {
 // blockDim = (32, kSplit): threadIdx.x picks one of 32 neighbouring rows, threadIdx.y the
 // residue class i = y (mod kSplit) of the elements it folds. Groups of 32 rows are
 // grid-strided; every thread of a block runs the same trip count, so the barriers are uniform.
+// Both passes load kColsUnroll elements before using any (more loads in flight per thread);
+// the output pass walks the elements from the last, which the first pass read last and L2 is
+// likeliest to still hold.
+// Float32: 32 registers, 2 blocks (2048 threads) per SM; float64: 64 registers, 1 block.
 template <typename T>
-__global__ void __launch_bounds__(kWarpSize* kSplit, 1)
+__global__ void __launch_bounds__(kWarpSize* kSplit, kColsBlocksPerSm<T>)
     softmax_cols_split_kernel(SoftmaxArgs<T> a) {
   __shared__ MaxSum<T> partial[kSplit][kWarpSize + 1];  // +1: no bank conflict on the merge
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
   const int64_t group_step = static_cast<int64_t>(gridDim.x) * kWarpSize;
+  constexpr int64_t kStep = kSplit * kColsUnroll;
   for (int64_t first = static_cast<int64_t>(blockIdx.x) * kWarpSize; first < a.num_rows;
        first += group_step) {
     const int64_t row = first + tx;
@@ -227,7 +120,15 @@ __global__ void __launch_bounds__(kWarpSize* kSplit, 1)
     T* y = a.out + offsets[1];
     MaxSum<T> acc{neg_inf<T>(), T(0)};
     if (valid) {
-      for (int64_t i = ty; i < a.n; i += kSplit) acc = fold(acc, x[i * a.in_stride]);
+      int64_t i = ty;
+      for (; i + (kColsUnroll - 1) * kSplit < a.n; i += kStep) {
+        T v[kColsUnroll];
+#pragma unroll
+        for (int u = 0; u < kColsUnroll; ++u) v[u] = x[(i + u * kSplit) * a.in_stride];
+#pragma unroll
+        for (int u = 0; u < kColsUnroll; ++u) acc = fold(acc, v[u]);
+      }
+      for (; i < a.n; i += kSplit) acc = fold(acc, x[i * a.in_stride]);
     }
     partial[ty][tx] = acc;
     __syncthreads();
@@ -239,14 +140,33 @@ __global__ void __launch_bounds__(kWarpSize* kSplit, 1)
     }
     __syncthreads();
     const MaxSum<T> total = partial[0][tx];
-    const T shift = shift_of(total.m);
-    if (valid) {
-      for (int64_t i = ty; i < a.n; i += kSplit) {
-        y[i * a.out_stride] = output_of(x[i * a.in_stride], shift, total.s, a.log_form);
+    const T shift = shift_of(total.m), scale = scale_of(total.s, a.log_form);
+    if (valid && ty < a.n) {
+      int64_t i = ty + (a.n - 1 - ty) / kSplit * kSplit;  // this thread's last element
+      for (; i - (kColsUnroll - 1) * kSplit >= 0; i -= kStep) {
+        T v[kColsUnroll];
+#pragma unroll
+        for (int u = 0; u < kColsUnroll; ++u) v[u] = x[(i - u * kSplit) * a.in_stride];
+#pragma unroll
+        for (int u = 0; u < kColsUnroll; ++u) {
+          y[(i - u * kSplit) * a.out_stride] = output_of(v[u], shift, scale, a.log_form);
+        }
+      }
+      for (; i >= 0; i -= kSplit) {
+        y[i * a.out_stride] = output_of(x[i * a.in_stride], shift, scale, a.log_form);
       }
     }
     __syncthreads();  // partial is rewritten by the next group
   }
+}
+
+// Every row dim of both operands steps by a multiple of `width` elements: with 16-byte aligned
+// bases and n % width == 0, every row starts 16-byte aligned.
+bool rows_step_by(const StridedLayout<2>& rows, int64_t width) {
+  for (int d = 0; d < rows.ndim; ++d) {
+    if (rows.strides[0][d] % width != 0 || rows.strides[1][d] % width != 0) return false;
+  }
+  return true;
 }
 
 template <typename T>
@@ -290,21 +210,17 @@ void run_softmax(const OpContext& ctx, const OpCall& call) {
     launch_kernel(ctx, "softmax_cols_split_kernel", softmax_cols_split_kernel<T>,
                   capped_grid(ctx, ceil_div<int64_t>(args.num_rows, kWarpSize), kWarpSize * kSplit),
                   block, 0, args);
-  } else if (n <= static_cast<int64_t>(kItems) * kMaxLanes) {
-    int lanes = kWarpSize;
-    while (static_cast<int64_t>(lanes) * kItems < n) lanes *= 2;
-    // A row wider than a warp reduces through shared memory over the whole block: one row then.
-    const int rows_per_block = lanes == kWarpSize ? kBlockThreads / kWarpSize : 1;
-    const dim3 block(static_cast<unsigned>(lanes), static_cast<unsigned>(rows_per_block));
-    launch_kernel(
-        ctx, "softmax_rows_kernel", softmax_rows_kernel<T>,
-        capped_grid(ctx, ceil_div<int64_t>(args.num_rows, rows_per_block), lanes * rows_per_block),
-        block, 0, args);
   } else {
-    const int64_t resident = static_cast<int64_t>(device_info(ctx.device).sm_count) * 4;
-    launch_kernel(ctx, "softmax_online_kernel", softmax_online_kernel<T>,
-                  static_cast<unsigned>(std::min(args.num_rows, resident * 8)), kOnlineThreads, 0,
-                  args);
+    // Contiguous rows whose starts are all 16-byte aligned take 16-byte loads and stores.
+    constexpr int kWidth = softmax::kVecWidth<T>;
+    const bool vec = args.in_stride == 1 && args.out_stride == 1 && n % kWidth == 0 &&
+                     is_aligned(args.in, 16) && is_aligned(args.out, 16) &&
+                     rows_step_by(rows, kWidth);
+    if (n <= static_cast<int64_t>(softmax::kLaneValues<T>) * softmax::kRowThreads) {
+      softmax::launch_rows(ctx, args, vec);
+    } else {
+      softmax::launch_long_rows(ctx, args, vec);
+    }
   }
 }
 
