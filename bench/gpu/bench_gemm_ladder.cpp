@@ -7,9 +7,9 @@
 //  - references: cuBLAS SGEMM (CUBLAS_COMPUTE_32F, through wick's "cublas" kernel) for the FP32
 //    steps, cuBLAS with TF32 tensor cores (cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32) for
 //    step 9, cuBLAS BF16 (cublasGemmStridedBatchedEx on bfloat16 tensors, through wick's
-//    "cublas" kernel: "cublas_bf16") for steps 10 and 11, which like it run on bfloat16 copies
+//    "cublas" kernel: "cublas_bf16") for steps 10 to 12, which like it run on bfloat16 copies
 //    of the inputs made before timing, B as a transposed view of a K-contiguous matrix (the
-//    layout of x @ W.t(), which step 11's TMA and wgmma need); and the chip's FP32 FMA rate,
+//    layout of x @ W.t(), which steps 11 and 12 need); and the chip's FP32 FMA rate,
 //    measured first (fma_peak.cu);
 //  - counters per row: median_ms, TFLOP/s, min_ms and max_ms (the spread), rel_err (Frobenius
 //    error against cuBLAS SGEMM of the same float32 inputs; BF16 rows include the rounding of
@@ -122,13 +122,13 @@ void BM_gemm(benchmark::State& state, std::string kernel, Shape3 s) {
     wick::set_matmul_kernel("cublas");
     const wick::Tensor reference = a.matmul(b);
     const bool tf32 = kernel == "cublas_tf32";
-    const bool bf16 =
-        kernel == "cublas_bf16" || kernel == "10_bf16_mma" || kernel == "11_wgmma_tma";
+    const bool bf16 = kernel == "cublas_bf16" || kernel == "10_bf16_mma" ||
+                      kernel == "11_wgmma_tma" || kernel == "12_wgmma_wide";
     // What wick's last_matmul_kernel() must say for this row.
     const std::string runs_as = kernel == "cublas_bf16" ? "cublas" : kernel;
     const wick::Tensor ah = bf16 ? a.to(wick::kBFloat16) : wick::Tensor();
     // B as a transposed view of a K-contiguous copy (x @ W.t(), a Linear layer's layout): the
-    // one step 11 takes; step 10 and cuBLAS read it in place as well.
+    // one steps 11 and 12 take; step 10 and cuBLAS read it in place as well.
     const wick::Tensor bh =
         bf16 ? b.transpose(-1, -2).contiguous().to(wick::kBFloat16).transpose(-1, -2)
              : wick::Tensor();

@@ -25,7 +25,8 @@ constexpr const char* kNames[] = {"auto",
                                   "08_cp_async",
                                   "09_tf32_mma",
                                   "10_bf16_mma",
-                                  "11_wgmma_tma"};
+                                  "11_wgmma_tma",
+                                  "12_wgmma_wide"};
 constexpr int kAuto = 0, kCublas = 1, kUnset = -1;
 
 std::atomic<int> g_kernel{kUnset};

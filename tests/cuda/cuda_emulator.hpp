@@ -680,6 +680,7 @@ inline void tma_load(void* dst, const uint64_t* opaque, int32_t c0, int32_t c1, 
                       gz = int64_t{coords[2]} + z;
         uint32_t address = dst_offset + linear;
         if (map.swizzle_bytes == 128) address = swizzle_128b(address);
+        if (address + e > g_launch.dynamic_bytes) fail("a TMA box past dynamic shared memory");
         unsigned char* out = g_launch.dynamic_shared + address;
         const bool inside = gx >= 0 && gy >= 0 && gz >= 0 && uint64_t(gx) < map.dims[0] &&
                             uint64_t(gy) < map.dims[1] && uint64_t(gz) < map.dims[2];
@@ -706,6 +707,7 @@ inline float wgmma_operand(uint64_t desc, int row, int k) {
   uint32_t address = start + static_cast<uint32_t>(row / 8) * stride +
                      static_cast<uint32_t>(row % 8) * 128 + static_cast<uint32_t>(k) * 2;
   if (mode == 1) address = swizzle_128b(address);
+  if (address + 2 > g_launch.dynamic_bytes) fail("a wgmma operand read past dynamic shared memory");
   uint16_t bits;
   std::memcpy(&bits, g_launch.dynamic_shared + address, 2);
   const uint32_t wide = uint32_t{bits} << 16;
@@ -714,12 +716,16 @@ inline float wgmma_operand(uint64_t desc, int row, int k) {
   return f;
 }
 
-// wgmma.mma_async m64n128k16 .f32.bf16.bf16, both operands K-major in shared memory: this
-// thread's 64 accumulators, in the layout of hopper_ptx.cuh, computed at issue (the emulator
-// has no asynchrony to model: the kernel waits for the group before reusing the stage).
-inline void wgmma_m64n128k16_bf16(float (&d)[64], uint64_t desc_a, uint64_t desc_b, int scale_d) {
+// wgmma.mma_async m64nNk16 .f32.bf16.bf16 (N = 128: step 11, 256: step 12), both operands K-major
+// in shared memory: this thread's N / 2 accumulators, in the layout of hopper_ptx.cuh (the PTX
+// ISA's m64nNk16 D layout: N / 8 column groups of 8, 4 values per group per thread), computed at
+// issue (the emulator has no asynchrony to model: the kernel waits for the group before reusing
+// the stage).
+template <int kN>
+inline void wgmma_m64nNk16_bf16(float (&d)[kN / 2], uint64_t desc_a, uint64_t desc_b, int scale_d) {
+  static_assert(kN % 8 == 0 && kN >= 8 && kN <= 256, "wgmma's N: a multiple of 8 up to 256");
   const int t = flat_thread() % 128, warp = t / 32, lane = t % 32, g = lane / 4, tig = lane % 4;
-  for (int i = 0; i < 16; ++i) {
+  for (int i = 0; i < kN / 8; ++i) {
     for (int r = 0; r < 4; ++r) {
       const int row = 16 * warp + g + (r >= 2 ? 8 : 0), col = 8 * i + 2 * tig + (r & 1);
       float sum = scale_d ? d[4 * i + r] : 0.f;

@@ -22,6 +22,7 @@
 #include "gemm/09_tf32_mma.cuh"
 #include "gemm/10_bf16_mma.cuh"
 #include "gemm/11_wgmma_tma.cuh"
+#include "gemm/12_wgmma_wide.cuh"
 
 #include <chrono>
 #include <cmath>
@@ -244,8 +245,10 @@ TEST_CASE("emulated ladder: 10 BF16 tensor cores (mma.sync m16n8k16)", "[gemm][e
 
 namespace {
 
-// Step 11 as gemm/hopper.cu launches it, with the emulator's tensor maps: A row-major and B a
-// transposed view (both K-major), batches with and without a broadcast B.
+// Step 11 (G = WgmmaGeometry) or 12 (WgmmaWideGeometry) as gemm/hopper.cu launches it, with the
+// emulator's tensor maps: A row-major and B a transposed view (both K-major), batches with and
+// without a broadcast B.
+template <typename G>
 double run_wgmma_case(const Case& cs) {
   const Operand<BFloat16> a = make_operand<BFloat16>(cs.batch, cs.m, cs.k, Layout::RowMajor, false);
   const Operand<BFloat16> b =
@@ -258,13 +261,12 @@ double run_wgmma_case(const Case& cs) {
   p.batch = cs.batch, p.a_bs = a.bs, p.b_bs = b.bs, p.c_bs = cs.m * cs.n;
   REQUIRE(wgmma_tma_fits(p));
   TmaMap maps[2];
-  const TmaShape shapes[2] = {tma_shape_a(p), tma_shape_b(p)};
+  const TmaShape shapes[2] = {tma_shape_a<G>(p), tma_shape_b<G>(p)};
   const void* bases[2] = {p.a, p.b};
   for (int i = 0; i < 2; ++i) {
     emu::encode_tensor_map(maps[i].opaque, bases[i], 2, shapes[i].dims, shapes[i].strides,
                            shapes[i].box, 128);
   }
-  using G = WgmmaGeometry;
   // Past 48 KiB of dynamic shared memory, as gemm/hopper.cu asks with cudaFuncSetAttribute.
   emu::set_max_dynamic_shared(reinterpret_cast<const void*>(&wgmma_tma_kernel<G>), G::kSharedBytes);
   emu::launch_shared(&wgmma_tma_kernel<G>, tile_grid<dim3>(p.n, G::BN, p.m, G::BM, p.batch),
@@ -309,6 +311,32 @@ TEST_CASE("emulated ladder: 11 Hopper wgmma with TMA (sm_90a)", "[gemm][emulated
   };
   for (const Case& cs : shapes) {
     INFO("11_wgmma_tma: " << cs.describe());
-    CHECK(run_wgmma_case(cs) <= 0x1p-8);
+    CHECK(run_wgmma_case<WgmmaGeometry>(cs) <= 0x1p-8);
+  }
+}
+
+TEST_CASE("emulated ladder: 12 Hopper wgmma on 128 x 256 tiles (sm_90a)", "[gemm][emulated]") {
+  // Step 11's kernel on the wide tile: wgmma.m64n256k16 (128 accumulators a thread), B^T boxes of
+  // 256 rows, 48 KiB stages. The same sizes as step 11, plus N past one and two 256-wide tiles
+  // (the second tile mostly TMA's zero fill) and K tiles that wrap the ring across batches.
+  const std::vector<Case> shapes{
+      {1, 1, 1, 1, Layout::RowMajor, Layout::Transposed, false},
+      {7, 7, 7, 1, Layout::RowMajor, Layout::Transposed, false},
+      {16, 16, 16, 1, Layout::RowMajor, Layout::Transposed, false},
+      {33, 17, 65, 1, Layout::RowMajor, Layout::Transposed, false},
+      {128, 128, 128, 1, Layout::RowMajor, Layout::Transposed, false},
+      {129, 127, 131, 1, Layout::RowMajor, Layout::Transposed, false},
+      {130, 70, 300, 1, Layout::RowMajor, Layout::Transposed, false},  // 5 K tiles: the ring wraps
+      {1, 129, 7, 1, Layout::RowMajor, Layout::Transposed, false},
+      {129, 1, 16, 1, Layout::RowMajor, Layout::Transposed, false},
+      {17, 256, 33, 1, Layout::RowMajor, Layout::Transposed, false},  // one full N tile
+      {33, 300, 70, 1, Layout::RowMajor, Layout::Transposed, false},  // 2 N tiles, the second 44
+      {17, 33, 9, 3, Layout::RowMajor, Layout::Transposed, false},
+      {17, 257, 70, 3, Layout::RowMajor, Layout::Transposed, true},
+      {9, 40, 200, 2, Layout::RowMajor, Layout::Transposed, false},  // 4 K tiles x 2 batches
+  };
+  for (const Case& cs : shapes) {
+    INFO("12_wgmma_wide: " << cs.describe());
+    CHECK(run_wgmma_case<WgmmaWideGeometry>(cs) <= 0x1p-8);
   }
 }

@@ -233,6 +233,13 @@ void check_bf16(const Tensor& a32, const Tensor& b32, const std::string& what) {
   CHECK((std::string(last_matmul_kernel()) == "11_wgmma_tma") == takes11);
   CHECK(relative_error(got11, want) <= 0x1p-8);
   CHECK(relative_error(got11, by_cublas) <= 0x1p-7);
+  // Step 12 (128 x 256 tiles): the same operands, forced by name (never chosen automatically).
+  KernelScope scope12("12_wgmma_wide");
+  const Tensor got12 = matmul(a, b);
+  INFO(what << " with 12_wgmma_wide");
+  CHECK((std::string(last_matmul_kernel()) == "12_wgmma_wide") == takes11);
+  CHECK(relative_error(got12, want) <= 0x1p-8);
+  CHECK(relative_error(got12, by_cublas) <= 0x1p-7);
 }
 
 }  // namespace

@@ -466,13 +466,25 @@ TEST_CASE("matmul ladder: the automatic choice", "[gemm][host]") {
   CHECK(string(choose_kernel(h, "cublas", false)) == "cublas");
   // Step 11: sm_90 exactly, its sm_90a code in the build, both operands K-major.
   CHECK(string(choose_kernel(h, "11_wgmma_tma", false)) == "10_bf16_mma");  // not built
+  CHECK(string(choose_kernel(h, "12_wgmma_wide", false)) == "10_bf16_mma");
   h.hopper = true;
   CHECK(string(choose_kernel(h, "11_wgmma_tma", false)) == "10_bf16_mma");  // B row-major
+  CHECK(string(choose_kernel(h, "12_wgmma_wide", false)) == "10_bf16_mma");
   h.k_major = true;
   CHECK(string(automatic_kernel(h, false)) == "11_wgmma_tma");
   CHECK(string(choose_kernel(h, "10_bf16_mma", false)) == "10_bf16_mma");  // still forceable
+  // Step 12 (128 x 256 tiles) takes what step 11 takes, but only by name: it is unmeasured.
+  CHECK(string(choose_kernel(h, "12_wgmma_wide", false)) == "12_wgmma_wide");
+  CHECK(string(choose_kernel(h, "auto", false)) == "11_wgmma_tma");
+  for (const int64_t n : {1, 200, 257, 4096 + 8}) {  // N of no multiple of 256: TMA's zero fill
+    auto odd = h;
+    odd.n = n;
+    CHECK(string(automatic_kernel(odd, false)) == "11_wgmma_tma");
+    CHECK(string(choose_kernel(odd, "12_wgmma_wide", false)) == "12_wgmma_wide");
+  }
   h.sm = 100;  // sm_90a code does not run on later architectures
   CHECK(string(automatic_kernel(h, false)) == "10_bf16_mma");
+  CHECK(string(choose_kernel(h, "12_wgmma_wide", false)) == "10_bf16_mma");
   // ... nor does a later device with a build capped at compute_90 say so through `sm`.
   CHECK(gpu::gemm::hopper_code_runs(true, 9, 0));
   CHECK_FALSE(gpu::gemm::hopper_code_runs(false, 9, 0));
@@ -481,6 +493,7 @@ TEST_CASE("matmul ladder: the automatic choice", "[gemm][host]") {
   CHECK_FALSE(gpu::gemm::hopper_code_runs(true, 8, 9));
   h.sm = 89;
   CHECK(string(automatic_kernel(h, false)) == "10_bf16_mma");
+  CHECK(string(choose_kernel(h, "12_wgmma_wide", false)) == "10_bf16_mma");
   h.sm = 90;
   h.vector_ready = false;  // K-major but misaligned for 16-byte loads: neither 10 nor 11
   h.k_major = false;
@@ -552,7 +565,7 @@ TEST_CASE("matmul ladder: which operands the 128-bit loads can read", "[gemm][ho
   h.a_rs = 16;
   h.b = halves + 4;  // 8 bytes past a 16-byte boundary
   CHECK_FALSE(gpu::gemm::vector_ready(h));
-  // Step 11's operands (TMA): K contiguous in both, rows at least K apart, no overlap.
+  // Steps 11 and 12's operands (TMA): K contiguous in both, rows at least K apart, no overlap.
   h.b = halves;
   h.a_rs = 8, h.a_cs = 1, h.b_rs = 1, h.b_cs = 8;  // A row-major, B a transposed view
   CHECK(gpu::gemm::wgmma_tma_fits(h));

@@ -42,9 +42,11 @@ __device__ __forceinline__ unsigned char* dynamic_shared() {
 #endif
 }
 
-// map_a: A as a [batch][M][K] tensor (box 64 x 128 x 1); map_b: B^T as [batch][N][K]. A batch
-// coordinate of 0 is used for an operand broadcast over the batch (its map has one batch).
-// (A template so that only gemm/hopper.cu, compiled for sm_90a, instantiates it.)
+// map_a: A as a [batch][M][K] tensor (box 64 x BM x 1); map_b: B^T as [batch][N][K] (box
+// 64 x BN x 1). A batch coordinate of 0 is used for an operand broadcast over the batch (its map
+// has one batch). G: the tile (wgmma_shape.hpp), WgmmaGeometry here, WgmmaWideGeometry in step
+// 12 (12_wgmma_wide.cuh). (A template also so that only gemm/hopper.cu, compiled for sm_90a,
+// instantiates it.)
 template <typename G = WgmmaGeometry>
 __global__ void __launch_bounds__(G::kThreads, 1)
     wgmma_tma_kernel(Problem<BFloat16> p, const __grid_constant__ TmaMap map_a,
@@ -72,7 +74,7 @@ __global__ void __launch_bounds__(G::kThreads, 1)
   const int64_t n0 = static_cast<int64_t>(blockIdx.x) * G::BN;
   const int64_t k_tiles = ceil_div<int64_t>(p.k, G::BK);
   if (warpgroup == 0) {
-    setmaxnreg_dec<40>();
+    setmaxnreg_dec<G::kProducerRegisters>();
     if (tid != 0) return;  // one thread issues every copy
     int64_t t = 0;         // the stage ring runs on across batches
     for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z) {
@@ -85,32 +87,33 @@ __global__ void __launch_bounds__(G::kThreads, 1)
         const auto k0 = static_cast<int32_t>(kt * G::BK);
         tma_load_3d(a_tile, &map_a, k0, static_cast<int32_t>(m0),
                     a_batched ? static_cast<int32_t>(z) : 0, &full[s]);
-        tma_load_3d(a_tile + G::kTileBytes, &map_b, k0, static_cast<int32_t>(n0),
+        tma_load_3d(a_tile + G::kATileBytes, &map_b, k0, static_cast<int32_t>(n0),
                     b_batched ? static_cast<int32_t>(z) : 0, &full[s]);
       }
     }
     return;
   }
-  setmaxnreg_inc<232>();
-  const int consumer = warpgroup - 1;  // rows 64 consumer .. 64 consumer + 63 of the tile
+  setmaxnreg_inc<G::kConsumerRegisters>();
+  const int consumer = warpgroup - 1;       // rows 64 consumer .. 64 consumer + 63 of the tile
+  constexpr int kAccumulators = G::BN / 2;  // per thread: 64 x BN over 128 threads
   const int lane = tid % 32, warp = (tid % 128) / 32, group = lane / 4, tig = lane % 4;
   int64_t t = 0;
   for (int64_t z = blockIdx.z; z < p.batch; z += gridDim.z) {
-    float acc[64];
+    float acc[kAccumulators];
 #pragma unroll
-    for (int i = 0; i < 64; ++i) acc[i] = 0.f;
+    for (int i = 0; i < kAccumulators; ++i) acc[i] = 0.f;
     for (int64_t kt = 0; kt < k_tiles; ++kt, ++t) {
       const int s = static_cast<int>(t % G::kStages);
       mbar_wait(&full[s], static_cast<uint32_t>(t / G::kStages) & 1);
       const unsigned char* a_tile = stages + s * G::kStageBytes + consumer * 64 * 128;
-      const unsigned char* b_tile = stages + s * G::kStageBytes + G::kTileBytes;
+      const unsigned char* b_tile = stages + s * G::kStageBytes + G::kATileBytes;
       const uint64_t desc_a = wgmma_desc(a_tile), desc_b = wgmma_desc(b_tile);
       wgmma_fence_operands(acc);
       wgmma_fence();
 #pragma unroll
       for (int kk = 0; kk < G::BK / 16; ++kk) {
         // 16 more k: 32 bytes further along every swizzled 128-byte row (2 in the field).
-        wgmma_m64n128k16_bf16(acc, desc_a + 2 * kk, desc_b + 2 * kk, 1);
+        wgmma_m64nNk16_bf16<G::BN>(acc, desc_a + 2 * kk, desc_b + 2 * kk, 1);
       }
       wgmma_commit();
       // One group stays in flight while the next stage is awaited: waiting for all but the
@@ -121,11 +124,11 @@ __global__ void __launch_bounds__(G::kThreads, 1)
     wgmma_wait<0>();
     wgmma_fence_operands(acc);
     if (k_tiles > 0) mbar_arrive(&empty[(t - 1) % G::kStages]);
-    // Write the 64 x 128 FP32 tile as bfloat16, in the accumulators' layout (hopper_ptx.cuh).
+    // Write the 64 x BN FP32 tile as bfloat16, in the accumulators' layout (hopper_ptx.cuh).
     BFloat16* c = p.c + z * p.c_bs;
     const int64_t row0 = m0 + consumer * 64 + warp * 16 + group;
 #pragma unroll
-    for (int i = 0; i < 16; ++i) {
+    for (int i = 0; i < G::BN / 8; ++i) {
 #pragma unroll
       for (int r = 0; r < 4; ++r) {
         const int64_t gm = row0 + (r >= 2 ? 8 : 0);

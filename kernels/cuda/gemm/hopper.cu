@@ -1,10 +1,11 @@
-// hopper.cu: the host side of step 11 (11_wgmma_tma.cuh), compiled for sm_90a alone
+// hopper.cu: the host side of steps 11 and 12 (11_wgmma_tma.cuh, 12_wgmma_wide.cuh: one kernel
+// template on two tiles), compiled for sm_90a alone
 // (kernels/cuda/CMakeLists.txt). Builds the two tensor maps TMA reads through: A as a
 // [batch][M][K] bfloat16 tensor and B^T as [batch][N][K] (gemm::tma_shape), with the 128-byte
 // swizzle and zero fill outside. cuTensorMapEncodeTiled belongs to the driver API, which wick never
 // links (binaries must start where libcuda.so.1 is absent): the runtime hands out its address
-// (cudaGetDriverEntryPointByVersion), once per process. Where the driver lacks it, step 11 is
-// not offered (wgmma_tma_ready) and matmul takes step 10.
+// (cudaGetDriverEntryPointByVersion), once per process. Where the driver lacks it, steps 11 and
+// 12 are not offered (wgmma_tma_ready) and matmul takes step 10.
 #include <cuda.h>  // CUtensorMap and cuTensorMapEncodeTiled's types only: nothing is linked
 
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "gemm/11_wgmma_tma.cuh"
+#include "gemm/12_wgmma_wide.cuh"
 #include "gemm/hopper.hpp"
 
 namespace wick::gpu {
@@ -46,7 +48,7 @@ gemm::TmaMap encode(const OpContext& ctx, const void* address, const gemm::TmaSh
   const cuuint32_t element_strides[3] = {1, 1, 1};
   const EncodeTiled encode_tiled = find_encoder();  // a static's guard: no lock per launch
   WICK_CHECK(encode_tiled != nullptr, DeviceError, ctx.op, "the CUDA driver on cuda:", ctx.device,
-             " has no cuTensorMapEncodeTiled, which step 11 (11_wgmma_tma) needs");
+             " has no cuTensorMapEncodeTiled, which steps 11 and 12 (wgmma with TMA) need");
   CUtensorMap map;
   const CUresult result = encode_tiled(
       &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(address), dims, strides, box,
@@ -62,6 +64,23 @@ gemm::TmaMap encode(const OpContext& ctx, const void* address, const gemm::TmaSh
   return out;
 }
 
+template <typename G>
+void allow_shared(const OpContext& ctx) {
+  check_cuda(cudaFuncSetAttribute(reinterpret_cast<const void*>(&gemm::wgmma_tma_kernel<G>),
+                                  cudaFuncAttributeMaxDynamicSharedMemorySize, G::kSharedBytes),
+             "cudaFuncSetAttribute", ctx.op, ctx.device);
+}
+
+// One launch of the kernel on tile G: A's boxes are BM rows, B^T's BN rows.
+template <typename G>
+void launch_tile(const OpContext& ctx, const char* name, const gemm::Problem<BFloat16>& p) {
+  const gemm::TmaShape a = gemm::tma_shape_a<G>(p), b = gemm::tma_shape_b<G>(p);
+  const gemm::TmaMap map_a = encode(ctx, p.a, a), map_b = encode(ctx, p.b, b);
+  launch_kernel(ctx, name, &gemm::wgmma_tma_kernel<G>,
+                gemm::tile_grid<dim3>(p.n, G::BN, p.m, G::BM, p.batch), dim3(G::kThreads),
+                G::kSharedBytes, p, map_a, map_b, a.batched ? 1 : 0, b.batched ? 1 : 0);
+}
+
 }  // namespace
 
 bool wgmma_tma_ready(const OpContext& ctx) {
@@ -75,11 +94,8 @@ bool wgmma_tma_ready(const OpContext& ctx) {
     if (find_encoder() != nullptr) {
       // More than 48 KiB of dynamic shared memory must be asked for, per kernel and device
       // (the caller's device is current here).
-      check_cuda(
-          cudaFuncSetAttribute(
-              reinterpret_cast<const void*>(&gemm::wgmma_tma_kernel<gemm::WgmmaGeometry>),
-              cudaFuncAttributeMaxDynamicSharedMemorySize, gemm::WgmmaGeometry::kSharedBytes),
-          "cudaFuncSetAttribute", ctx.op, ctx.device);
+      allow_shared<gemm::WgmmaGeometry>(ctx);
+      allow_shared<gemm::WgmmaWideGeometry>(ctx);
       ready = 1;
     }
   }
@@ -87,12 +103,11 @@ bool wgmma_tma_ready(const OpContext& ctx) {
 }
 
 void launch_wgmma_tma(const OpContext& ctx, const gemm::Problem<BFloat16>& p) {
-  using G = gemm::WgmmaGeometry;
-  const gemm::TmaShape a = gemm::tma_shape_a(p), b = gemm::tma_shape_b(p);
-  const gemm::TmaMap map_a = encode(ctx, p.a, a), map_b = encode(ctx, p.b, b);
-  launch_kernel(ctx, "11_wgmma_tma", &gemm::wgmma_tma_kernel<G>,
-                gemm::tile_grid<dim3>(p.n, G::BN, p.m, G::BM, p.batch), dim3(G::kThreads),
-                G::kSharedBytes, p, map_a, map_b, a.batched ? 1 : 0, b.batched ? 1 : 0);
+  launch_tile<gemm::WgmmaGeometry>(ctx, "11_wgmma_tma", p);
+}
+
+void launch_wgmma_wide(const OpContext& ctx, const gemm::Problem<BFloat16>& p) {
+  launch_tile<gemm::WgmmaWideGeometry>(ctx, "12_wgmma_wide", p);
 }
 
 }  // namespace wick::gpu

@@ -28,6 +28,7 @@
 #include "gemm/09_tf32_mma.cuh"
 #include "gemm/10_bf16_mma.cuh"
 #include "gemm/11_wgmma_tma.cuh"
+#include "gemm/12_wgmma_wide.cuh"
 #include "gemm/hopper.hpp"
 #include "gemm/select.hpp"
 #include "kernels.hpp"
@@ -119,9 +120,10 @@ void run_general(const OpContext& ctx, const Problem<T>& p) {
 
 template <typename T>
 void run_named(const OpContext& ctx, std::string_view name, const Problem<T>& p) {
-  if constexpr (std::is_same_v<T, BFloat16>) {  // steps 10 and 11 (run() checks)
+  if constexpr (std::is_same_v<T, BFloat16>) {  // steps 10 to 12 (run() checks)
 #if defined(WICK_HOPPER_KERNEL)
     if (name == "11_wgmma_tma") return launch_wgmma_tma(ctx, p);
+    if (name == "12_wgmma_wide") return launch_wgmma_wide(ctx, p);
 #endif
     launch_step<gemm::Bf16Mma<BFloat16>>(ctx, p);
     return;
@@ -194,7 +196,8 @@ void run(const OpContext& ctx, const OpCall& call, gemm::ElementType type) {
     return;
   }
   if constexpr (std::is_same_v<T, BFloat16>) {
-    if (std::string_view(name) != "10_bf16_mma" && std::string_view(name) != "11_wgmma_tma") {
+    const std::string_view chosen(name);
+    if (chosen != "10_bf16_mma" && chosen != "11_wgmma_tma" && chosen != "12_wgmma_wide") {
       // Step 10 cannot take it (layout, alignment, or a device before sm_80): float32 copies
       // through the float32 ladder, rounded once.
       detail::run_in_float32(&launch_matmul, call, call.out().device());

@@ -9,7 +9,8 @@
 // sm_90a code and both operands are K-major; else step 10 (BF16 mma.sync) on sm_80+ when its
 // operands allow 128-bit loads; else float32 copies through the float32 choice, rounded once
 // (ladder.cu: "05_blocktile_2d" is returned then, and last_matmul_kernel() names the float32
-// kernel that ran).
+// kernel that ran). Step 12 (step 11 on 128 x 256 tiles) takes what step 11 takes, but runs only
+// when asked for by name until a GPU has measured it.
 // These thresholds are reasoned, not yet measured: no GPU was lent while they were written;
 // bench/gpu's ladder runs say where they should move (docs/gemm.md).
 #include "select.hpp"
@@ -31,6 +32,7 @@ constexpr LadderKernel kLadder[] = {
     {"09_tf32_mma", true, true, 80, 128, 0},
     {"10_bf16_mma", false, true, 80, 128, 0, true},
     {"11_wgmma_tma", false, true, 90, 128, 0, true, true},
+    {"12_wgmma_wide", false, true, 90, 128, 0, true, true},  // by name only: not yet measured
 };
 
 bool fits(int64_t extent, int64_t tile) {

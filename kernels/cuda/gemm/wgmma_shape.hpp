@@ -1,6 +1,7 @@
-// wgmma_shape.hpp: the host-side facts of step 11 of the matmul ladder (11_wgmma_tma.cuh):
-// its tile geometry, which operands it takes, and the tensors its TMA copies read. Plain C++
-// with no CUDA header, so that the dispatcher, the launcher (hopper.cu) and the tests share it.
+// wgmma_shape.hpp: the host-side facts of steps 11 and 12 of the matmul ladder (11_wgmma_tma.cuh,
+// 12_wgmma_wide.cuh): their tile geometries, which operands they take, and the tensors their TMA
+// copies read. Plain C++ with no CUDA header, so that the dispatcher, the launcher (hopper.cu)
+// and the tests share it.
 #pragma once
 
 #include <cstdint>
@@ -10,20 +11,34 @@
 
 namespace wick::gpu::gemm {
 
-struct WgmmaGeometry {
-  static constexpr int BM = 128, BN = 128, BK = 64, kStages = 4;
-  static constexpr int kThreads = 384;            // warpgroup 0 produces, 1 and 2 consume
-  static constexpr int kTileBytes = BM * BK * 2;  // one operand's stage: 16 KiB (BN == BM)
-  static constexpr int kStageBytes = 2 * kTileBytes;
+// The block tile of the warp-specialised wgmma kernel (11_wgmma_tma.cuh): BM x kN x 64 per stage,
+// kStageCount stages. Warpgroup 0 produces; warpgroups 1 and 2 each compute 64 rows x kN with
+// wgmma.m64nNk16 (kN / 2 FP32 accumulators per thread).
+template <int kN, int kStageCount>
+struct WgmmaTile {
+  static constexpr int BM = 128, BN = kN, BK = 64, kStages = kStageCount;
+  static constexpr int kThreads = 384;             // warpgroup 0 produces, 1 and 2 consume
+  static constexpr int kATileBytes = BM * BK * 2;  // A's part of a stage: 16 KiB
+  static constexpr int kBTileBytes = BN * BK * 2;  // B^T's: 16 KiB (kN 128) or 32 KiB (256)
+  static constexpr int kStageBytes = kATileBytes + kBTileBytes;
   // Dynamic shared memory: 1024 bytes of slack to align the stages for the 128-byte swizzle,
   // the stages, then the 2 x kStages barriers.
   static constexpr int kSharedBytes = 1024 + kStages * kStageBytes + 2 * kStages * 8;
+  // setmaxnreg budgets. With 384 threads ptxas gives every thread 168 registers (64K / 384,
+  // rounded down to 8); the producer hands 128 x (168 - 40) back and the consumers take
+  // 256 x (232 - 168): the same 16384, so the block still fits the SM's 65536.
+  static constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;
+  static_assert(128 * kProducerRegisters + 256 * kConsumerRegisters <= 65536);
+  static_assert(kSharedBytes <= 227 * 1024, "more than an sm_90 block's shared memory");
+  static_assert(kN == 128 || kN == 256, "wgmma wrappers exist for N = 128 and 256");
 };
+using WgmmaGeometry = WgmmaTile<128, 4>;      // step 11: 32 KiB a stage, 129 KiB in all
+using WgmmaWideGeometry = WgmmaTile<256, 4>;  // step 12: 48 KiB a stage, 193 KiB in all
 
-// Operands step 11 can read: bfloat16 A with K contiguous and B with K contiguous (a
-// transposed view), rows and batch strides in multiples of 8 elements, 16-byte aligned bases,
-// M and N tiles within the grid's limits, K >= 1. TMA also wants its tensor not to overlap
-// itself: rows at least K apart (a broadcast row, stride 0, goes to step 10) and batches at
+// Operands steps 11 and 12 can read (both have BM = 128): bfloat16 A with K contiguous and B with K
+// contiguous (a transposed view), rows and batch strides in multiples of 8 elements, 16-byte
+// aligned bases, M and N tiles within the grid's limits, K >= 1. TMA also wants its tensor not to
+// overlap itself: rows at least K apart (a broadcast row, stride 0, goes to step 10) and batches at
 // least a matrix apart (a single row counts as K; or 0: broadcast over the batch).
 inline bool wgmma_tma_operand(int64_t rows, int64_t k, int64_t row_stride, int64_t col_stride,
                               int64_t batch, int64_t batch_stride) {
@@ -35,6 +50,7 @@ inline bool wgmma_tma_operand(int64_t rows, int64_t k, int64_t row_stride, int64
       batch == 1 || batch_stride == 0 || (batch_stride % 8 == 0 && batch_stride >= matrix);
   return (col_stride == 1 || k == 1) && rows_ok && batches_ok;
 }
+static_assert(WgmmaWideGeometry::BM == WgmmaGeometry::BM, "wgmma_tma_fits serves both steps");
 inline bool wgmma_tma_fits(const Problem<BFloat16>& p) {
   const auto aligned = [](const void* ptr) { return reinterpret_cast<uintptr_t>(ptr) % 16 == 0; };
   return p.k >= 1 && wgmma_tma_operand(p.m, p.k, p.a_rs, p.a_cs, p.batch, p.a_bs) &&
@@ -44,9 +60,9 @@ inline bool wgmma_tma_fits(const Problem<BFloat16>& p) {
 }
 
 // The tensor TMA reads an operand as: [batches][rows][k] bfloat16, K contiguous (dims innermost
-// first, strides in bytes of dims 1 and 2), boxes of BK x BM x 1. An operand broadcast over the
-// batch (batch stride 0) gets one batch and batch coordinate 0 (`batched` false). A single row
-// gets TMA's minimum row stride (its stride is never used).
+// first, strides in bytes of dims 1 and 2), boxes of BK x box_rows x 1 (BM for A, BN for B^T). An
+// operand broadcast over the batch (batch stride 0) gets one batch and batch coordinate 0
+// (`batched` false). A single row gets TMA's minimum row stride (its stride is never used).
 struct TmaShape {
   uint64_t dims[3];
   uint64_t strides[2];
@@ -54,7 +70,7 @@ struct TmaShape {
   bool batched;
 };
 inline TmaShape tma_shape(int64_t rows, int64_t k, int64_t row_stride, int64_t batch,
-                          int64_t batch_stride) {
+                          int64_t batch_stride, uint32_t box_rows) {
   TmaShape s{};
   s.batched = batch > 1 && batch_stride != 0;
   const auto row_bytes = static_cast<uint64_t>(rows == 1 ? (k * 2 + 15) / 16 * 16 : row_stride * 2);
@@ -64,15 +80,17 @@ inline TmaShape tma_shape(int64_t rows, int64_t k, int64_t row_stride, int64_t b
   s.strides[0] = row_bytes;
   s.strides[1] = s.batched ? static_cast<uint64_t>(batch_stride) * 2 : row_bytes * s.dims[1];
   s.box[0] = WgmmaGeometry::BK;
-  s.box[1] = WgmmaGeometry::BM;  // == BN: A's and B^T's boxes are alike
+  s.box[1] = box_rows;  // at most 256, TMA's limit
   s.box[2] = 1;
   return s;
 }
-inline TmaShape tma_shape_a(const Problem<BFloat16>& p) {
-  return tma_shape(p.m, p.k, p.a_rs, p.batch, p.a_bs);
+template <typename G = WgmmaGeometry>
+TmaShape tma_shape_a(const Problem<BFloat16>& p) {
+  return tma_shape(p.m, p.k, p.a_rs, p.batch, p.a_bs, G::BM);
 }
-inline TmaShape tma_shape_b(const Problem<BFloat16>& p) {  // B^T: N rows of K
-  return tma_shape(p.n, p.k, p.b_cs, p.batch, p.b_bs);
+template <typename G = WgmmaGeometry>
+TmaShape tma_shape_b(const Problem<BFloat16>& p) {  // B^T: N rows of K
+  return tma_shape(p.n, p.k, p.b_cs, p.batch, p.b_bs, G::BN);
 }
 
 }  // namespace wick::gpu::gemm
