@@ -291,12 +291,12 @@ double run_wgmma_case(const Case& cs) {
 
 }  // namespace
 
-TEST_CASE("emulated ladder: 11 Hopper wgmma with TMA (sm_90a)", "[gemm][emulated]") {
-  // The same bound as step 10: exact products, FP32 sums, C rounded once to bfloat16. The
-  // emulator checks the pipeline (mbarrier phases, the stage ring across K tiles and batches),
-  // TMA's zero fill at the edges, and the swizzled layout as TMA writes it and wgmma reads it;
-  // whether the hardware agrees with the descriptor encoding is for the first GPU run.
-  const std::vector<Case> shapes{
+namespace {
+
+// The shapes both wgmma steps run: edges in every dim, a K long enough for the stage ring to
+// wrap, single rows and columns, batches, a broadcast B.
+std::vector<Case> wgmma_shapes() {
+  return {
       {1, 1, 1, 1, Layout::RowMajor, Layout::Transposed, false},
       {7, 7, 7, 1, Layout::RowMajor, Layout::Transposed, false},
       {16, 16, 16, 1, Layout::RowMajor, Layout::Transposed, false},
@@ -307,8 +307,18 @@ TEST_CASE("emulated ladder: 11 Hopper wgmma with TMA (sm_90a)", "[gemm][emulated
       {1, 129, 7, 1, Layout::RowMajor, Layout::Transposed, false},
       {129, 1, 16, 1, Layout::RowMajor, Layout::Transposed, false},
       {17, 33, 9, 3, Layout::RowMajor, Layout::Transposed, false},
-      {17, 33, 70, 3, Layout::RowMajor, Layout::Transposed, true},
   };
+}
+
+}  // namespace
+
+TEST_CASE("emulated ladder: 11 Hopper wgmma with TMA (sm_90a)", "[gemm][emulated]") {
+  // The same bound as step 10: exact products, FP32 sums, C rounded once to bfloat16. The
+  // emulator checks the pipeline (mbarrier phases, the stage ring across K tiles and batches),
+  // TMA's zero fill at the edges, and the swizzled layout as TMA writes it and wgmma reads it;
+  // whether the hardware agrees with the descriptor encoding is for the first GPU run.
+  std::vector<Case> shapes = wgmma_shapes();
+  shapes.push_back({17, 33, 70, 3, Layout::RowMajor, Layout::Transposed, true});
   for (const Case& cs : shapes) {
     INFO("11_wgmma_tma: " << cs.describe());
     CHECK(run_wgmma_case<WgmmaGeometry>(cs) <= 0x1p-8);
@@ -317,24 +327,18 @@ TEST_CASE("emulated ladder: 11 Hopper wgmma with TMA (sm_90a)", "[gemm][emulated
 
 TEST_CASE("emulated ladder: 12 Hopper wgmma on 128 x 256 tiles (sm_90a)", "[gemm][emulated]") {
   // Step 11's kernel on the wide tile: wgmma.m64n256k16 (128 accumulators a thread), B^T boxes of
-  // 256 rows, 48 KiB stages. The same sizes as step 11, plus N past one and two 256-wide tiles
-  // (the second tile mostly TMA's zero fill) and K tiles that wrap the ring across batches.
-  const std::vector<Case> shapes{
-      {1, 1, 1, 1, Layout::RowMajor, Layout::Transposed, false},
-      {7, 7, 7, 1, Layout::RowMajor, Layout::Transposed, false},
-      {16, 16, 16, 1, Layout::RowMajor, Layout::Transposed, false},
-      {33, 17, 65, 1, Layout::RowMajor, Layout::Transposed, false},
-      {128, 128, 128, 1, Layout::RowMajor, Layout::Transposed, false},
-      {129, 127, 131, 1, Layout::RowMajor, Layout::Transposed, false},
-      {130, 70, 300, 1, Layout::RowMajor, Layout::Transposed, false},  // 5 K tiles: the ring wraps
-      {1, 129, 7, 1, Layout::RowMajor, Layout::Transposed, false},
-      {129, 1, 16, 1, Layout::RowMajor, Layout::Transposed, false},
-      {17, 256, 33, 1, Layout::RowMajor, Layout::Transposed, false},  // one full N tile
-      {33, 300, 70, 1, Layout::RowMajor, Layout::Transposed, false},  // 2 N tiles, the second 44
-      {17, 33, 9, 3, Layout::RowMajor, Layout::Transposed, false},
-      {17, 257, 70, 3, Layout::RowMajor, Layout::Transposed, true},
-      {9, 40, 200, 2, Layout::RowMajor, Layout::Transposed, false},  // 4 K tiles x 2 batches
-  };
+  // 256 rows, 48 KiB stages. Step 11's shapes, plus N past one and two 256-wide tiles (the
+  // second tile mostly TMA's zero fill) and K tiles that wrap the ring across batches.
+  std::vector<Case> shapes = wgmma_shapes();
+  for (const Case& cs : std::vector<Case>{
+           {17, 256, 33, 1, Layout::RowMajor, Layout::Transposed, false},  // one full N tile
+           {33, 300, 70, 1, Layout::RowMajor, Layout::Transposed,
+            false},  // 2 N tiles, the second 44
+           {17, 257, 70, 3, Layout::RowMajor, Layout::Transposed, true},
+           {9, 40, 200, 2, Layout::RowMajor, Layout::Transposed, false},  // 4 K tiles x 2 batches
+       }) {
+    shapes.push_back(cs);
+  }
   for (const Case& cs : shapes) {
     INFO("12_wgmma_wide: " << cs.describe());
     CHECK(run_wgmma_case<WgmmaWideGeometry>(cs) <= 0x1p-8);
