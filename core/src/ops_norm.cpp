@@ -21,12 +21,20 @@ int64_t check_layer_norm(const char* name, const Tensor& input, const Shape& nor
              "expected normalized_shape to have at least one dim, got normalized_shape=",
              normalized_shape);
   bool fits = input.dim() >= k;
+  // The product of the dims, without overflow: a zero dim makes it 0 wherever it stands (an
+  // empty [2, 2^62, 0] multiplied left to right overflowed int64 before reaching the 0).
   int64_t row_length = 1;
+  bool overflow = false, zero = false;
   for (int64_t i = 0; i < k; ++i) {
     const int64_t want = normalized_shape[static_cast<size_t>(i)];
     fits = fits && input.size(input.dim() - k + i) == want;
-    row_length *= want;
+    zero = zero || want == 0;
+    overflow = overflow || __builtin_mul_overflow(row_length, want, &row_length);
   }
+  if (zero)
+    row_length = 0;
+  else if (overflow)
+    row_length = -1;
   if (!fits) {
     std::string trailing;  // "[*, 2, 3]", as PyTorch's message
     for (int64_t d : normalized_shape) trailing += ", " + std::to_string(d);

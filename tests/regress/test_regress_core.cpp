@@ -256,3 +256,22 @@ TEST_CASE("cat and stack of empty tensors whose parts' offsets overflow", "[regr
   const Tensor b = empty({int64_t{1} << 62, 0});
   CHECK(stack({b, b, b}, 0).sizes() == std::vector<int64_t>{3, int64_t{1} << 62, 0});
 }
+
+TEST_CASE("layer_norm of empty tensors whose normalized dims overflow when multiplied",
+          "[regress][core]") {
+  // core/src/ops_norm.cpp multiplied normalized_shape's dims left to right: over
+  // [2, 2^62, 0] it computed 2 * 2^62, a signed overflow, before reaching the 0 (found by
+  // fuzz_ops under UBSan in CI). The row length is 0 there now; both ops return empty results
+  // and zero-size gradients of weight and bias.
+  const int64_t huge = int64_t{1} << 62;
+  const Tensor x = empty({2, huge, 0});
+  const Tensor w = empty({2, huge, 0}), b = empty({2, huge, 0});
+  CHECK(layer_norm(x, {2, huge, 0}, w, b).sizes() == x.sizes());
+  CHECK(layer_norm(x, {huge, 0}).sizes() == x.sizes());
+  const auto grads = layer_norm_backward(x, x, {2, huge, 0}, w, 1e-5, {true, true, true});
+  CHECK(grads[0].sizes() == x.sizes());
+  CHECK(grads[1].sizes() == w.sizes());
+  CHECK(grads[2].sizes() == w.sizes());
+  // A shape that does not fit is refused before its (wrapped) product is used.
+  CHECK_THROWS_AS(layer_norm(x, {huge, 4}), ShapeError);
+}
