@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "gemm.hpp"
 #include <initializer_list>
+#include "gemm.hpp"
 
 #include "kernels.hpp"
 
