@@ -39,7 +39,7 @@
 // 1024) and in double in the long kernel (any row length); the CPU uses double: the tests
 // allow 1e-5 relative error (docs/cuda-backend.md). Combination orders are fixed (no atomics):
 // results are deterministic.
-// Tested by tests/cuda/test_ops.cpp (on the CPU emulator; every path and its fallbacks);
+// Tested by tests/cuda/test_softmax.cpp (on the CPU emulator; every path and its fallbacks);
 // measured by bench/gpu (2^26 floats in rows of 1024, 8192 and 65536, and over dim 0 in strided
 // rows of 2048 and 8192, as a fraction of the copy bandwidth). The previous design (scalar
 // loads, 16 values per lane, 64 to 512 lanes per row, __launch_bounds__(512, 1)) measured on an
