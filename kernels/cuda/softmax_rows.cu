@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "dynamic_shared.cuh"
 #include "softmax.cuh"
 
 namespace wick::gpu::softmax {
@@ -26,16 +27,6 @@ constexpr int kUnroll = 4;  // vectors a lane of softmax_long_kernel loads befor
 // sm_90 (228 KiB per SM: 2 blocks of 96 KiB beside their scratch), so that only the rest is
 // read twice: 37.5% of a row of 65536 float32 elements, and all of one up to 24576.
 constexpr int kLongCacheBytes = 96 * 1024;
-
-// The block's dynamic shared memory.
-__device__ __forceinline__ unsigned char* dynamic_shared() {
-#if defined(__CUDACC__)
-  extern __shared__ __align__(16) unsigned char wick_softmax_shared[];
-  return wick_softmax_shared;
-#else
-  return emu::dynamic_shared();
-#endif
-}
 
 // Vector j of a row: elements j * kVec .. j * kVec + kVec - 1 of a contiguous row (16 bytes,
 // aligned), or for kVec = 1 element j of a row with any stride.

@@ -25,22 +25,13 @@
 
 #include <cstdint>
 
+#include "../dynamic_shared.cuh"
 #include "10_bf16_mma.cuh"
 #include "hopper_ptx.cuh"
 #include "wgmma_shape.hpp"
 #include "wick/bfloat16.hpp"
 
 namespace wick::gpu::gemm {
-
-// The dynamic shared memory of the running block.
-__device__ __forceinline__ unsigned char* dynamic_shared() {
-#if defined(__CUDACC__)
-  extern __shared__ __align__(16) unsigned char wick_dynamic_shared[];
-  return wick_dynamic_shared;
-#else
-  return emu::dynamic_shared();
-#endif
-}
 
 // map_a: A as a [batch][M][K] tensor (box 64 x BM x 1); map_b: B^T as [batch][N][K] (box
 // 64 x BN x 1). A batch coordinate of 0 is used for an operand broadcast over the batch (its map
