@@ -21,20 +21,9 @@ int64_t check_layer_norm(const char* name, const Tensor& input, const Shape& nor
              "expected normalized_shape to have at least one dim, got normalized_shape=",
              normalized_shape);
   bool fits = input.dim() >= k;
-  // The product of the dims, without overflow: a zero dim makes it 0 wherever it stands (an
-  // empty [2, 2^62, 0] multiplied left to right overflowed int64 before reaching the 0).
-  int64_t row_length = 1;
-  bool overflow = false, zero = false;
   for (int64_t i = 0; i < k; ++i) {
-    const int64_t want = normalized_shape[static_cast<size_t>(i)];
-    fits = fits && input.size(input.dim() - k + i) == want;
-    zero = zero || want == 0;
-    overflow = overflow || __builtin_mul_overflow(row_length, want, &row_length);
+    fits = fits && input.size(input.dim() - k + i) == normalized_shape[static_cast<size_t>(i)];
   }
-  if (zero)
-    row_length = 0;
-  else if (overflow)
-    row_length = -1;
   if (!fits) {
     std::string trailing;  // "[*, 2, 3]", as PyTorch's message
     for (int64_t d : normalized_shape) trailing += ", " + std::to_string(d);
@@ -42,6 +31,9 @@ int64_t check_layer_norm(const char* name, const Tensor& input, const Shape& nor
                              ", expected input with shape [*", trailing, "], got ",
                              describe(input));
   }
+  // The dims are the input's own: their count is 0 past a 0 dim (an empty [2, 2^62, 0] once
+  // overflowed here, multiplied left to right) and else at most the input's element count.
+  const int64_t row_length = checked_numel(normalized_shape, name);
   WICK_CHECK(is_floating(input.dtype()), DtypeError, name, "needs a floating-point input, got ",
              describe(input));
   for (const Tensor* p : params) {
