@@ -217,7 +217,7 @@ inline StridedLayout<1> select_dims(const Shape& sizes, const Shape& strides, co
   return collapse_dims<1>(sub_sizes, {&sub_strides});
 }
 
-inline bool is_aligned(const void* ptr, size_t bytes) {
+WICK_GPU_HD bool is_aligned(const void* ptr, size_t bytes) {
   return reinterpret_cast<uintptr_t>(ptr) % bytes == 0;
 }
 

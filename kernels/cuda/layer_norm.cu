@@ -22,7 +22,6 @@
 // H200 (2026-12-04), where the forward ran at 0.40 (rows of 1024) and 0.45 (8192) of the copy
 // bandwidth and the backward at 0.25 and 0.27, before the vector loads (docs/gpu-results.md).
 #include <algorithm>
-#include <cstdint>
 
 #include "common.cuh"
 #include "kernels.hpp"
@@ -68,8 +67,7 @@ constexpr int kUnroll = 4;  // loads in flight per lane in lane_sum
 // 16-byte accesses to a row need n a multiple of the vector and an aligned base.
 template <typename T>
 __device__ __forceinline__ bool vector_ready(const void* p, int64_t n) {
-  return n % (16 / static_cast<int64_t>(sizeof(T))) == 0 &&
-         reinterpret_cast<uintptr_t>(p) % 16 == 0;
+  return n % (16 / static_cast<int64_t>(sizeof(T))) == 0 && is_aligned(p, 16);
 }
 
 // This lane's sum of f(x[i]) in double over its elements of the row (lane, lane + lanes, ...
