@@ -45,7 +45,7 @@
 // loads, 16 values per lane, 64 to 512 lanes per row, __launch_bounds__(512, 1)) measured on an
 // H200 on 2026-12-04: 0.53, 0.31 and 0.39 of copy for rows of 1024, 8192 and 65536, 0.45 and
 // 0.48 over dim 0. This design has not run on a GPU yet: its figures come from the next GPU
-// run (softmax-notes.md has the predictions).
+// run (docs/softmax-notes.md has the predictions).
 #include <algorithm>
 
 #include "softmax.cuh"
