@@ -21,8 +21,12 @@
 // least 3). GPU steps end with wick::cuda::synchronize() inside the timed region: the clock
 // stops when the GPU's work is done, not when it is queued. The reported time (real_time) is
 // the median; counters give min, p10, p90, max and the repetitions.
+//  - mlp/cpu_threads:T/width:W (with --thread-sweep only): the CPU step on T = 2, 4, 8, ...
+//    threads below the default, for widths 64 to 1024: how the step scales with threads. On the
+//    16-core host of the H200 (2026-12-04) the all-thread step was slower than one thread at
+//    widths 128 to 512; the sweep says from which thread count on.
 // Flags (after Google Benchmark's own): --quick (widths to 1024, short budgets), --cpu-only,
-// --max-width=N.
+// --max-width=N, --thread-sweep.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -47,6 +51,7 @@ struct Config {
   int64_t max_width = 4096;
   double budget_s = 2.0;  // per benchmark, after warm-up
   int max_reps = 50;
+  bool thread_sweep = false;
 } g_cfg;
 
 bool use_gpu() { return !g_cfg.cpu_only && wick::cuda::is_available(); }
@@ -211,22 +216,23 @@ void BM_seed2(benchmark::State& state, bool gpu) {
 // ---- the crossover: an MLP step against width ----
 enum class Where { cpu, cpu_1thread, gpu, gpu_copy };
 
-// Runs the CPU ops of its scope on one thread.
-struct OneThread {
-  explicit OneThread(bool on) : saved(wick::get_num_threads()), active(on) {
-    if (active) wick::set_num_threads(1);
+// Runs the CPU ops of its scope on `threads` threads (0: leaves the setting alone).
+struct ScopedThreads {
+  explicit ScopedThreads(int threads) : saved(wick::get_num_threads()), active(threads > 0) {
+    if (active) wick::set_num_threads(threads);
   }
-  ~OneThread() {
+  ~ScopedThreads() {
     if (active) wick::set_num_threads(saved);
   }
   int saved;
   bool active;
 };
 
-void BM_mlp(benchmark::State& state, Where where, int64_t width) {
+// threads: for the CPU rows, 0 = wick's default (all), else that many.
+void BM_mlp(benchmark::State& state, Where where, int64_t width, int threads = 0) {
   constexpr int64_t kBatch = 256;
   once(state, [&] {
-    const OneThread one_thread(where == Where::cpu_1thread);
+    const ScopedThreads scoped(where == Where::cpu_1thread ? 1 : threads);
     const bool gpu = where == Where::gpu || where == Where::gpu_copy;
     const wick::Device device = gpu ? wick::kCUDA : wick::kCPU;
     wick::nn::Sequential model(wick::nn::Linear(width, width), wick::nn::ReLU(),
@@ -258,6 +264,7 @@ void BM_mlp(benchmark::State& state, Where where, int64_t width) {
         5.0 * 2.0 * kBatch * static_cast<double>(width) * static_cast<double>(width);
     state.counters["width"] = static_cast<double>(width);
     state.counters["batch"] = kBatch;
+    if (!gpu) state.counters["cpu_threads"] = wick::get_num_threads();
     state.counters["GFLOP/s"] = flops / (s.median / 1e3) / 1e9;
     return s.median;
   });
@@ -346,6 +353,14 @@ void register_all() {
       reg("mlp/gpu_copy" + tail, [w](benchmark::State& s) { BM_mlp(s, Where::gpu_copy, w); });
     }
   }
+  if (!g_cfg.thread_sweep) return;
+  for (int t = 2; t < wick::get_num_threads(); t *= 2) {
+    for (int64_t w = 64; w <= std::min<int64_t>(g_cfg.max_width, 1024); w *= 2) {
+      const std::string name =
+          "mlp/cpu_threads:" + std::to_string(t) + "/width:" + std::to_string(w);
+      reg(name, [w, t](benchmark::State& s) { BM_mlp(s, Where::cpu, w, t); });
+    }
+  }
 }
 
 }  // namespace
@@ -359,6 +374,8 @@ int main(int argc, char** argv) {
       g_cfg.max_width = 1024;
       g_cfg.budget_s = 0.25;
       g_cfg.max_reps = 15;
+    } else if (arg == "--thread-sweep") {
+      g_cfg.thread_sweep = true;
     } else if (arg == "--cpu-only") {
       g_cfg.cpu_only = true;
     } else if (arg.rfind("--max-width=", 0) == 0) {

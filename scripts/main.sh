@@ -149,20 +149,6 @@ sed 's/^/   /' "$raw/devices.txt"
 # in (without the wait). Both print one line in the same format, collected into raw/load.txt.
 quiet=${WICK_QUIET_RUN-$root/../shared/tools/quiet-run}; [ -n "$quiet" ] && [ -x "$quiet" ] || quiet=""
 quiet_wait=$([ $quick = 1 ] && echo 2 || echo 30)
-cpu_busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8; exit}' /proc/stat; }
-# CPU time (user + system, in ticks) of the waited-for children of process $1: cutime + cstime.
-child_cpu() { awk '{sub(/.*\) /, ""); print $14 + $15}' "/proc/$1/stat"; }
-load_check() {  # runs "$@", then prints the load line on stderr
-  local hz ncpu b0 b1 c0 c1 t0 t1 rc=0 me=$BASHPID  # this (sub)shell: the command's parent
-  hz=$(getconf CLK_TCK); ncpu=$(nproc)
-  b0=$(cpu_busy); c0=$(child_cpu "$me"); t0=$(date +%s.%N)
-  "$@" || rc=$?
-  b1=$(cpu_busy); c1=$(child_cpu "$me"); t1=$(date +%s.%N)
-  awk -v b0="$b0" -v b1="$b1" -v c0="$c0" -v c1="$c1" -v t0="$t0" -v t1="$t1" -v hz="$hz" -v n="$ncpu" 'BEGIN {
-    wall = t1 - t0; own = (c1 - c0) / hz; other = (b1 - b0) / hz - own; if (other < 0) other = 0;
-    printf "load-check: wall %.2fs, own CPU %.2fs, other processes %.2fs (%.0f%% of %d CPUs)\n", wall, own, other, 100 * other / (wall * n), n > "/dev/stderr" }'
-  return $rc
-}
 measured() {  # name, command...: stdout to the console and raw/<name>.log, stderr (Google
   # Benchmark's context header, errors) to raw/<name>.stderr.log, the load line to raw/load.txt
   local name=$1; shift
@@ -170,7 +156,7 @@ measured() {  # name, command...: stdout to the console and raw/<name>.log, stde
   if [ -n "$quiet" ]; then
     "$quiet" --wait "$quiet_wait" -- "$@" 2>"$err" | tee "$raw/$name.log" || rc=$?
   else
-    load_check "$@" 2>"$err" | tee "$raw/$name.log" || rc=$?
+    "$root/scripts/load-check.sh" "$@" 2>"$err" | tee "$raw/$name.log" || rc=$?
   fi
   [ $rc = 0 ] || tail -n 20 "$err" >&2
   grep '^\(quiet-run\|load-check\): ' "$err" | sed 's/^/   /' || true

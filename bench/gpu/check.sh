@@ -8,10 +8,13 @@
 #   3. run examples/matmul (it must print [1000, 1000], on the GPU), then the two training
 #      seeds (examples/train_linear, examples/train_mlp: on the GPU when there is one);
 #   4. run the GPU benchmarks, then the matmul ladder against cuBLAS, with JSON output;
-#   5. rerun the GPU suite under compute-sanitizer memcheck, then racecheck (small shapes,
+#   5. the training benchmark (bench_training --quick --thread-sweep: the seed steps, the
+#      CPU-against-GPU MLP crossover of scripts/main.sh's report, and the CPU step on 2, 4, 8 ...
+#      threads), with the CPUs' setup (cores, SMT, cgroup quota) and a load check: how much CPU
+#      other processes took while it ran. Benchmarks run before the sanitizers, so that nothing a
+#      sanitizer leaves behind shares the machine with them;
+#   6. rerun the GPU suite under compute-sanitizer memcheck, then racecheck (small shapes,
 #      WICK_CUDA_TEST_SMALL=1; every ladder kernel included), as far as the time left allows;
-#   6. with what time is left, the training benchmark (bench_training --quick: the seed steps
-#      and the CPU-against-GPU MLP crossover of scripts/main.sh's report);
 #   7. print a short table last, and the ladder's tables and plot (bench/gpu/gemm_table.py).
 # Every step has a time limit taken from one overall deadline (CHECK_BUDGET_S, 470 s by
 # default: under the issues' 8 minutes), so the table always prints. Logs and results go
@@ -78,7 +81,7 @@ summary() {
     # commit in CHECK_COMMIT.)
     echo "commit: ${CHECK_COMMIT:-$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo "unknown (no .git here)")}"
     echo "gpu: ${GPU_NAME:-unknown}"
-    for name in configure build bench-build host-tests gpu-tests example seeds bench ladder memcheck racecheck training racecheck-sizes; do
+    for name in configure build bench-build host-tests gpu-tests example seeds bench ladder training memcheck racecheck racecheck-sizes; do
       printf '  %-11s %s\n' "$name" "${STATUS[$name]:-not run}"
     done
   } | tee "$BUILD/summary.txt" | tee -a "$LOG"
@@ -202,7 +205,29 @@ else
   STATUS[ladder]="not built"
 fi
 
-# ---- 5. compute-sanitizer ----
+# ---- 5. the training benchmark and the CPUs' setup ----
+# On 2026-12-04 the H200 host's 16-thread CPU step was slower than its 1-thread one at widths 128
+# to 512: the thread sweep, the CPU setup and the load check say why on the next run.
+{
+  echo "cpus: nproc $(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc), online $(cat /sys/devices/system/cpu/online 2>/dev/null)"
+  lscpu 2>/dev/null | grep -E '^(Model name|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)|NUMA node\(s\)):' || true
+  echo "cgroup v2 cpu.max: $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none)"
+  echo "cgroup v1 cfs quota/period: $(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us 2>/dev/null || echo none)/$(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us 2>/dev/null || echo none)"
+  echo "loadavg: $(cat /proc/loadavg)"
+  echo "OMP_NUM_THREADS=${OMP_NUM_THREADS:-unset} OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset}"
+  echo "other processes using CPU now:"
+  ps -eo pid,pcpu,etimes,comm --sort=-pcpu 2>/dev/null | head -n 6
+} >>"$LOG" 2>&1
+training_exe="$BUILD/bench/wick_bench_training"
+if [[ -x "$training_exe" ]]; then
+  step training 60 "$LOG" "$root/scripts/load-check.sh" "$training_exe" --quick --thread-sweep \
+    --benchmark_out="$OUT/bench_training.json" --benchmark_out_format=json
+  say "$(grep '^load-check: ' "$LOG" | tail -n 1)"
+else
+  STATUS[training]="not built"
+fi
+
+# ---- 6. compute-sanitizer ----
 sanitizer="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 if [[ -x "$sanitizer" ]]; then
   export WICK_CUDA_TEST_SMALL=1
@@ -226,14 +251,6 @@ else
   STATUS[racecheck]="compute-sanitizer not found"
 fi
 
-# ---- 6. the training benchmark, with what is left ----
-training_exe="$BUILD/bench/wick_bench_training"
-if [[ -x "$training_exe" ]]; then
-  step training 60 "$LOG" "$training_exe" --quick --benchmark_out="$OUT/bench_training.json" \
-    --benchmark_out_format=json
-else
-  STATUS[training]="not built"
-fi
 # ---- 7. racecheck of the ladder's size sweep, with what is left ----
 if [[ -x "$sanitizer" ]]; then
   WICK_CUDA_TEST_SMALL=1 step racecheck-sizes 240 "$OUT/tests.log" "$sanitizer" --tool racecheck \

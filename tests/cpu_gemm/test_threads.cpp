@@ -1,15 +1,23 @@
 // test_threads.cpp: wick::set_num_threads / get_num_threads (wick/threads.hpp). The setting
 // decides how many threads a large parallel loop (loops.hpp's parallel_for, which every CPU
 // kernel uses) starts, for calls from any host thread; bad values are ValueErrors that leave it
-// unchanged; results do not depend on it.
+// unchanged; results do not depend on it. OpenMP's default is capped by the cgroup CPU limit
+// (cpu_quota.hpp: parsed here from fake /proc and /sys/fs/cgroup trees).
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "cpu_quota.hpp"
 #include "loops.hpp"
 #include "wick/wick.hpp"
 
@@ -114,4 +122,95 @@ TEST_CASE("threads: OpenMP's default past kMaxNumThreads is capped", "[.omp_env]
   const int saved = get_num_threads();
   set_num_threads(1);
   CHECK_NOTHROW(set_num_threads(saved));
+}
+
+// ---- the cgroup CPU limit (cpu_quota.hpp), on files that mimic /proc and /sys/fs/cgroup ----
+namespace {
+// Paths relative to a fake root, and their text.
+using Files = std::vector<std::pair<std::string, std::string>>;
+
+// A temporary folder with the given files, removed at the end.
+struct FakeRoot {
+  std::filesystem::path dir;
+  explicit FakeRoot(const Files& files) {
+    static int counter = 0;
+    dir = std::filesystem::temp_directory_path() /
+          ("wick-cgroup-" + std::to_string(::getpid()) + "-" + std::to_string(++counter));
+    for (const auto& [path, text] : files) {
+      const auto file = dir / path;
+      std::filesystem::create_directories(file.parent_path());
+      std::ofstream(file) << text;
+    }
+  }
+  ~FakeRoot() { std::filesystem::remove_all(dir); }
+  std::string root() const { return dir.string(); }
+};
+}  // namespace
+
+TEST_CASE("threads: cgroup cpu.max and cfs quota texts", "[num_threads][cgroup]") {
+  CHECK(cpu::parse_cpu_max("150000 100000\n") == 1.5);
+  CHECK(cpu::parse_cpu_max("400000 100000") == 4.0);
+  CHECK_FALSE(cpu::parse_cpu_max("max 100000\n").has_value());
+  CHECK_FALSE(cpu::parse_cpu_max("").has_value());
+  CHECK_FALSE(cpu::parse_cpu_max("100000").has_value());
+  CHECK_FALSE(cpu::parse_cpu_max("abc 100000").has_value());
+  CHECK_FALSE(cpu::parse_cpu_max("100000 0").has_value());
+  CHECK(cpu::parse_cfs_quota("50000\n", "100000\n") == 0.5);
+  CHECK_FALSE(cpu::parse_cfs_quota("-1\n", "100000\n").has_value());
+  CHECK_FALSE(cpu::parse_cfs_quota("50000x", "100000").has_value());
+  CHECK(cpu::threads_for_cpu_limit(0.5) == 1);
+  CHECK(cpu::threads_for_cpu_limit(1.0) == 1);
+  CHECK(cpu::threads_for_cpu_limit(2.5) == 3);
+  CHECK(cpu::threads_for_cpu_limit(16.0) == 16);
+}
+
+TEST_CASE("threads: the tightest cgroup limit on the process's path", "[num_threads][cgroup]") {
+  SECTION("v2: a parent's limit holds for its child") {
+    const FakeRoot fake(Files{{"proc/self/cgroup", "0::/jobs/build\n"},
+                              {"sys/fs/cgroup/cpu.max", "max 100000\n"},
+                              {"sys/fs/cgroup/jobs/cpu.max", "250000 100000\n"},
+                              {"sys/fs/cgroup/jobs/build/cpu.max", "max 100000\n"}});
+    CHECK(cpu::cgroup_cpu_limit(fake.root()) == 2.5);
+  }
+  SECTION("v2: the child's limit when it is tighter") {
+    const FakeRoot fake(Files{{"proc/self/cgroup", "0::/jobs/build\n"},
+                              {"sys/fs/cgroup/jobs/cpu.max", "800000 100000\n"},
+                              {"sys/fs/cgroup/jobs/build/cpu.max", "200000 100000\n"}});
+    CHECK(cpu::cgroup_cpu_limit(fake.root()) == 2.0);
+  }
+  SECTION("v2 in a container: the path is the host's, the mount root is the container's") {
+    const FakeRoot fake(Files{{"proc/self/cgroup", "0::/kubepods/pod1/c2\n"},
+                              {"sys/fs/cgroup/cpu.max", "400000 100000\n"}});
+    CHECK(cpu::cgroup_cpu_limit(fake.root()) == 4.0);
+  }
+  SECTION("v1: the cpu controller's quota and period") {
+    const FakeRoot fake(
+        Files{{"proc/self/cgroup", "4:memory:/x\n3:cpu,cpuacct:/docker/abc\n"},
+              {"sys/fs/cgroup/cpu,cpuacct/cpu.cfs_quota_us", "-1\n"},
+              {"sys/fs/cgroup/cpu,cpuacct/cpu.cfs_period_us", "100000\n"},
+              {"sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "300000\n"},
+              {"sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n"}});
+    CHECK(cpu::cgroup_cpu_limit(fake.root()) == 3.0);
+  }
+  SECTION("no limit anywhere, or nothing to read") {
+    const FakeRoot unlimited(
+        {{"proc/self/cgroup", "0::/\n"}, {"sys/fs/cgroup/cpu.max", "max 100000\n"}});
+    CHECK_FALSE(cpu::cgroup_cpu_limit(unlimited.root()).has_value());
+    const FakeRoot v1_unlimited(Files{{"proc/self/cgroup", "1:cpu:/\n"},
+                                      {"sys/fs/cgroup/cpu/cpu.cfs_quota_us", "-1\n"},
+                                      {"sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n"}});
+    CHECK_FALSE(cpu::cgroup_cpu_limit(v1_unlimited.root()).has_value());
+    const FakeRoot empty(Files{{"proc/self/cgroup", "garbage without colons\n"}});
+    CHECK_FALSE(cpu::cgroup_cpu_limit(empty.root()).has_value());
+    CHECK_FALSE(cpu::cgroup_cpu_limit(empty.root() + "/missing").has_value());
+  }
+}
+
+// This process's own limit: the default thread count never exceeds it (unless OMP_NUM_THREADS
+// is set, which CTest's runs here do not do for this case).
+TEST_CASE("threads: the default respects this machine's cgroup limit", "[num_threads][cgroup]") {
+  const int limit = cpu::cgroup_thread_limit();
+  INFO("cgroup thread limit " << limit << " (0: none)");
+  const auto cpus = cpu::cgroup_cpu_limit();
+  CHECK(limit == (cpus ? cpu::threads_for_cpu_limit(*cpus) : 0));
 }

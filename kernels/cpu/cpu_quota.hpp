@@ -1,0 +1,34 @@
+// cpu_quota.hpp: the CPU bandwidth limit of this process's cgroup: what `docker run --cpus 4` or
+// a Kubernetes CPU limit sets. OpenMP's default thread count is the number of CPUs the process
+// may run on, which such a limit does not change: 16 threads under a 4-CPU quota run a quarter
+// of each 100 ms period, then all stop, and a parallel region whose threads wait for each other
+// at barriers waits for the throttled ones (docs/cpu-kernels.md, "Threads and shared CPUs").
+// threads.cpp caps OpenMP's default by cgroup_thread_limit(), as Go's and .NET's runtimes do.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace wick::cpu {
+
+// CPUs allowed by a cgroup v2 `cpu.max` ("150000 100000" is 1.5; "max 100000" is no limit).
+// nullopt for no limit or text that is not a limit.
+std::optional<double> parse_cpu_max(std::string_view text);
+
+// CPUs allowed by cgroup v1's cpu.cfs_quota_us and cpu.cfs_period_us (-1: no limit).
+std::optional<double> parse_cfs_quota(std::string_view quota, std::string_view period);
+
+// The tightest CPU limit on this process's cgroup and its ancestors, read from root +
+// "/proc/self/cgroup" and the cgroup files under root + "/sys/fs/cgroup" (v2, and v1's cpu
+// controller); root is "" for the real files (tests pass a folder that mimics them). nullopt
+// when there is no limit or nothing can be read.
+std::optional<double> cgroup_cpu_limit(const std::string& root = "");
+
+// Threads for a limit of `cpus`: rounded up, at least 1.
+int threads_for_cpu_limit(double cpus);
+
+// threads_for_cpu_limit(cgroup_cpu_limit()), read once; 0 when there is no limit.
+int cgroup_thread_limit();
+
+}  // namespace wick::cpu
