@@ -16,12 +16,15 @@
 //    rows), each column's 16 partial sums merge in shared memory in a fixed order, and
 //    layer_norm_params_finish_kernel adds the chunks in order: the same bits on every run.
 // Rows are grid-strided (capped grid), so any number of rows fits one launch.
-// Row passes read 16-byte vectors with kUnroll loads in flight where the row is aligned (the
-// forward and the statistics; the backward's other passes are still scalar).
+// Row passes read 16-byte vectors where the rows are aligned: the sums (statistics, and the
+// backward's sum(gw) and sum(gw xhat), folded in one pass) with several loads in flight.
 // Tested by tests/cuda/test_norm.cpp against the CPU (float64), on the CPU emulator and on an
 // H200 (2026-12-04), where the forward ran at 0.40 (rows of 1024) and 0.45 (8192) of the copy
 // bandwidth and the backward at 0.25 and 0.27, before the vector loads (docs/gpu-results.md).
+// Not measured since: the vector loads of the forward and the backward are predicted to bring
+// both to about 0.6-0.8 (several 16-byte loads in flight per lane instead of one scalar).
 #include <algorithm>
+#include <type_traits>
 
 #include "common.cuh"
 #include "kernels.hpp"
@@ -62,7 +65,21 @@ struct Stats {
   double mean, rstd;
 };
 
-constexpr int kUnroll = 4;  // loads in flight per lane in lane_sum
+// The backward's two row sums, folded together in one pass over x, g and w.
+struct GradSums {
+  double gw = 0, gw_xhat = 0;
+  __device__ GradSums& operator+=(const GradSums& other) {
+    gw += other.gw;
+    gw_xhat += other.gw_xhat;
+    return *this;
+  }
+};
+
+// Steps of loads in flight per lane: 4 vectors of x for the statistics; 2 of x, g (and w) for
+// the backward's sums (4 there left ptxas at the 128-register cap of 512-thread blocks, with
+// spills for double).
+constexpr int kStatSteps = 4;
+constexpr int kGradSteps = 2;
 
 // 16-byte accesses to a row need n a multiple of the vector and an aligned base.
 template <typename T>
@@ -70,48 +87,74 @@ __device__ __forceinline__ bool vector_ready(const void* p, int64_t n) {
   return n % (16 / static_cast<int64_t>(sizeof(T))) == 0 && is_aligned(p, 16);
 }
 
-// This lane's sum of f(x[i]) in double over its elements of the row (lane, lane + lanes, ...
-// in vectors of 16 bytes when the row allows, else in elements), with kUnroll independent
-// loads issued before the first is used: one scalar load in flight per lane left the forward
-// at 0.40 to 0.45 of the copy bandwidth on an H200 (2026-12-04).
+// The vectors of kVec elements that one step of a lane reads from up to three rows of the same
+// length (x; g and w in the backward); a null row is not read and its vector stays unset.
+template <typename T, int kVec>
+struct RowVectors {
+  Vec<T, kVec> x, g, w;
+};
+
+template <int kVec, typename T>
+__device__ __forceinline__ RowVectors<T, kVec> load_rows(const T* x, const T* g, const T* w,
+                                                         int64_t element) {
+  RowVectors<T, kVec> v;
+  v.x = load_vec<kVec>(x + element);
+  if (g != nullptr) v.g = load_vec<kVec>(g + element);
+  if (w != nullptr) v.w = load_vec<kVec>(w + element);
+  return v;
+}
+
+// This lane's fold over its elements of rows of n elements read kVec at a time (kVec = 1: any
+// alignment): vector j goes to lane j % lanes, and each lane loads kSteps steps of vectors (one
+// per row read) before it uses the first (one scalar load in flight per lane left the forward at
+// 0.40 to 0.45 and the backward at 0.25 of the copy bandwidth on an H200, 2026-12-04).
+// add(acc, v, k) folds element k of the loaded vectors v into acc; the kSteps accumulators are
+// added last, in order.
+template <int kVec, int kSteps, typename Acc, typename T, typename Add>
+__device__ __forceinline__ Acc lane_fold(const T* x, const T* g, const T* w, int64_t n, Add add) {
+  const int lanes = static_cast<int>(blockDim.x);
+  const int64_t vectors = n / kVec;
+  Acc acc[kSteps] = {};
+  int64_t i = threadIdx.x;
+  for (; i + (kSteps - 1) * static_cast<int64_t>(lanes) < vectors; i += kSteps * lanes) {
+    RowVectors<T, kVec> v[kSteps];
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) v[u] = load_rows<kVec>(x, g, w, (i + u * lanes) * kVec);
+#pragma unroll
+    for (int u = 0; u < kSteps; ++u) {
+#pragma unroll
+      for (int k = 0; k < kVec; ++k) add(acc[u], v[u], k);
+    }
+  }
+  for (; i < vectors; i += lanes) {
+    const RowVectors<T, kVec> v = load_rows<kVec>(x, g, w, i * kVec);
+#pragma unroll
+    for (int k = 0; k < kVec; ++k) add(acc[0], v, k);
+  }
+#pragma unroll
+  for (int u = 1; u < kSteps; ++u) acc[0] += acc[u];
+  return acc[0];
+}
+
+// lane_fold in 16-byte vectors where every row read is aligned and n a multiple of the vector,
+// else element by element.
+template <typename Acc, int kSteps, typename T, typename Add>
+__device__ __forceinline__ Acc lane_fold_rows(const T* x, const T* g, const T* w, int64_t n,
+                                              Add add) {
+  constexpr int kVec = static_cast<int>(16 / sizeof(T));
+  if (vector_ready<T>(x, n) && (g == nullptr || vector_ready<T>(g, n)) &&
+      (w == nullptr || vector_ready<T>(w, n))) {
+    return lane_fold<kVec, kSteps, Acc>(x, g, w, n, add);
+  }
+  return lane_fold<1, kSteps, Acc>(x, g, w, n, add);
+}
+
+// This lane's sum of f(x[i]) in double over its elements of the row.
 template <typename T, typename F>
 __device__ __forceinline__ double lane_sum(const T* x, int64_t n, F f) {
-  const int lane = static_cast<int>(threadIdx.x), lanes = static_cast<int>(blockDim.x);
-  double acc[kUnroll] = {};
-  if (vector_ready<T>(x, n)) {
-    constexpr int kVec = static_cast<int>(16 / sizeof(T));
-    const int64_t vectors = n / kVec;
-    int64_t i = lane;
-    for (; i + (kUnroll - 1) * static_cast<int64_t>(lanes) < vectors; i += kUnroll * lanes) {
-      Vec<T, kVec> v[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) v[u] = load_vec<kVec>(x + (i + u * lanes) * kVec);
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) {
-#pragma unroll
-        for (int k = 0; k < kVec; ++k) acc[u] += f(static_cast<double>(v[u].v[k]));
-      }
-    }
-    for (; i < vectors; i += lanes) {
-      const Vec<T, kVec> v = load_vec<kVec>(x + i * kVec);
-#pragma unroll
-      for (int k = 0; k < kVec; ++k) acc[0] += f(static_cast<double>(v.v[k]));
-    }
-  } else {
-    int64_t i = lane;
-    for (; i + (kUnroll - 1) * static_cast<int64_t>(lanes) < n; i += kUnroll * lanes) {
-      T v[kUnroll];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) v[u] = x[i + u * lanes];
-#pragma unroll
-      for (int u = 0; u < kUnroll; ++u) acc[u] += f(static_cast<double>(v[u]));
-    }
-    for (; i < n; i += lanes) acc[0] += f(static_cast<double>(x[i]));
-  }
-  double total = 0;
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) total += acc[u];
-  return total;
+  return lane_fold_rows<double, kStatSteps>(
+      x, static_cast<const T*>(nullptr), static_cast<const T*>(nullptr), n,
+      [f](double& acc, const auto& v, int k) { acc += f(static_cast<double>(v.x.v[k])); });
 }
 
 // Every thread of the row's group calls it (the reductions).
@@ -192,23 +235,42 @@ __global__ void __launch_bounds__(kBlockRowThreads)
       a.stats[2 * row + 1] = s.rstd;
     }
     if (a.out == nullptr) continue;  // only the statistics (uniform across the block)
-    const auto gw = [&](int64_t i) {
-      return a.w != nullptr ? static_cast<double>(g[i]) * static_cast<double>(a.w[i])
-                            : static_cast<double>(g[i]);
+    // g w for element k of loaded vectors (g alone without a weight).
+    const auto gw = [&](const auto& v, int k) {
+      return a.w != nullptr ? static_cast<double>(v.g.v[k]) * static_cast<double>(v.w.v[k])
+                            : static_cast<double>(v.g.v[k]);
     };
-    double sum_gw = 0, sum_gw_xhat = 0;
-    for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
-      const double xhat = (static_cast<double>(x[i]) - s.mean) * s.rstd;
-      sum_gw += gw(i);
-      sum_gw_xhat += gw(i) * xhat;
-    }
-    const double mean_gw = row_allreduce(sum_gw, scratch.get()) * inv_n;
-    const double mean_gw_xhat = row_allreduce(sum_gw_xhat, scratch.get()) * inv_n;
+    const GradSums sums = lane_fold_rows<GradSums, kGradSteps>(
+        x, g, a.w, a.n, [&](GradSums& acc, const auto& v, int k) {
+          const double xhat = (static_cast<double>(v.x.v[k]) - s.mean) * s.rstd;
+          const double gwk = gw(v, k);
+          acc.gw += gwk;
+          acc.gw_xhat += gwk * xhat;
+        });
+    const double mean_gw = row_allreduce(sums.gw, scratch.get()) * inv_n;
+    const double mean_gw_xhat = row_allreduce(sums.gw_xhat, scratch.get()) * inv_n;
     if (!valid) continue;
     T* dx = a.out + offset;
-    for (int64_t i = threadIdx.x; i < a.n; i += blockDim.x) {
-      const double xhat = (static_cast<double>(x[i]) - s.mean) * s.rstd;
-      dx[i] = static_cast<T>(s.rstd * (gw(i) - mean_gw - xhat * mean_gw_xhat));
+    const auto write = [&](auto vec_tag) {
+      constexpr int kVec = decltype(vec_tag)::value;
+      for (int64_t i = threadIdx.x * static_cast<int64_t>(kVec); i < a.n;
+           i += static_cast<int64_t>(blockDim.x) * kVec) {
+        const RowVectors<T, kVec> v = load_rows<kVec>(x, g, a.w, i);
+        Vec<T, kVec> out;
+#pragma unroll
+        for (int k = 0; k < kVec; ++k) {
+          const double xhat = (static_cast<double>(v.x.v[k]) - s.mean) * s.rstd;
+          out.v[k] = static_cast<T>(s.rstd * (gw(v, k) - mean_gw - xhat * mean_gw_xhat));
+        }
+        store_vec(dx + i, out);
+      }
+    };
+    constexpr int kVec = static_cast<int>(16 / sizeof(T));
+    if (vector_ready<T>(x, a.n) && vector_ready<T>(g, a.n) && vector_ready<T>(dx, a.n) &&
+        (a.w == nullptr || vector_ready<T>(a.w, a.n))) {
+      write(std::integral_constant<int, kVec>{});
+    } else {
+      write(std::integral_constant<int, 1>{});
     }
   }
 }
