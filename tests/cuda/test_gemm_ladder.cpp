@@ -113,7 +113,8 @@ void check_all(const Tensor& a, const Tensor& b, const std::string& what, bool v
     if (!variants && is_step8_variant(name)) continue;
     // A kernel that cannot take the product (a leading dim that is not a multiple of 4, a
     // strided view; sm_75 for cp.async and mma) must hand it to another, still correctly.
-    const bool takes = !(reads_vectors(name) && !vectors) && !(needs_sm80(name) && major < 8);
+    const bool takes = !(reads_vectors(name) && !vectors) && !(needs_sm80(name) && major < 8) &&
+                       !(is_step8_variant(name) && major < 9);  // the variants: sm_90 only
     KernelScope scope(name);
     PoisonScope poison;
     const Tensor got = matmul(a, b);

@@ -18,6 +18,11 @@
 // Limits: float32, operands as step 6 (problem.hpp: vector_ready); the dispatcher uses it on
 // sm_80 and later (on sm_75 the copies fall back to synchronous loads, correct but no faster).
 // Measured on the H200 at 4096^3 (2026-12-04): 31.8 TFLOP/s, 62% of cuBLAS SGEMM (51.4).
+// Tiles: the kernel is a template on CpAsyncTile (block, warp and thread tiles, stages, blocks
+// per SM); "08_cp_async" is CpAsyncDefaultTile, the configuration above. Four other tiles
+// (08_cp_async_variants.cuh: 128 x 256 and 256 x 128 with 8 x 16 per thread, 128 threads with
+// 2 blocks per SM, 3 stages) run by name only, as the tuning sweep for the next GPU run
+// (docs/gemm.md, "Step 8 variants"); none is measured yet.
 #pragma once
 
 #include <type_traits>
@@ -118,11 +123,13 @@ struct StageLayout : StageIndex<float, BM, BN, BK, kAK, kBN> {
 // THREAD_M x THREAD_N (WarpTiles says how the lanes share a warp tile), STAGES shared-memory
 // stages in flight, MIN_BLOCKS blocks per SM asked of ptxas (__launch_bounds__: it caps the
 // registers at 64K / (threads x MIN_BLOCKS)), MIN_SM the oldest architecture the kernel is
-// compiled for (older ones get a trap: the dispatcher never runs it there). The stages are
-// static shared memory up to 48 KiB, dynamic beyond (the launcher raises the kernel's limit
-// with cudaFuncSetAttribute: ladder.cu).
+// compiled for (older ones get a trap: the dispatcher never runs it there; select.cpp's min_sm
+// says the same). The variants are for the H200: sm_90 only, which keeps them out of the
+// compile time of the other 4 architectures CI builds (ladder.cu took 87% longer with them). The
+// stages are static shared memory up to 48 KiB, dynamic beyond (the launcher raises the kernel's
+// limit with cudaFuncSetAttribute: ladder.cu).
 template <int BM, int BN, int BK_, int WM, int WN, int THREAD_M, int THREAD_N, int STAGES,
-          int MIN_BLOCKS, int MIN_SM = 80>
+          int MIN_BLOCKS, int MIN_SM = 90>
 struct CpAsyncTile {
   using Geometry = WarpTiles<BM, BN, WM, WN, THREAD_M, THREAD_N, (BM / WM) * (BN / WN) * 32>;
   static constexpr int BK = BK_, kStages = STAGES, kMinBlocks = MIN_BLOCKS, kMinSm = MIN_SM;
@@ -266,11 +273,11 @@ __device__ __forceinline__ void cp_async_body(Problem<float> p) {
 template <typename Tile, bool kAK, bool kBN>
 __global__ void __launch_bounds__(Tile::kThreads, Tile::kMinBlocks)
     cp_async_kernel(Problem<float> p) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
-  if constexpr (Tile::kMinSm < 80) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (Tile::kMinSm * 10 <= __CUDA_ARCH__) {
     cp_async_body<Tile, kAK, kBN>(p);
   } else {
-    __trap();  // the variants: no code before sm_80 (compile time), never launched there
+    __trap();  // the variants below sm_90: no code (compile time), never launched there
   }
 #else
   cp_async_body<Tile, kAK, kBN>(p);

@@ -8,8 +8,9 @@
 // bigger block tiles halve the L2 traffic per FMA of one of the operands; a third stage keeps
 // two slices in flight while one is computed. The 8 x 16 tiles hold B's fragments 8 columns at
 // a time (CpAsyncTile::kFragmentCols) to stay under 255 registers without spilling.
-// Limits: as step 8 (float32, problem.hpp: vector_ready, any M, N, K, batches), sm_80 and
-// later (select.cpp; no code is compiled for sm_75), dynamic shared memory above 48 KiB.
+// Limits: as step 8 (float32, problem.hpp: vector_ready, any M, N, K, batches); sm_90 only
+// (select.cpp's min_sm; the kernels hold a trap for older architectures, which keeps them out
+// of those architectures' compile time), dynamic shared memory above 48 KiB.
 #pragma once
 
 #include "08_cp_async.cuh"

@@ -11,9 +11,9 @@
 // (ladder.cu: "05_blocktile_2d" is returned then, and last_matmul_kernel() names the float32
 // kernel that ran). Step 12 (step 11 on 128 x 256 tiles) takes what step 11 takes, but runs only
 // when asked for by name until a GPU has measured it; so do step 8's tile variants
-// ("08_cp_async_128x256_s3" ...: step 8's limits, sm_80 and later). by_name_only marks them.
-// These thresholds are reasoned, not yet measured: no GPU was lent while they were written;
-// bench/gpu's ladder runs say where they should move (docs/gemm.md).
+// ("08_cp_async_128x256_s3" ...: step 8's limits, sm_90 only: tuned for the H200). by_name_only
+// marks them. These thresholds are reasoned, not yet measured: no GPU was lent while they were
+// written; bench/gpu's ladder runs say where they should move (docs/gemm.md).
 #include "select.hpp"
 
 namespace wick::gpu::gemm {
@@ -31,10 +31,10 @@ constexpr LadderKernel kLadder[] = {
     {"07_warptile", true, true, 0, 128, 0},
     {"08_cp_async", true, true, 80, 128, 0},
     // Step 8's tile variants (08_cp_async_variants.cuh): by name only until a GPU measures them.
-    {"08_cp_async_128x256_s3", true, true, 80, 128, 0, false, false, true},
-    {"08_cp_async_256x128_s3", true, true, 80, 256, 0, false, false, true},
-    {"08_cp_async_128x128_t128_s3", true, true, 80, 128, 0, false, false, true},
-    {"08_cp_async_128x128_s3", true, true, 80, 128, 0, false, false, true},
+    {"08_cp_async_128x256_s3", true, true, 90, 128, 0, false, false, true},
+    {"08_cp_async_256x128_s3", true, true, 90, 256, 0, false, false, true},
+    {"08_cp_async_128x128_t128_s3", true, true, 90, 128, 0, false, false, true},
+    {"08_cp_async_128x128_s3", true, true, 90, 128, 0, false, false, true},
     {"09_tf32_mma", true, true, 80, 128, 0},
     {"10_bf16_mma", false, true, 80, 128, 0, true},
     {"11_wgmma_tma", false, true, 90, 128, 0, true, true},
