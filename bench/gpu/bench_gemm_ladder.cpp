@@ -1,7 +1,8 @@
 // bench_gemm_ladder.cpp: every kernel of the CUDA matmul ladder (kernels/cuda/gemm/) against
 // cuBLAS, in one run (Google Benchmark, JSON with --benchmark_out).
 //  - shapes: square 512 .. 8192 (steps 1 to 4 stop at 4096: at 8192 they would take seconds
-//    per product) and three transformer-like products: a QKV projection (M 4096 tokens,
+//    per product; step 8's tile variants, "08_cp_async_128x256_s3" ..., run at 2048 and 4096
+//    only) and three transformer-like products: a QKV projection (M 4096 tokens,
 //    N 3 x 4096, K 4096), an MLP down projection (4096, 4096, K 11008) and batched attention
 //    scores (32 heads of 2048 x 2048 x 128);
 //  - references: cuBLAS SGEMM (CUBLAS_COMPUTE_32F, through wick's "cublas" kernel) for the FP32
@@ -207,6 +208,9 @@ void register_all() {
       const bool slow = kernel < "05";  // steps 1 to 4
       const bool square = named.name.rfind("square_", 0) == 0;
       if (slow && (!square || named.shape.m > 4096)) continue;
+      // Step 8's tile variants: the sweep for its tuning, at 2048 and 4096 only (a few seconds).
+      const bool variant = kernel.rfind("08_cp_async_", 0) == 0;
+      if (variant && !(square && (named.shape.m == 2048 || named.shape.m == 4096))) continue;
       const int iterations = named.shape.m * named.shape.n >= int64_t{8192} * 8192 ? 5 : 10;
       benchmark::RegisterBenchmark(("gemm/" + named.name + "/" + kernel).c_str(), BM_gemm, kernel,
                                    named.shape)

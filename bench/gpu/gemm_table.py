@@ -49,9 +49,47 @@ def tensor_cores(kernel):
     return "tf32" in kernel or "bf16" in kernel or "wgmma" in kernel
 
 
+def step8_variant(kernel):
+    """Step 8's tile variants ("08_cp_async_128x256_s3" ...): by name only, run at a few sizes,
+    tabled apart against step 8 itself."""
+    return kernel.startswith("08_cp_async_")
+
+
 def ordered_kernels(rows):
     names = sorted({k for _, k in rows}, key=lambda k: (not k[0].isdigit(), k))
     return names
+
+
+def ladder_kernels(rows):
+    return [k for k in ordered_kernels(rows) if not step8_variant(k)]
+
+
+def variant_table(rows):
+    """TFLOP/s of step 8's variants at the square sizes they ran, with the fraction of cuBLAS
+    SGEMM and of step 8 (08_cp_async) in the same run."""
+    variants = [k for k in ordered_kernels(rows) if step8_variant(k)]
+    if not variants:
+        return []
+    sizes = sorted({int(s.split("_")[1]) for s, k in rows
+                    if step8_variant(k) and s.startswith("square_")})
+    out = ["Step 8 variants (by name only; in brackets: of cuBLAS SGEMM, of 08_cp_async)", "",
+           "| kernel | " + " | ".join(f"N = {n}" for n in sizes) + " |",
+           "|---|" + "---:|" * len(sizes)]
+    for k in ["08_cp_async"] + variants:
+        cells = []
+        for n in sizes:
+            b = rows.get((f"square_{n}", k))
+            if b is None:
+                cells.append("-")
+                continue
+            ref = rows.get((f"square_{n}", "cublas"))
+            base = rows.get((f"square_{n}", "08_cp_async"))
+            ratios = [fmt_ratio(b["TFLOP/s"] / r["TFLOP/s"]) if r else "-" for r in (ref, base)]
+            cells.append(f"{b['TFLOP/s']:.2f} ({ratios[0]}" +
+                         (f", {ratios[1]})" if k != "08_cp_async" else ")"))
+        out.append(f"| {k} | " + " | ".join(cells) + " |")
+    out.append("")
+    return out
 
 
 def square_sizes(rows):
@@ -70,7 +108,7 @@ def tables(context, rows, errors, commit, command):
                f"commit {commit}, command `{command}`; measured FP32 FMA peak "
                f"{peak:.1f} TFLOP/s. Medians of timed products, L2 flushed before each.")
     out.append("")
-    kernels = ordered_kernels(rows)
+    kernels = ladder_kernels(rows)
     sizes = square_sizes(rows)
     # 1. square sizes: TFLOP/s and the fraction of the same-precision cuBLAS.
     out.append("TFLOP/s at square sizes (in brackets: of cuBLAS of the same precision)")
@@ -90,6 +128,7 @@ def tables(context, rows, errors, commit, command):
             cells.append(f"{tf:.2f}" + (f" ({fmt_ratio(ratio)})" if ratio is not None else ""))
         out.append(f"| {k} | " + " | ".join(cells) + " |")
     out.append("")
+    out.extend(variant_table(rows))
     # 2. every shape in detail.
     out.append("| shape | kernel | median ms | spread ms | TFLOP/s | of cuBLAS | of FP32 peak "
                "| error vs cuBLAS SGEMM |")
@@ -98,7 +137,7 @@ def tables(context, rows, errors, commit, command):
                     key=lambda s: (not s.startswith("square_"),
                                    int(s.split("_")[1]) if s.startswith("square_") else s))
     for s in shapes:
-        for k in kernels:
+        for k in ordered_kernels(rows):
             b = rows.get((s, k))
             if b is None:
                 continue
@@ -130,14 +169,15 @@ def plot(rows, path):
     # One colour family per precision, so that each kernel sits beside its reference: the FP32
     # steps shade from light to dark blue towards cuBLAS SGEMM (black, dashed); TF32 in red and
     # BF16 in green, their cuBLAS references dashed in the same colour.
-    fp32 = [k for k in ordered_kernels(rows) if k[:2].isdigit() and int(k[:2]) <= 8]
+    # Step 8's variants (two sizes each) stay out: the variant table has them.
+    fp32 = [k for k in ladder_kernels(rows) if k[:2].isdigit() and int(k[:2]) <= 8]
     blues = plt.get_cmap("Blues")
     colours = {k: blues(0.35 + 0.65 * i / max(1, len(fp32) - 1)) for i, k in enumerate(fp32)}
     colours.update({"cublas": "black", "09_tf32_mma": "tab:red", "cublas_tf32": "tab:red",
                     "10_bf16_mma": "yellowgreen", "11_wgmma_tma": "forestgreen",
                     "12_wgmma_wide": "darkgreen", "cublas_bf16": "darkgreen"})
     markers = "os^vD<>ph*X"
-    for i, k in enumerate(ordered_kernels(rows)):
+    for i, k in enumerate(ladder_kernels(rows)):
         xs = [n for n in sizes if (f"square_{n}", k) in rows]
         ys = [rows[(f"square_{n}", k)]["TFLOP/s"] for n in xs]
         if not xs:

@@ -40,6 +40,12 @@ for line in sys.stdin:
     smem = re.search(r"(\d+) bytes smem", line)
     spill = re.search(r"(\d+) bytes spill stores", line).group(1)
     shared = smem.group(1) if smem else "0"
+    if kernel == "cp_async_kernel":  # CpAsyncTile<BM, BN, BK, WM, WN, TM, TN, stages, blocks, sm>
+        bm, bn, bk, wm, wn, tm, tn, stages, blocks, _ = (int(x) for x in re.findall(r"Li(\d+)E", targs))
+        tiles = "%dx%dx%d, warp %dx%d, thread %dx%d, %d stages, %d/SM" % (bm, bn, bk, wm, wn, tm, tn, stages, blocks)
+        if shared == "0":  # past 48 KiB: dynamic, the larger layout of each operand per stage
+            floats = max(bm * (bk + 4), bk * (bm + 8)) + max(bk * (bn + 8), bn * (bk + 4))
+            shared = "%d dynamic" % (4 * stages * floats)
     if kernel == "wgmma_tma_kernel":  # TMA boxes in dynamic shared memory (WgmmaTile<BN, stages>)
         bn, stages = (int(x) for x in re.findall(r"Li(\d+)E", targs))
         tiles = "128x%dx64, %d stages" % (bn, stages)

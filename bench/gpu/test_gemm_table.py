@@ -31,6 +31,9 @@ def fixture():
         rows.append(row(f"square_{n}", "10_bf16_mma", 90.0 * scale, 3e-3))
         rows.append(row(f"square_{n}", "cublas_bf16", 120.0 * scale, 3e-3))
         rows.append(row(f"square_{n}", "11_wgmma_tma", 108.0 * scale, 3e-3))
+    # Step 8's variants run at one size only (the bench runs them at 2048 and 4096).
+    rows.append(row("square_1024", "08_cp_async_128x256_s3", 36.0))
+    rows.append(row("square_1024", "08_cp_async_128x128_s3", 27.0))
     rows.append({"name": "gemm/square_1024/06_vectorized/iterations:10/manual_time",
                  "error_occurred": True, "error_message": "kernel 06_vectorized cannot take"})
     return {"context": {"date": "fixture", "device": "fixture device", "sm": "90",
@@ -66,6 +69,15 @@ def main():
                "detail row with the fraction of the measured peak")
         expect("06_vectorized: kernel 06_vectorized cannot take" in out, "error rows are listed")
         expect("commit abc1234" in out, "commit in the header")
+        # Step 8's variants: their own table against SGEMM and step 8, none in the ladder's.
+        expect("Step 8 variants (by name only" in out, "variant table")
+        expect("| 08_cp_async | 30.00 (75%) |" in out, "step 8 as the variants' baseline")
+        expect("| 08_cp_async_128x256_s3 | 36.00 (90%, 120%) |" in out, "variant against both")
+        expect("| 08_cp_async_128x128_s3 | 27.00 (68%, 90%) |" in out, "second variant")
+        ladder_table = out.split("Step 8 variants")[0]
+        expect("08_cp_async_128x256_s3" not in ladder_table, "variants out of the square table")
+        expect("| square_1024 | 08_cp_async_128x256_s3 | 1.000 | 0.900 to 1.200 | 36.00 | 90% | 60% |"
+               in out, "variant in the detail table")
 
         doc = os.path.join(tmp, "doc.md")
         with open(doc, "w") as f:

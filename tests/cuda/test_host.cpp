@@ -12,6 +12,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "caching_allocator.hpp"
 #include "common.cuh"
@@ -532,6 +533,58 @@ TEST_CASE("matmul ladder: a forced kernel runs what it can take, else the automa
   CHECK(string(choose_kernel(f, "06_vectorized", false)) == "06_vectorized");  // M / 128 fits
   f = facts_for(8, 65535 * 32 + 1, 8, 90);
   CHECK(string(choose_kernel(f, "01_naive", false)) != "01_naive");
+}
+
+TEST_CASE("matmul ladder: step 8's tile variants run by name only", "[gemm][host]") {
+  using gpu::gemm::automatic_kernel;
+  using gpu::gemm::choose_kernel;
+  using std::string;
+  std::vector<string> variants;
+  for (const auto& kernel : gpu::gemm::ladder_kernels()) {
+    const string name = kernel.name;
+    if (name.rfind("08_cp_async_", 0) == 0) {
+      variants.push_back(name);
+      CHECK(kernel.by_name_only);
+    }
+  }
+  CHECK(variants.size() == 4);
+  // Never the automatic choice, whatever the facts (by_name_only kernels: step 12 as well).
+  for (const int sm : {75, 80, 86, 89, 90, 100}) {
+    for (const int64_t size : {1, 127, 1000, 2048, 4096, 65535 * 128 + 1}) {
+      for (const bool tf32 : {false, true}) {
+        auto f = facts_for(size, size, size, sm);
+        for (const auto type :
+             {gpu::gemm::ElementType::Float32, gpu::gemm::ElementType::BFloat16}) {
+          f.type = type;
+          f.hopper = f.k_major = true;
+          const string chosen = automatic_kernel(f, tf32);
+          for (const auto& kernel : gpu::gemm::ladder_kernels()) {
+            if (kernel.by_name_only) CHECK(chosen != kernel.name);
+          }
+        }
+      }
+    }
+  }
+  for (const string& name : variants) {
+    INFO(name);
+    // By name: what step 8 takes (float32, 128-bit loads) on sm_90 (the H200 they are tuned
+    // for; no code before), else the automatic choice.
+    CHECK(string(choose_kernel(facts_for(4096, 4096, 4096, 90), name, false)) == name);
+    CHECK(string(choose_kernel(facts_for(1, 7, 33, 90), name, true)) == name);
+    CHECK(string(choose_kernel(facts_for(4096, 4096, 4096, 89), name, false)) == "08_cp_async");
+    CHECK(string(choose_kernel(facts_for(4096, 4096, 4096, 80), name, true)) == "09_tf32_mma");
+    CHECK(string(choose_kernel(facts_for(4096, 4096, 4096, 75), name, false)) == "07_warptile");
+    auto strided = facts_for(4096, 4096, 4096, 90);
+    strided.vector_ready = false;
+    CHECK(string(choose_kernel(strided, name, false)) == "05_blocktile_2d");
+    auto f64 = facts_for(4096, 4096, 4096, 90);
+    f64.type = gpu::gemm::ElementType::Float64;
+    CHECK(string(choose_kernel(f64, name, false)) == "05_blocktile_2d");
+    // M tiles on grid y: at most 65535 of the variant's block rows (128 or 256).
+    const int64_t tile_m = name == "08_cp_async_256x128_s3" ? 256 : 128;
+    CHECK(string(choose_kernel(facts_for(65535 * tile_m, 8, 8, 90), name, false)) == name);
+    CHECK(string(choose_kernel(facts_for(65535 * tile_m + 1, 8, 8, 90), name, false)) != name);
+  }
 }
 
 TEST_CASE("matmul ladder: which operands the 128-bit loads can read", "[gemm][host]") {

@@ -17,15 +17,22 @@
 
 namespace wick::gpu::gemm {
 
-// The warp and lane geometry shared by steps 7 and 8: 8 warps as 2 (M) x 4 (N), warp tiles of
-// WM x WN = 64 x 32, lanes as 8 (M) x 4 (N), 4 x 4 per lane and sub-tile, WM_ITER = WN_ITER = 2.
-struct WarpGeometry {
-  static constexpr int BM = 128, BN = 128, kThreads = 256;
-  static constexpr int WM = 64, WN = 32, WARPS_N = BN / WN;
-  static constexpr int LANES_M = 8, LANES_N = 4, TM = 4, TN = 4;
-  static constexpr int WM_ITER = WM / (LANES_M * TM), WN_ITER = WN / (LANES_N * TN);  // 2, 2
+// A block tile of BM x BN split into warp tiles of WM x WN (BN / WN warps along N), each
+// split among its 32 lanes as LANES_M x LANES_N lanes with a thread tile of THREAD_M x THREAD_N
+// results: WM_ITER x WN_ITER sub-tiles of TM x TN = 4 x 4 (one 128-bit load of A and of B),
+// WM / WM_ITER rows and WN / WN_ITER columns apart. Step 8's variants instantiate other tiles.
+template <int BM_, int BN_, int WM_, int WN_, int THREAD_M, int THREAD_N, int THREADS>
+struct WarpTiles {
+  static constexpr int BM = BM_, BN = BN_, kThreads = THREADS;
+  static constexpr int WM = WM_, WN = WN_, WARPS_N = BN / WN;
+  static constexpr int LANES_M = WM / THREAD_M, LANES_N = WN / THREAD_N, TM = 4, TN = 4;
+  static constexpr int WM_ITER = THREAD_M / TM, WN_ITER = THREAD_N / TN;
+  static_assert(LANES_M * LANES_N == 32, "a warp tile is split among the 32 lanes of a warp");
+  static_assert((BM / WM) * (BN / WN) * 32 == THREADS, "one warp per warp tile");
+  static_assert(BM % WM == 0 && BN % WN == 0 && THREAD_M % TM == 0 && THREAD_N % TN == 0,
+                "tiles divide evenly");
   int wm0, wn0, lane_m, lane_n;
-  __device__ __forceinline__ explicit WarpGeometry(int tid) {
+  __device__ __forceinline__ explicit WarpTiles(int tid) {
     const int warp = tid / 32, lane = tid % 32;
     wm0 = (warp / WARPS_N) * WM;
     wn0 = (warp % WARPS_N) * WN;
@@ -39,7 +46,7 @@ struct WarpGeometry {
   __device__ __forceinline__ int col(int ni, int j) const {
     return wn0 + ni * (WN / WN_ITER) + lane_n * TN + j;
   }
-  // Writes the lane's 8 x 8 results (acc[mi * TM + i][ni * TN + j] is C's element at row(mi, i),
+  // Writes the lane's results (acc[mi * TM + i][ni * TN + j] is C's element at row(mi, i),
   // col(ni, j) of the block tile at m0, n0) as runs of 4 along N.
   __device__ __forceinline__ void store(const float (&acc)[WM_ITER * TM][WN_ITER * TN], float* c,
                                         int64_t m, int64_t n, int64_t m0, int64_t n0) const {
@@ -57,6 +64,11 @@ struct WarpGeometry {
     }
   }
 };
+
+// The warp and lane geometry shared by steps 7 to 10: 8 warps as 2 (M) x 4 (N), warp tiles of
+// WM x WN = 64 x 32, lanes as 8 (M) x 4 (N), 4 x 4 per lane and sub-tile, WM_ITER = WN_ITER = 2
+// (8 x 8 results per thread).
+using WarpGeometry = WarpTiles<128, 128, 64, 32, 8, 8, 256>;
 
 template <int BK, bool kAK, bool kBN>
 __global__ void __launch_bounds__(WarpGeometry::kThreads, 1) warptile_kernel(Problem<float> p) {

@@ -25,6 +25,7 @@
 #include "gemm/06_vectorized.cuh"
 #include "gemm/07_warptile.cuh"
 #include "gemm/08_cp_async.cuh"
+#include "gemm/08_cp_async_variants.cuh"
 #include "gemm/09_tf32_mma.cuh"
 #include "gemm/10_bf16_mma.cuh"
 #include "gemm/11_wgmma_tma.cuh"
@@ -48,9 +49,32 @@ auto kernel_of(const Problem<T>& p) {
   }
 }
 
+// A step whose stages are dynamic shared memory past 48 KiB (step 8's variants) must raise its
+// kernels' limit first, once per device (0..63; a later index sets it on every launch). Two
+// threads that both set it set the same value.
+template <typename Step>
+void allow_dynamic_shared(const OpContext& ctx) {
+  constexpr int kKnownSlots = 64;
+  static std::array<std::atomic<bool>, kKnownSlots> done{};
+  const bool has_slot = ctx.device >= 0 && ctx.device < kKnownSlots;
+  if (has_slot && done[static_cast<size_t>(ctx.device)].load(std::memory_order_relaxed)) return;
+  Step::for_each_kernel([&](const void* kernel) {
+    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    Step::kDynamicSharedBytes),
+               "cudaFuncSetAttribute", ctx.op, ctx.device);
+  });
+  if (has_slot) done[static_cast<size_t>(ctx.device)].store(true, std::memory_order_relaxed);
+}
+
 template <typename Step, typename T>
 void launch_step(const OpContext& ctx, const Problem<T>& p) {
-  launch_kernel(ctx, Step::kName, kernel_of<Step>(p), Step::grid(p), Step::block(), 0, p);
+  size_t shared_bytes = 0;
+  if constexpr (requires { Step::kDynamicSharedBytes; }) {
+    shared_bytes = Step::kDynamicSharedBytes;
+    if (shared_bytes > 48 * 1024) allow_dynamic_shared<Step>(ctx);
+  }
+  launch_kernel(ctx, Step::kName, kernel_of<Step>(p), Step::grid(p), Step::block(), shared_bytes,
+                p);
 }
 
 // One Problem per launch: the innermost collapsed batch dim in each, the outer ones split.
@@ -135,6 +159,11 @@ void run_named(const OpContext& ctx, std::string_view name, const Problem<T>& p)
     if (name == "06_vectorized") return launch_step<gemm::Vectorized<float>>(ctx, p);
     if (name == "07_warptile") return launch_step<gemm::Warptile<float>>(ctx, p);
     if (name == "08_cp_async") return launch_step<gemm::CpAsync<float>>(ctx, p);
+    if (name == "08_cp_async_128x256_s3") return launch_step<gemm::CpAsync128x256S3<float>>(ctx, p);
+    if (name == "08_cp_async_256x128_s3") return launch_step<gemm::CpAsync256x128S3<float>>(ctx, p);
+    if (name == "08_cp_async_128x128_t128_s3")
+      return launch_step<gemm::CpAsync128x128T128S3<float>>(ctx, p);
+    if (name == "08_cp_async_128x128_s3") return launch_step<gemm::CpAsync128x128S3<float>>(ctx, p);
     if (name == "09_tf32_mma") return launch_step<gemm::Tf32Mma<float>>(ctx, p);
   }
   if constexpr (!std::is_same_v<T, BFloat16>) run_general(ctx, p);  // "05_blocktile_2d"

@@ -10,9 +10,10 @@
 // operands allow 128-bit loads; else float32 copies through the float32 choice, rounded once
 // (ladder.cu: "05_blocktile_2d" is returned then, and last_matmul_kernel() names the float32
 // kernel that ran). Step 12 (step 11 on 128 x 256 tiles) takes what step 11 takes, but runs only
-// when asked for by name until a GPU has measured it.
-// These thresholds are reasoned, not yet measured: no GPU was lent while they were written;
-// bench/gpu's ladder runs say where they should move (docs/gemm.md).
+// when asked for by name until a GPU has measured it; so do step 8's tile variants
+// ("08_cp_async_128x256_s3" ...: step 8's limits, sm_90 only: tuned for the H200). by_name_only
+// marks them. These thresholds are reasoned, not yet measured: no GPU was lent while they were
+// written; bench/gpu's ladder runs say where they should move (docs/gemm.md).
 #include "select.hpp"
 
 namespace wick::gpu::gemm {
@@ -29,10 +30,15 @@ constexpr LadderKernel kLadder[] = {
     {"06_vectorized", true, true, 0, 128, 0},
     {"07_warptile", true, true, 0, 128, 0},
     {"08_cp_async", true, true, 80, 128, 0},
+    // Step 8's tile variants (08_cp_async_variants.cuh): by name only until a GPU measures them.
+    {"08_cp_async_128x256_s3", true, true, 90, 128, 0, false, false, true},
+    {"08_cp_async_256x128_s3", true, true, 90, 256, 0, false, false, true},
+    {"08_cp_async_128x128_t128_s3", true, true, 90, 128, 0, false, false, true},
+    {"08_cp_async_128x128_s3", true, true, 90, 128, 0, false, false, true},
     {"09_tf32_mma", true, true, 80, 128, 0},
     {"10_bf16_mma", false, true, 80, 128, 0, true},
     {"11_wgmma_tma", false, true, 90, 128, 0, true, true},
-    {"12_wgmma_wide", false, true, 90, 128, 0, true, true},  // by name only: not yet measured
+    {"12_wgmma_wide", false, true, 90, 128, 0, true, true, true},  // by name only: unmeasured
 };
 
 bool fits(int64_t extent, int64_t tile) {

@@ -40,6 +40,8 @@ struct LadderKernel {
   int64_t max_n_tile;         // likewise for N along grid y (step 1 puts N there)
   bool bf16_only = false;     // steps 10 to 12 take bfloat16 only, no other step takes it
   bool needs_hopper = false;  // steps 11, 12: sm_90 exactly, sm_90a code built, K-major operands
+  bool by_name_only = false;  // never the automatic choice (not yet measured): step 12, step 8's
+                              // tile variants
 };
 std::span<const LadderKernel> ladder_kernels();
 
