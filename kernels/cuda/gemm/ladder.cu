@@ -48,9 +48,41 @@ auto kernel_of(const Problem<T>& p) {
   }
 }
 
+// A step with Step::kSharedBytes of dynamic shared memory (step 9: 96 KiB) must ask for more
+// than 48 KiB, per kernel and device, before its first launch; it also asks for the largest
+// shared-memory carveout, so that two of its blocks fit an sm_90 SM. Asked once per device
+// (0..63; a later index asks on every launch): two threads that both ask set the same values.
+template <typename Step>
+void allow_dynamic_shared(const OpContext& ctx) {
+  constexpr int kKnownSlots = 64;
+  static std::array<std::atomic<bool>, kKnownSlots> done{};
+  const bool has_slot = ctx.device >= 0 && ctx.device < kKnownSlots;
+  if (has_slot && done[static_cast<size_t>(ctx.device)].load(std::memory_order_relaxed)) return;
+  const auto allow = [&](auto kernel) {
+    const auto* f = reinterpret_cast<const void*>(kernel);
+    check_cuda(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(Step::kSharedBytes)),
+               "cudaFuncSetAttribute", ctx.op, ctx.device);
+    check_cuda(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxShared),
+               "cudaFuncSetAttribute", ctx.op, ctx.device);
+  };
+  allow(Step::template For<true, true>::kernel);
+  allow(Step::template For<true, false>::kernel);
+  allow(Step::template For<false, true>::kernel);
+  allow(Step::template For<false, false>::kernel);
+  if (has_slot) done[static_cast<size_t>(ctx.device)].store(true, std::memory_order_relaxed);
+}
+
 template <typename Step, typename T>
 void launch_step(const OpContext& ctx, const Problem<T>& p) {
-  launch_kernel(ctx, Step::kName, kernel_of<Step>(p), Step::grid(p), Step::block(), 0, p);
+  size_t shared_bytes = 0;
+  if constexpr (requires { Step::kSharedBytes; }) {
+    allow_dynamic_shared<Step>(ctx);
+    shared_bytes = Step::kSharedBytes;
+  }
+  launch_kernel(ctx, Step::kName, kernel_of<Step>(p), Step::grid(p), Step::block(), shared_bytes,
+                p);
 }
 
 // One Problem per launch: the innermost collapsed batch dim in each, the outer ones split.
@@ -155,8 +187,7 @@ int compiled_sm(int device) {
   }
   cudaFuncAttributes attributes{};
   check_cuda(cudaFuncGetAttributes(
-                 &attributes, reinterpret_cast<const void*>(
-                                  &gemm::tf32_mma_kernel<gemm::Tf32Mma<float>::BK, true, true>)),
+                 &attributes, reinterpret_cast<const void*>(&gemm::tf32_mma_kernel<true, true>)),
              "cudaFuncGetAttributes", "matmul", device);
   if (has_slot)
     known[static_cast<size_t>(device)].store(attributes.ptxVersion, std::memory_order_relaxed);
