@@ -94,6 +94,17 @@ __device__ __forceinline__ void mma_tf32_m16n8k8(float (&d)[4], const uint32_t (
 #endif
 }
 
+// x, hidden from the optimiser (on the GPU): what is computed from it stays where it is
+// written instead of being hoisted out of the loops and held in registers all along (ptxas
+// would otherwise keep the epilogue's 32 addresses and bounds live through the main loop, and
+// spill accumulators).
+__device__ __forceinline__ int opaque(int x) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("" : "+r"(x));
+#endif
+  return x;
+}
+
 // Step 9's tiles: 128 x 128 x 32 block tiles in 3 stages, 4 warps of 64 x 64.
 struct Tf32Tile {
   static constexpr int BM = 128, BN = 128, BK = 32, kStages = 3;
@@ -130,25 +141,53 @@ struct Tf32Stage {
     return kBN ? mn_major<BN>(k, n) : k_major(n, k);
   }
 
-  // Starts the copies of the K slice at k0 into `stage` (zero-filled past the matrices) and
-  // commits them as one group.
+  // Starts copying the ROWS x COLS tile at (r0, c0) of X(r, c) = x[r * rs + c * cs] (rows x
+  // cols in all; cs = 1 when kColContiguous, else rs = 1) into a stage, element (r, c) at
+  // tile[at(r, c)], 4 elements per 16-byte copy along the unit-stride dim, zero-filled past
+  // the matrix. Each thread keeps one position along the unit-stride dim and steps over the
+  // other, so that its copies differ by a constant stride (few registers: the loop is unrolled
+  // into the main loop of the kernel).
+  template <int ROWS, int COLS, bool kColContiguous, typename At>
+  static __device__ __forceinline__ void copy(float* tile, const float* x, int64_t rows,
+                                              int64_t cols, int64_t rs, int64_t cs, int64_t r0,
+                                              int64_t c0, int tid, At at) {
+    constexpr int kThreads = Tf32Tile::kThreads;
+    constexpr int kRun = kColContiguous ? COLS / 4 : ROWS / 4;  // copies along the unit dim
+    constexpr int kStep = kThreads / kRun;                      // rows (columns) per pass
+    constexpr int kPasses = (kColContiguous ? ROWS : COLS) / kStep;
+    static_assert(kThreads % kRun == 0 && kPasses * kStep * kRun * 4 == ROWS * COLS, "split");
+    const int unit = (tid % kRun) * 4, other = tid / kRun;  // tid is opaque: see start()
+    const int64_t g_unit = (kColContiguous ? c0 : r0) + unit;
+    const int64_t g_other = (kColContiguous ? r0 : c0) + other;
+    const int64_t left = (kColContiguous ? cols : rows) - g_unit;
+    const int run = left <= 0 ? 0 : (left >= 4 ? 4 : static_cast<int>(left));
+    const int64_t other_extent = kColContiguous ? rows : cols;
+    const int64_t other_stride = kColContiguous ? rs : cs;
+    const float* src = x + (kColContiguous ? g_other * rs + g_unit : g_unit + g_other * cs);
+    int64_t step = kStep * other_stride;
+#if defined(__CUDA_ARCH__)
+    // Opaque to ptxas: otherwise it keeps the copies' offsets i * step, the same for every
+    // slice, in 2 * kPasses registers and spills the accumulators.
+    asm volatile("" : "+l"(step));
+#endif
+#pragma unroll
+    for (int i = 0; i < kPasses; ++i) {
+      const int valid = g_other + i * kStep < other_extent ? run : 0;
+      const int dst = kColContiguous ? at(other + i * kStep, unit) : at(unit, other + i * kStep);
+      cp_async16(tile + dst, valid > 0 ? src : x, valid * 4);
+      src += step;
+    }
+  }
+
+  // Starts the copies of the K slice at k0 into `stage` and commits them as one group.
   static __device__ __forceinline__ void start(float* stage, const Problem<float>& p,
                                                const float* a, const float* b, int64_t m0,
                                                int64_t n0, int64_t k0, int tid) {
-    constexpr int kThreads = Tf32Tile::kThreads;
-    constexpr int kVectorsA = BM * BK / 4, kVectorsB = BK * BN / 4;
-    static_assert(kVectorsA % kThreads == 0 && kVectorsB % kThreads == 0, "even split");
-#pragma unroll
-    for (int e = tid; e < kVectorsA; e += kThreads) {
-      const TileVector v = tile_vector<BM, BK, kAK>(e, a, p.m, p.k, p.a_rs, p.a_cs, m0, k0);
-      cp_async16(stage + a_at(v.r, v.c), v.source, static_cast<int>(v.valid) * 4);
-    }
-    float* b_stage = stage + BM * BK;
-#pragma unroll
-    for (int e = tid; e < kVectorsB; e += kThreads) {
-      const TileVector v = tile_vector<BK, BN, kBN>(e, b, p.k, p.n, p.b_rs, p.b_cs, k0, n0);
-      cp_async16(b_stage + b_at(v.r, v.c), v.source, static_cast<int>(v.valid) * 4);
-    }
+    tid = opaque(tid);  // the copies' addresses are recomputed per slice, not held in registers
+    copy<BM, BK, kAK>(stage, a, p.m, p.k, p.a_rs, p.a_cs, m0, k0, tid,
+                      [](int m, int k) { return a_at(m, k); });
+    copy<BK, BN, kBN>(stage + BM * BK, b, p.k, p.n, p.b_rs, p.b_cs, k0, n0, tid,
+                      [](int k, int n) { return b_at(k, n); });
     cp_async_commit();
   }
 };
@@ -192,9 +231,8 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 2) tf32_mma_kernel(Problem
       const float* bs = as + T::kSizeA;
 #pragma unroll
       for (int kc = 0; kc < T::BK; kc += 16) {
-        // av[mi][h][j]: A at row g + 8 h of m16 tile mi, physical k = kc + 4 tig + j;
-        // bv[ni][j]: B at physical k = kc + 4 tig + j, column g of n8 tile ni.
-        uint32_t av[MI][2][4], bv[NI][4];
+        // av[mi][h][j]: A at row g + 8 h of m16 tile mi, physical k = kc + 4 tig + j.
+        uint32_t av[MI][2][4];
         const int k = kc + 4 * tig;
         if constexpr (kAK) {  // a[m][k]: one LDS.128 per row holds its 4 k
 #pragma unroll
@@ -221,39 +259,42 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 2) tf32_mma_kernel(Problem
             }
           }
         }
-        if constexpr (kBN) {  // b[k][n]: column g of tile ni is n = 8 g + ni, consecutive
+        // B in two groups of 4 n8 tiles (16 registers each, not 32: with 128 accumulators and
+        // A's 32 values, all of B would make ptxas spill).
 #pragma unroll
-          for (int j = 0; j < 4; ++j) {
+        for (int gi = 0; gi < NI / 4; ++gi) {
+          uint32_t bv[4][4];    // B at physical k = kc + 4 tig + j, column g of tile 4 gi + ni
+          if constexpr (kBN) {  // b[k][n]: column g of tile ni is n = 8 g + ni, consecutive
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
+            for (int j = 0; j < 4; ++j) {
               const float4 v =
-                  *reinterpret_cast<const float4*>(bs + S::b_at(k + j, wn0 + 8 * group + 4 * half));
+                  *reinterpret_cast<const float4*>(bs + S::b_at(k + j, wn0 + 8 * group + 4 * gi));
               const float e[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
-              for (int q = 0; q < 4; ++q) bv[4 * half + q][j] = to_tf32(e[q]);
+              for (int q = 0; q < 4; ++q) bv[q][j] = to_tf32(e[q]);
+            }
+          } else {  // b[n][k]: one LDS.128 per column holds its 4 k
+#pragma unroll
+            for (int ni = 0; ni < 4; ++ni) {
+              const float4 v =
+                  *reinterpret_cast<const float4*>(bs + S::b_at(k, wn0 + 8 * group + 4 * gi + ni));
+              const float e[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+              for (int j = 0; j < 4; ++j) bv[ni][j] = to_tf32(e[j]);
             }
           }
-        } else {  // b[n][k]: one LDS.128 per column holds its 4 k
+          // k-step s: slot tig is physical k 4 tig + 2 s, slot tig + 4 is 4 tig + 2 s + 1.
 #pragma unroll
-          for (int ni = 0; ni < NI; ++ni) {
-            const float4 v =
-                *reinterpret_cast<const float4*>(bs + S::b_at(k, wn0 + 8 * group + ni));
-            const float e[4] = {v.x, v.y, v.z, v.w};
+          for (int s = 0; s < 2; ++s) {
 #pragma unroll
-            for (int j = 0; j < 4; ++j) bv[ni][j] = to_tf32(e[j]);
-          }
-        }
-        // k-step s: slot tig is physical k 4 tig + 2 s, slot tig + 4 is 4 tig + 2 s + 1.
+            for (int mi = 0; mi < MI; ++mi) {
+              const uint32_t af[4] = {av[mi][0][2 * s], av[mi][1][2 * s], av[mi][0][2 * s + 1],
+                                      av[mi][1][2 * s + 1]};
 #pragma unroll
-        for (int s = 0; s < 2; ++s) {
-#pragma unroll
-          for (int mi = 0; mi < MI; ++mi) {
-            const uint32_t af[4] = {av[mi][0][2 * s], av[mi][1][2 * s], av[mi][0][2 * s + 1],
-                                    av[mi][1][2 * s + 1]};
-#pragma unroll
-            for (int ni = 0; ni < NI; ++ni) {
-              const uint32_t bf[2] = {bv[ni][2 * s], bv[ni][2 * s + 1]};
-              mma_tf32_m16n8k8(acc[mi][ni], af, bf);
+              for (int ni = 0; ni < 4; ++ni) {
+                const uint32_t bf[2] = {bv[ni][2 * s], bv[ni][2 * s + 1]};
+                mma_tf32_m16n8k8(acc[mi][4 * gi + ni], af, bf);
+              }
             }
           }
         }
@@ -264,11 +305,13 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 2) tf32_mma_kernel(Problem
     // C: acc[mi][ni][2 h + q] is row g + 8 h of tile mi, column 2 tig + q of tile ni, that is
     // global column n0 + wn0 + 16 tig + 8 q + ni: for each (mi, h, q) 8 consecutive columns.
     float* c = p.c + z * p.c_bs;
+    const int e_tid = opaque(tid), e_group = e_tid % 32 / 4, e_tig = e_tid % 4;
+    const int e_wm0 = (e_tid / 32 / T::WARPS_N) * T::WM, e_wn0 = (e_tid / 32 % T::WARPS_N) * T::WN;
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi) {
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int row = kAK ? wm0 + 16 * mi + 8 * h + group : wm0 + 8 * group + 2 * mi + h;
+        const int row = kAK ? e_wm0 + 16 * mi + 8 * h + e_group : e_wm0 + 8 * e_group + 2 * mi + h;
 #pragma unroll
         for (int q = 0; q < 2; ++q) {
 #pragma unroll
@@ -276,7 +319,7 @@ __global__ void __launch_bounds__(Tf32Tile::kThreads, 2) tf32_mma_kernel(Problem
             const float run[4] = {acc[mi][4 * half][2 * h + q], acc[mi][4 * half + 1][2 * h + q],
                                   acc[mi][4 * half + 2][2 * h + q],
                                   acc[mi][4 * half + 3][2 * h + q]};
-            store4(c, p.m, p.n, m0 + row, n0 + wn0 + 16 * tig + 8 * q + 4 * half, run);
+            store4(c, p.m, p.n, m0 + row, n0 + e_wn0 + 16 * e_tig + 8 * q + 4 * half, run);
           }
         }
       }
