@@ -40,6 +40,9 @@ for line in sys.stdin:
     smem = re.search(r"(\d+) bytes smem", line)
     spill = re.search(r"(\d+) bytes spill stores", line).group(1)
     shared = smem.group(1) if smem else "0"
+    if kernel == "tf32_mma_kernel":  # Tf32Tile: 3 stages of (128 + 128) x 32 floats, dynamic
+        tiles = "128x128x32, 3 stages"
+        shared = "%d dynamic" % (3 * (128 + 128) * 32 * 4)
     if kernel == "wgmma_tma_kernel":  # TMA boxes in dynamic shared memory (WgmmaTile<BN, stages>)
         bn, stages = (int(x) for x in re.findall(r"Li(\d+)E", targs))
         tiles = "128x%dx64, %d stages" % (bn, stages)
