@@ -46,6 +46,9 @@ for line in sys.stdin:
         if shared == "0":  # past 48 KiB: dynamic, the larger layout of each operand per stage
             floats = max(bm * (bk + 4), bk * (bm + 8)) + max(bk * (bn + 8), bn * (bk + 4))
             shared = "%d dynamic" % (4 * stages * floats)
+    if kernel == "tf32_mma_kernel":  # Tf32Tile: 3 stages of (128 + 128) x 32 floats, dynamic
+        tiles = "128x128x32, 3 stages"
+        shared = "%d dynamic" % (3 * (128 + 128) * 32 * 4)
     if kernel == "wgmma_tma_kernel":  # TMA boxes in dynamic shared memory (WgmmaTile<BN, stages>)
         bn, stages = (int(x) for x in re.findall(r"Li(\d+)E", targs))
         tiles = "128x%dx64, %d stages" % (bn, stages)

@@ -16,10 +16,10 @@
 // until the whole block has arrived, and threadIdx / blockIdx are set before each resume.
 // The PTX the kernels use has host versions behind !defined(__CUDACC__): cp.async copies at
 // once (zero-filled past src-size), mma.sync gathers the warp's fragments through a buffer
-// between two barriers and applies the PTX ISA's m16n8k8 layouts, cvt.rna.tf32 rounds as the
-// hardware does. Warp shuffles (__shfl_down_sync, __shfl_sync) exchange values through a
-// per-warp buffer between two barriers of the warp's lanes, and stop the program when their
-// mask names a lane the block does not have (a full mask in a partial warp). A launch checks its
+// between two barriers and applies the PTX ISA's m16n8k8 layouts, cvt.rna.tf32 and cvt.rn.tf32
+// round as the hardware does. Warp shuffles (__shfl_down_sync, __shfl_sync) exchange values through
+// a per-warp buffer between two barriers of the warp's lanes, and stop the program when their mask
+// names a lane the block does not have (a full mask in a partial warp). A launch checks its
 // configuration as CUDA does (block size, grid limits) and leaves cudaErrorInvalidConfiguration for
 // cudaGetLastError. Launches are serialised, each run to completion, as on one stream.
 // What it cannot show: speed, races that no order of whole steps between waits exposes
@@ -495,19 +495,35 @@ inline uint32_t emulated_tf32(float x) {
   return (bits + 0x1000u) & 0xffffe000u;
 }
 
+// cvt.rn.tf32.f32 (sm_90): keep 10 mantissa bits, rounding to nearest with ties to even.
+inline uint32_t emulated_tf32_rn(float x) {
+  uint32_t bits;
+  std::memcpy(&bits, &x, 4);
+  if (!std::isfinite(x)) return bits;
+  return (bits + 0xfffu + ((bits >> 13) & 1u)) & 0xffffe000u;
+}
+
 // mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32, d += A (16 x 8) B (8 x 8), with the
 // fragment layouts of the PTX ISA (groupID = lane / 4, tig = lane % 4):
 //   A: a0 (g, tig), a1 (g + 8, tig), a2 (g, tig + 4), a3 (g + 8, tig + 4)
 //   B: b0 (tig, g), b1 (tig + 4, g)
 //   C/D: c0 (g, 2 tig), c1 (g, 2 tig + 1), c2 (g + 8, 2 tig), c3 (g + 8, 2 tig + 1).
-// Every thread of the block must call it the same number of times (the ladder's do).
+// The tensor core reads only the top 19 bits (sign, exponent, 10 mantissa bits) of each A and
+// B register: an fp32 value that was not rounded to TF32 first is truncated (so a kernel that
+// forgets to round shows an error about 2.6x larger, biased towards zero; the tests see it).
+// Every lane of a whole warp must call it together (the ladder's do); they meet at a warp
+// barrier, not the block's, so that the other warps run on as they do on a GPU (a missing
+// __syncthreads around the stages shows).
 inline void emulated_mma_m16n8k8_tf32(float (&d)[4], const uint32_t (&a)[4],
                                       const uint32_t (&b)[2]) {
   const int tid = emu::flat_thread();
   const int warp_base = tid / 32 * 32, lane = tid % 32;
   emu::g_launch.fragments[static_cast<size_t>(tid)] = {a[0], a[1], a[2], a[3], b[0], b[1]};
-  __syncthreads();
+  emu::Barrier& warp = emu::g_launch.warp_barriers[static_cast<size_t>(tid / 32)];
+  if (warp.count < 32) emu::fail("mma.sync needs a whole warp, and this one is partial");
+  emu::arrive_and_wait(warp);  // the warp's lanes only, as on a GPU: not a block barrier
   const auto value = [](uint32_t bits) {
+    bits &= 0xffffe000u;  // TF32: the low 13 mantissa bits are ignored
     float f;
     std::memcpy(&f, &bits, 4);
     return f;
@@ -528,7 +544,7 @@ inline void emulated_mma_m16n8k8_tf32(float (&d)[4], const uint32_t (&a)[4],
     for (int k = 0; k < 8; ++k) sum = std::fma(a_at(row, k), b_at(k, col), sum);
     d[r] = sum;
   }
-  __syncthreads();  // before the next call overwrites the fragments
+  emu::arrive_and_wait(warp);  // before the next call overwrites the fragments
 }
 
 // mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32, d += A (16 x 16) B (16 x 8), two

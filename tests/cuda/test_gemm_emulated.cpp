@@ -25,6 +25,7 @@
 #include "gemm/11_wgmma_tma.cuh"
 #include "gemm/12_wgmma_wide.cuh"
 
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -135,8 +136,10 @@ auto kernel_of(const auto& p) {
 
 // Runs Step on one case and returns ||C - C_ref||_F / ||C_ref||_F (0 for exact int64 results;
 // +inf when an element was never written or an int64 differs).
+// grid_z > 0 caps the grid's batch dim, so that each block loops over several batches, as
+// blocks do past 65535 batches.
 template <typename T, template <typename> class Step>
-double run_case(const Case& cs) {
+double run_case(const Case& cs, unsigned grid_z = 0) {
   const Operand<T> a = make_operand<T>(cs.batch, cs.m, cs.k, cs.a_layout, false);
   const Operand<T> b = make_operand<T>(cs.batch, cs.k, cs.n, cs.b_layout, cs.broadcast_b);
   T poison;
@@ -153,14 +156,16 @@ double run_case(const Case& cs) {
   p.a_rs = a.rs, p.a_cs = a.cs, p.b_rs = b.rs, p.b_cs = b.cs;
   p.batch = cs.batch, p.a_bs = a.bs, p.b_bs = b.bs, p.c_bs = cs.m * cs.n;
   REQUIRE(Step<T>::fits(p));
+  const auto kernel = kernel_of<Step<T>>(p);
+  dim3 grid = Step<T>::grid(p);
+  if (grid_z > 0 && grid.z > grid_z) grid.z = grid_z;
   size_t shared_bytes = 0;  // past 48 KiB, asked for first as ladder.cu does
   if constexpr (requires { Step<T>::kDynamicSharedBytes; }) {
-    shared_bytes = Step<T>::kDynamicSharedBytes;
-    Step<T>::for_each_kernel(
-        [&](const void* kernel) { emu::set_max_dynamic_shared(kernel, shared_bytes); });
+    shared_bytes = static_cast<size_t>(Step<T>::kDynamicSharedBytes);
+    emu::set_max_dynamic_shared(reinterpret_cast<const void*>(kernel), shared_bytes);
   }
   emu::g_launch.config_error = false;
-  emu::launch_shared(kernel_of<Step<T>>(p), Step<T>::grid(p), Step<T>::block(), shared_bytes, p);
+  emu::launch_shared(kernel, grid, Step<T>::block(), shared_bytes, p);
   REQUIRE_FALSE(emu::g_launch.config_error);
   double diff = 0, norm = 0;
   for (int64_t z = 0; z < cs.batch; ++z) {
@@ -261,6 +266,49 @@ TEST_CASE("emulated ladder: 09 TF32 tensor cores (mma.sync m16n8k8)", "[gemm][em
   // products about that over sqrt(K) cancellations; 2e-3 of the norm is the issue's bound.
   check_step<float, Tf32Mma>(2e-3, true);
 }
+TEST_CASE("emulated ladder: 09 TF32 in every layout: edges, the stage ring, batches",
+          "[gemm][emulated][tf32]") {
+  // Step 9 relabels the mma's k slots, A's rows (for a[k][m] stages) and B's columns, and
+  // swizzles its stages differently per orientation: every layout pair on M, N, K of 1, 7,
+  // 33, 127 and 129, K that is not a multiple of BK = 32 and K past the 3-stage ring (161, 200:
+  // 6 and 7 slices), single rows and columns, K = 0, and batches with and without a broadcast
+  // B whose last slice sits in each of the 3 stages (1 to 4 slices: the next batch's first
+  // copies must wait for every warp to finish the last one).
+  const std::vector<std::array<int64_t, 4>> shapes{
+      {1, 1, 1, 1},       {7, 7, 7, 1},     {33, 33, 33, 1},  {127, 129, 33, 1}, {129, 127, 95, 1},
+      {129, 129, 161, 1}, {1, 129, 200, 1}, {130, 1, 40, 1},  {17, 33, 70, 3},   {5, 6, 0, 2},
+      {17, 33, 9, 3},     {33, 17, 40, 2},  {17, 40, 100, 2}, {100, 100, 32, 3}, {100, 90, 60, 2}};
+  for (Layout la : {Layout::RowMajor, Layout::Transposed}) {
+    for (Layout lb : {Layout::RowMajor, Layout::Transposed}) {
+      for (const auto& s : shapes) {
+        for (bool broadcast : {false, true}) {
+          if (broadcast && s[3] == 1) continue;
+          const Case cs{s[0], s[1], s[2], s[3], la, lb, broadcast};
+          INFO("09_tf32_mma: " << cs.describe());
+          CHECK(run_case<float, Tf32Mma>(cs) <= 2e-3);
+          if (s[3] > 1) {  // one block row of batches: each block loops over all of them
+            INFO("grid z = 1");
+            CHECK(run_case<float, Tf32Mma>(cs, 1) <= 2e-3);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("emulated ladder: 09 TF32 rounds its inputs to nearest", "[gemm][emulated][tf32]") {
+  // The emulated tensor core, like the hardware, ignores the low 13 bits of an fp32 register:
+  // unrounded inputs give about 6.8e-4 of the norm on these uniform inputs (truncation, biased
+  // towards zero), rounded ones about 2.6e-4. 4.5e-4 tells them apart at 64 x 64 x 64.
+  for (Layout la : {Layout::RowMajor, Layout::Transposed}) {
+    for (Layout lb : {Layout::RowMajor, Layout::Transposed}) {
+      const Case cs{64, 64, 64, 1, la, lb, false};
+      INFO("09_tf32_mma: " << cs.describe());
+      CHECK(run_case<float, Tf32Mma>(cs) <= 4.5e-4);
+    }
+  }
+}
+
 TEST_CASE("emulated ladder: 10 BF16 tensor cores (mma.sync m16n8k16)", "[gemm][emulated]") {
   // Products of bfloat16 are exact and the sums FP32; C is rounded to bfloat16 (half an ulp of
   // 8 significant bits: at most 2^-8 relative): the Frobenius error stays below 2^-8 of the

@@ -296,14 +296,6 @@ struct CpAsyncOn {
   // The launch's dynamic shared memory: 0 when the stages are static arrays.
   static constexpr int kDynamicSharedBytes = Tile::kDynamicShared ? Tile::kSharedBytes : 0;
   static auto kernel_for(const Problem<float>& p) { return kernel_for_layout<For>(p); }
-  // Calls f(kernel) for the kernel of each operand layout (cudaFuncSetAttribute per kernel).
-  template <typename F>
-  static void for_each_kernel(F&& f) {
-    f(reinterpret_cast<const void*>(For<true, true>::kernel));
-    f(reinterpret_cast<const void*>(For<true, false>::kernel));
-    f(reinterpret_cast<const void*>(For<false, true>::kernel));
-    f(reinterpret_cast<const void*>(For<false, false>::kernel));
-  }
   static dim3 block() { return dim3(Tile::kThreads); }
   static dim3 grid(const Problem<float>& p) {
     return tile_grid<dim3>(p.n, G::BN, p.m, G::BM, p.batch);

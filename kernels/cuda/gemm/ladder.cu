@@ -49,20 +49,30 @@ auto kernel_of(const Problem<T>& p) {
   }
 }
 
-// A step whose stages are dynamic shared memory past 48 KiB (step 8's variants) must raise its
-// kernels' limit first, once per device (0..63; a later index sets it on every launch). Two
-// threads that both set it set the same value.
+// A step with Step::kDynamicSharedBytes past 48 KiB (step 9: 96 KiB; step 8's variants) must
+// ask for it, per kernel and device, before its first launch; it also asks for the largest
+// shared-memory carveout, so that as many of its blocks fit an SM as the shared memory allows.
+// Asked once per device (0..63; a later index asks on every launch): two threads that both ask
+// set the same values.
 template <typename Step>
 void allow_dynamic_shared(const OpContext& ctx) {
   constexpr int kKnownSlots = 64;
   static std::array<std::atomic<bool>, kKnownSlots> done{};
   const bool has_slot = ctx.device >= 0 && ctx.device < kKnownSlots;
   if (has_slot && done[static_cast<size_t>(ctx.device)].load(std::memory_order_relaxed)) return;
-  Step::for_each_kernel([&](const void* kernel) {
-    check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  const auto allow = [&](auto kernel) {
+    const auto* f = reinterpret_cast<const void*>(kernel);
+    check_cuda(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                     Step::kDynamicSharedBytes),
                "cudaFuncSetAttribute", ctx.op, ctx.device);
-  });
+    check_cuda(cudaFuncSetAttribute(f, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxShared),
+               "cudaFuncSetAttribute", ctx.op, ctx.device);
+  };
+  allow(Step::template For<true, true>::kernel);
+  allow(Step::template For<true, false>::kernel);
+  allow(Step::template For<false, true>::kernel);
+  allow(Step::template For<false, false>::kernel);
   if (has_slot) done[static_cast<size_t>(ctx.device)].store(true, std::memory_order_relaxed);
 }
 
@@ -184,8 +194,7 @@ int compiled_sm(int device) {
   }
   cudaFuncAttributes attributes{};
   check_cuda(cudaFuncGetAttributes(
-                 &attributes, reinterpret_cast<const void*>(
-                                  &gemm::tf32_mma_kernel<gemm::Tf32Mma<float>::BK, true, true>)),
+                 &attributes, reinterpret_cast<const void*>(&gemm::tf32_mma_kernel<true, true>)),
              "cudaFuncGetAttributes", "matmul", device);
   if (has_slot)
     known[static_cast<size_t>(device)].store(attributes.ptxVersion, std::memory_order_relaxed);
