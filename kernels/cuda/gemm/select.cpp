@@ -10,7 +10,8 @@
 // operands allow 128-bit loads; else float32 copies through the float32 choice, rounded once
 // (ladder.cu: "05_blocktile_2d" is returned then, and last_matmul_kernel() names the float32
 // kernel that ran). Step 12 (step 11 on 128 x 256 tiles) takes what step 11 takes, but runs only
-// when asked for by name until a GPU has measured it.
+// when asked for by name until a GPU has measured it; so does step 13 (float32 with TF32 wgmma,
+// K-major operands as step 11's).
 // These thresholds are reasoned, not yet measured: no GPU was lent while they were written;
 // bench/gpu's ladder runs say where they should move (docs/gemm.md).
 #include "select.hpp"
@@ -33,6 +34,9 @@ constexpr LadderKernel kLadder[] = {
     {"10_bf16_mma", false, true, 80, 128, 0, true},
     {"11_wgmma_tma", false, true, 90, 128, 0, true, true},
     {"12_wgmma_wide", false, true, 90, 128, 0, true, true},  // by name only: not yet measured
+    // float32 in, TF32 wgmma (step 12's pipeline). By name only, not even with set_allow_tf32(true)
+    // (step 9 stays the automatic TF32 choice) until a GPU has measured it.
+    {"13_wgmma_tf32", true, true, 90, 128, 0, false, true},
 };
 
 bool fits(int64_t extent, int64_t tile) {
