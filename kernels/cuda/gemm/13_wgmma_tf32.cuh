@@ -13,9 +13,11 @@
 // Rounding: wgmma reads the float32 bit patterns and, per the PTX ISA, "will truncate lower 13 bits
 // of the 32-bit input data before multiplication is issued": inputs become TF32 by truncation
 // toward zero (a relative error up to 2^-10 per input), where step 9 rounds to nearest with
-// cvt.rna.tf32.f32 (up to 2^-11). Errors of a product stay below about 2^-9, and their signs vary
-// with the inputs', so over K they add like a random walk: the matmul's Frobenius error stays near
-// 1e-3 of the norm or below (the tests' TF32 bound). The emulator truncates likewise.
+// cvt.rna.tf32.f32 (up to 2^-11). A product shrinks by up to 2^-9 of itself, about 7e-4 on
+// average: a bias toward zero, so the matmul's Frobenius error is about 7e-4 to 9e-4 of the norm
+// (the emulator, which truncates likewise), against 2.9e-4 measured for step 9; the tests allow
+// 2e-3. (cuBLAS TF32 measured 2.9e-4 too: whether the H200 truncates as documented is for the
+// first GPU run's rel_err to say; docs/gemm.md, step 13.)
 // Bytes per FLOP: a stage brings 48 KiB for 2 x 128 x 256 x 32 = 2.1 MFLOP, 0.0234 bytes a FLOP
 // from L2, twice step 12's 0.0117 (a float is twice a bfloat16, a wgmma does half the K); each
 // wgmma reads 2 KiB of A and 8 KiB of B from shared memory for 262144 FLOPs, 0.039 bytes a FLOP,
@@ -28,10 +30,11 @@
 // taken (no transposing copy): the dispatcher runs the automatic float32 choice instead.
 // Selection: by name only (set_matmul_kernel("13_wgmma_tf32")) until a GPU has measured it; the
 // automatic TF32 choice (set_allow_tf32(true)) stays step 9.
-// Predicted, not measured: about 300 TFLOP/s at 4096^3, 70 to 80% of cuBLAS TF32's 400 (step 11,
-// the same pipeline on 128 x 128 tiles, measured 67% of cuBLAS BF16; the wider tile and the halved
-// FLOP rate, which leaves the per-stage barrier and issue overhead and the epilogue a smaller
-// share, should each add a few points). docs/gemm.md, step 13, has the reasoning.
+// Predicted, not measured: 270 to 320 TFLOP/s at 4096^3, 67 to 80% of cuBLAS TF32's 400. In bytes
+// per second and per stage it is step 12's kernel (same bytes, same instruction count, each
+// instruction the same tensor-core time), so it should reach of cuBLAS TF32 what step 12 reaches
+// of cuBLAS BF16: between step 11's measured 67% and step 12's predicted 77 to 82%. docs/gemm.md,
+// step 13, has the reasoning.
 #pragma once
 
 #include <type_traits>
