@@ -10,7 +10,9 @@
 //    step 9, cuBLAS BF16 (cublasGemmStridedBatchedEx on bfloat16 tensors, through wick's
 //    "cublas" kernel: "cublas_bf16") for steps 10 to 12, which like it run on bfloat16 copies
 //    of the inputs made before timing, B as a transposed view of a K-contiguous matrix (the
-//    layout of x @ W.t(), which steps 11 and 12 need); and the chip's FP32 FMA rate,
+//    layout of x @ W.t(), which steps 11 and 12 need); cuBLAS TF32 also for step 13 (TF32
+//    wgmma), which reads float32 B as such a transposed view too, made before timing (cuBLAS
+//    TF32 reads B row-major: the same product, its own layout); and the chip's FP32 FMA rate,
 //    measured first (fma_peak.cu);
 //  - counters per row: median_ms, TFLOP/s, min_ms and max_ms (the spread), rel_err (Frobenius
 //    error against cuBLAS SGEMM of the same float32 inputs; BF16 rows include the rounding of
@@ -125,6 +127,7 @@ void BM_gemm(benchmark::State& state, std::string kernel, Shape3 s) {
     const bool tf32 = kernel == "cublas_tf32";
     const bool bf16 = kernel == "cublas_bf16" || kernel == "10_bf16_mma" ||
                       kernel == "11_wgmma_tma" || kernel == "12_wgmma_wide";
+    const bool k_major = kernel == "13_wgmma_tf32";  // float32 B^T contiguous, as bh below
     // What wick's last_matmul_kernel() must say for this row.
     const std::string runs_as = kernel == "cublas_bf16" ? "cublas" : kernel;
     const wick::Tensor ah = bf16 ? a.to(wick::kBFloat16) : wick::Tensor();
@@ -133,6 +136,7 @@ void BM_gemm(benchmark::State& state, std::string kernel, Shape3 s) {
     const wick::Tensor bh =
         bf16 ? b.transpose(-1, -2).contiguous().to(wick::kBFloat16).transpose(-1, -2)
              : wick::Tensor();
+    const wick::Tensor bk = k_major ? b.transpose(-1, -2).contiguous().transpose(-1, -2) : b;
     wick::Tensor c = wick::empty(reference.sizes(), opts);
     if (!tf32) wick::set_matmul_kernel(runs_as);
     auto product = [&] {
@@ -141,7 +145,7 @@ void BM_gemm(benchmark::State& state, std::string kernel, Shape3 s) {
       } else if (bf16) {
         c = ah.matmul(bh);
       } else {
-        c = a.matmul(b);
+        c = a.matmul(bk);
       }
     };
     for (int i = 0; i < 3; ++i) product();

@@ -175,7 +175,8 @@ def plot(rows, path):
     colours = {k: blues(0.35 + 0.65 * i / max(1, len(fp32) - 1)) for i, k in enumerate(fp32)}
     colours.update({"cublas": "black", "09_tf32_mma": "tab:red", "cublas_tf32": "tab:red",
                     "10_bf16_mma": "yellowgreen", "11_wgmma_tma": "forestgreen",
-                    "12_wgmma_wide": "darkgreen", "cublas_bf16": "darkgreen"})
+                    "12_wgmma_wide": "darkgreen", "cublas_bf16": "darkgreen",
+                    "13_wgmma_tf32": "darkred"})
     markers = "os^vD<>ph*X"
     for i, k in enumerate(ladder_kernels(rows)):
         xs = [n for n in sizes if (f"square_{n}", k) in rows]

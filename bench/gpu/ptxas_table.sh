@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ptxas_table.sh: registers, shared memory and spills of every matmul ladder kernel, as ptxas
 # reports them when it compiles kernels/cuda/gemm/ladder.cu for one architecture (default 90),
-# and at 90 also steps 11 and 12's gemm/hopper.cu (for sm_90a), printed as the Markdown table of
+# and at 90 also steps 11 to 13's gemm/hopper.cu (for sm_90a), printed as the Markdown table of
 # docs/gemm.md. Needs a configured CUDA build tree (it reuses that tree's nvcc command line);
 # no GPU.
 #   bash bench/gpu/ptxas_table.sh [build-dir] [arch]
@@ -10,7 +10,7 @@ build="${1:-build}"
 arch="${2:-90}"
 cmd="$(ninja -C "$build" -t commands wick_kernels_cuda | grep 'gemm/ladder.cu' | head -n 1)"
 [[ -n "$cmd" ]] || { echo "ptxas_table.sh: no ladder.cu in $build (configure with CUDA)" >&2; exit 1; }
-# Steps 11 and 12 (gemm/hopper.cu) are compiled for sm_90a only, in builds that include 90.
+# Steps 11 to 13 (gemm/hopper.cu) are compiled for sm_90a only, in builds that include 90.
 hopper="$(ninja -C "$build" -t commands wick_kernels_cuda_hopper 2>/dev/null | grep 'gemm/hopper.cu' | head -n 1 || true)"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -49,10 +49,11 @@ for line in sys.stdin:
     if kernel == "tf32_mma_kernel":  # Tf32Tile: 3 stages of (128 + 128) x 32 floats, dynamic
         tiles = "128x128x32, 3 stages"
         shared = "%d dynamic" % (3 * (128 + 128) * 32 * 4)
-    if kernel == "wgmma_tma_kernel":  # TMA boxes in dynamic shared memory (WgmmaTile<BN, stages>)
+    if kernel == "wgmma_tma_kernel":  # TMA boxes in dynamic shared memory (WgmmaTile<BN, stages, T>)
         bn, stages = (int(x) for x in re.findall(r"Li(\d+)E", targs))
-        tiles = "128x%dx64, %d stages" % (bn, stages)
-        shared = "%d dynamic" % (1024 + stages * (128 + bn) * 64 * 2 + 2 * stages * 8)
+        bk = 64 if dtype == "bfloat16" else 32  # 128 bytes of K a row (float32: step 13, TF32)
+        tiles = "128x%dx%d, %d stages" % (bn, bk, stages)
+        shared = "%d dynamic" % (1024 + stages * (128 + bn) * 128 + 2 * stages * 8)
         layout = "A k-contiguous, B k-contiguous (sm_90a)"
     rows.append((kernel, dtype, tiles, layout, regs, shared, spill))
 print("| kernel | dtype | template sizes | operands | registers | shared bytes | spill bytes |")

@@ -31,6 +31,7 @@ def fixture():
         rows.append(row(f"square_{n}", "10_bf16_mma", 90.0 * scale, 3e-3))
         rows.append(row(f"square_{n}", "cublas_bf16", 120.0 * scale, 3e-3))
         rows.append(row(f"square_{n}", "11_wgmma_tma", 108.0 * scale, 3e-3))
+        rows.append(row(f"square_{n}", "13_wgmma_tf32", 64.0 * scale, 7e-4))
     # Step 8's variants run at one size only (the bench runs them at 2048 and 4096).
     rows.append(row("square_1024", "08_cp_async_128x256_s3", 36.0))
     rows.append(row("square_1024", "08_cp_async_128x128_s3", 27.0))
@@ -63,6 +64,8 @@ def main():
         expect("| 01_naive | 0.50 (2%) | 1.00 (2%) |" in out, "naive row")
         expect("| 10_bf16_mma | 90.00 (75%) | 180.00 (75%) |" in out, "BF16 step against cuBLAS BF16")
         expect("| 11_wgmma_tma | 108.00 (90%) | 216.00 (90%) |" in out, "Hopper step against cuBLAS BF16")
+        expect("| 13_wgmma_tf32 | 64.00 (80%) | 128.00 (80%) |" in out,
+               "Hopper TF32 step against cuBLAS TF32, not BF16")
         expect("| square_512 | 10_bf16_mma | 1.000 | 0.900 to 1.200 | 90.00 | 75% | - |" in out,
                "no FP32-peak fraction for a tensor-core row")
         expect("| square_1024 | 08_cp_async | 1.000 | 0.900 to 1.200 | 30.00 | 75% | 50% |" in out,

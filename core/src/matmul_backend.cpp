@@ -30,7 +30,8 @@ constexpr const char* kNames[] = {"auto",
                                   "09_tf32_mma",
                                   "10_bf16_mma",
                                   "11_wgmma_tma",
-                                  "12_wgmma_wide"};
+                                  "12_wgmma_wide",
+                                  "13_wgmma_tf32"};
 constexpr int kAuto = 0, kCublas = 1, kUnset = -1;
 
 std::atomic<int> g_kernel{kUnset};

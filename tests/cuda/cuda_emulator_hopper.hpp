@@ -101,39 +101,54 @@ inline void tma_load(void* dst, const uint64_t* opaque, int32_t c0, int32_t c1, 
   mbar_complete_tx(bar, linear);  // the whole box counts, fills included
 }
 
-// Element (row, k) of a K-major bfloat16 operand through a wgmma descriptor (start, stride byte
-// offset between 8-row groups, 128-byte swizzle), as float.
+// Element (row, k) of a K-major operand of kBytes-byte elements through a wgmma descriptor
+// (start, stride byte offset between 8-row groups, 128-byte swizzle), as float: bfloat16 (2) or
+// float32 read as TF32 (4). TF32 as the PTX ISA says wgmma.mma_async reads it: "will truncate lower
+// 13 bits of the 32-bit input data before multiplication is issued" (truncation, not rounding).
+template <int kBytes>
 inline float wgmma_operand(uint64_t desc, int row, int k) {
+  static_assert(kBytes == 2 || kBytes == 4);
   const uint32_t start = static_cast<uint32_t>(desc & 0x3FFF) << 4;
   const uint32_t stride = static_cast<uint32_t>((desc >> 32) & 0x3FFF) << 4;
   const auto mode = static_cast<uint32_t>(desc >> 62);
   uint32_t address = start + static_cast<uint32_t>(row / 8) * stride +
-                     static_cast<uint32_t>(row % 8) * 128 + static_cast<uint32_t>(k) * 2;
+                     static_cast<uint32_t>(row % 8) * 128 + static_cast<uint32_t>(k) * kBytes;
   if (mode == 1) address = swizzle_128b(address);
-  if (address + 2 > g_launch.dynamic_bytes) fail("a wgmma operand read past dynamic shared memory");
-  uint16_t bits;
-  std::memcpy(&bits, g_launch.dynamic_shared + address, 2);
-  const uint32_t wide = uint32_t{bits} << 16;
+  if (address + kBytes > g_launch.dynamic_bytes) {
+    fail("a wgmma operand read past dynamic shared memory");
+  }
+  uint32_t wide = 0;
+  if constexpr (kBytes == 2) {
+    uint16_t bits;
+    std::memcpy(&bits, g_launch.dynamic_shared + address, 2);
+    wide = uint32_t{bits} << 16;
+  } else {
+    std::memcpy(&wide, g_launch.dynamic_shared + address, 4);
+    wide &= ~uint32_t{0x1FFF};  // TF32: 10 mantissa bits kept, the low 13 dropped
+  }
   float f;
   std::memcpy(&f, &wide, 4);
   return f;
 }
 
-// wgmma.mma_async m64nNk16 .f32.bf16.bf16 (N = 128: step 11, 256: step 12), both operands K-major
-// in shared memory: this thread's N / 2 accumulators, in the layout of hopper_ptx.cuh (the PTX
-// ISA's m64nNk16 D layout: N / 8 column groups of 8, 4 values per group per thread), computed at
-// issue (the emulator has no asynchrony to model: the kernel waits for the group before reusing
+// wgmma.mma_async m64nNkK, both operands K-major in shared memory: .f32.bf16.bf16 with K = 16
+// (kBytes 2: steps 11 and 12) or .f32.tf32.tf32 with K = 8 (kBytes 4: step 13), 32 bytes of K
+// either way. This thread's N / 2 accumulators, in the layout of hopper_ptx.cuh (the PTX ISA's
+// m64nNk16 / m64nNk8 D layout: N / 8 column groups of 8, 4 values per group per thread), computed
+// at issue (the emulator has no asynchrony to model: the kernel waits for the group before reusing
 // the stage).
-template <int kN>
-inline void wgmma_m64nNk16_bf16(float (&d)[kN / 2], uint64_t desc_a, uint64_t desc_b, int scale_d) {
+template <int kN, int kBytes>
+inline void wgmma_m64nN(float (&d)[kN / 2], uint64_t desc_a, uint64_t desc_b, int scale_d) {
   static_assert(kN % 8 == 0 && kN >= 8 && kN <= 256, "wgmma's N: a multiple of 8 up to 256");
+  constexpr int kK = 32 / kBytes;
   const int t = flat_thread() % 128, warp = t / 32, lane = t % 32, g = lane / 4, tig = lane % 4;
   for (int i = 0; i < kN / 8; ++i) {
     for (int r = 0; r < 4; ++r) {
       const int row = 16 * warp + g + (r >= 2 ? 8 : 0), col = 8 * i + 2 * tig + (r & 1);
       float sum = scale_d ? d[4 * i + r] : 0.f;
-      for (int k = 0; k < 16; ++k) {
-        sum = std::fma(wgmma_operand(desc_a, row, k), wgmma_operand(desc_b, col, k), sum);
+      for (int k = 0; k < kK; ++k) {
+        sum = std::fma(wgmma_operand<kBytes>(desc_a, row, k), wgmma_operand<kBytes>(desc_b, col, k),
+                       sum);
       }
       d[4 * i + r] = sum;
     }

@@ -24,11 +24,14 @@
 #include "gemm/10_bf16_mma.cuh"
 #include "gemm/11_wgmma_tma.cuh"
 #include "gemm/12_wgmma_wide.cuh"
+#include "gemm/13_wgmma_tf32.cuh"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -318,16 +321,40 @@ TEST_CASE("emulated ladder: 10 BF16 tensor cores (mma.sync m16n8k16)", "[gemm][e
 
 namespace {
 
-// Step 11 (G = WgmmaGeometry) or 12 (WgmmaWideGeometry) as gemm/hopper.cu launches it, with the
-// emulator's tensor maps: A row-major and B a transposed view (both K-major), batches with and
-// without a broadcast B.
+// float32 read as TF32 by wgmma: the low 13 mantissa bits dropped (truncation toward zero), as
+// the PTX ISA says for .tf32 and cuda_emulator_hopper.hpp does.
+double tf32_truncated(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, 4);
+  bits &= ~uint32_t{0x1FFF};
+  float out;
+  std::memcpy(&out, &bits, 4);
+  return out;
+}
+
+// Frobenius errors of a wgmma step's C against the float64 product of the inputs as given
+// (`exact`) and of the inputs as the tensor cores read them (`as_read`: bfloat16 unchanged, float32
+// truncated to TF32), relative to that reference's norm.
+struct WgmmaErrors {
+  double exact = 0, as_read = 0;
+};
+
+// Step 11 (G = WgmmaGeometry), 12 (WgmmaWideGeometry) or 13 (WgmmaTf32Geometry, float32) as
+// gemm/hopper.cu launches it, with the emulator's tensor maps: A row-major and B a transposed view
+// (both K-major), batches with and without a broadcast B.
 template <typename G>
-double run_wgmma_case(const Case& cs) {
-  const Operand<BFloat16> a = make_operand<BFloat16>(cs.batch, cs.m, cs.k, Layout::RowMajor, false);
-  const Operand<BFloat16> b =
-      make_operand<BFloat16>(cs.batch, cs.k, cs.n, Layout::Transposed, cs.broadcast_b);
-  std::vector<BFloat16> c(static_cast<size_t>(cs.batch * cs.m * cs.n), BFloat16::from_bits(0x7fc0));
-  Problem<BFloat16> p;
+WgmmaErrors run_wgmma_case(const Case& cs) {
+  using T = typename G::Element;
+  const Operand<T> a = make_operand<T>(cs.batch, cs.m, cs.k, Layout::RowMajor, false);
+  const Operand<T> b = make_operand<T>(cs.batch, cs.k, cs.n, Layout::Transposed, cs.broadcast_b);
+  T poison;
+  if constexpr (std::is_same_v<T, BFloat16>) {
+    poison = BFloat16::from_bits(0x7fc0);
+  } else {
+    poison = std::numeric_limits<float>::quiet_NaN();
+  }
+  std::vector<T> c(static_cast<size_t>(cs.batch * cs.m * cs.n), poison);
+  Problem<T> p;
   p.a = a.data.data(), p.b = b.data.data(), p.c = c.data();
   p.m = cs.m, p.n = cs.n, p.k = cs.k;
   p.a_rs = a.rs, p.a_cs = a.cs, p.b_rs = b.rs, p.b_cs = b.cs;
@@ -337,29 +364,43 @@ double run_wgmma_case(const Case& cs) {
   const TmaShape shapes[2] = {tma_shape_a<G>(p), tma_shape_b<G>(p)};
   const void* bases[2] = {p.a, p.b};
   for (int i = 0; i < 2; ++i) {
-    emu::encode_tensor_map(maps[i].opaque, bases[i], 2, shapes[i].dims, shapes[i].strides,
-                           shapes[i].box, 128);
+    REQUIRE(shapes[i].element_bytes == sizeof(T));
+    emu::encode_tensor_map(maps[i].opaque, bases[i], shapes[i].element_bytes, shapes[i].dims,
+                           shapes[i].strides, shapes[i].box, 128);
   }
   // Past 48 KiB of dynamic shared memory, as gemm/hopper.cu asks with cudaFuncSetAttribute.
   emu::set_max_dynamic_shared(reinterpret_cast<const void*>(&wgmma_tma_kernel<G>), G::kSharedBytes);
   emu::launch_shared(&wgmma_tma_kernel<G>, tile_grid<dim3>(p.n, G::BN, p.m, G::BM, p.batch),
                      dim3(G::kThreads), G::kSharedBytes, p, maps[0], maps[1],
                      shapes[0].batched ? 1 : 0, shapes[1].batched ? 1 : 0);
-  double diff = 0, norm = 0;
+  const auto read = [](T v) {
+    if constexpr (std::is_same_v<T, float>) {
+      return tf32_truncated(v);
+    } else {
+      return to_double(v);
+    }
+  };
+  double diff = 0, norm = 0, diff_read = 0, norm_read = 0;
   for (int64_t z = 0; z < cs.batch; ++z) {
     for (int64_t i = 0; i < cs.m; ++i) {
       for (int64_t j = 0; j < cs.n; ++j) {
-        double want = 0;
-        for (int64_t k = 0; k < cs.k; ++k)
+        double want = 0, want_read = 0;
+        for (int64_t k = 0; k < cs.k; ++k) {
           want += to_double(a.at(z, i, k)) * to_double(b.at(z, k, j));
+          want_read += read(a.at(z, i, k)) * read(b.at(z, k, j));
+        }
         const double got = to_double(c[static_cast<size_t>((z * cs.m + i) * cs.n + j)]);
-        if (std::isnan(got)) return std::numeric_limits<double>::infinity();
+        const double inf = std::numeric_limits<double>::infinity();
+        if (std::isnan(got)) return {inf, inf};
         diff += (got - want) * (got - want);
         norm += want * want;
+        diff_read += (got - want_read) * (got - want_read);
+        norm_read += want_read * want_read;
       }
     }
   }
-  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  const auto ratio = [](double d, double n) { return n > 0 ? std::sqrt(d / n) : std::sqrt(d); };
+  return {ratio(diff, norm), ratio(diff_read, norm_read)};
 }
 
 }  // namespace
@@ -394,7 +435,7 @@ TEST_CASE("emulated ladder: 11 Hopper wgmma with TMA (sm_90a)", "[gemm][emulated
   shapes.push_back({17, 33, 70, 3, Layout::RowMajor, Layout::Transposed, true});
   for (const Case& cs : shapes) {
     INFO("11_wgmma_tma: " << cs.describe());
-    CHECK(run_wgmma_case<WgmmaGeometry>(cs) <= 0x1p-8);
+    CHECK(run_wgmma_case<WgmmaGeometry>(cs).exact <= 0x1p-8);
   }
 }
 
@@ -414,6 +455,38 @@ TEST_CASE("emulated ladder: 12 Hopper wgmma on 128 x 256 tiles (sm_90a)", "[gemm
   }
   for (const Case& cs : shapes) {
     INFO("12_wgmma_wide: " << cs.describe());
-    CHECK(run_wgmma_case<WgmmaWideGeometry>(cs) <= 0x1p-8);
+    CHECK(run_wgmma_case<WgmmaWideGeometry>(cs).exact <= 0x1p-8);
   }
+}
+
+TEST_CASE("emulated ladder: 13 Hopper TF32 wgmma on 128 x 256 tiles (sm_90a)", "[gemm][emulated]") {
+  // Step 12's kernel on float32: wgmma.m64n256k8.tf32 (K = 8 an instruction, 32 floats a stage
+  // row, 4 instructions a stage), float32 TMA boxes of 32 x 128 and 32 x 256. Two bounds:
+  //  - against the float64 product of the inputs as wgmma reads them (truncated to TF32): FP32
+  //    accumulation alone, 1e-5; a wrong descriptor, k advance, swizzle or TMA box gives O(1);
+  //  - against the exact float64 product: truncation shrinks each input by up to 2^-10 of itself
+  //    (2^-11.5 on average), each product by up to 2^-9; 2e-3 of the norm (step 9's emulated bound)
+  //    holds with cancellation in sums of few terms (the typical error is about 7e-4).
+  // Shapes: step 12's, plus K not a multiple of 32 (a partial last K tile: TMA's zero fill) or of
+  // 4 (rows padded to 16 bytes), K tiles that wrap the ring across batches, edge M and N.
+  std::vector<Case> shapes = wgmma_shapes();
+  for (const Case& cs : std::vector<Case>{
+           {17, 256, 33, 1, Layout::RowMajor, Layout::Transposed, false},    // K: 32 + 1
+           {33, 300, 70, 1, Layout::RowMajor, Layout::Transposed, false},    // 2 N tiles, K 3 tiles
+           {130, 257, 161, 1, Layout::RowMajor, Layout::Transposed, false},  // 2 x 2 tiles, 6 K
+           {17, 257, 70, 3, Layout::RowMajor, Layout::Transposed, true},     // broadcast B
+           {9, 40, 200, 2, Layout::RowMajor, Layout::Transposed, false},  // 7 K tiles x 2 batches
+           {64, 64, 32, 1, Layout::RowMajor, Layout::Transposed, false},  // exactly one K tile
+       }) {
+    shapes.push_back(cs);
+  }
+  double worst = 0;
+  for (const Case& cs : shapes) {
+    INFO("13_wgmma_tf32: " << cs.describe());
+    const WgmmaErrors err = run_wgmma_case<WgmmaTf32Geometry>(cs);
+    CHECK(err.as_read <= 1e-5);
+    CHECK(err.exact <= 2e-3);
+    worst = std::max(worst, err.exact);
+  }
+  std::printf("13_wgmma_tf32: worst error against the exact product %.2e\n", worst);
 }

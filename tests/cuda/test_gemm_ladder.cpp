@@ -5,7 +5,8 @@
 // operands, and batches. Tolerances: ||C - C_ref||_F / ||C_ref||_F <= 1e-5 for FP32, <= 1e-3
 // for TF32. Inputs are fresh random values each run (randn on the GPU); every output starts
 // poisoned (debug fill: NaN). Each case also checks that the forced kernel is the one that ran
-// (last_matmul_kernel()), so a kernel that silently fell back cannot pass as itself.
+// (last_matmul_kernel()), so a kernel that silently fell back cannot pass as itself. The
+// wgmma steps, which need K-major operands, have their own cases (BF16: steps 11, 12; TF32: 13).
 // WICK_CUDA_TEST_SMALL=1 (compute-sanitizer) keeps sizes up to 129.
 #include <string>
 #include <vector>
@@ -304,4 +305,82 @@ TEST_CASE("matmul ladder: BF16 tensor cores against cuBLAS BF16 and float64", "[
   const Tensor c = matmul(a, operand({k, n}, Layout::Contiguous).to(kBFloat16));
   CHECK(std::string(last_matmul_kernel()) ==
         (cuda::get_device_properties(0).major >= 8 ? "10_bf16_mma" : "05_blocktile_2d"));
+}
+
+namespace {
+
+// A [..., rows, k] float32 operand on the GPU whose rows are K-contiguous and start every
+// multiple of 4 floats (16 bytes), as step 13's TMA needs: the first k columns of a wider tensor
+// when k is not a multiple of 4.
+Tensor k_major(Shape shape) {
+  const auto opts = TensorOptions().device(kCUDA);
+  const size_t last = shape.size() - 1;
+  const int64_t k = shape[last];
+  shape[last] = (k + 3) / 4 * 4;
+  return randn(shape, opts).narrow(-1, 0, k);
+}
+
+// Step 13 (TF32 wgmma with TMA) forced by name on a @ b.t() (A row-major, B a transposed view of
+// a K-contiguous [N, K] matrix, x @ W.t()), against the float64 reference and cuBLAS FP32. wgmma
+// truncates float32 inputs to TF32 (the low 13 mantissa bits dropped, 13_wgmma_tf32.cuh): products
+// shrink by about 7e-4 of themselves on average and by 2^-9 at most, so 2e-3 of the norm (1e-3 for
+// step 9, which rounds to nearest). It runs on sm_90 devices in builds with sm_90a code; elsewhere
+// the automatic choice runs instead, as correct, and last_matmul_kernel() names it. A row-major B
+// is never taken by step 13.
+void check_wgmma_tf32(const Tensor& a, const Tensor& bt, const std::string& what) {
+  const Tensor b = bt.transpose(-1, -2);
+  const Tensor want = matmul(a.to(kCPU).to(kFloat64), b.to(kCPU).to(kFloat64));
+  const DeviceProperties props = cuda::get_device_properties(0);
+  const auto nd_a = static_cast<size_t>(a.dim()), nd_b = static_cast<size_t>(b.dim());
+  gpu::gemm::Problem<float> p;
+  p.a = static_cast<const float*>(a.raw_data());
+  p.b = static_cast<const float*>(b.raw_data());
+  p.m = a.sizes()[nd_a - 2], p.k = a.sizes()[nd_a - 1], p.n = b.sizes()[nd_b - 1];
+  p.a_rs = a.strides()[nd_a - 2], p.a_cs = a.strides()[nd_a - 1];
+  p.b_rs = b.strides()[nd_b - 2], p.b_cs = b.strides()[nd_b - 1];
+  p.batch = nd_a > 2 ? a.sizes()[nd_a - 3] : 1;
+  p.a_bs = nd_a > 2 ? a.strides()[nd_a - 3] : 0;
+  p.b_bs = nd_b > 2 ? b.strides()[nd_b - 3] : 0;
+  const bool takes = WICK_HOPPER_KERNEL && props.major == 9 && props.minor == 0 &&
+                     gpu::gemm::wgmma_tma_fits(p) && vector_ready(a, b);
+  Tensor by_cublas;
+  {
+    KernelScope scope("cublas");
+    by_cublas = matmul(a, b);
+  }
+  KernelScope scope("13_wgmma_tf32");
+  PoisonScope poison;
+  const Tensor got = matmul(a, b);
+  INFO(what << " with 13_wgmma_tf32");
+  REQUIRE(got.sizes() == want.sizes());
+  CHECK((std::string(last_matmul_kernel()) == "13_wgmma_tf32") == takes);
+  CHECK(relative_error(got, want) <= 2e-3);
+  CHECK(relative_error(got, by_cublas) <= 2e-3);
+  // A row-major B: another kernel, still correct (unless N or K is 1: then B is K-contiguous too).
+  const Tensor b_rows = b.contiguous();
+  const Tensor got_rows = matmul(a, b_rows);
+  if (p.n > 1 && p.k > 1) CHECK(std::string(last_matmul_kernel()) != "13_wgmma_tf32");
+  CHECK(relative_error(got_rows, want) <= 2e-3);
+}
+
+}  // namespace
+
+TEST_CASE("matmul ladder: TF32 wgmma (step 13) on K-major operands", "[matmul][ladder]") {
+  std::vector<int64_t> sizes{1, 7, 16, 33, 127, 128, 129, 1000, 1023, 2048};
+  if (small_run()) sizes.resize(7);
+  for (int64_t s : sizes) {
+    check_wgmma_tf32(k_major({s, s}), k_major({s, s}), "square " + std::to_string(s));
+  }
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t x = sizes[i], y = sizes[(i + 3) % sizes.size()],
+                  z = sizes[(i + 5) % sizes.size()];
+    check_wgmma_tf32(
+        k_major({x, y}), k_major({z, y}),
+        "M, K, N = " + std::to_string(x) + ", " + std::to_string(y) + ", " + std::to_string(z));
+  }
+  // Batches: the stage ring (4 stages of 32 floats of K) wraps within a batch and across batches;
+  // a B broadcast over the batch.
+  check_wgmma_tf32(k_major({2, 64, 200}), k_major({2, 40, 200}), "batch of 2, K of 7 tiles");
+  const Tensor w = k_major({24, 72});
+  check_wgmma_tf32(k_major({3, 33, 72}), w.expand({3, 24, 72}), "batch of 3, B broadcast");
 }

@@ -499,6 +499,34 @@ TEST_CASE("matmul ladder: the automatic choice", "[gemm][host]") {
   h.vector_ready = false;  // K-major but misaligned for 16-byte loads: neither 10 nor 11
   h.k_major = false;
   CHECK(string(automatic_kernel(h, false)) == "05_blocktile_2d");
+  // Step 13 (float32, TF32 wgmma): by name only, on what step 11 would take in bfloat16; never
+  // automatic, not even with TF32 allowed (unmeasured); float32 only.
+  f = facts_for(4096, 4096, 4096, 90);
+  CHECK(string(choose_kernel(f, "13_wgmma_tf32", true)) == "09_tf32_mma");  // not built here
+  f.hopper = true;
+  CHECK(string(choose_kernel(f, "13_wgmma_tf32", true)) == "09_tf32_mma");  // B row-major
+  CHECK(string(choose_kernel(f, "13_wgmma_tf32", false)) == "08_cp_async");
+  f.k_major = true;
+  CHECK(string(choose_kernel(f, "13_wgmma_tf32", false)) == "13_wgmma_tf32");
+  CHECK(string(choose_kernel(f, "13_wgmma_tf32", true)) == "13_wgmma_tf32");
+  CHECK(string(automatic_kernel(f, true)) == "09_tf32_mma");
+  CHECK(string(automatic_kernel(f, false)) == "08_cp_async");
+  CHECK(string(choose_kernel(f, "auto", true)) == "09_tf32_mma");
+  for (const int64_t n : {1, 200, 257, 4096 + 4}) {  // N of no multiple of 256: TMA's zero fill
+    auto odd = f;
+    odd.n = n;
+    CHECK(string(choose_kernel(odd, "13_wgmma_tf32", true)) == "13_wgmma_tf32");
+  }
+  f.sm = 100;  // sm_90a code only
+  CHECK(string(choose_kernel(f, "13_wgmma_tf32", true)) == "09_tf32_mma");
+  f.sm = 89;
+  CHECK(string(choose_kernel(f, "13_wgmma_tf32", false)) == "08_cp_async");
+  f.sm = 90;
+  f.type = gpu::gemm::ElementType::BFloat16;  // bfloat16 goes to its own steps
+  CHECK(string(choose_kernel(f, "13_wgmma_tf32", false)) == "11_wgmma_tma");
+  f.type = gpu::gemm::ElementType::Float64;
+  f.vector_ready = false;
+  CHECK(string(choose_kernel(f, "13_wgmma_tf32", true)) == "05_blocktile_2d");
 }
 
 TEST_CASE("matmul ladder: a forced kernel runs what it can take, else the automatic choice",
@@ -642,4 +670,32 @@ TEST_CASE("matmul ladder: which operands the 128-bit loads can read", "[gemm][ho
   CHECK_FALSE(gpu::gemm::wgmma_tma_fits(h));
   h.a_bs = 64;
   CHECK(gpu::gemm::wgmma_tma_fits(h));
+  // Step 13's float32 operands: the same rules with 16 bytes = 4 elements.
+  p = {};
+  p.a = buffer, p.b = buffer, p.m = 4, p.n = 4, p.k = 4;
+  p.a_rs = 4, p.a_cs = 1, p.b_rs = 1, p.b_cs = 4;  // A row-major, B a transposed view
+  CHECK(gpu::gemm::wgmma_tma_fits(p));
+  p.b_rs = 4, p.b_cs = 1;  // B row-major: N contiguous, not taken (no transposing copy)
+  CHECK_FALSE(gpu::gemm::wgmma_tma_fits(p));
+  p.b_rs = 1, p.b_cs = 4;
+  p.k = 3, p.a_rs = 4, p.b_cs = 4;  // K of 3 in rows padded to 16 bytes
+  CHECK(gpu::gemm::wgmma_tma_fits(p));
+  p.k = 6, p.a_rs = 6, p.b_cs = 8;  // 24-byte rows: not 16-byte aligned
+  CHECK_FALSE(gpu::gemm::wgmma_tma_fits(p));
+  p.a_rs = 8;
+  CHECK(gpu::gemm::wgmma_tma_fits(p));
+  p.a = buffer + 2;  // 8 bytes past a 16-byte boundary
+  CHECK_FALSE(gpu::gemm::wgmma_tma_fits(p));
+  p.a = buffer;
+  p.batch = 2, p.a_bs = 4, p.b_bs = 0;  // batches of A overlap
+  CHECK_FALSE(gpu::gemm::wgmma_tma_fits(p));
+  p.a_bs = 32;
+  CHECK(gpu::gemm::wgmma_tma_fits(p));
+  // Its TMA boxes: 32 floats (128 bytes) of K by 128 rows of A, 256 of B^T; strides in bytes.
+  const auto ta = gpu::gemm::tma_shape_a<gpu::gemm::WgmmaTf32Geometry>(p);
+  const auto tb = gpu::gemm::tma_shape_b<gpu::gemm::WgmmaTf32Geometry>(p);
+  CHECK(ta.element_bytes == 4);
+  CHECK((ta.box[0] == 32 && ta.box[1] == 128 && tb.box[0] == 32 && tb.box[1] == 256));
+  CHECK((ta.strides[0] == 32 && ta.strides[1] == 128 && ta.batched && !tb.batched));
+  CHECK((tb.dims[0] == 6 && tb.dims[1] == 4 && tb.strides[0] == 32));
 }

@@ -2,7 +2,7 @@
 //  - "auto" (the default): wick picks the fastest of its own kernels that can take the dtype,
 //    layout and device (kernels/cuda/gemm/select.cpp says how);
 //  - "cublas": cuBLAS (kernels/cuda/matmul_cublas.cpp), the reference of the tests and benches;
-//  - a step of the matmul ladder by name, "01_naive" ... "12_wgmma_wide" (docs/gemm.md), for
+//  - a step of the matmul ladder by name, "01_naive" ... "13_wgmma_tf32" (docs/gemm.md), for
 //    teaching and comparison, and step 8's tile variants ("08_cp_async_128x256_s3" ...), which
 //    run by name only until a GPU has measured them.
 // A forced kernel runs every matmul it can take; one it cannot take (cuBLAS and int64, a

@@ -33,14 +33,15 @@
 
 namespace wick::gpu::gemm {
 
-// map_a: A as a [batch][M][K] tensor (box 64 x BM x 1); map_b: B^T as [batch][N][K] (box
-// 64 x BN x 1). A batch coordinate of 0 is used for an operand broadcast over the batch (its map
-// has one batch). G: the tile (wgmma_shape.hpp), WgmmaGeometry here, WgmmaWideGeometry in step
-// 12 (12_wgmma_wide.cuh). (A template also so that only gemm/hopper.cu, compiled for sm_90a,
-// instantiates it.)
+// map_a: A as a [batch][M][K] tensor (box BK x BM x 1); map_b: B^T as [batch][N][K] (box
+// BK x BN x 1). A batch coordinate of 0 is used for an operand broadcast over the batch (its map
+// has one batch). G: the tile and element type (wgmma_shape.hpp), WgmmaGeometry here,
+// WgmmaWideGeometry in step 12 (12_wgmma_wide.cuh), WgmmaTf32Geometry (float32 in and out, TF32
+// products) in step 13 (13_wgmma_tf32.cuh). (A template also so that only gemm/hopper.cu,
+// compiled for sm_90a, instantiates it.)
 template <typename G = WgmmaGeometry>
 __global__ void __launch_bounds__(G::kThreads, 1)
-    wgmma_tma_kernel(Problem<BFloat16> p, const __grid_constant__ TmaMap map_a,
+    wgmma_tma_kernel(Problem<typename G::Element> p, const __grid_constant__ TmaMap map_a,
                      const __grid_constant__ TmaMap map_b, int a_batched, int b_batched) {
 #if defined(__CUDA_ARCH__) && !WICK_SM90A
   __trap();  // compiled for another architecture: the dispatcher never launches it there
@@ -102,9 +103,10 @@ __global__ void __launch_bounds__(G::kThreads, 1)
       wgmma_fence_operands(acc);
       wgmma_fence();
 #pragma unroll
-      for (int kk = 0; kk < G::BK / 16; ++kk) {
-        // 16 more k: 32 bytes further along every swizzled 128-byte row (2 in the field).
-        wgmma_m64nNk16_bf16<G::BN>(acc, desc_a + 2 * kk, desc_b + 2 * kk, 1);
+      for (int kk = 0; kk < G::BK / G::kInstructionK; ++kk) {
+        // One instruction's K (16 bfloat16 or 8 TF32): 32 bytes further along every swizzled
+        // 128-byte row (2 in the field).
+        wgmma_m64nN<typename G::Element, G::BN>(acc, desc_a + 2 * kk, desc_b + 2 * kk, 1);
       }
       wgmma_commit();
       // One group stays in flight while the next stage is awaited: waiting for all but the
@@ -115,8 +117,9 @@ __global__ void __launch_bounds__(G::kThreads, 1)
     wgmma_wait<0>();
     wgmma_fence_operands(acc);
     if (k_tiles > 0) mbar_arrive(&empty[(t - 1) % G::kStages]);
-    // Write the 64 x BN FP32 tile as bfloat16, in the accumulators' layout (hopper_ptx.cuh).
-    BFloat16* c = p.c + z * p.c_bs;
+    // Write the 64 x BN FP32 tile as the element type (bfloat16 rounds, float32 is exact), in
+    // the accumulators' layout (hopper_ptx.cuh).
+    typename G::Element* c = p.c + z * p.c_bs;
     const int64_t row0 = m0 + consumer * 64 + warp * 16 + group;
 #pragma unroll
     for (int i = 0; i < G::BN / 8; ++i) {
@@ -124,7 +127,7 @@ __global__ void __launch_bounds__(G::kThreads, 1)
       for (int r = 0; r < 4; ++r) {
         const int64_t gm = row0 + (r >= 2 ? 8 : 0);
         const int64_t gn = n0 + 8 * i + 2 * tig + (r & 1);
-        if (gm < p.m && gn < p.n) c[gm * p.n + gn] = BFloat16(acc[4 * i + r]);
+        if (gm < p.m && gn < p.n) c[gm * p.n + gn] = typename G::Element(acc[4 * i + r]);
       }
     }
   }

@@ -1,11 +1,11 @@
-// hopper.cu: the host side of steps 11 and 12 (11_wgmma_tma.cuh, 12_wgmma_wide.cuh: one kernel
-// template on two tiles), compiled for sm_90a alone
-// (kernels/cuda/CMakeLists.txt). Builds the two tensor maps TMA reads through: A as a
-// [batch][M][K] bfloat16 tensor and B^T as [batch][N][K] (gemm::tma_shape), with the 128-byte
-// swizzle and zero fill outside. cuTensorMapEncodeTiled belongs to the driver API, which wick never
+// hopper.cu: the host side of steps 11 to 13 (11_wgmma_tma.cuh, 12_wgmma_wide.cuh,
+// 13_wgmma_tf32.cuh: one kernel template on three tiles, bfloat16 or float32), compiled for sm_90a
+// alone (kernels/cuda/CMakeLists.txt). Builds the two tensor maps TMA reads through: A as a
+// [batch][M][K] tensor and B^T as [batch][N][K] (gemm::tma_shape), with the 128-byte swizzle and
+// zero fill outside. cuTensorMapEncodeTiled belongs to the driver API, which wick never
 // links (binaries must start where libcuda.so.1 is absent): the runtime hands out its address
-// (cudaGetDriverEntryPointByVersion), once per process. Where the driver lacks it, steps 11 and
-// 12 are not offered (wgmma_tma_ready) and matmul takes step 10.
+// (cudaGetDriverEntryPointByVersion), once per process. Where the driver lacks it, steps 11 to
+// 13 are not offered (wgmma_tma_ready) and matmul takes another step.
 #include <cuda.h>  // CUtensorMap and cuTensorMapEncodeTiled's types only: nothing is linked
 
 #include <cstring>
@@ -14,6 +14,7 @@
 
 #include "gemm/11_wgmma_tma.cuh"
 #include "gemm/12_wgmma_wide.cuh"
+#include "gemm/13_wgmma_tf32.cuh"
 #include "gemm/hopper.hpp"
 
 namespace wick::gpu {
@@ -48,16 +49,18 @@ gemm::TmaMap encode(const OpContext& ctx, const void* address, const gemm::TmaSh
   const cuuint32_t element_strides[3] = {1, 1, 1};
   const EncodeTiled encode_tiled = find_encoder();  // a static's guard: no lock per launch
   WICK_CHECK(encode_tiled != nullptr, DeviceError, ctx.op, "the CUDA driver on cuda:", ctx.device,
-             " has no cuTensorMapEncodeTiled, which steps 11 and 12 (wgmma with TMA) need");
+             " has no cuTensorMapEncodeTiled, which steps 11 to 13 (wgmma with TMA) need");
+  const bool bf16 = shape.element_bytes == 2;  // else float32 (step 13)
   CUtensorMap map;
-  const CUresult result = encode_tiled(
-      &map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 3, const_cast<void*>(address), dims, strides, box,
-      element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const CUresult result =
+      encode_tiled(&map, bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+                   3, const_cast<void*>(address), dims, strides, box, element_strides,
+                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   WICK_CHECK(result == CUDA_SUCCESS, Error, ctx.op, "cuTensorMapEncodeTiled failed (error ",
              static_cast<int>(result), ") for a ", shape.dims[1], " x ", shape.dims[0],
-             " bfloat16 operand, ", shape.dims[2], " batch(es), row stride ", shape.strides[0],
-             " bytes");
+             bf16 ? " bfloat16" : " float32", " operand, ", shape.dims[2],
+             " batch(es), row stride ", shape.strides[0], " bytes");
   static_assert(sizeof(map) == sizeof(gemm::TmaMap), "a tensor map is 128 bytes");
   gemm::TmaMap out;
   std::memcpy(&out, &map, sizeof map);
@@ -73,7 +76,8 @@ void allow_shared(const OpContext& ctx) {
 
 // One launch of the kernel on tile G: A's boxes are BM rows, B^T's BN rows.
 template <typename G>
-void launch_tile(const OpContext& ctx, const char* name, const gemm::Problem<BFloat16>& p) {
+void launch_tile(const OpContext& ctx, const char* name,
+                 const gemm::Problem<typename G::Element>& p) {
   const gemm::TmaShape a = gemm::tma_shape_a<G>(p), b = gemm::tma_shape_b<G>(p);
   const gemm::TmaMap map_a = encode(ctx, p.a, a), map_b = encode(ctx, p.b, b);
   launch_kernel(ctx, name, &gemm::wgmma_tma_kernel<G>,
@@ -96,6 +100,7 @@ bool wgmma_tma_ready(const OpContext& ctx) {
       // (the caller's device is current here).
       allow_shared<gemm::WgmmaGeometry>(ctx);
       allow_shared<gemm::WgmmaWideGeometry>(ctx);
+      allow_shared<gemm::WgmmaTf32Geometry>(ctx);
       ready = 1;
     }
   }
@@ -108,6 +113,10 @@ void launch_wgmma_tma(const OpContext& ctx, const gemm::Problem<BFloat16>& p) {
 
 void launch_wgmma_wide(const OpContext& ctx, const gemm::Problem<BFloat16>& p) {
   launch_tile<gemm::WgmmaWideGeometry>(ctx, "12_wgmma_wide", p);
+}
+
+void launch_wgmma_tf32(const OpContext& ctx, const gemm::Problem<float>& p) {
+  launch_tile<gemm::WgmmaTf32Geometry>(ctx, "13_wgmma_tf32", p);
 }
 
 }  // namespace wick::gpu

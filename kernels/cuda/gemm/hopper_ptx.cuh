@@ -1,4 +1,4 @@
-// hopper_ptx.cuh: the Hopper (sm_90a) instructions behind steps 11 and 12 of the matmul ladder, one
+// hopper_ptx.cuh: the Hopper (sm_90a) instructions behind steps 11 to 13 of the matmul ladder, one
 // small wrapper each, with a host version for tests/cuda/cuda_emulator.hpp:
 //  - mbarrier: a shared-memory barrier with an arrival count and a transaction byte count that
 //    completes a phase when both reach zero; waits go by phase parity;
@@ -7,11 +7,12 @@
 //    128-byte swizzle, fills what lies outside the tensor with zeros, and reports its bytes to
 //    an mbarrier;
 //  - wgmma.mma_async: a warpgroup (4 warps, 128 threads) multiplies a 64 x 16 A tile by a
-//    16 x N B tile (N = 128 in step 11, 256 in step 12), both read from shared memory through
-//    64-bit descriptors, into N / 2 FP32 accumulators per thread;
+//    16 x N B tile of bfloat16 (N = 128 in step 11, 256 in step 12), or 64 x 8 by 8 x N of TF32
+//    (step 13, N = 256), both read from shared memory through 64-bit descriptors, into N / 2 FP32
+//    accumulators per thread;
 //  - setmaxnreg: moves registers from the producer warpgroup to the consumers.
 // The instructions exist for sm_90a only: compiled for anything else the wrappers trap (the
-// dispatcher never runs steps 11 and 12 there).
+// dispatcher never runs steps 11 to 13 there).
 #pragma once
 
 #include <cstdint>
@@ -141,10 +142,11 @@ __device__ __forceinline__ void tma_load_3d(void* dst, const TmaMap* map, int32_
 }
 
 // The descriptor of a K-major operand tile in shared memory written by TMA with the 128-byte
-// swizzle: rows of 64 bfloat16 (128 bytes), 8-row groups 1024 bytes apart (the stride byte
-// offset); the leading byte offset is unused in this mode (1 by convention); mode 1 = 128B.
-// Start, offsets: bytes >> 4 in 14-bit fields. Advancing K by 16 elements adds 32 bytes to the
-// start (2 in the field): the hardware swizzles the computed addresses, as TMA did.
+// swizzle: rows of 128 bytes (64 bfloat16 or 32 floats), 8-row groups 1024 bytes apart (the stride
+// byte offset); the leading byte offset is unused in this mode (1 by convention); mode 1 = 128B.
+// Start, offsets: bytes >> 4 in 14-bit fields. Advancing K by one instruction's 32 bytes (16
+// bfloat16, 8 TF32) adds 2 to the start field: the hardware swizzles the computed addresses, as
+// TMA did.
 __device__ __forceinline__ uint64_t wgmma_desc(const void* tile) {
   const uint64_t start = (smem_address(tile) & 0x3FFFF) >> 4;
   const uint64_t leading = 1, stride = 1024 >> 4, swizzle_128b = 1;
@@ -168,88 +170,106 @@ __device__ __forceinline__ void wgmma_wait() {
 #endif
 }
 
-// d (64 x kN FP32 per warpgroup, kN / 2 per thread) = A (64 x 16) B (16 x kN) + (scale_d ? d : 0),
-// A and B K-major bfloat16 in shared memory, kN = 128 (step 11) or 256 (step 12). Accumulator
-// layout (PTX ISA, wgmma D for m64nNk16): warp w of the warpgroup holds rows 16 w to 16 w + 15;
-// lane (g = lane / 4, t = lane % 4) holds, for each 8-column group i < kN / 8, d[4 i] and
-// d[4 i + 1] at row 16 w + g, columns 8 i + 2 t and + 1, and d[4 i + 2], d[4 i + 3] at row
+// The accumulator operands of a wgmma with N = 128 (64 per thread) or 256 (128), for the
+// wrappers below: the register list of the instruction's text and the asm's output operands. The
+// two descriptors and scale-d follow as %64, %65, %66 (N = 128) or %128, %129, %130 (N = 256).
+#define WICK_WGMMA_D_REGS_0_63                                                                 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, " \
+  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, " \
+  "%56, %57, %58, %59, %60, %61, %62, %63"
+#define WICK_WGMMA_D_REGS_64 "{" WICK_WGMMA_D_REGS_0_63 "}"
+#define WICK_WGMMA_D_REGS_128                                                                    \
+  "{" WICK_WGMMA_D_REGS_0_63                                                                     \
+  ", %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, " \
+  "%82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, "   \
+  "%100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, "   \
+  "%115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}"
+#define WICK_WGMMA_D_OUT_64                                                                       \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
+      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
+      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
+      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),  \
+      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),  \
+      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
+      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define WICK_WGMMA_D_OUT_128                                                                     \
+  WICK_WGMMA_D_OUT_64, "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]),          \
+      "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), \
+      "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), \
+      "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), \
+      "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), \
+      "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]),           \
+      "+f"(d[103]), "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]),        \
+      "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]),        \
+      "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]),        \
+      "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]),        \
+      "+f"(d[127])
+
+// d (64 x kN FP32 per warpgroup, kN / 2 per thread) = A (64 x kK) B (kK x kN) + (scale_d ? d : 0),
+// A and B K-major in shared memory, read through descriptors (wgmma_desc), kN = 128 (step 11) or
+// 256 (steps 12, 13):
+//  - T = BFloat16 (steps 11, 12): wgmma.m64nNk16.f32.bf16.bf16, kK = 16;
+//  - T = float (step 13): wgmma.m64nNk8.f32.tf32.tf32, kK = 8. The PTX ISA: .tf32 takes no
+//    transpose immediates (both operands must be K-major) and "will truncate lower 13 bits of the
+//    32-bit input data before multiplication is issued": float32 bit patterns are read as TF32 by
+//    truncation, not rounded to nearest (step 9's cvt.rna.tf32.f32).
+// Either way an instruction reads 32 bytes of K along each operand row. Accumulator layout (PTX
+// ISA, wgmma D for m64nNk16 and m64nNk8 alike): warp w of the warpgroup holds rows 16 w to
+// 16 w + 15; lane (g = lane / 4, t = lane % 4) holds, for each 8-column group i < kN / 8, d[4 i]
+// and d[4 i + 1] at row 16 w + g, columns 8 i + 2 t and + 1, and d[4 i + 2], d[4 i + 3] at row
 // 16 w + g + 8.
-template <int kN>
-__device__ __forceinline__ void wgmma_m64nNk16_bf16(float (&d)[kN / 2], uint64_t desc_a,
-                                                    uint64_t desc_b, int scale_d) {
-  static_assert(kN == 128 || kN == 256, "wgmma.m64nNk16 is wrapped for N = 128 and 256");
+template <typename T, int kN>
+__device__ __forceinline__ void wgmma_m64nN(float (&d)[kN / 2], uint64_t desc_a, uint64_t desc_b,
+                                            int scale_d) {
+  static_assert(kN == 128 || kN == 256, "wgmma is wrapped for N = 128 and 256");
+  static_assert(sizeof(T) == 2 || sizeof(T) == 4, "bfloat16 or float32 read as TF32");
 #if WICK_SM90A
-  if constexpr (kN == 128) {
+  if constexpr (kN == 128 && sizeof(T) == 2) {
     asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "setp.ne.b32 p, %66, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, "
-        "%64, %65, p, 1, 1, 0, 0;\n"
-        "}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
-          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
-          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
-          "+f"(d[63])
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " WICK_WGMMA_D_REGS_64
+        ", %64, %65, p, 1, 1, 0, 0;\n}\n"
+        : WICK_WGMMA_D_OUT_64
         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
-  } else {  // kN == 256
+  } else if constexpr (kN == 256 && sizeof(T) == 2) {
     asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "setp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, "
-        "%111, "
-        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, "
-        "%127}, "
-        "%128, %129, p, 1, 1, 0, 0;\n"
-        "}\n"
-        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),
-          "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),
-          "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
-          "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-          "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]),
-          "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]),
-          "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),
-          "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-          "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]),
-          "+f"(d[63]), "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]),
-          "+f"(d[70]), "+f"(d[71]), "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]),
-          "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]),
-          "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), "+f"(d[88]), "+f"(d[89]), "+f"(d[90]),
-          "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), "+f"(d[96]), "+f"(d[97]),
-          "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]),
-          "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]),
-          "+f"(d[110]), "+f"(d[111]), "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]),
-          "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), "+f"(d[120]), "+f"(d[121]),
-          "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127])
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " WICK_WGMMA_D_REGS_128
+        ", %128, %129, p, 1, 1, 0, 0;\n}\n"
+        : WICK_WGMMA_D_OUT_128
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  } else if constexpr (kN == 128) {  // TF32: scale-a and scale-b, no transpose immediates
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 " WICK_WGMMA_D_REGS_64
+        ", %64, %65, p, 1, 1;\n}\n"
+        : WICK_WGMMA_D_OUT_64
+        : "l"(desc_a), "l"(desc_b), "r"(scale_d));
+  } else {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 " WICK_WGMMA_D_REGS_128
+        ", %128, %129, p, 1, 1;\n}\n"
+        : WICK_WGMMA_D_OUT_128
         : "l"(desc_a), "l"(desc_b), "r"(scale_d));
   }
 #elif defined(__CUDA_ARCH__)
   (void)d, (void)desc_a, (void)desc_b, (void)scale_d;
   __trap();
 #elif !defined(__CUDACC__)
-  emu::wgmma_m64nNk16_bf16<kN>(d, desc_a, desc_b, scale_d);
+  emu::wgmma_m64nN<kN, static_cast<int>(sizeof(T))>(d, desc_a, desc_b, scale_d);
 #else
   (void)d, (void)desc_a, (void)desc_b, (void)scale_d;
 #endif
 }
+#undef WICK_WGMMA_D_REGS_0_63
+#undef WICK_WGMMA_D_REGS_64
+#undef WICK_WGMMA_D_REGS_128
+#undef WICK_WGMMA_D_OUT_64
+#undef WICK_WGMMA_D_OUT_128
 
 // Keeps the compiler from moving reads or writes of the accumulators across this point (into
 // the span between wgmma_fence and wgmma_wait, where only wgmma may touch them; ptxas would

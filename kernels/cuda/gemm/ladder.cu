@@ -30,6 +30,7 @@
 #include "gemm/10_bf16_mma.cuh"
 #include "gemm/11_wgmma_tma.cuh"
 #include "gemm/12_wgmma_wide.cuh"
+#include "gemm/13_wgmma_tf32.cuh"
 #include "gemm/hopper.hpp"
 #include "gemm/select.hpp"
 #include "kernels.hpp"
@@ -175,6 +176,9 @@ void run_named(const OpContext& ctx, std::string_view name, const Problem<T>& p)
       return launch_step<gemm::CpAsync128x128T128S3<float>>(ctx, p);
     if (name == "08_cp_async_128x128_s3") return launch_step<gemm::CpAsync128x128S3<float>>(ctx, p);
     if (name == "09_tf32_mma") return launch_step<gemm::Tf32Mma<float>>(ctx, p);
+#if defined(WICK_HOPPER_KERNEL)
+    if (name == "13_wgmma_tf32") return launch_wgmma_tf32(ctx, p);  // choose_kernel checked
+#endif
   }
   if constexpr (!std::is_same_v<T, BFloat16>) run_general(ctx, p);  // "05_blocktile_2d"
 }
@@ -219,8 +223,8 @@ void run(const OpContext& ctx, const OpCall& call, gemm::ElementType type) {
   for (const Problem<T>& p : problems) {
     facts.m = p.m, facts.n = p.n, facts.k = p.k;
     facts.batch += p.batch;
-    if constexpr (std::is_same_v<T, BFloat16>)
-      facts.k_major = facts.k_major && gemm::wgmma_tma_fits(p);
+    if constexpr (std::is_same_v<T, BFloat16> || std::is_same_v<T, float>)
+      facts.k_major = facts.k_major && gemm::wgmma_tma_fits(p);  // steps 11 to 13
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, BFloat16>) {
       facts.vector_ready = facts.vector_ready && gemm::vector_ready(p);
     } else {

@@ -10,10 +10,11 @@
 // operands allow 128-bit loads; else float32 copies through the float32 choice, rounded once
 // (ladder.cu: "05_blocktile_2d" is returned then, and last_matmul_kernel() names the float32
 // kernel that ran). Step 12 (step 11 on 128 x 256 tiles) takes what step 11 takes, but runs only
-// when asked for by name until a GPU has measured it; so do step 8's tile variants
-// ("08_cp_async_128x256_s3" ...: step 8's limits, sm_90 only: tuned for the H200). by_name_only
-// marks them. These thresholds are reasoned, not yet measured: no GPU was lent while they were
-// written; bench/gpu's ladder runs say where they should move (docs/gemm.md).
+// when asked for by name until a GPU has measured it; so do step 13 (float32 with TF32 wgmma,
+// K-major operands as step 11's) and step 8's tile variants ("08_cp_async_128x256_s3" ...:
+// step 8's limits, sm_90 only: tuned for the H200). by_name_only marks them. These thresholds
+// are reasoned, not yet measured: no GPU was lent while they were written; bench/gpu's ladder
+// runs say where they should move (docs/gemm.md).
 #include "select.hpp"
 
 namespace wick::gpu::gemm {
@@ -39,6 +40,9 @@ constexpr LadderKernel kLadder[] = {
     {"10_bf16_mma", false, true, 80, 128, 0, true},
     {"11_wgmma_tma", false, true, 90, 128, 0, true, true},
     {"12_wgmma_wide", false, true, 90, 128, 0, true, true, true},  // by name only: unmeasured
+    // float32 in, TF32 wgmma (step 12's pipeline). By name only, not even with set_allow_tf32(true)
+    // (step 9 stays the automatic TF32 choice) until a GPU has measured it.
+    {"13_wgmma_tf32", true, true, 90, 128, 0, false, true, true},
 };
 
 bool fits(int64_t extent, int64_t tile) {

@@ -18,11 +18,11 @@ struct MatmulFacts {
   int64_t m = 0, n = 0, k = 0, batch = 1;
   int sm = 0;            // compute capability as 10 * major + minor, e.g. 90
   int sm_count = 1;      // streaming multiprocessors
-  bool k_major = false;  // bfloat16 operands steps 11, 12 can read (wgmma_tma_fits)
-  bool hopper = false;   // steps 11, 12's sm_90a code is built and runs here: hopper_code_runs
+  bool k_major = false;  // operands steps 11 to 13 can read (wgmma_tma_fits)
+  bool hopper = false;   // steps 11 to 13's sm_90a code is built and runs here: hopper_code_runs
 };
 
-// Steps 11 and 12's sm_90a machine code runs on a 9.0 device only. `sm` above cannot tell: it is
+// Steps 11 to 13's sm_90a machine code runs on a 9.0 device only. `sm` above cannot tell: it is
 // capped by the PTX the other steps were built with, so a 10.0 or 12.0 device running the
 // compute_90 PTX reports 90 there (found by review: the launch would fail with "no kernel
 // image" on every eligible bfloat16 matmul).
@@ -33,15 +33,15 @@ constexpr bool hopper_code_runs(bool built, int device_major, int device_minor) 
 // The ladder's kernels and what each needs.
 struct LadderKernel {
   const char* name;
-  bool float32_only;          // steps 1 to 4 and 6 to 9 are instantiated for float32 only
+  bool float32_only;          // steps 1 to 4, 6 to 9 and 13 are instantiated for float32 only
   bool needs_vector;          // 128-bit loads: problem.hpp's vector_ready
   int min_sm;                 // cp.async and mma.sync: 80
   int64_t max_m_tile;         // rows per block along grid y (M tiles must fit 65535), 0: no limit
   int64_t max_n_tile;         // likewise for N along grid y (step 1 puts N there)
   bool bf16_only = false;     // steps 10 to 12 take bfloat16 only, no other step takes it
-  bool needs_hopper = false;  // steps 11, 12: sm_90 exactly, sm_90a code built, K-major operands
-  bool by_name_only = false;  // never the automatic choice (not yet measured): step 12, step 8's
-                              // tile variants
+  bool needs_hopper = false;  // steps 11 to 13: sm_90 exactly, sm_90a code built, K-major operands
+  bool by_name_only = false;  // never the automatic choice (not yet measured): steps 12 and 13,
+                              // step 8's tile variants
 };
 std::span<const LadderKernel> ladder_kernels();
 

@@ -422,8 +422,8 @@ extern "C" cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attributes, con
   return cudaSuccess;
 }
 
-// ---- step 11 (gemm/hopper.cu): the kernel attribute call and the driver's tensor-map encoder,
-// which the emulator's TMA (cuda_emulator.hpp) reads back. ----
+// ---- steps 11 to 13 (gemm/hopper.cu): the kernel attribute call and the driver's tensor-map
+// encoder, which the emulator's TMA (cuda_emulator.hpp) reads back. ----
 extern "C" cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribute attribute,
                                             int value) {
   if (attribute == cudaFuncAttributeMaxDynamicSharedMemorySize) {
@@ -435,14 +435,16 @@ extern "C" cudaError_t cudaFuncSetAttribute(const void* kernel, cudaFuncAttribut
 
 namespace {
 
-// cuTensorMapEncodeTiled for the one form wick uses: 3-d, bfloat16, no interleave, the 128-byte
-// swizzle (or none), element strides of 1. Checks TMA's rules the way the driver would.
+// cuTensorMapEncodeTiled for the forms wick uses: 3-d, bfloat16 (steps 11, 12) or float32 (step
+// 13), no interleave, the 128-byte swizzle (or none), element strides of 1. Checks TMA's rules the
+// way the driver would.
 CUresult fake_encode_tiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_t rank,
                            void* address, const cuuint64_t* dims, const cuuint64_t* strides,
                            const cuuint32_t* box, const cuuint32_t* element_strides,
                            CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
                            CUtensorMapL2promotion, CUtensorMapFloatOOBfill) {
-  if (type != CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 || rank != 3 ||
+  const bool bf16 = type == CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  if ((!bf16 && type != CU_TENSOR_MAP_DATA_TYPE_FLOAT32) || rank != 3 ||
       interleave != CU_TENSOR_MAP_INTERLEAVE_NONE ||
       (swizzle != CU_TENSOR_MAP_SWIZZLE_128B && swizzle != CU_TENSOR_MAP_SWIZZLE_NONE)) {
     return CUDA_ERROR_NOT_SUPPORTED;
@@ -459,16 +461,17 @@ CUresult fake_encode_tiled(CUtensorMap* map, CUtensorMapDataType type, cuuint32_
   }
   // Each stride covers the dims inside it (cuda.h: globalStrides[i] is at least
   // globalStrides[i-1] * globalDim[i]); the driver may be laxer, wick asks no more.
-  if (strides[0] < dims[0] * 2 || (dims[2] > 1 && strides[1] < strides[0] * dims[1])) {
+  const uint32_t e = bf16 ? 2 : 4;  // bytes an element
+  if (strides[0] < dims[0] * e || (dims[2] > 1 && strides[1] < strides[0] * dims[1])) {
     return CUDA_ERROR_INVALID_VALUE;
   }
-  if ((box[0] * 2) % 16 != 0 || (swizzle == CU_TENSOR_MAP_SWIZZLE_128B && box[0] * 2 > 128)) {
+  if ((box[0] * e) % 16 != 0 || (swizzle == CU_TENSOR_MAP_SWIZZLE_128B && box[0] * e > 128)) {
     return CUDA_ERROR_INVALID_VALUE;
   }
   const uint64_t d[3] = {dims[0], dims[1], dims[2]};
   const uint64_t s[2] = {strides[0], strides[1]};
   const uint32_t b[3] = {box[0], box[1], box[2]};
-  emu::encode_tensor_map(reinterpret_cast<uint64_t*>(map), address, 2, d, s, b,
+  emu::encode_tensor_map(reinterpret_cast<uint64_t*>(map), address, e, d, s, b,
                          swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 128 : 0);
   return CUDA_SUCCESS;
 }
