@@ -509,14 +509,16 @@ class Results:
     def gemm_gpu(self):
         """{kernel: [(N, TFLOP/s)]}: square GPU matmuls. From bench/gpu's matmul ladder when it
         ran (gemm/square_N/<kernel>: every ladder step, 'cuBLAS' for SGEMM, 'cuBLAS TF32'),
-        else from bench_gpu's BM_matmul rows (cublas:0/1 read as 'wick auto'/'cuBLAS')."""
+        else from bench_gpu's BM_matmul rows (cublas:0/1 read as 'wick auto'/'cuBLAS'). Step 8's
+        tile variants (08_cp_async_<tile>: a tuning sweep at two sizes, tabled in docs/gemm.md)
+        are left out."""
         out = {}
         ladder = self.b("gemm_ladder")
         if ladder:
             names = {"cublas": "cuBLAS", "cublas_tf32": "cuBLAS TF32", "cublas_bf16": "cuBLAS BF16"}
             for r in ladder.runs():
                 m = re.match(r"gemm/square_(\d+)/([^/]+)", r["name"])
-                if m and finite(r.get("TFLOP/s")):
+                if m and finite(r.get("TFLOP/s")) and not m.group(2).startswith("08_cp_async_"):
                     kernel = names.get(m.group(2), m.group(2))
                     out.setdefault(kernel, []).append((int(m.group(1)), r["TFLOP/s"]))
             for v in out.values():
