@@ -14,8 +14,9 @@
 // shuffled with uneven warp speeds: "the schedule" below); __syncthreads() is a barrier at
 // which a fiber yields
 // until the whole block has arrived, and threadIdx / blockIdx are set before each resume.
-// The PTX the kernels use has host versions behind !defined(__CUDACC__): cp.async copies at
-// once (zero-filled past src-size), mma.sync gathers the warp's fragments through a buffer
+// The PTX the kernels use has host versions behind !defined(__CUDACC__): cp.async copies land
+// at the cp.async.wait_group that retires their group (zero-filled past src-size; poison in
+// the destination until then), mma.sync gathers the warp's fragments through a buffer
 // between two barriers and applies the PTX ISA's m16n8k8 layouts, cvt.rna.tf32 and cvt.rn.tf32
 // round as the hardware does. Warp shuffles (__shfl_down_sync, __shfl_sync) exchange values through
 // a per-warp buffer between two barriers of the warp's lanes, and stop the program when their mask
@@ -173,6 +174,18 @@ struct Launch {
     uint32_t phase = 0;
   };
   std::map<const void*, Mbarrier> mbarriers;
+  // cp.async, per thread: the copies issued since the last commit, then the committed groups,
+  // oldest first. A copy's source is read when it is issued; its destination holds poison
+  // until the cp.async.wait_group that retires its group writes it (cp_async16 below).
+  struct CpAsyncCopy {
+    unsigned char* dst;
+    std::array<unsigned char, 16> bytes;
+  };
+  struct CpAsyncQueue {
+    std::vector<CpAsyncCopy> open;
+    std::vector<std::vector<CpAsyncCopy>> committed;
+  };
+  std::vector<CpAsyncQueue> cp_async;
 };
 inline Launch g_launch;
 inline std::mutex g_launch_mutex;  // one launch at a time
@@ -409,6 +422,7 @@ void launch_shared(void (*kernel)(Params...), dim3 grid, dim3 block, size_t shar
     blockIdx = dim3(static_cast<unsigned>(b % grid.x), static_cast<unsigned>(b / grid.x % grid.y),
                     static_cast<unsigned>(b / grid.x / grid.y));
     l.mbarriers.clear();
+    l.cp_async.assign(static_cast<size_t>(threads), {});  // a block's copies die with it
     if (shared_bytes > 0) std::memset(l.dynamic_shared, 0xA5, shared_bytes);  // garbage
     for (int t = 0; t < threads; ++t) {
       start_fiber(l.fibers[static_cast<size_t>(t)]);
@@ -438,6 +452,45 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, const Args&... arg
 }  // namespace emu
 
 inline void __syncthreads() { emu::arrive_and_wait(emu::g_launch.block_barrier); }
+
+// cp.async.cg.shared.global [dst], [src], 16, src_bytes; cp.async.commit_group;
+// cp.async.wait_group N (gemm/08_cp_async.cuh's wrappers call these on the host). As on a GPU
+// the copies are asynchronous: a copy lands in shared memory only when this thread's
+// cp.async.wait_group retires its group (every committed group but the newest N), and until
+// then its 16 bytes hold poison (0xFF bytes: NaN as float32 and as bfloat16). So a wait_group
+// count that leaves the slice being read in flight, a missing commit, a read of a stage before
+// the barrier that follows the others' waits, and a copy issued into a stage that other warps
+// still read all give NaN, which the tests see. Addresses must be 16-byte aligned (the PTX ISA:
+// naturally aligned to cp-size), else the emulator stops, as a GPU faults.
+namespace emu {
+[[noreturn]] inline void fail(const char* why);
+inline void cp_async16(void* dst, const void* src, int src_bytes) {
+  if (reinterpret_cast<uintptr_t>(dst) % 16 != 0 ||
+      (src_bytes > 0 && reinterpret_cast<uintptr_t>(src) % 16 != 0)) {
+    fail("cp.async: a 16-byte copy's address is not 16-byte aligned");
+  }
+  if (src_bytes < 0 || src_bytes > 16) fail("cp.async: src-size is not in 0..16");
+  Launch::CpAsyncCopy copy{static_cast<unsigned char*>(dst), {}};
+  std::memcpy(copy.bytes.data(), src, static_cast<size_t>(src_bytes));  // the rest stays 0
+  std::memset(dst, 0xFF, 16);
+  g_launch.cp_async[static_cast<size_t>(flat_thread())].open.push_back(copy);
+}
+inline void cp_async_commit() {
+  Launch::CpAsyncQueue& q = g_launch.cp_async[static_cast<size_t>(flat_thread())];
+  q.committed.push_back(std::move(q.open));
+  q.open.clear();
+}
+inline void cp_async_wait(int pending) {
+  Launch::CpAsyncQueue& q = g_launch.cp_async[static_cast<size_t>(flat_thread())];
+  const size_t keep = static_cast<size_t>(pending);
+  if (q.committed.size() <= keep) return;
+  const size_t retire = q.committed.size() - keep;
+  for (size_t i = 0; i < retire; ++i) {
+    for (const Launch::CpAsyncCopy& c : q.committed[i]) std::memcpy(c.dst, c.bytes.data(), 16);
+  }
+  q.committed.erase(q.committed.begin(), q.committed.begin() + static_cast<std::ptrdiff_t>(retire));
+}
+}  // namespace emu
 
 // __shfl_down_sync / __shfl_sync for 4- and 8-byte values: every lane of the warp that is part
 // of the block must call them together (wick's warp reductions do).

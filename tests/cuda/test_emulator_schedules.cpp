@@ -8,6 +8,7 @@
 #include "cuda_emulator.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace {
@@ -130,4 +131,37 @@ TEST_CASE("the emulator refuses dynamic shared memory past 48 KiB unless the ker
   CHECK_FALSE(launch(101 << 10));
   CHECK_FALSE(launch(228 << 10));
   emu::set_max_dynamic_shared(reinterpret_cast<const void*>(&mark_kernel), 48 << 10);
+}
+
+namespace {
+// One thread, two commit groups: what it reads of each stage before and after each wait.
+void cp_async_groups_kernel(float* out, const float* src) {
+  alignas(16) __shared__ float stage[2][4];
+  emu::cp_async16(stage[0], src, 16);
+  emu::cp_async_commit();
+  emu::cp_async16(stage[1], src + 4, 8);  // 2 floats, the other 2 zero-filled
+  emu::cp_async_commit();
+  out[0] = stage[0][0];  // in flight
+  emu::cp_async_wait(1);
+  out[1] = stage[0][3];  // landed: the older group retired
+  out[2] = stage[1][0];  // still in flight
+  emu::cp_async_wait(0);
+  out[3] = stage[1][1];
+  out[4] = stage[1][2];  // zero fill past src-size
+}
+}  // namespace
+
+// cp.async as a GPU runs it (not at once): a copy lands when the thread's cp.async.wait_group
+// retires its group, and until then its destination reads as NaN, so that a pipeline whose wait
+// count leaves the slice it reads in flight, or that refills a stage other warps still read,
+// gives NaN in the emulated tests instead of passing until a GPU runs it.
+TEST_CASE("the emulator's cp.async lands at the wait_group that retires its group", "[emulator]") {
+  alignas(16) const float src[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  std::vector<float> out(5, -1.f);
+  emu::launch(cp_async_groups_kernel, dim3(1), dim3(1), out.data(), &src[0]);
+  CHECK(std::isnan(out[0]));
+  CHECK(out[1] == 4.f);
+  CHECK(std::isnan(out[2]));
+  CHECK(out[3] == 6.f);
+  CHECK(out[4] == 0.f);
 }

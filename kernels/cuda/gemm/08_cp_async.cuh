@@ -41,6 +41,8 @@ __device__ __forceinline__ void cp_async16_bytes(void* dst, const void* src, int
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(src),
                "r"(src_bytes)
                : "memory");
+#elif !defined(__CUDACC__)
+  emu::cp_async16(dst, src, src_bytes);  // tests/cuda/cuda_emulator.hpp: lands at the wait
 #else
   auto* d = static_cast<unsigned char*>(dst);
   const auto* s = static_cast<const unsigned char*>(src);
@@ -54,6 +56,8 @@ __device__ __forceinline__ void cp_async16(float* dst, const float* src, int src
 __device__ __forceinline__ void cp_async_commit() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.commit_group;\n" ::: "memory");
+#elif !defined(__CUDACC__)
+  emu::cp_async_commit();
 #endif
 }
 
@@ -62,6 +66,8 @@ template <int kPending>
 __device__ __forceinline__ void cp_async_wait() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending) : "memory");
+#elif !defined(__CUDACC__)
+  emu::cp_async_wait(kPending);
 #endif
 }
 
