@@ -77,19 +77,25 @@ bool is_step8_variant(const std::string& name) { return name.rfind("08_cp_async_
 
 bool reads_vectors(const std::string& name) { return name >= "06"; }
 
-// Whether the 128-bit-load steps can take a @ b: the dispatcher's own rule (gemm/problem.hpp)
-// on the innermost matrices.
-bool vector_ready(const Tensor& a, const Tensor& b) {
+// The ladder's Problem for a @ b (elements T): the innermost matrices and batch strides.
+template <typename T = float>
+gpu::gemm::Problem<T> problem_of(const Tensor& a, const Tensor& b) {
   const auto nd_a = static_cast<size_t>(a.dim()), nd_b = static_cast<size_t>(b.dim());
-  gpu::gemm::Problem<float> p;
-  p.a = static_cast<const float*>(a.raw_data());
-  p.b = static_cast<const float*>(b.raw_data());
+  gpu::gemm::Problem<T> p;
+  p.a = static_cast<const T*>(a.raw_data());
+  p.b = static_cast<const T*>(b.raw_data());
   p.m = a.sizes()[nd_a - 2], p.k = a.sizes()[nd_a - 1], p.n = b.sizes()[nd_b - 1];
   p.a_rs = a.strides()[nd_a - 2], p.a_cs = a.strides()[nd_a - 1];
   p.b_rs = b.strides()[nd_b - 2], p.b_cs = b.strides()[nd_b - 1];
   p.a_bs = nd_a > 2 ? a.strides()[nd_a - 3] : 0;
   p.b_bs = nd_b > 2 ? b.strides()[nd_b - 3] : 0;
-  return gpu::gemm::vector_ready(p);
+  return p;  // batch 1: callers that need it set it
+}
+
+// Whether the 128-bit-load steps can take a @ b: the dispatcher's own rule (gemm/problem.hpp)
+// on the innermost matrices.
+bool vector_ready(const Tensor& a, const Tensor& b) {
+  return gpu::gemm::vector_ready(problem_of(a, b));
 }
 bool is_tf32(const std::string& name) { return name == "09_tf32_mma"; }
 bool needs_sm80(const std::string& name) {
@@ -212,15 +218,7 @@ namespace {
 void check_bf16(const Tensor& a32, const Tensor& b32, const std::string& what) {
   const Tensor a = a32.to(kBFloat16), b = b32.to(kBFloat16);
   const Tensor want = matmul(a.to(kCPU).to(kFloat64), b.to(kCPU).to(kFloat64));
-  const auto nd_a = static_cast<size_t>(a.dim()), nd_b = static_cast<size_t>(b.dim());
-  gpu::gemm::Problem<BFloat16> p;
-  p.a = static_cast<const BFloat16*>(a.raw_data());
-  p.b = static_cast<const BFloat16*>(b.raw_data());
-  p.m = a.sizes()[nd_a - 2], p.k = a.sizes()[nd_a - 1], p.n = b.sizes()[nd_b - 1];
-  p.a_rs = a.strides()[nd_a - 2], p.a_cs = a.strides()[nd_a - 1];
-  p.b_rs = b.strides()[nd_b - 2], p.b_cs = b.strides()[nd_b - 1];
-  p.a_bs = nd_a > 2 ? a.strides()[nd_a - 3] : 0;
-  p.b_bs = nd_b > 2 ? b.strides()[nd_b - 3] : 0;
+  const gpu::gemm::Problem<BFloat16> p = problem_of<BFloat16>(a, b);
   const bool takes = gpu::gemm::vector_ready(p) && cuda::get_device_properties(0).major >= 8;
   Tensor by_cublas;
   {
@@ -331,16 +329,8 @@ void check_wgmma_tf32(const Tensor& a, const Tensor& bt, const std::string& what
   const Tensor b = bt.transpose(-1, -2);
   const Tensor want = matmul(a.to(kCPU).to(kFloat64), b.to(kCPU).to(kFloat64));
   const DeviceProperties props = cuda::get_device_properties(0);
-  const auto nd_a = static_cast<size_t>(a.dim()), nd_b = static_cast<size_t>(b.dim());
-  gpu::gemm::Problem<float> p;
-  p.a = static_cast<const float*>(a.raw_data());
-  p.b = static_cast<const float*>(b.raw_data());
-  p.m = a.sizes()[nd_a - 2], p.k = a.sizes()[nd_a - 1], p.n = b.sizes()[nd_b - 1];
-  p.a_rs = a.strides()[nd_a - 2], p.a_cs = a.strides()[nd_a - 1];
-  p.b_rs = b.strides()[nd_b - 2], p.b_cs = b.strides()[nd_b - 1];
-  p.batch = nd_a > 2 ? a.sizes()[nd_a - 3] : 1;
-  p.a_bs = nd_a > 2 ? a.strides()[nd_a - 3] : 0;
-  p.b_bs = nd_b > 2 ? b.strides()[nd_b - 3] : 0;
+  gpu::gemm::Problem<float> p = problem_of(a, b);
+  p.batch = a.dim() > 2 ? a.size(-3) : 1;
   const bool takes = WICK_HOPPER_KERNEL && props.major == 9 && props.minor == 0 &&
                      gpu::gemm::wgmma_tma_fits(p) && vector_ready(a, b);
   Tensor by_cublas;
