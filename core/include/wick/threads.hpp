@@ -5,9 +5,9 @@
 // what omp_set_num_threads or torch::set_num_threads set on that thread), at most
 // kMaxNumThreads; and when OMP_NUM_THREADS is not set, at most the process's cgroup CPU limit
 // rounded up (a container's `--cpus 4` gives 4 threads, not one per CPU of the host: threads
-// beyond the quota are throttled, and the others wait for them; docs/cpu-kernels.md). Small ops run on fewer threads whatever the setting (docs/cpu-kernels.md).
-// Without OpenMP, every op runs on the calling thread and get_num_threads() is 1. There is no
-// way back to "not set" once it is set.
+// beyond the quota are throttled, and the others wait for them; docs/cpu-kernels.md). Small ops run
+// on fewer threads whatever the setting (docs/cpu-kernels.md). Without OpenMP, every op runs on the
+// calling thread and get_num_threads() is 1. There is no way back to "not set" once it is set.
 #pragma once
 
 namespace wick {
