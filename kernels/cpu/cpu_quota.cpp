@@ -112,11 +112,8 @@ int threads_for_cpu_limit(double cpus) {
 }
 
 int cgroup_thread_limit() {
-  static const int limit = [] {
-    const auto cpus = cgroup_cpu_limit();
-    return cpus ? threads_for_cpu_limit(*cpus) : 0;
-  }();
-  return limit;
+  const auto cpus = cgroup_cpu_limit();
+  return cpus ? threads_for_cpu_limit(*cpus) : 0;
 }
 
 }  // namespace wick::cpu

@@ -28,7 +28,8 @@ std::optional<double> cgroup_cpu_limit(const std::string& root = "");
 // Threads for a limit of `cpus`: rounded up, at least 1.
 int threads_for_cpu_limit(double cpus);
 
-// threads_for_cpu_limit(cgroup_cpu_limit()), read once; 0 when there is no limit.
+// threads_for_cpu_limit(cgroup_cpu_limit()); 0 when there is no limit. Reads the files on every
+// call: threads.cpp keeps the result (once per process).
 int cgroup_thread_limit();
 
 }  // namespace wick::cpu
