@@ -56,21 +56,16 @@ Tensor operand(Shape shape, Layout layout) {
   return randn(shape, opts);
 }
 
-// The float32 steps, then step 8's tile variants (by name only, kernels/cuda/gemm/select.cpp).
+// The float32 steps and step 8's tile variants: core's kernel names "01_..." to "09_..." (steps 10
+// to 13 take bfloat16 or K-major operands and have their own tests below).
 const std::vector<const char*>& ladder() {
-  static const std::vector<const char*> names{"01_naive",
-                                              "02_coalesced",
-                                              "03_shared_tiles",
-                                              "04_blocktile_1d",
-                                              "05_blocktile_2d",
-                                              "06_vectorized",
-                                              "07_warptile",
-                                              "08_cp_async",
-                                              "09_tf32_mma",
-                                              "08_cp_async_128x256_s3",
-                                              "08_cp_async_256x128_s3",
-                                              "08_cp_async_128x128_t128_s3",
-                                              "08_cp_async_128x128_s3"};
+  static const std::vector<const char*> names = [] {
+    std::vector<const char*> out;
+    for (const char* name : matmul_kernel_names()) {
+      if (name[0] == '0') out.push_back(name);
+    }
+    return out;
+  }();
   return names;
 }
 bool is_step8_variant(const std::string& name) { return name.rfind("08_cp_async_", 0) == 0; }
