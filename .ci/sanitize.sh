@@ -3,8 +3,10 @@
 # AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover=all, so any UB report
 # fails its test) with LeakSanitizer on, runs every CTest test, and fails unless every test
 # passes AND the sanitizer log folder holds 0 reports. With --tsan it instead builds the
-# threaded CPU kernels' tests under ThreadSanitizer (clang + LLVM's libomp, whose Archer tool
-# annotates OpenMP's synchronisation for TSan) and runs the [threads] cases.
+# threaded CPU kernels' tests under ThreadSanitizer and runs the [threads] cases of
+# tests/regress and the thread pool's own cases (tests/cpu_gemm: [pool], [num_threads]). wick's
+# CPU threads are its own std::thread pool (kernels/cpu/thread_pool.hpp), whose atomics and
+# futex waits TSan follows without annotations.
 # See docs/reliability.md for what runs where and how to reproduce a report.
 #
 #   .ci/sanitize.sh                 # ASan+UBSan+LSan, build-asan/
@@ -95,9 +97,6 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:log_path=$logs/ubsan"
 export LSAN_OPTIONS="log_path=$logs/lsan"
 export TSAN_OPTIONS="halt_on_error=0:second_deadlock_stack=1:ignore_noninstrumented_modules=1:log_path=$logs/tsan"
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
-# Passive: an idle OpenMP thread sleeps instead of spinning (LLVM's libomp spins 200 ms after
-# each parallel region), which with ctest -j2 on 2 cores took the core the other test needed.
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 
 if [[ $mode == asan ]]; then
   cmake --build "$build" -j "$jobs"
@@ -133,9 +132,10 @@ if [[ $mode == asan ]]; then
       -R "$mpi_tests" -E "forced (portable|avx2)|train_ddp.*float32" || status=$?
   fi
 else
-  # The [threads] cases of tests/regress (every threaded kernel family at 1, 2 and 4 OpenMP
-  # threads, and wick used from four std::threads at once); without tests/regress registered,
-  # the matmul cases of the CPU suite.
+  # The [threads] cases of tests/regress (every threaded kernel family at 1, 2 and 4 threads,
+  # and wick used from four std::threads at once; without tests/regress registered, the matmul
+  # cases of the CPU suite), then the pool's own cases: claims, waits, exceptions, nested
+  # loops, several host threads.
   # (The list is read whole first: with pipefail, `ninja ... | grep -q` fails when grep stops
   # early and ninja gets SIGPIPE.)
   all_targets="$(ninja -C "$build" -t targets all)"
@@ -144,15 +144,14 @@ else
   else
     program="$build/tests/wick_tests"; filter="[matmul]"
   fi
-  cmake --build "$build" -j "$jobs" --target "$(basename "$program")"
+  pool_program="$build/tests/cpu_gemm/wick_cpu_gemm_tests"
+  cmake --build "$build" -j "$jobs" --target "$(basename "$program")" \
+    "$(basename "$pool_program")"
   echo "sanitize[tsan]: built in $(( $(date +%s) - start )) s"
-  # Archer (LLVM's OpenMP tool) tells TSan about OpenMP's barriers and task dependencies, which
-  # libomp itself does not annotate; without it every parallel region is reported as a race.
-  archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | head -1 || true)
-  [[ -n $archer ]] && export OMP_TOOL_LIBRARIES="$archer"
-  export ARCHER_OPTIONS="verbose=0"
   status=0
-  OMP_NUM_THREADS=4 "$program" "$filter" || status=$?
+  "$program" "$filter" || status=$?
+  # Less the fork case: TSan refuses to start threads in the child of a multi-threaded fork.
+  "$pool_program" "[pool]~[fork],[num_threads]" || status=$?
 fi
 
 # A report is an ERROR (ASan, LSan, UBSan), a UBSan "runtime error" or a TSan WARNING; the

@@ -12,12 +12,12 @@
 
 namespace {
 
-// memcpy of n floats into another buffer, on 1 thread (range 1 = 1) or on all (0: the ops'
-// OpenMP team): the bandwidth an elementwise op can hope for when it reads one array and writes
-// one (add reads two: its ceiling is 1.5x this time). Timed in this program, beside the ops, so
-// that the report's "% of ceiling" compares two figures of one run: machine_info's copy, run
-// as another program, drifted from 34 to 51 GB/s between quiet runs on the 2-vCPU VM. The
-// buffers are allocated as wick allocates a large tensor (copy_buffers.hpp).
+// memcpy of n floats into another buffer, on 1 thread (range 1 = 1) or on all (0: an OpenMP
+// team as wide as the ops' thread count): the bandwidth an elementwise op can hope for when it
+// reads one array and writes one (add reads two: its ceiling is 1.5x this time). Timed in this
+// program, beside the ops, so that the report's "% of ceiling" compares two figures of one run:
+// machine_info's copy, run as another program, drifted from 34 to 51 GB/s between quiet runs on the
+// 2-vCPU VM. The buffers are allocated as wick allocates a large tensor (copy_buffers.hpp).
 void BM_memcpy(benchmark::State& state) {
   const int64_t n = state.range(0);
   const int threads = state.range(1) == 0 ? wick::get_num_threads() : 1;

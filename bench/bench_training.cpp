@@ -16,7 +16,7 @@
 //    GPU both waited for ("sync": launch + kernel + synchronize) and queued ("queued": 100 adds,
 //    one synchronize, per add), the two costs that make small models lose on a GPU.
 // Method: every benchmark runs once (Iterations(1), manual time); inside, it builds its inputs,
-// runs warm-up steps (caching allocator, cuBLAS handle, OpenMP pool, first-touch pages), then
+// runs warm-up steps (caching allocator, cuBLAS handle, CPU thread pool, first-touch pages), then
 // times single steps with a host clock until it has `max_reps` or its time budget is spent (at
 // least 3). GPU steps end with wick::cuda::synchronize() inside the timed region: the clock
 // stops when the GPU's work is done, not when it is queued. The reported time (real_time) is

@@ -4,7 +4,8 @@
 # runs every test with CTest (GPU tests show as skipped without a GPU), then proves that the
 # installed package works: examples/ is built as a separate project with find_package(wick),
 # and tests/consumer/ builds wick with add_subdirectory(); then the sanitizer job
-# (.ci/sanitize.sh: the CPU suite under ASan+UBSan+LSan) and the bounded fuzz runs (.ci/fuzz.sh).
+# (.ci/sanitize.sh: the CPU suite under ASan+UBSan+LSan, then the threaded cases under TSan) and
+# the bounded fuzz runs (.ci/fuzz.sh).
 # Options: BUILD_DIR (default build-test), WICK_CUDA (default AUTO), JOBS (default nproc),
 # WICK_SKIP_SANITIZERS=1, WICK_SKIP_FUZZ=1, WICK_FUZZ_SECONDS (default 60).
 set -euo pipefail
@@ -23,9 +24,7 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWICK_CUDA="${
 cmake --build "$build" -j "$jobs"
 
 echo "== tests"
-# Passive: idle OpenMP threads sleep rather than spin, so that the test processes CTest runs side
-# by side get the cores (the suite took 81 s instead of 94 on the 2-core dev machine).
-OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} ctest --test-dir "$build" --output-on-failure -j "$jobs"
+ctest --test-dir "$build" --output-on-failure -j "$jobs"
 
 echo "== install, and examples/ as a separate project against the installed package"
 cmake --install "$build" >/dev/null
@@ -48,6 +47,8 @@ echo "== the report generator's own tests"
 if [ -x "$root/.ci/sanitize.sh" ] && [ "${WICK_SKIP_SANITIZERS:-0}" != 1 ]; then
   echo "== sanitizers"
   "$root/.ci/sanitize.sh"
+  echo "== ThreadSanitizer: the threaded kernels and the CPU thread pool"
+  "$root/.ci/sanitize.sh" --tsan
 fi
 if [ -x "$root/.ci/fuzz.sh" ] && [ "${WICK_SKIP_FUZZ:-0}" != 1 ]; then
   echo "== fuzzers: seed replay, then ${WICK_FUZZ_SECONDS:-60} s of fuzzing per target"

@@ -1,9 +1,9 @@
 // cpu_quota.hpp: the CPU bandwidth limit of this process's cgroup: what `docker run --cpus 4` or
-// a Kubernetes CPU limit sets. OpenMP's default thread count is the number of CPUs the process
-// may run on, which such a limit does not change: 16 threads under a 4-CPU quota run a quarter
-// of each 100 ms period, then all stop, and a parallel region whose threads wait for each other
-// at barriers waits for the throttled ones (docs/cpu-kernels.md, "Threads and shared CPUs").
-// threads.cpp caps OpenMP's default by cgroup_thread_limit(), as Go's and .NET's runtimes do.
+// a Kubernetes CPU limit sets. The CPUs a process may run on (its affinity mask, which OpenMP
+// and PyTorch take as their default thread count) do not show such a limit: 16 threads under a
+// 4-CPU quota run a quarter of each 100 ms period, then all stop, and a job waits for its
+// throttled threads (docs/cpu-kernels.md, "Threads and shared CPUs"). threads.cpp caps its
+// default by cgroup_thread_limit(), as Go's and .NET's runtimes do.
 #pragma once
 
 #include <optional>
@@ -24,6 +24,10 @@ std::optional<double> parse_cfs_quota(std::string_view quota, std::string_view p
 // controller); root is "" for the real files (tests pass a folder that mimics them). nullopt
 // when there is no limit or nothing can be read.
 std::optional<double> cgroup_cpu_limit(const std::string& root = "");
+
+// OMP_NUM_THREADS's text as a thread count: its first number ("4,2" is 4), at most
+// kMaxNumThreads; 0 when unset (null) or not a positive number.
+int omp_num_threads_setting(const char* text);
 
 // Threads for a limit of `cpus`: rounded up, at least 1.
 int threads_for_cpu_limit(double cpus);

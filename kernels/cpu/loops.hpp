@@ -4,9 +4,10 @@
 // whole rows, for a body that takes them). map() builds typed elementwise kernels on it, with a
 // plain loop when every operand is contiguous along the rows (which the compiler vectorises),
 // the same loop with the value in a register when some inputs repeat one number along them,
-// and a strided loop otherwise. parallel_for splits work with OpenMP
-// above kParallelGrain elements; every split is by element index, so results never depend on
-// the thread count. Measured in bench/bench_cpu_ops.cpp.
+// and a strided loop otherwise. parallel_for splits work over wick's thread pool
+// (thread_pool.hpp) above kParallelGrain elements; every split is by element index, so results
+// never depend on the thread count or on which thread ran a chunk. Measured in
+// bench/bench_cpu_ops.cpp.
 #pragma once
 
 #include <algorithm>
@@ -17,13 +18,10 @@
 #include <type_traits>
 #include <utility>
 
+#include "thread_pool.hpp"
 #include "vec_math.hpp"
 #include "wick/dim_order.hpp"
 #include "wick/tensor.hpp"
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 // map()'s unit-stride loops are compiled three times (GCC target_clones: x86-64-v4, i.e.
 // AVX-512; x86-64-v3, AVX2; and the baseline), and the dynamic loader picks the widest the CPU
@@ -43,11 +41,11 @@
 
 namespace wick::cpu {
 
-// Below this many elements a loop runs on one thread: starting an OpenMP team costs about
-// as much as adding 2^15 floats on this machine (see docs/cpu-kernels.md).
+// Below this many elements a loop runs on one thread: waking a worker costs about as much as
+// adding 2^15 floats on this machine (see docs/cpu-kernels.md).
 inline constexpr int64_t kParallelGrain = 32768;
 
-// The threads a parallel loop may use: wick::set_num_threads' number, else OpenMP's default
+// The threads a parallel loop may use: wick::set_num_threads' number, else the default
 // (threads.cpp).
 int max_threads();
 
@@ -55,18 +53,12 @@ int max_threads();
 template <typename Body>
 void parallel_for(int64_t n, int64_t grain, const Body& body) {
   if (n <= 0) return;
-#if defined(_OPENMP)
-  int threads = max_threads();
-  if (threads > 1 && n >= 2 * grain && !omp_in_parallel()) {
-    int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
-#pragma omp parallel for num_threads(static_cast <int>(chunks)) schedule(static)
-    for (int64_t c = 0; c < chunks; ++c) {
-      int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
-      body(begin, end);
-    }
+  const int threads = max_threads();
+  if (threads > 1 && n >= 2 * grain && !in_parallel_region()) {
+    const int64_t chunks = std::min<int64_t>(threads, (n + grain - 1) / grain);
+    run_chunks(chunks, [&](int64_t c) { body(n * c / chunks, n * (c + 1) / chunks); });
     return;
   }
-#endif
   body(0, n);
 }
 

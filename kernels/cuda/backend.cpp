@@ -10,10 +10,10 @@
 // the host copies chunk i into one while the DMA engine moves chunk i-1 (and up to i-3) from
 // the others; device to host runs the same pipeline backwards. Copies under 32 MiB are cut
 // into four chunks, so that even a 5 MiB copy overlaps its two halves. Each chunk's host copy
-// (pageable <-> pinned) is split over wick's CPU threads (wick::set_num_threads, else OpenMP's
-// default), one per 512 KiB at most, so chunks under 1 MiB and every copy of 4 MiB or less
-// never start a thread; inside a caller's OpenMP parallel region it stays on the calling
-// thread. Smaller copies, and all copies when pinned memory cannot be had, are a
+// (pageable <-> pinned) is split over wick's CPU threads (wick::set_num_threads, else the
+// default; kernels/cpu/thread_pool.hpp), one per 512 KiB at most, so chunks under 1 MiB and
+// every copy of 4 MiB or less never wake a thread; inside a chunk of wick's pool it stays on the
+// calling thread. Smaller copies, and all copies when pinned memory cannot be had, are a
 // cudaMemcpyAsync from pageable memory and a synchronize. Device to device copies across GPUs
 // wait for the source device, copy peer to peer, and wait for the destination.
 // Speed: measured 2026-12-04 on an H200 (16 CPU cores; bench/gpu, 256 MiB): 9.0 GB/s host to
@@ -22,13 +22,13 @@
 // pinned memory: 55. Prediction, not a measurement (the next GPU run will measure it): with
 // 16 threads the host copy should run at 60-80 GB/s if memcpy scales to ~70% of 16 x 9 GB/s
 // within the host's memory bandwidth, more than the DMA takes, so the pipeline should be
-// bound by the DMA less its per-chunk gaps (an OpenMP fork and join and a cudaMemcpyAsync,
+// bound by the DMA less its per-chunk gaps (a wake of the pool and a cudaMemcpyAsync,
 // ~10 us against ~150 us per 8 MiB chunk): about 40-50 GB/s each way; with 4 threads
 // about 30 (4 x 9 less the gaps); with 1 thread the old 9.
 // Tested by tests/cuda/test_runtime.cpp (round trips bit-exact around the staging threshold,
 // at chunk boundaries, at 1, 3, 4 and 16 threads, the source overwritten at once, several
-// host threads and an OpenMP team copying at once; on the emulator, fake_runtime.cpp defers
-// copies to and from pinned memory until their event, so a buffer refilled or read too early
+// host threads and a caller's own OpenMP team copying at once; on the emulator, fake_runtime.cpp
+// defers copies to and from pinned memory until their event, so a buffer refilled or read too early
 // fails them), allocator statistics, OOM) and tests/cuda/test_host.cpp (the no-driver
 // answers); H2D/D2H GB/s measured by bench/gpu.
 #include <cuda_runtime_api.h>
@@ -42,13 +42,10 @@
 
 #include "caching_allocator.hpp"
 #include "runtime.hpp"
+#include "thread_pool.hpp"
 #include "wick/backend.hpp"
 #include "wick/debug.hpp"
 #include "wick/threads.hpp"
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 namespace wick::gpu {
 namespace {
@@ -170,37 +167,35 @@ struct Staging {
 
 // Below this many bytes per thread, a copy between pageable and pinned memory stays on fewer
 // threads: one thread copies 512 KiB in about 50 us (~10 GB/s), against a few microseconds to
-// wake a warm OpenMP team, so a chunk under 1 MiB runs on the calling thread alone and an
-// 8 MiB chunk on at most 16 threads.
+// wake a worker, so a chunk under 1 MiB runs on the calling thread alone and an 8 MiB chunk on
+// at most 16 threads.
 constexpr size_t kCopyBytesPerThread = size_t{512} << 10;
 
 // std::memcpy split over wick's CPU threads (wick::get_num_threads(), so set_num_threads
 // holds here as for every CPU op), in contiguous slices cut at 4 KiB so that no two threads
 // write one page. One thread copies about 9-10 GB/s, well under what a PCIe 5 DMA engine takes
 // from pinned memory (~55 GB/s), so a single-threaded copy was the bound of every staged
-// transfer. Inside an active OpenMP parallel region (a caller's own team) it stays on the
-// calling thread rather than nest a team per caller thread.
+// transfer. From several host threads at once, the pool serves one and the others copy alone
+// (thread_pool.hpp).
 void parallel_memcpy(void* dst, const void* src, size_t n) {
-#if defined(_OPENMP)
   const size_t most = n / kCopyBytesPerThread;
-  const int threads =
-      static_cast<int>(std::min<size_t>(static_cast<size_t>(wick::get_num_threads()), most));
-  if (threads > 1 && !omp_in_parallel()) {
-    auto* d = static_cast<char*>(dst);
-    const auto* s = static_cast<const char*>(src);
-    constexpr size_t kPage = 4096;
-    auto cut = [&](int t) {
-      return t == threads ? n : n / kPage * static_cast<size_t>(t) / threads * kPage;
-    };
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int t = 0; t < threads; ++t) {
-      const size_t begin = cut(t), end = cut(t + 1);
-      std::memcpy(d + begin, s + begin, end - begin);
-    }
+  const int64_t slices =
+      static_cast<int64_t>(std::min<size_t>(static_cast<size_t>(wick::get_num_threads()), most));
+  if (slices <= 1) {
+    std::memcpy(dst, src, n);
     return;
   }
-#endif
-  std::memcpy(dst, src, n);
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  constexpr size_t kPage = 4096;
+  const auto cut = [&](int64_t t) {
+    return t == slices ? n
+                       : n / kPage * static_cast<size_t>(t) / static_cast<size_t>(slices) * kPage;
+  };
+  wick::cpu::run_chunks(slices, [&](int64_t t) {
+    const size_t begin = cut(t), end = cut(t + 1);
+    std::memcpy(d + begin, s + begin, end - begin);
+  });
 }
 
 struct DeviceState {

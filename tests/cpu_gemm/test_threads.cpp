@@ -1,12 +1,14 @@
 // test_threads.cpp: wick::set_num_threads / get_num_threads (wick/threads.hpp). The setting
 // decides how many threads a large parallel loop (loops.hpp's parallel_for, which every CPU
-// kernel uses) starts, for calls from any host thread; bad values are ValueErrors that leave it
-// unchanged; results do not depend on it. OpenMP's default is capped by the cgroup CPU limit
-// (cpu_quota.hpp: parsed here from fake /proc and /sys/fs/cgroup trees).
+// kernel uses) may use, for calls from any host thread; bad values are ValueErrors that leave it
+// unchanged; results do not depend on it. The default is OMP_NUM_THREADS, else the CPUs capped
+// by the cgroup CPU limit (cpu_quota.hpp: parsed here from fake /proc and /sys/fs/cgroup trees).
+// The pool itself is tested in test_thread_pool.cpp.
 #include <catch2/catch.hpp>
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -24,13 +26,25 @@
 using namespace wick;
 
 namespace {
-// The distinct threads that ran the chunks of a parallel loop long enough for many chunks.
-size_t threads_in_a_large_loop() {
+// The distinct threads that ran the chunks of a large parallel loop whose chunks wait (up to
+// 10 s) until `expected` threads have arrived: chunks are claimed, so a quick caller could
+// otherwise run every chunk itself before a worker wakes.
+size_t threads_in_a_large_loop(size_t expected) {
   std::mutex mutex;
   std::set<std::thread::id> ids;
   cpu::parallel_for(64 * cpu::kParallelGrain, cpu::kParallelGrain, [&](int64_t, int64_t) {
-    const std::lock_guard<std::mutex> lock(mutex);
-    ids.insert(std::this_thread::get_id());
+    {
+      const std::lock_guard<std::mutex> lock(mutex);
+      ids.insert(std::this_thread::get_id());
+    }
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < until) {
+      {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (ids.size() >= expected) break;
+      }
+      std::this_thread::yield();
+    }
   });
   return ids.size();
 }
@@ -45,29 +59,22 @@ struct RestoreThreads {
 TEST_CASE("threads: set_num_threads decides the team of every host thread", "[num_threads]") {
   RestoreThreads restore;
   REQUIRE(get_num_threads() >= 1);
-#if defined(_OPENMP)
-  // Three threads even on a 2-CPU machine: the setting, not the CPU count, decides (with
-  // OpenMP's defaults: OMP_DYNAMIC or an OMP_THREAD_LIMIT below 3 would give fewer).
+  // Three threads even on a 2-CPU machine: the setting, not the CPU count, decides.
   for (int n : {1, 3, 2}) {
     set_num_threads(n);
     CHECK(get_num_threads() == n);
-    CHECK(threads_in_a_large_loop() == static_cast<size_t>(n));
-    // Another host thread sees the same setting (OpenMP's own is per thread).
+    CHECK(threads_in_a_large_loop(static_cast<size_t>(n)) == static_cast<size_t>(n));
+    // Another host thread sees the same setting.
     size_t from_other = 0;
     int reported = 0;
     std::thread other([&] {
       reported = get_num_threads();
-      from_other = threads_in_a_large_loop();
+      from_other = threads_in_a_large_loop(static_cast<size_t>(n));
     });
     other.join();
     CHECK(reported == n);
     CHECK(from_other == static_cast<size_t>(n));
   }
-#else
-  set_num_threads(3);
-  CHECK(get_num_threads() == 1);  // without OpenMP every op runs on the calling thread
-  CHECK(threads_in_a_large_loop() == 1);
-#endif
 }
 
 TEST_CASE("threads: a number outside 1..kMaxNumThreads is a ValueError and changes nothing",
@@ -87,9 +94,7 @@ TEST_CASE("threads: a number outside 1..kMaxNumThreads is a ValueError and chang
     CHECK(get_num_threads() == before);
   }
   set_num_threads(kMaxNumThreads);  // the largest accepted (no op runs on it here)
-#if defined(_OPENMP)
   CHECK(get_num_threads() == kMaxNumThreads);
-#endif
 }
 
 TEST_CASE("threads: results do not depend on the setting", "[num_threads]") {
@@ -108,17 +113,13 @@ TEST_CASE("threads: results do not depend on the setting", "[num_threads]") {
 }
 
 // Run alone by CTest with OMP_NUM_THREADS=2000 ("cpu.threads: OMP_NUM_THREADS past the cap"),
-// before anything sets the count: wick caps OpenMP's default, so the count it reports can be
-// set back (a restore of 2000 would throw).
-TEST_CASE("threads: OpenMP's default past kMaxNumThreads is capped", "[.omp_env]") {
+// before anything sets the count: wick caps the default it takes from OMP_NUM_THREADS, so the
+// count it reports can be set back (a restore of 2000 would throw).
+TEST_CASE("threads: OMP_NUM_THREADS past kMaxNumThreads is capped", "[.omp_env]") {
   const char* env = std::getenv("OMP_NUM_THREADS");
   REQUIRE(env != nullptr);  // CTest's case sets it
   REQUIRE(std::string(env) == "2000");
-#if defined(_OPENMP)
   CHECK(get_num_threads() == kMaxNumThreads);
-#else
-  CHECK(get_num_threads() == 1);
-#endif
   const int saved = get_num_threads();
   set_num_threads(1);
   CHECK_NOTHROW(set_num_threads(saved));

@@ -214,8 +214,9 @@ TEST_CASE("transfers: staged copies from several host threads at once",
 #if defined(_OPENMP)
 TEST_CASE("transfers: staged copies from inside an OpenMP parallel region",
           "[runtime][transfer][threads]") {
-  // A caller's own team: each of its threads copies its own tensor; the host copies stay on
-  // the calling thread (no nested team per caller thread), the results are the same.
+  // A caller's own team: each of its threads copies its own tensor at once; one of them gets
+  // wick's pool for its host copies and the others copy alone (thread_pool.hpp), and the
+  // results are the same.
   ThreadCount restore;
   set_num_threads(4);
   constexpr int kThreads = 3;

@@ -1,6 +1,6 @@
 // test_determinism.cpp: deterministic mode (wick/deterministic.hpp). Checks that the switch
 // turns the NaN fill of new allocations on and restores it, that every threaded CPU kernel
-// gives the same bits for 1, 2 and 4 OpenMP threads (sizes above the parallel grain and above
+// gives the same bits for 1, 2 and 4 threads (sizes above the parallel grain and above
 // the reductions' 16384-element blocks), that training an MLP (as examples/train_mlp.cpp, and a
 // wider one whose products use several threads) gives bitwise-identical losses run to run and
 // for 1 and 2 threads, and, where there is a GPU, that GPU results repeat bit for bit.

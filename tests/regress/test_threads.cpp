@@ -1,8 +1,8 @@
-// test_threads.cpp: the threaded CPU kernels (OpenMP above kParallelGrain elements) and wick
-// used from several std::threads at once: random numbers (one locked generator), allocation,
-// every kernel family, autograd graphs per thread (grad mode is thread-local), printing. Each
-// thread's results must equal what one thread computes alone. These are the cases the
-// ThreadSanitizer job runs (.ci/sanitize.sh --tsan, tag [threads]); in other builds they are
+// test_threads.cpp: the threaded CPU kernels (wick's thread pool above kParallelGrain
+// elements) and wick used from several std::threads at once: random numbers (one locked generator),
+// allocation, every kernel family, autograd graphs per thread (grad mode is thread-local),
+// printing. Each thread's results must equal what one thread computes alone. These are the cases
+// the ThreadSanitizer job runs (.ci/sanitize.sh --tsan, tag [threads]); in other builds they are
 // ordinary tests.
 #include <catch2/catch.hpp>
 

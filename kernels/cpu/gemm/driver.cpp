@@ -1,18 +1,21 @@
 // driver.cpp (gemm): the blocking loops of gemm.hpp's loop nest, the packing calls and the
-// OpenMP threads. One parallel region per product; the threads form a grid, tn along N and tm
-// along M. Splitting M is preferred when every thread gets at least kMinPanelsPerThread A
-// panels: thread t then packs exactly the A panels it multiplies (no A crosses between cores)
-// and its whole B block stays in its own L2; measured on the 2-vCPU Zen 4 with 2 threads, this
+// threads. The threads form a grid, tn along N and tm along M; each cell of the grid is one
+// chunk of the thread pool (thread_pool.hpp) and packs everything it multiplies: its A rows of
+// each block and its B columns, so no cell waits for another. Splitting M is preferred when
+// every cell gets at least kMinPanelsPerThread A panels: no A is then packed twice, and each
+// cell's B block stays in its own core's L2; measured on the 2-vCPU Zen 4 with 2 threads, this
 // took 512^3 from 165-173 to 203-221 GFLOP/s and 1024^3 from 182-186 to 197-215 (N split
 // before; alternating runs of both builds, docs/cpu-gemm.md). With fewer A panels
-// (64 x 1024 x 2048: 163 vs 135) N is split, and each thread packs its own B columns. The A
-// block is packed by all threads together, panel by panel, into one of two buffers used in
-// turn, so each KC step needs one barrier: a thread that is packing step s + 2 has passed
-// barrier s + 1, so every thread is done reading step s.
-// Products under kMinFlopsPerThread per thread run on fewer threads (the team costs a few us).
-// Packing buffers (the shared A blocks and every thread's B block) are carved from one buffer
-// that the calling thread keeps between calls and grows before the parallel region, so an
-// allocation failure is a wick::OutOfMemoryError on the caller, never inside a worker.
+// (64 x 1024 x 2048: 163 vs 135) N is split, and every cell of a row of the grid packs the same
+// A rows: tn times the A packing, which is 1/(2 n / tn) of a cell's FLOPs per element.
+// Until 2026-12-05 the A block was packed by all threads together, with an OpenMP barrier per
+// KC step; a barrier waits for every thread, and on a busy machine for one the OS has not
+// scheduled (docs/cpu-kernels.md, "Threads and shared CPUs"). Now a cell that no worker has
+// claimed is run by the caller.
+// Products under kMinFlopsPerThread per thread run on fewer threads (a wake costs a few us).
+// Packing buffers (every cell's A and B blocks) are carved from one buffer that the calling
+// thread keeps between calls and grows before the job starts, so an allocation failure is a
+// wick::OutOfMemoryError on the caller, never inside a worker.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -24,10 +27,7 @@
 #include "kernels.hpp"
 #include "loops.hpp"
 #include "pack.hpp"
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
+#include "thread_pool.hpp"
 
 namespace wick::cpu::gemm {
 
@@ -170,9 +170,10 @@ struct Plan {
   Blocking bl;
   PackA<T> pack_a;
   PackB<T> pack_b;
-  T* a_buf[2];
-  T* b_bufs;        // thread t's B block starts at b_bufs + t * b_block
-  int64_t b_block;  // elements, a multiple of 32 (64 bytes or more)
+  int tn, tm;       // the grid of cells: tn along N, tm along M
+  T* bufs;          // cell t's A block at bufs + t * (a_block + b_block), then its B block
+  int64_t a_block;  // elements, a multiple of 32 (64 bytes or more)
+  int64_t b_block;
 };
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -198,43 +199,36 @@ void choose_grid(int nt, int64_t m_units, int64_t n_units, int& tn, int& tm) {
   }
 }
 
+// Grid cell `cell` (of tn x tm): rows q0..q1 of each M block's panels, columns j_begin..j_end.
 template <typename T>
-void run_thread(const Plan<T>& plan, int tid, int nt) {
+void run_cell(const Plan<T>& plan, int64_t cell) {
   const Blocking& bl = plan.bl;
   const int64_t mr = bl.mr, nr = bl.nr;
-  const int64_t m_units = ceil_div(plan.m, mr), n_units = ceil_div(plan.n, nr);
-  int tn = 1, tm = 1;
-  choose_grid(nt, m_units, n_units, tn, tm);
-  const int tn_index = tid % tn, tm_index = tid / tn;
-  // This thread's columns: whole NR panels, split evenly.
+  const int64_t n_units = ceil_div(plan.n, nr);
+  const int64_t tn = plan.tn, tm = plan.tm, tn_index = cell % tn, tm_index = cell / tn;
+  // This cell's columns: whole NR panels, split evenly.
   const int64_t j_begin = n_units * tn_index / tn * nr;
   const int64_t j_end = std::min(plan.n, n_units * (tn_index + 1) / tn * nr);
-  T* b_buf = plan.b_bufs + tid * plan.b_block;
-  int parity = 0;
+  T* a_buf = plan.bufs + cell * (plan.a_block + plan.b_block);
+  T* b_buf = a_buf + plan.a_block;
   for (int64_t ic = 0; ic < plan.m; ic += bl.mc) {
     const int64_t mc = std::min(bl.mc, plan.m - ic);
     const int64_t panels = ceil_div(mc, mr);
+    const int64_t q0 = panels * tm_index / tm, q1 = panels * (tm_index + 1) / tm;
+    const int64_t rows0 = q0 * mr, rows1 = std::min(mc, q1 * mr);
+    if (rows1 <= rows0) continue;
     for (int64_t pc = 0; pc < plan.k; pc += bl.kc) {
       const int64_t kc = std::min(bl.kc, plan.k - pc);
       const int64_t packed_kc = ceil_div(kc, kDepthUnit<T>) * kDepthUnit<T>;
-      T* a_buf = plan.a_buf[parity];
-      parity ^= nt > 1 ? 1 : 0;
-      plan.pack_a(plan.a, ic, mc, pc, kc, panels * tid / nt, panels * (tid + 1) / nt, a_buf);
-#if defined(_OPENMP)
-      if (nt > 1) {
-#pragma omp barrier
-      }
-#endif
-      const int64_t q0 = panels * tm_index / tm, q1 = panels * (tm_index + 1) / tm;
-      const int64_t rows0 = q0 * mr, rows1 = std::min(mc, q1 * mr);
-      if (rows1 <= rows0) continue;
+      // This cell's A rows, as panels 0..q1-q0 of a block that starts at row ic + rows0.
+      plan.pack_a(plan.a, ic + rows0, rows1 - rows0, pc, kc, 0, q1 - q0, a_buf);
       for (int64_t jc = j_begin; jc < j_end; jc += bl.nc) {
         const int64_t nc = std::min(bl.nc, j_end - jc);
         plan.pack_b(plan.b, pc, kc, jc, nc, b_buf);
         const MacroArgs<T> args{rows1 - rows0,
                                 nc,
                                 packed_kc,
-                                a_buf + rows0 * packed_kc,
+                                a_buf,
                                 b_buf,
                                 plan.c != nullptr ? plan.c + (ic + rows0) * plan.ldc + jc : nullptr,
                                 plan.ldc,
@@ -273,21 +267,9 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
     return;
   }
   const Isa isa = active_isa();
-  Plan<T> plan{a,
-               b,
-               c,
-               rounded,
-               ldc,
-               m,
-               n,
-               k,
-               kernels_for<T>(isa),
-               blocking_for<T>(isa),
-               nullptr,
-               nullptr,
-               {nullptr, nullptr},
-               nullptr,
-               0};
+  Plan<T> plan{
+      a,       b,       c, rounded, ldc,     m, n, k, kernels_for<T>(isa), blocking_for<T>(isa),
+      nullptr, nullptr, 1, 1,       nullptr, 0, 0};
   // K in equal steps of at most KC: 4096 = 6 x 672 + 64 would end on a step whose micro-kernels
   // spend as long loading and storing C as multiplying; six steps of 586 and one of 580 do not.
   // (A bfloat16 step is rounded up to whole depth pairs: an odd one would pad every panel.)
@@ -312,21 +294,20 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
     plan.pack_b = plan.ks.pack_b ? plan.ks.pack_b : pack_b_for<T>(plan.ks.nr);
   }
 
-  int nt = 1;
-#if defined(_OPENMP)
-  if (!omp_in_parallel()) nt = threads > 0 ? threads : max_threads();
-#endif
+  int nt = in_parallel_region() ? 1 : (threads > 0 ? threads : max_threads());
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   nt = static_cast<int>(std::clamp<double>(flops / kMinFlopsPerThread, 1.0, nt));
   const int64_t m_units = ceil_div(m, plan.bl.mr), n_units = ceil_div(n, plan.bl.nr);
   nt = static_cast<int>(std::min<int64_t>(nt, m_units * n_units));
+  choose_grid(nt, m_units, n_units, plan.tn, plan.tm);
 
-  // Every size rounded up to 32 elements, so each block starts 64-byte aligned.
+  // Every size rounded up to 32 elements, so each block starts 64-byte aligned. A cell's A
+  // block holds its share of one M block's panels, and its B block at most ceil(n_units / tn)
+  // panels (tn >= 1 bounds it by n).
   const int64_t packed_kc = ceil_div(std::min(plan.bl.kc, k), kDepthUnit<T>) * kDepthUnit<T>;
-  const int64_t a_block =
-      ceil_div(ceil_div(std::min(plan.bl.mc, m), plan.bl.mr) * plan.bl.mr * packed_kc, 32) * 32;
-  // A thread's columns span at most ceil(n_units / tn) panels; tn >= 1 bounds it by n.
+  const int64_t cell_panels = ceil_div(ceil_div(std::min(plan.bl.mc, m), plan.bl.mr), plan.tm);
+  plan.a_block = ceil_div(cell_panels * plan.bl.mr * packed_kc, 32) * 32;
   plan.b_block = ceil_div(std::min(plan.bl.nc, n_units * plan.bl.nr) * packed_kc, 32) * 32;
   TrimSumBuffer trim_sums_on_return;
   if (rounded != nullptr && k > plan.bl.kc) {
@@ -334,20 +315,13 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
     plan.c = static_cast<Product<T>*>(
         tl_sum_buffer.get(sizeof(float) * static_cast<size_t>((m - 1) * ldc + n)));
   }
-  const int64_t a_blocks = nt > 1 ? 2 : 1;
-  T* buffer = static_cast<T*>(
-      tl_pack_buffer.get(sizeof(T) * static_cast<size_t>(a_block * a_blocks + plan.b_block * nt)));
-  plan.a_buf[0] = buffer;
-  plan.a_buf[1] = buffer + (nt > 1 ? a_block : 0);
-  plan.b_bufs = buffer + a_block * a_blocks;
+  plan.bufs = static_cast<T*>(
+      tl_pack_buffer.get(sizeof(T) * static_cast<size_t>((plan.a_block + plan.b_block) * nt)));
   if (nt == 1) {
-    run_thread(plan, 0, 1);
+    run_cell(plan, 0);
     return;
   }
-#if defined(_OPENMP)
-#pragma omp parallel num_threads(nt)
-  run_thread(plan, omp_get_thread_num(), omp_get_num_threads());
-#endif
+  run_chunks(nt, [&plan](int64_t cell) { run_cell(plan, cell); });
 }
 
 }  // namespace

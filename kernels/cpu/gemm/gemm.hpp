@@ -77,8 +77,8 @@ Blocking blocking_for(Isa isa);
 template <typename T>
 void set_blocking(Isa isa, int64_t mc, int64_t kc, int64_t nc);
 
-// C[m x n] = A[m x k] @ B[k x n], C row-major with row stride ldc. `threads` bounds the OpenMP
-// team (1: run on the calling thread; <= 0: cpu::max_threads(), wick::set_num_threads'
+// C[m x n] = A[m x k] @ B[k x n], C row-major with row stride ldc. `threads` bounds the threads
+// (thread_pool.hpp) (1: run on the calling thread; <= 0: cpu::max_threads(), wick::set_num_threads'
 // number); small products run on fewer threads whatever it says. k == 0 writes zeros.
 // T: float, double or BF16Bits (C float; only where has_bf16_gemm() says so).
 template <typename T>

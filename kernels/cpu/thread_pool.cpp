@@ -1,0 +1,252 @@
+// thread_pool.cpp: run_chunks (thread_pool.hpp). One pool per process, created on first use
+// and never destroyed (an op may run from a static destructor after main returns), holding
+// workers that are started on first need and kept. One job at a time: its chunks are claimed
+// from one 64-bit ticket, (generation, chunk count, next chunk), by compare-and-swap. A claim
+// that succeeds proves the job is still in flight (its caller waits for every claimed chunk),
+// so the job's function pointer is safe to read after it; a worker holding a ticket of an
+// earlier job fails its swap, because the generation changed.
+//
+// Idle workers poll the ticket for kWorkerPoll after each job, then sleep on a futex
+// (std::atomic::wait). A training step runs 20-30 parallel loops a few microseconds apart, and
+// a futex wake costs about as much as the loop itself at that size (docs/cpu-kernels.md,
+// "Threads and shared CPUs"); the caller wakes only as many sleepers as it has spare chunks.
+#include "thread_pool.hpp"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <mutex>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "wick/error.hpp"
+
+namespace wick::cpu {
+namespace {
+
+static_assert(kMaxChunks < (1 << 16), "the ticket's chunk fields are 16 bits wide");
+using Clock = std::chrono::steady_clock;
+constexpr auto kWorkerPoll = std::chrono::microseconds(100);
+constexpr auto kCallerPoll = std::chrono::microseconds(50);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// The ticket: generation in bits 32-63, chunk count in 16-31, next unclaimed chunk in 0-15
+// (kMaxChunks fits in 16 bits).
+constexpr uint64_t make_ticket(uint64_t generation, uint64_t count) {
+  return generation << 32 | count << 16;
+}
+constexpr uint64_t next_of(uint64_t ticket) { return ticket & 0xffff; }
+constexpr uint64_t count_of(uint64_t ticket) { return (ticket >> 16) & 0xffff; }
+
+thread_local bool t_in_region = false;
+
+struct RegionScope {
+  bool saved = t_in_region;
+  RegionScope() { t_in_region = true; }
+  ~RegionScope() { t_in_region = saved; }
+  RegionScope(const RegionScope&) = delete;
+  RegionScope& operator=(const RegionScope&) = delete;
+};
+
+class Pool {
+ public:
+  std::mutex submit;  // held by the caller of the job in flight
+  std::atomic<bool> hold{false};
+
+  int workers() const { return started_.load(std::memory_order_relaxed); }
+
+  // Starts workers until there are `wanted` (fewer if the OS refuses a thread).
+  void ensure_workers(int wanted) {
+    while (static_cast<int>(threads_.size()) < wanted) {
+      try {
+        threads_.emplace_back([this] { worker_main(); });
+      } catch (const std::system_error&) {
+        return;  // run with the workers there are
+      }
+      started_.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+
+  // With `submit` held: publishes the job, runs chunks on the caller until none is left to
+  // claim, waits for the chunks workers claimed, then rethrows the first exception, if any.
+  void run(int64_t chunks, int spare_workers, ChunkFn fn, const void* context) {
+    fn_ = fn;
+    context_ = context;
+    failed_.store(false, std::memory_order_relaxed);
+    error_ = nullptr;
+    remaining_.store(static_cast<uint32_t>(chunks), std::memory_order_relaxed);
+    ++generation_;
+    ticket_.store(make_ticket(generation_, static_cast<uint64_t>(chunks)));
+    wake_seq_.fetch_add(1);
+    const int sleeping = std::min(sleepers_.load(), spare_workers);
+    for (int i = 0; i < sleeping; ++i) wake_seq_.notify_one();
+    {
+      const RegionScope region;
+      claim_and_run(false);
+    }
+    wait_for_claimed();
+    if (failed_.load(std::memory_order_acquire)) {
+      std::exception_ptr error = std::move(error_);
+      error_ = nullptr;
+      std::rethrow_exception(error);
+    }
+  }
+
+ private:
+  bool has_work() const {
+    const uint64_t ticket = ticket_.load(std::memory_order_acquire);
+    return next_of(ticket) < count_of(ticket) && !hold.load(std::memory_order_relaxed);
+  }
+
+  // Claims and runs chunks of the job in flight until none is left; says whether it ran any.
+  bool claim_and_run(bool is_worker) {
+    bool ran = false;
+    for (;;) {
+      if (is_worker && hold.load(std::memory_order_relaxed)) return ran;
+      uint64_t ticket = ticket_.load(std::memory_order_acquire);
+      if (next_of(ticket) >= count_of(ticket)) return ran;
+      if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel,
+                                         std::memory_order_acquire)) {
+        continue;
+      }
+      ran = true;
+      if (!failed_.load(std::memory_order_relaxed)) {
+        try {
+          fn_(context_, static_cast<int64_t>(next_of(ticket)));
+        } catch (...) {
+          const std::lock_guard<std::mutex> lock(error_mutex_);
+          if (!failed_.load(std::memory_order_relaxed)) {
+            error_ = std::current_exception();
+            failed_.store(true, std::memory_order_release);
+          }
+        }
+      }
+      // The last chunk wakes the caller if it went to sleep (seq_cst pairs with its store of
+      // caller_sleeping_ then load of remaining_: one of the two sees the other).
+      if (remaining_.fetch_sub(1) == 1 && caller_sleeping_.load()) remaining_.notify_one();
+    }
+  }
+
+  void wait_for_claimed() {
+    const auto until = Clock::now() + kCallerPoll;
+    while (remaining_.load(std::memory_order_acquire) != 0) {
+      for (int i = 0; i < 32; ++i) cpu_relax();
+      if (Clock::now() < until) continue;
+      caller_sleeping_.store(true);
+      const uint32_t left = remaining_.load();
+      if (left != 0) remaining_.wait(left);
+      caller_sleeping_.store(false);
+    }
+  }
+
+  void worker_main() {
+    t_in_region = true;  // a parallel loop inside a chunk runs serially
+    for (;;) {
+      const uint32_t seen = wake_seq_.load();
+      if (claim_and_run(true)) continue;
+      const auto until = Clock::now() + kWorkerPoll;
+      bool found = false;
+      while (!found && Clock::now() < until) {
+        for (int i = 0; i < 64 && !found; ++i) {
+          cpu_relax();
+          found = has_work();
+        }
+      }
+      if (found) continue;
+      sleepers_.fetch_add(1);
+      if (!has_work()) wake_seq_.wait(seen);
+      sleepers_.fetch_sub(1);
+    }
+  }
+
+  std::vector<std::thread> threads_;  // never joined: the pool outlives main
+  std::atomic<int> started_{0};
+  std::atomic<uint64_t> ticket_{0};
+  uint64_t generation_ = 0;  // the caller's count of jobs (wraps at 2^32 inside the ticket)
+  // The job in flight: written before ticket_ publishes it, read after a successful claim.
+  ChunkFn fn_ = nullptr;
+  const void* context_ = nullptr;
+  std::atomic<uint32_t> remaining_{0};  // chunks not finished
+  std::atomic<bool> caller_sleeping_{false};
+  std::atomic<uint32_t> wake_seq_{0};  // bumped per job; sleepers wait on it
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> failed_{false};
+  std::mutex error_mutex_;
+  std::exception_ptr error_;
+};
+
+// The pool, created on first use. A forked child has none of its parent's workers: it drops
+// the pool (kept reachable in g_retired, never freed: its mutexes may be held) and makes a new
+// one when it needs one.
+std::atomic<Pool*> g_pool{nullptr};
+std::mutex g_create_mutex;
+std::vector<Pool*>* g_retired = nullptr;
+
+void before_fork() { g_create_mutex.lock(); }
+void after_fork_parent() { g_create_mutex.unlock(); }
+void after_fork_child() {
+  Pool* old = g_pool.exchange(nullptr);
+  if (old != nullptr) {
+    if (g_retired == nullptr) g_retired = new std::vector<Pool*>;
+    g_retired->push_back(old);
+  }
+  g_create_mutex.unlock();
+}
+
+Pool& pool() {
+  Pool* pool = g_pool.load(std::memory_order_acquire);
+  if (pool != nullptr) return *pool;
+  const std::lock_guard<std::mutex> lock(g_create_mutex);
+  pool = g_pool.load(std::memory_order_acquire);
+  if (pool == nullptr) {
+    static const bool registered =
+        pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
+    (void)registered;
+    pool = new Pool;
+    g_pool.store(pool, std::memory_order_release);
+  }
+  return *pool;
+}
+
+void run_serially(int64_t chunks, ChunkFn fn, const void* context) {
+  for (int64_t c = 0; c < chunks; ++c) fn(context, c);
+}
+
+}  // namespace
+
+void run_chunks(int64_t chunks, ChunkFn fn, const void* context) {
+  if (chunks <= 0) return;
+  WICK_CHECK(chunks <= kMaxChunks, Error, "run_chunks", "internal: ", chunks,
+             " chunks, more than the pool's ", kMaxChunks);
+  const int spare = static_cast<int>(chunks) - 1;
+  if (spare < 1 || t_in_region) return run_serially(chunks, fn, context);
+  Pool& p = pool();
+  // A second host thread does not queue behind the job in flight: it runs its own serially.
+  std::unique_lock<std::mutex> lock(p.submit, std::try_to_lock);
+  if (!lock.owns_lock()) return run_serially(chunks, fn, context);
+  p.ensure_workers(spare);
+  if (p.workers() == 0) return run_serially(chunks, fn, context);
+  p.run(chunks, spare, fn, context);
+}
+
+bool in_parallel_region() { return t_in_region; }
+
+int pool_workers() {
+  const Pool* p = g_pool.load(std::memory_order_acquire);
+  return p != nullptr ? p->workers() : 0;
+}
+
+void hold_workers_for_testing(bool hold) { pool().hold.store(hold); }
+
+}  // namespace wick::cpu
