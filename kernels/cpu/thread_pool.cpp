@@ -13,6 +13,7 @@
 #include "thread_pool.hpp"
 
 #include <pthread.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,11 +25,13 @@
 #include <vector>
 
 #include "wick/error.hpp"
+#include "wick/threads.hpp"
 
 namespace wick::cpu {
 namespace {
 
 static_assert(kMaxChunks < (1 << 16), "the ticket's chunk fields are 16 bits wide");
+static_assert(kMaxChunks >= kMaxNumThreads, "parallel_for makes one chunk per thread");
 using Clock = std::chrono::steady_clock;
 constexpr auto kWorkerPoll = std::chrono::microseconds(100);
 constexpr auto kCallerPoll = std::chrono::microseconds(50);
@@ -61,21 +64,33 @@ struct RegionScope {
 
 class Pool {
  public:
-  std::mutex submit;  // held by the caller of the job in flight
+  Pool() { threads_.reserve(static_cast<size_t>(kMaxChunks)); }
+
+  std::mutex submit;              // held by the caller of the job in flight
+  std::atomic<bool> busy{false};  // set while `submit` is held: a hint for callers
   std::atomic<bool> hold{false};
 
   int workers() const { return started_.load(std::memory_order_relaxed); }
 
-  // Starts workers until there are `wanted` (fewer if the OS refuses a thread).
+  // Starts workers until there are `wanted`. If the OS refuses a thread (a pids limit, say), the
+  // pool keeps the workers it has and stops trying, so later jobs do not pay for a failing
+  // pthread_create each. Workers start with every signal blocked, so that a signal the
+  // process expects on some thread of its own is never delivered to one of wick's.
   void ensure_workers(int wanted) {
+    if (spawn_failed_) return;
+    sigset_t all, saved;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &saved);
     while (static_cast<int>(threads_.size()) < wanted) {
       try {
         threads_.emplace_back([this] { worker_main(); });
-      } catch (const std::system_error&) {
-        return;  // run with the workers there are
+      } catch (...) {  // std::system_error from the OS, std::bad_alloc
+        spawn_failed_ = true;
+        break;
       }
       started_.fetch_add(1, std::memory_order_relaxed);
     }
+    pthread_sigmask(SIG_SETMASK, &saved, nullptr);
   }
 
   // With `submit` held: publishes the job, runs chunks on the caller until none is left to
@@ -89,8 +104,9 @@ class Pool {
     ++generation_;
     ticket_.store(make_ticket(generation_, static_cast<uint64_t>(chunks)));
     wake_seq_.fetch_add(1);
-    const int sleeping = std::min(sleepers_.load(), spare_workers);
-    for (int i = 0; i < sleeping; ++i) wake_seq_.notify_one();
+    // One wake here; each woken worker wakes the next while two or more chunks are unclaimed
+    // (claim_and_run), so the caller starts its own chunk after one futex call, not `spare`.
+    if (spare_workers > 0 && sleepers_.load() > 0) wake_seq_.notify_one();
     {
       const RegionScope region;
       claim_and_run(false);
@@ -113,9 +129,15 @@ class Pool {
   bool claim_and_run(bool is_worker) {
     bool ran = false;
     for (;;) {
-      if (is_worker && hold.load(std::memory_order_relaxed)) return ran;
       uint64_t ticket = ticket_.load(std::memory_order_acquire);
       if (next_of(ticket) >= count_of(ticket)) return ran;
+      // `hold` is read after the ticket: a job published after hold was set (the store is
+      // sequenced before the publishing store) then shows it set, and a ticket read before the
+      // job was published fails the swap below.
+      if (is_worker && hold.load(std::memory_order_relaxed)) return ran;
+      if (is_worker && !ran && count_of(ticket) - next_of(ticket) >= 2 && sleepers_.load() > 0) {
+        wake_seq_.notify_one();  // pass the wake on: another chunk is waiting for a thread
+      }
       if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel,
                                          std::memory_order_acquire)) {
         continue;
@@ -162,6 +184,10 @@ class Pool {
           cpu_relax();
           found = has_work();
         }
+        // Give the CPU to any other runnable thread: with more threads than free CPUs (a busy
+        // machine, or set_num_threads above the CPU count) a polling worker would otherwise
+        // delay the caller or a worker that holds a chunk.
+        if (!found) std::this_thread::yield();
       }
       if (found) continue;
       sleepers_.fetch_add(1);
@@ -172,14 +198,17 @@ class Pool {
 
   std::vector<std::thread> threads_;  // never joined: the pool outlives main
   std::atomic<int> started_{0};
-  std::atomic<uint64_t> ticket_{0};
-  uint64_t generation_ = 0;  // the caller's count of jobs (wraps at 2^32 inside the ticket)
+  bool spawn_failed_ = false;  // with `submit` held
+  uint64_t generation_ = 0;    // the caller's count of jobs (wraps at 2^32 inside the ticket)
   // The job in flight: written before ticket_ publishes it, read after a successful claim.
   ChunkFn fn_ = nullptr;
   const void* context_ = nullptr;
-  std::atomic<uint32_t> remaining_{0};  // chunks not finished
+  // Each hot atomic on a cache line of its own: polling workers read ticket_ without end,
+  // and every finished chunk writes remaining_.
+  alignas(64) std::atomic<uint64_t> ticket_{0};
+  alignas(64) std::atomic<uint32_t> remaining_{0};  // chunks not finished
   std::atomic<bool> caller_sleeping_{false};
-  std::atomic<uint32_t> wake_seq_{0};  // bumped per job; sleepers wait on it
+  alignas(64) std::atomic<uint32_t> wake_seq_{0};  // bumped per job; sleepers wait on it
   std::atomic<int> sleepers_{0};
   std::atomic<bool> failed_{false};
   std::mutex error_mutex_;
@@ -235,9 +264,21 @@ void run_chunks(int64_t chunks, ChunkFn fn, const void* context) {
   // A second host thread does not queue behind the job in flight: it runs its own serially.
   std::unique_lock<std::mutex> lock(p.submit, std::try_to_lock);
   if (!lock.owns_lock()) return run_serially(chunks, fn, context);
+  struct Busy {
+    std::atomic<bool>& flag;
+    explicit Busy(std::atomic<bool>& f) : flag(f) { flag.store(true, std::memory_order_relaxed); }
+    ~Busy() { flag.store(false, std::memory_order_relaxed); }
+    Busy(const Busy&) = delete;
+    Busy& operator=(const Busy&) = delete;
+  } busy(p.busy);
   p.ensure_workers(spare);
   if (p.workers() == 0) return run_serially(chunks, fn, context);
   p.run(chunks, spare, fn, context);
+}
+
+bool pool_busy() {
+  const Pool* p = g_pool.load(std::memory_order_acquire);
+  return p != nullptr && p->busy.load(std::memory_order_relaxed);
 }
 
 bool in_parallel_region() { return t_in_region; }

@@ -18,7 +18,10 @@
 //  - inside a chunk, run_chunks runs serially on the calling thread (no nested teams), and so
 //    does a call from a second host thread while another one's job is in flight;
 //  - an exception thrown by fn is rethrown on the caller once every chunk has finished or been
-//    skipped (the chunks not started yet are skipped), and the pool stays usable.
+//    skipped (the chunks not started yet are skipped), and the pool stays usable;
+//  - fn must not fork(): a child forked inside a chunk is left inside this job (a fork between
+//    jobs is fine: the child makes a pool of its own). Workers start with every signal blocked
+//    and inherit the CPU affinity of the thread that first needed them.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +48,11 @@ void run_chunks(int64_t chunks, const Body& body) {
 // True on a pool worker, and on a caller while it runs chunks: a parallel loop started there
 // runs serially.
 bool in_parallel_region();
+
+// True while some host thread's job is in flight, so that a job started now would run on its
+// caller alone: a hint (it may change at once) for work that would split differently for one
+// thread (the GEMM).
+bool pool_busy();
 
 // For tests: the workers the pool has started so far (it starts them on first need and keeps
 // them), and a switch that keeps workers from claiming chunks, so that a test can check that

@@ -43,7 +43,9 @@ int omp_num_threads_setting(const char* text) {
   int value = 0;
   const char* end = text + std::strlen(text);
   const auto [rest, error] = std::from_chars(text, end, value);
-  if (error == std::errc::result_out_of_range && rest != text) return kMaxNumThreads;
+  if (error == std::errc::result_out_of_range && rest != text && *text != '-') {
+    return kMaxNumThreads;
+  }
   if (error != std::errc() || value < 1) return 0;
   for (const char* c = rest; c != end; ++c) {
     if (*c != ' ' && *c != '\t' && *c != ',') return 0;

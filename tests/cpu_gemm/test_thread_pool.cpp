@@ -137,9 +137,10 @@ TEST_CASE("pool: an exception reaches the caller and the pool stays usable", "[p
 }
 
 TEST_CASE("pool: a parallel loop inside a chunk runs serially on that chunk's thread", "[pool]") {
-  std::atomic<int> inner_on_other_thread{0}, inner_calls{0}, outside_region{0};
+  std::atomic<int> inner_on_other_thread{0}, inner_calls{0}, outside_region{0}, not_busy{0};
   cpu::run_chunks(3, [&](int64_t) {
     if (!cpu::in_parallel_region()) outside_region.fetch_add(1);
+    if (!cpu::pool_busy()) not_busy.fetch_add(1);
     const std::thread::id me = std::this_thread::get_id();
     cpu::run_chunks(4, [&](int64_t) {
       inner_calls.fetch_add(1);
@@ -149,7 +150,9 @@ TEST_CASE("pool: a parallel loop inside a chunk runs serially on that chunk's th
   CHECK(inner_calls.load() == 12);
   CHECK(inner_on_other_thread.load() == 0);
   CHECK(outside_region.load() == 0);
+  CHECK(not_busy.load() == 0);  // the job holds the pool while its chunks run
   CHECK_FALSE(cpu::in_parallel_region());
+  CHECK_FALSE(cpu::pool_busy());
 }
 
 TEST_CASE("pool: several host threads run jobs at once", "[pool]") {
@@ -197,6 +200,7 @@ TEST_CASE("threads: OMP_NUM_THREADS's text", "[num_threads]") {
   CHECK(cpu::omp_num_threads_setting("99999999999999999999") == kMaxNumThreads);
   CHECK(cpu::omp_num_threads_setting("0") == 0);
   CHECK(cpu::omp_num_threads_setting("-3") == 0);
+  CHECK(cpu::omp_num_threads_setting("-99999999999999999999") == 0);
   CHECK(cpu::omp_num_threads_setting("four") == 0);
   CHECK(cpu::omp_num_threads_setting("4x") == 0);
 }

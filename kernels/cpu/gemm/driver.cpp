@@ -294,7 +294,10 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
     plan.pack_b = plan.ks.pack_b ? plan.ks.pack_b : pack_b_for<T>(plan.ks.nr);
   }
 
-  int nt = in_parallel_region() ? 1 : (threads > 0 ? threads : max_threads());
+  // Inside a chunk, or while another host thread's job holds the pool, the product runs on
+  // this thread alone: one cell, rather than nt cells run one after another with their
+  // packing repeated.
+  int nt = in_parallel_region() || pool_busy() ? 1 : (threads > 0 ? threads : max_threads());
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   nt = static_cast<int>(std::clamp<double>(flops / kMinFlopsPerThread, 1.0, nt));
