@@ -5,7 +5,10 @@
 # ROUNDS times (default 2, alternating), on the rows mlp/cpu (all threads) and mlp/cpu_1thread
 # at widths WIDTHS (default "128 512"), and prints one line per run: load, binary, row, median
 # ms. The busy loops run at the benchmark's own priority, as a second job on a shared machine
-# would. docs/cpu-kernels.md ("Threads and shared CPUs") has what it measured.
+# would. TORCH=1 adds libtorch's step in the same rounds (bench/cpu/torch_mlp_threads.py with
+# 2 threads and with 1, Debian's python3-torch; widths 128 and 512 only), as rows
+# torch mlp/cpu/width:W and torch mlp/cpu_1thread/width:W. docs/cpu-kernels.md ("Threads and
+# shared CPUs", "A thread pool that does not wait") has what it measured.
 set -euo pipefail
 loads=${LOADS:-"0 1 2"}
 rounds=${ROUNDS:-2}
@@ -36,5 +39,12 @@ for b in json.load(open(sys.argv[3]))["benchmarks"]:
     print("%-5s %-10s %-28s %10.3f" % (load, label, b["name"].split("/iterations")[0], b["real_time"] * scale))
 ' "$load" "$label" "$out"
     done
+    if [ "${TORCH:-0}" = 1 ]; then
+      for t in 2 1; do
+        row=mlp/cpu; [ $t = 1 ] && row=mlp/cpu_1thread
+        /usr/bin/python3 "$(dirname "$0")/torch_mlp_threads.py" $t |
+          awk -v load="$load" -v row="$row" '{split($3, w, "="); printf "%-5s %-10s %-28s %10.3f\n", load, "torch", row "/width:" w[2], $5}'
+      done
+    fi
   done
 done
