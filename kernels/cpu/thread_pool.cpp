@@ -6,10 +6,14 @@
 // so the job's function pointer is safe to read after it; a worker holding a ticket of an
 // earlier job fails its swap, because the generation changed.
 //
-// Idle workers poll the ticket for kWorkerPoll after each job, then sleep on a futex
-// (std::atomic::wait). A training step runs 20-30 parallel loops a few microseconds apart, and
-// a futex wake costs about as much as the loop itself at that size (docs/cpu-kernels.md,
-// "Threads and shared CPUs"); the caller wakes only as many sleepers as it has spare chunks.
+// Idle workers poll the ticket for kWorkerPoll (2 ms) after each job, yielding the CPU between
+// polls, then sleep on a futex (std::atomic::wait); a caller waiting for a worker's chunk spins
+// 50 us, polls yielding to 1 ms, then sleeps. On a VM a futex wake of an idle vCPU can take
+// longer than a whole chunk: with 100 us and 50 us, wick's 2-thread 1024^3 GEMM timed between
+// OpenBLAS calls (bench/cpu/gemm_paired.cpp) ran at 172-215 GFLOP/s instead of 309-314, since
+// each sleeper then woke too late for its chunk; with these it runs at 320-325
+// (docs/cpu-kernels.md, "A thread pool that does not wait"). OpenMP runtimes poll for longer
+// still (GNU's default spin count is a few ms, LLVM's KMP_BLOCKTIME 200 ms).
 #include "thread_pool.hpp"
 
 #include <pthread.h>
@@ -33,8 +37,9 @@ namespace {
 static_assert(kMaxChunks < (1 << 16), "the ticket's chunk fields are 16 bits wide");
 static_assert(kMaxChunks >= kMaxNumThreads, "parallel_for makes one chunk per thread");
 using Clock = std::chrono::steady_clock;
-constexpr auto kWorkerPoll = std::chrono::microseconds(100);
-constexpr auto kCallerPoll = std::chrono::microseconds(50);
+constexpr auto kWorkerPoll = std::chrono::microseconds(2000);
+constexpr auto kCallerSpin = std::chrono::microseconds(50);
+constexpr auto kCallerPoll = std::chrono::microseconds(1000);
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -160,11 +165,18 @@ class Pool {
     }
   }
 
+  // Spins briefly, then polls yielding the CPU (the worker it waits for may be waiting for
+  // this CPU), then sleeps on the futex.
   void wait_for_claimed() {
-    const auto until = Clock::now() + kCallerPoll;
+    const auto start = Clock::now();
     while (remaining_.load(std::memory_order_acquire) != 0) {
       for (int i = 0; i < 32; ++i) cpu_relax();
-      if (Clock::now() < until) continue;
+      const auto waited = Clock::now() - start;
+      if (waited < kCallerSpin) continue;
+      if (waited < kCallerPoll) {
+        std::this_thread::yield();
+        continue;
+      }
       caller_sleeping_.store(true);
       const uint32_t left = remaining_.load();
       if (left != 0) remaining_.wait(left);
