@@ -100,7 +100,7 @@ class Pool {
 
   // With `submit` held: publishes the job, runs chunks on the caller until none is left to
   // claim, waits for the chunks workers claimed, then rethrows the first exception, if any.
-  void run(int64_t chunks, int spare_workers, ChunkFn fn, const void* context) {
+  void run(int64_t chunks, ChunkFn fn, const void* context) {
     fn_ = fn;
     context_ = context;
     failed_.store(false, std::memory_order_relaxed);
@@ -110,8 +110,9 @@ class Pool {
     ticket_.store(make_ticket(generation_, static_cast<uint64_t>(chunks)));
     wake_seq_.fetch_add(1);
     // One wake here; each woken worker wakes the next while two or more chunks are unclaimed
-    // (claim_and_run), so the caller starts its own chunk after one futex call, not `spare`.
-    if (spare_workers > 0 && sleepers_.load() > 0) wake_seq_.notify_one();
+    // (claim_and_run), so the caller starts its own chunk after one futex call, not one per
+    // spare chunk.
+    if (sleepers_.load() > 0) wake_seq_.notify_one();
     {
       const RegionScope region;
       claim_and_run(false);
@@ -285,7 +286,7 @@ void run_chunks(int64_t chunks, ChunkFn fn, const void* context) {
   } busy(p.busy);
   p.ensure_workers(spare);
   if (p.workers() == 0) return run_serially(chunks, fn, context);
-  p.run(chunks, spare, fn, context);
+  p.run(chunks, fn, context);
 }
 
 bool pool_busy() {
