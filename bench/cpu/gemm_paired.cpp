@@ -4,10 +4,12 @@
 // come from the same timing, as wick_bench_cpu_gemm's sgemm_paired rows; this tool is for quick
 // questions.
 //
-//   wick_gemm_paired M K N THREADS [T] [--f64] [--block S] [--gap S]
+//   wick_gemm_paired M K N THREADS [T] [--f64] [--vs-packed] [--block S] [--gap S]
 //
-// T: B is stored N x K and C = A @ B^T. --f64: float64 (default float32). Defaults: one call
-// per round and no gap on one thread; 20 ms blocks and a 0.15 s gap on more.
+// T: B is stored N x K and C = A @ B^T. --f64: float64 (default float32). --vs-packed: the
+// reference is wick itself with every product packed (gemm::set_direct_volume(0)), to measure
+// the direct path. Defaults: one call per round and no gap on one thread; 20 ms blocks and a
+// 0.15 s gap on more.
 //
 // Prints one line: both libraries' median GFLOP/s and the median of wick / OpenBLAS speed.
 #include <cblas.h>
@@ -32,6 +34,7 @@ struct Shape {
   int64_t m, k, n;
   int threads;
   bool trans_b;
+  bool vs_packed;  // the reference is wick's packed path, not OpenBLAS
 };
 
 void blas_gemm(const Shape& s, const float* a, const float* b, float* c) {
@@ -54,7 +57,13 @@ int run(const Shape& s, paired::Options opt) {
   const gemm::ConstMatrix<T> bm = s.trans_b ? gemm::ConstMatrix<T>{b.data(), k, n, 1, k}
                                             : gemm::ConstMatrix<T>{b.data(), k, n, n, 1};
   const std::function<void()> wick_call = [&] { gemm::gemm<T>(am, bm, c.data(), n, s.threads); };
-  const std::function<void()> blas_call = [&] { blas_gemm(s, a.data(), b.data(), c.data()); };
+  const std::function<void()> blas_call =
+      s.vs_packed ? std::function<void()>([&] {
+        gemm::set_direct_volume(0);
+        gemm::gemm<T>(am, bm, c.data(), n, s.threads);
+        gemm::set_direct_volume(-1);
+      })
+                  : std::function<void()>([&] { blas_gemm(s, a.data(), b.data(), c.data()); });
   wick_call();  // warm caches, buffers and thread pools
   blas_call();
   const double gflop =
@@ -65,12 +74,13 @@ int run(const Shape& s, paired::Options opt) {
   const double budget = sizeof(T) == 4 ? 60.0 : 30.0;
   opt.rounds = static_cast<int>(std::clamp(budget / per_round, 10.0, 200.0));
   const auto t = paired::time_interleaved({wick_call, blas_call}, opt);
+  const char* reference = s.vs_packed ? "wick packed" : "OpenBLAS";
   std::printf(
       "%ldx%ldx%ld%s %s threads %d, %d rounds (block %g s, gap %g s): wick %.1f GFLOP/s, "
-      "OpenBLAS %.1f GFLOP/s, wick / OpenBLAS speed %.3f (median of the rounds)\n",
+      "%s %.1f GFLOP/s, wick / %s speed %.3f (median of the rounds)\n",
       static_cast<long>(m), static_cast<long>(k), static_cast<long>(n), s.trans_b ? "T" : "",
       sizeof(T) == 4 ? "float32" : "float64", s.threads, opt.rounds, opt.block_s, opt.gap_s,
-      gflop / paired::median(t[0]), gflop / paired::median(t[1]),
+      gflop / paired::median(t[0]), reference, gflop / paired::median(t[1]), reference,
       paired::median(paired::speed_ratios(t[0], t[1])));
   return 0;
 }
@@ -79,11 +89,13 @@ int run(const Shape& s, paired::Options opt) {
 
 int main(int argc, char** argv) {
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s M K N THREADS [T] [--f64] [--block S] [--gap S]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s M K N THREADS [T] [--f64] [--vs-packed] [--block S] [--gap S]\n",
+                 argv[0]);
     return 2;
   }
-  Shape shape{std::atol(argv[1]), std::atol(argv[2]), std::atol(argv[3]), std::atoi(argv[4]),
-              false};
+  Shape shape{
+      std::atol(argv[1]), std::atol(argv[2]), std::atol(argv[3]), std::atoi(argv[4]), false, false};
   bool f64 = false;
   paired::Options opt;
   opt.block_s = shape.threads > 1 ? 0.02 : 0;
@@ -94,6 +106,8 @@ int main(int argc, char** argv) {
       shape.trans_b = true;
     } else if (arg == "--f64") {
       f64 = true;
+    } else if (arg == "--vs-packed") {
+      shape.vs_packed = true;
     } else if ((arg == "--block" || arg == "--gap") && i + 1 < argc) {
       (arg == "--block" ? opt.block_s : opt.gap_s) = std::atof(argv[++i]);
     } else {

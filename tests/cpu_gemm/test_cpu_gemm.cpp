@@ -2,7 +2,8 @@
 // long-double reference, at odd sizes (1, 7, 33, 127, 129 and non-square), with row-major,
 // transposed, strided and zero-stride (broadcast) operands, C with a row stride wider than N,
 // with the default blocking and with a tiny one that makes every loop of the nest run many
-// times, on 1 and 2 threads (which must agree bit for bit). Each element must be within the
+// times, on 1 and 2 threads and with and without packing on one thread (which must all agree bit
+// for bit). Each element must be within the
 // classic bound |c - ref| <= (k + 2) eps sum_p |a_ip| |b_pj| (Higham, Thm 3.5) for any order
 // of summation. Batched and broadcast-batch products go through wick::matmul.
 #include <catch2/catch.hpp>
@@ -134,11 +135,12 @@ std::vector<gemm::Isa> isas() {
   return out;
 }
 
-// Restores the ISA and the blocking when a test case ends.
+// Restores the ISA, the blocking and the direct path's limit when a test case ends.
 struct Restore {
   gemm::Isa isa = gemm::active_isa();
   ~Restore() {
     gemm::set_isa(isa);
+    gemm::set_direct_volume(-1);
     for (gemm::Isa i : isas()) {
       gemm::set_blocking<float>(i, 0, 0, 0);
       gemm::set_blocking<double>(i, 0, 0, 0);
@@ -170,6 +172,12 @@ void sweep() {
             INFO(gemm::isa_name(isa) << (tiny ? " tiny blocking " : " ") << m << "x" << k << "x"
                                      << n << " A " << layout_name(la) << ", B " << layout_name(lb));
             std::vector<T> one = check_gemm(a, b, ref, 1);
+            // One thread skips the packing where B's rows have unit stride (direct_x86.hpp);
+            // packed, the same product must give the same bits.
+            gemm::set_direct_volume(0);
+            std::vector<T> packed = check_gemm(a, b, ref, 1);
+            gemm::set_direct_volume(-1);
+            CHECK(std::memcmp(one.data(), packed.data(), one.size() * sizeof(T)) == 0);
             if (m * n * k >= 127 * 127 * 33) {
               std::vector<T> two = check_gemm(a, b, ref, 2);
               CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(T)) == 0);

@@ -13,10 +13,13 @@
 // scheduled (docs/cpu-kernels.md, "Threads and shared CPUs"). Now a cell that no worker has
 // claimed is run by the caller.
 // Products under kMinFlopsPerThread per thread run on fewer threads (a wake costs a few us).
+// Small products on one thread skip the packing (direct_x86.hpp) where the ISA has a direct
+// kernel and B's rows have unit stride; the sums run in the same order, so the bits are the same.
 // Packing buffers (every cell's A and B blocks) are carved from one buffer that the calling
 // thread keeps between calls and grows before the job starts, so an allocation failure is a
 // wick::OutOfMemoryError on the caller, never inside a worker.
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
@@ -76,6 +79,17 @@ constexpr int64_t kMaxRowsPerBlock = 1024;
 
 // Below this many FLOPs per thread a product uses fewer threads (see docs/cpu-gemm.md).
 constexpr double kMinFlopsPerThread = 2.0 * 64 * 64 * 64;
+
+// A one-thread product skips the packing up to this many multiply-adds (m n k), and where a row
+// of B (and of C) spans at most kMaxDirectRowBytes. Measured on the 2-vCPU Xeon, one thread,
+// direct against packed in the same rounds (docs/cpu-gemm.md, "Small products without
+// packing"): inside both limits 0.98x (16 x 512 x 512 float64) to 3.5x (16^3 float32), 1.37x
+// at 64^3; outside them the direct kernel lost: 512 x 64 x 512 0.96x (float64 0.87x),
+// 128 x 128 x 1024 0.95x, and 64 x 256 x 1024 float64 0.61x, whose B strip walks 256 rows
+// 8 KiB apart (a page each).
+constexpr int64_t kDefaultDirectVolume = int64_t{1} << 22;
+constexpr int64_t kMaxDirectRowBytes = 4096;
+std::atomic<int64_t> g_direct_volume{kDefaultDirectVolume};
 
 // A 64-byte aligned buffer that grows and is kept by its thread.
 class Buffer {
@@ -303,6 +317,15 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
   nt = static_cast<int>(std::clamp<double>(flops / kMinFlopsPerThread, 1.0, nt));
   const int64_t m_units = ceil_div(m, plan.bl.mr), n_units = ceil_div(n, plan.bl.nr);
   nt = static_cast<int>(std::min<int64_t>(nt, m_units * n_units));
+  if constexpr (!std::is_same_v<T, BF16Bits>) {
+    // A B with one column has no column stride to speak of: its elements are one per row.
+    if (nt == 1 && plan.ks.direct != nullptr && (b.col_stride == 1 || n == 1) &&
+        n * static_cast<int64_t>(sizeof(T)) <= kMaxDirectRowBytes &&
+        flops / 2 <= static_cast<double>(g_direct_volume.load(std::memory_order_relaxed))) {
+      plan.ks.direct(a, b, c, ldc, plan.bl.kc);
+      return;
+    }
+  }
   choose_grid(nt, m_units, n_units, plan.tn, plan.tm);
 
   // Every size rounded up to 32 elements, so each block starts 64-byte aligned. A cell's A
@@ -328,6 +351,10 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
 }
 
 }  // namespace
+
+void set_direct_volume(int64_t volume) {
+  g_direct_volume.store(volume < 0 ? kDefaultDirectVolume : volume, std::memory_order_relaxed);
+}
 
 template <typename T>
 void gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, int64_t ldc,

@@ -77,6 +77,12 @@ Blocking blocking_for(Isa isa);
 template <typename T>
 void set_blocking(Isa isa, int64_t mc, int64_t kc, int64_t nc);
 
+// The largest m * n * k that a one-thread gemm() multiplies without packing where the ISA has a
+// direct kernel, B's rows have unit stride and span at most 4 KiB (direct_x86.hpp); the bits are
+// the packed path's. 0 packs everything (tests and the bench); a negative value restores the
+// default, 2^22.
+void set_direct_volume(int64_t volume);
+
 // C[m x n] = A[m x k] @ B[k x n], C row-major with row stride ldc. `threads` bounds the threads
 // (thread_pool.hpp) (1: run on the calling thread; <= 0: cpu::max_threads(), wick::set_num_threads'
 // number); small products run on fewer threads whatever it says. k == 0 writes zeros.

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 
+#include "direct_x86.hpp"
 #include "kernels.hpp"
 #include "pack_x86.hpp"
 
@@ -30,6 +31,13 @@ struct Vec<float> {
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_ps(a, b, c); }
   static Reg add(Reg a, Reg b) { return _mm256_add_ps(a, b); }
   static void storeu(float* p, Reg v) { _mm256_storeu_ps(p, v); }
+  // The first n lanes (direct_x86.hpp's partial columns).
+  using Mask = __m256i;
+  static Mask first(int n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static Reg mask_loadu(const float* p, Mask m) { return _mm256_maskload_ps(p, m); }
+  static void mask_storeu(float* p, Mask m, Reg v) { _mm256_maskstore_ps(p, m, v); }
 };
 
 template <>
@@ -43,6 +51,12 @@ struct Vec<double> {
   static Reg fma(Reg a, Reg b, Reg c) { return _mm256_fmadd_pd(a, b, c); }
   static Reg add(Reg a, Reg b) { return _mm256_add_pd(a, b); }
   static void storeu(double* p, Reg v) { _mm256_storeu_pd(p, v); }
+  using Mask = __m256i;
+  static Mask first(int n) {
+    return _mm256_cmpgt_epi64(_mm256_set1_epi64x(n), _mm256_setr_epi64x(0, 1, 2, 3));
+  }
+  static Reg mask_loadu(const double* p, Mask m) { return _mm256_maskload_pd(p, m); }
+  static void mask_storeu(double* p, Mask m, Reg v) { _mm256_maskstore_pd(p, m, v); }
 };
 
 // C[0:MR, 0:NR] (+)= A panel (kc x MR) . B panel (kc x NR), NR = NV vectors.
@@ -128,10 +142,20 @@ void macro_kernel(const MacroArgs<T>& g) {
 
 // MR = 6 is not a multiple of the transpose tile: A packs with the plain loops, B with tiles.
 KernelSet<float> avx2_kernels_f32() {
-  return {6, 16, &macro_kernel<float, 6, 2>, nullptr, &pack_b_simd<float, 16>};
+  return {6,
+          16,
+          &macro_kernel<float, 6, 2>,
+          nullptr,
+          &pack_b_simd<float, 16>,
+          &direct_gemm<float, Vec<float>, 6, 2>};
 }
 KernelSet<double> avx2_kernels_f64() {
-  return {6, 8, &macro_kernel<double, 6, 2>, nullptr, &pack_b_simd<double, 8>};
+  return {6,
+          8,
+          &macro_kernel<double, 6, 2>,
+          nullptr,
+          &pack_b_simd<double, 8>,
+          &direct_gemm<double, Vec<double>, 6, 2>};
 }
 
 }  // namespace wick::cpu::gemm

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "direct_x86.hpp"
 #include "kernels.hpp"
 #include "pack_x86.hpp"
 
@@ -24,6 +25,8 @@ template <>
 struct Vec<float> {
   using Reg = __m512;
   static constexpr int kWidth = 16;
+  using Mask = uint32_t;
+  static Mask first(int n) { return n >= kWidth ? 0xffffu : n <= 0 ? 0u : (1u << n) - 1u; }
   static Reg zero() { return _mm512_setzero_ps(); }
   static Reg load(const float* p) { return _mm512_load_ps(p); }
   static Reg loadu(const float* p) { return _mm512_loadu_ps(p); }
@@ -43,6 +46,8 @@ template <>
 struct Vec<double> {
   using Reg = __m512d;
   static constexpr int kWidth = 8;
+  using Mask = uint32_t;
+  static Mask first(int n) { return n >= kWidth ? 0xffu : n <= 0 ? 0u : (1u << n) - 1u; }
   static Reg zero() { return _mm512_setzero_pd(); }
   static Reg load(const double* p) { return _mm512_load_pd(p); }
   static Reg loadu(const double* p) { return _mm512_loadu_pd(p); }
@@ -158,12 +163,20 @@ constexpr int kMrF64 = 8, kNvF64 = 2;
 }  // namespace
 
 KernelSet<float> avx512_kernels_f32() {
-  return {kMrF32, kNvF32 * 16, &macro_kernel<float, kMrF32, kNvF32>, &pack_a_simd<float, kMrF32>,
-          &pack_b_simd<float, kNvF32 * 16>};
+  return {kMrF32,
+          kNvF32 * 16,
+          &macro_kernel<float, kMrF32, kNvF32>,
+          &pack_a_simd<float, kMrF32>,
+          &pack_b_simd<float, kNvF32 * 16>,
+          &direct_gemm<float, Vec<float>, kMrF32, kNvF32>};
 }
 KernelSet<double> avx512_kernels_f64() {
-  return {kMrF64, kNvF64 * 8, &macro_kernel<double, kMrF64, kNvF64>, &pack_a_simd<double, kMrF64>,
-          &pack_b_simd<double, kNvF64 * 8>};
+  return {kMrF64,
+          kNvF64 * 8,
+          &macro_kernel<double, kMrF64, kNvF64>,
+          &pack_a_simd<double, kMrF64>,
+          &pack_b_simd<double, kNvF64 * 8>,
+          &direct_gemm<double, Vec<double>, kMrF64, kNvF64>};
 }
 
 }  // namespace wick::cpu::gemm

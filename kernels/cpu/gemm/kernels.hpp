@@ -46,12 +46,19 @@ template <typename T>
 using PackB = void (*)(const ConstMatrix<T>& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
                        T* dst);
 
+// C[m x n] = A @ B without packing (direct_x86.hpp), for a B whose rows have unit stride (or
+// n == 1); K in steps of kc, summed in the packed path's order: the same bits.
+template <typename T>
+using Direct = void (*)(const ConstMatrix<T>& a, const ConstMatrix<T>& b, T* c, int64_t ldc,
+                        int64_t kc);
+
 template <typename T>
 struct KernelSet {
   int mr = 0, nr = 0;
   void (*macro)(const MacroArgs<T>&) = nullptr;
   PackA<T> pack_a = nullptr;  // null: the driver's plain C++ packing (pack.hpp)
   PackB<T> pack_b = nullptr;
+  Direct<T> direct = nullptr;  // null: every product is packed
 };
 
 // True when the CPU (and the OS) can run AVX512_BF16 code, with AVX512BW (isa.cpp).
