@@ -288,7 +288,30 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
   // spend as long loading and storing C as multiplying; six steps of 586 and one of 580 do not.
   // (A bfloat16 step is rounded up to whole depth pairs: an odd one would pad every panel.)
   const int64_t kc_max = plan.bl.kc;
-  plan.bl.kc = ceil_div(ceil_div(k, ceil_div(k, kc_max)), kDepthUnit<T>) * kDepthUnit<T>;
+  plan.bl.kc = k <= kc_max
+                   ? ceil_div(k, kDepthUnit<T>) * kDepthUnit<T>
+                   : ceil_div(ceil_div(k, ceil_div(k, kc_max)), kDepthUnit<T>) * kDepthUnit<T>;
+
+  // Inside a chunk, or while another host thread's job holds the pool, the product runs on
+  // this thread alone: one cell, rather than nt cells run one after another with their
+  // packing repeated.
+  int nt = in_parallel_region() || pool_busy() ? 1 : (threads > 0 ? threads : max_threads());
+  const double flops =
+      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
+  nt = static_cast<int>(std::clamp<double>(flops / kMinFlopsPerThread, 1.0, nt));
+  const int64_t m_units = ceil_div(m, plan.bl.mr), n_units = ceil_div(n, plan.bl.nr);
+  nt = static_cast<int>(std::min<int64_t>(nt, m_units * n_units));
+  if constexpr (!std::is_same_v<T, BF16Bits>) {
+    // Decided before the M blocking below: at 16^3 the divisions of the plan were a visible
+    // part of the call. A B with one column has no column stride to speak of.
+    if (nt == 1 && plan.ks.direct != nullptr && (b.col_stride == 1 || n == 1) &&
+        n * static_cast<int64_t>(sizeof(T)) <= kMaxDirectRowBytes &&
+        flops / 2 <= static_cast<double>(g_direct_volume.load(std::memory_order_relaxed))) {
+      plan.ks.direct(a, b, c, ldc, plan.bl.kc);
+      return;
+    }
+  }
+
   // M in equal blocks of whole MR panels: as few as keep each block within the A bytes that
   // blocking.cpp budgets (MC x KC, so a shorter K step takes more rows) and within
   // kMaxRowsPerBlock rows, give or take 10%. 1024^3 (K steps of 512) stays one block where MC
@@ -306,25 +329,6 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
   } else {
     plan.pack_a = plan.ks.pack_a ? plan.ks.pack_a : pack_a_for<T>(plan.ks.mr);
     plan.pack_b = plan.ks.pack_b ? plan.ks.pack_b : pack_b_for<T>(plan.ks.nr);
-  }
-
-  // Inside a chunk, or while another host thread's job holds the pool, the product runs on
-  // this thread alone: one cell, rather than nt cells run one after another with their
-  // packing repeated.
-  int nt = in_parallel_region() || pool_busy() ? 1 : (threads > 0 ? threads : max_threads());
-  const double flops =
-      2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  nt = static_cast<int>(std::clamp<double>(flops / kMinFlopsPerThread, 1.0, nt));
-  const int64_t m_units = ceil_div(m, plan.bl.mr), n_units = ceil_div(n, plan.bl.nr);
-  nt = static_cast<int>(std::min<int64_t>(nt, m_units * n_units));
-  if constexpr (!std::is_same_v<T, BF16Bits>) {
-    // A B with one column has no column stride to speak of: its elements are one per row.
-    if (nt == 1 && plan.ks.direct != nullptr && (b.col_stride == 1 || n == 1) &&
-        n * static_cast<int64_t>(sizeof(T)) <= kMaxDirectRowBytes &&
-        flops / 2 <= static_cast<double>(g_direct_volume.load(std::memory_order_relaxed))) {
-      plan.ks.direct(a, b, c, ldc, plan.bl.kc);
-      return;
-    }
   }
   choose_grid(nt, m_units, n_units, plan.tn, plan.tm);
 
