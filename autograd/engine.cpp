@@ -363,13 +363,21 @@ class Engine final : public AutogradHooks {
         // a saved tensor, or another input's gradient.
         grad = value.contiguous().is_same(value) ? value.clone() : value.contiguous();
       }
-    } else if (grad.is_contiguous() && grad.sizes() == t.sizes() && grad.dtype() == t.dtype() &&
-               grad.device() == t.device()) {
-      // In place, as PyTorch's AccumulateGrad without create_graph: a handle the user took
-      // with grad() before this backward sees the sum.
-      grad.add_(value);
     } else {
-      grad = grad + value;
+      // A .grad() set by hand must match its leaf (PyTorch checks it on assignment); added to
+      // as it was, a [1] gradient would broadcast and a [2, 3] one on a [3] leaf would stay
+      // [2, 3].
+      WICK_CHECK(
+          grad.sizes() == t.sizes() && grad.dtype() == t.dtype() && grad.device() == t.device(),
+          AutogradError, "backward", "the .grad() of leaf ", describe(t), " is ", describe(grad),
+          "; a gradient must have its tensor's sizes, dtype and device");
+      if (grad.is_contiguous()) {
+        // In place, as PyTorch's AccumulateGrad without create_graph: a handle the user took
+        // with grad() before this backward sees the sum.
+        grad.add_(value);
+      } else {
+        grad = grad + value;
+      }
     }
   }
 };

@@ -34,6 +34,11 @@ struct InputMeta {
 
 class Node {
  public:
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();  // iterative: a graph of any depth is freed without deep recursion (node.cpp)
+
   OpId op;
   int num_inputs = 0;
   std::array<InputMeta, 3> input_meta;

@@ -47,6 +47,7 @@ Tensor& detail::AdamCore::buffer(size_t i, const std::string& name) {
 
 void detail::AdamCore::step() {
   NoGradGuard no_grad;
+  check_grads();
   const Settings& c = settings_;
   for (size_t i = 0; i < params_.size(); ++i) {
     Tensor& p = params_[i];

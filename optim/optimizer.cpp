@@ -128,6 +128,21 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
   lr_ = lr;
 }
 
+void Optimizer::check_grads() const {
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const Tensor& p = params_[i];
+    const Tensor& g = p.grad();
+    if (!g.defined()) continue;
+    WICK_CHECK(g.sizes() == p.sizes(), ShapeError, name_, "parameter ", i, " ", describe(p),
+               " has a gradient of ", describe(g), "; a gradient must have its parameter's sizes");
+    WICK_CHECK(g.dtype() == p.dtype(), DtypeError, name_, "parameter ", i, " ", describe(p),
+               " has a gradient of ", describe(g), "; a gradient must have its parameter's dtype");
+    WICK_CHECK(g.device() == p.device(), DeviceError, name_, "parameter ", i, " ", describe(p),
+               " has a gradient of ", describe(g),
+               "; a gradient must be on its parameter's device");
+  }
+}
+
 Tensor& detail::follow(Tensor& state, const Tensor& param) {
   if (state.device() != param.device() || state.dtype() != param.dtype()) {
     state = state.to(param.device(), param.dtype());

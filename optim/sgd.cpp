@@ -23,6 +23,7 @@ Tensor& SGD::buffer(size_t i, const std::string&) { return momentum_buffers_[i];
 
 void SGD::step() {
   NoGradGuard no_grad;
+  check_grads();
   const double momentum = options_.momentum(), dampening = options_.dampening();
   const double weight_decay = options_.weight_decay();
   for (size_t i = 0; i < params_.size(); ++i) {

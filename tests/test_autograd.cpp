@@ -176,6 +176,21 @@ TEST_CASE("autograd: a long chain does not overflow the stack", "[autograd]") {
   CHECK(x.grad().item<float>() == 1.0f);
 }
 
+TEST_CASE("autograd: a .grad() set by hand must match its leaf", "[autograd]") {
+  // Found by review: a [2, 3] gradient on a [3] leaf stayed [2, 3] after backward (the
+  // accumulation broadcast), where PyTorch refuses the assignment.
+  Tensor x = ones({3}).requires_grad_();
+  for (Tensor bad : {ones({2, 3}), ones({1}), ones({3}, kFloat64)}) {
+    x.mutable_grad() = bad;
+    CHECK_THROWS_WITH((x * 2).sum().backward(),
+                      Catch::Contains("backward") && Catch::Contains("[3]") &&
+                          Catch::Contains(std::string(dtype_name(bad.dtype()))));
+  }
+  x.mutable_grad() = ones({3});
+  (x * 2).sum().backward();  // a matching one is added to, and the engine still works
+  CHECK(x.grad().to_vector<float>() == std::vector<float>{3, 3, 3});
+}
+
 TEST_CASE("autograd: grad-ready hooks fire once per pass, after a leaf's last gradient",
           "[autograd]") {
   // PyTorch's register_post_accumulate_grad_hook, which wick::distributed's DDP uses to start

@@ -136,6 +136,19 @@ TEST_CASE("errors: devices", "[errors]") {
   }
 }
 
+TEST_CASE("errors: a DeviceType or Dtype cast from an unknown integer", "[errors]") {
+  // Found by review: an out-of-range DeviceType indexed the backend table (UBSan), and an
+  // unknown Dtype made a tensor of 0-byte elements.
+  CHECK_THAT(error_of<DeviceError>([] { Device(static_cast<DeviceType>(7)); }),
+             Contains("unknown device type 7"));
+  CHECK_THAT(error_of<DtypeError>([] { zeros({2}, static_cast<Dtype>(9)); }),
+             Contains("zeros") && Contains("unknown dtype 9"));
+  CHECK_THAT(error_of<DtypeError>([] { ones({2}).to(static_cast<Dtype>(9)); }),
+             Contains("to") && Contains("unknown dtype 9"));
+  CHECK_THROWS_AS(empty({2}, static_cast<Dtype>(-1)), DtypeError);
+  CHECK(zeros({2}).sum().item<float>() == 0.0f);
+}
+
 TEST_CASE("errors: item() on a tensor of more than one element", "[errors]") {
   CHECK_THAT(error_of<ValueError>([] {
                ones({2, 3}).item<float>();

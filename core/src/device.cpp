@@ -13,6 +13,9 @@ namespace wick {
 const char* device_type_name(DeviceType type) { return type == kCPU ? "cpu" : "cuda"; }
 
 Device::Device(DeviceType type, int index) : type_(type), index_(index) {
+  // A DeviceType cast from an integer indexes the backend table: checked here, once.
+  WICK_CHECK(static_cast<int>(type) >= 0 && static_cast<int>(type) < kNumDeviceTypes, DeviceError,
+             "Device", "unknown device type ", static_cast<int>(type), " (expected cpu or cuda)");
   WICK_CHECK(index >= -1, DeviceError, "Device", "device index must be >= 0, got ", index);
   WICK_CHECK(!(type == kCPU && index > 0), DeviceError, "Device",
              "cpu has one device (index 0), got cpu:", index);

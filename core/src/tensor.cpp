@@ -34,6 +34,10 @@ Tensor make_empty(const Shape& sizes, Dtype dtype, Device device, const char* op
 
 Tensor make_empty_dense(const Shape& sizes, const Shape& strides, Dtype dtype, Device device,
                         const char* op) {
+  // Every new tensor's storage comes from here: a Dtype cast from an integer stops here.
+  WICK_CHECK(static_cast<int>(dtype) >= 0 && static_cast<int>(dtype) < kNumDtypes, DtypeError, op,
+             "unknown dtype ", static_cast<int>(dtype),
+             " (expected bool, int64, float32, float64 or bfloat16)");
   int64_t numel = checked_numel(sizes, op);
   int64_t nbytes = 0;
   WICK_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes),

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <wick/wick.hpp>
 
 namespace optim = wick::optim;
@@ -198,6 +199,40 @@ TEST_CASE("optimizers reject what PyTorch rejects") {
   CHECK_THROWS_WITH(optim::SGD({leaf, leaf}, 0.1), Catch::Contains("more than once"));
   CHECK_THROWS_AS(optim::SGD({wick::zeros({2}, wick::kInt64)}, 0.1), wick::DtypeError);
   CHECK_THROWS_AS(optim::SGD({Tensor()}, 0.1), wick::ValueError);
+}
+
+TEST_CASE("a gradient that does not match its parameter fails the step, which changes nothing") {
+  // Found by review: SGD stepped with a [1] gradient on a [3] parameter (broadcast), and a
+  // failing AdamW step had already decayed the parameters and counted the step.
+  auto run = [](auto make, const char* name) {
+    INFO(name);
+    Tensor a = wick::full({3}, 1.0).requires_grad_();
+    Tensor b = wick::full({2, 3}, 2.0).requires_grad_();
+    auto opt = make(std::vector<Tensor>{a, b});
+    a.mutable_grad() = wick::ones({3});
+    b.mutable_grad() = wick::ones({2, 3});
+    opt.step();  // a first good step creates the state
+    const std::vector<float> a0 = a.to_vector<float>(), b0 = b.to_vector<float>();
+    std::map<std::string, std::vector<double>> state0;
+    for (const auto& [key, t] : opt.state_dict()) state0[key] = t.template to_vector<double>();
+    for (Tensor bad : {wick::ones({1}), wick::ones({3}), wick::ones({2, 3}, wick::kFloat64)}) {
+      b.mutable_grad() = bad;
+      CHECK_THROWS_WITH(opt.step(), Catch::Contains(name) && Catch::Contains("parameter 1") &&
+                                        Catch::Contains("[2, 3]"));
+      CHECK(a.to_vector<float>() == a0);
+      CHECK(b.to_vector<float>() == b0);
+      for (const auto& [key, t] : opt.state_dict()) {
+        CHECK(t.template to_vector<double>() == state0[key]);
+      }
+    }
+    b.mutable_grad() = wick::ones({2, 3});
+    opt.step();  // and the optimizer still works
+    CHECK(b.to_vector<float>() != b0);
+  };
+  run([](std::vector<Tensor> p) { return optim::SGD(p, optim::SGDOptions(0.1).momentum(0.9)); },
+      "SGD");
+  run([](std::vector<Tensor> p) { return optim::Adam(p, optim::AdamOptions(0.1)); }, "Adam");
+  run([](std::vector<Tensor> p) { return optim::AdamW(p, optim::AdamWOptions(0.1)); }, "AdamW");
 }
 
 TEST_CASE("step skips parameters without gradients; zero_grad; set_lr") {

@@ -46,6 +46,11 @@ class Optimizer {
     return const_cast<Optimizer*>(this)->buffer(i, name);
   }
 
+  // Throws, naming the optimizer and the parameter, where a gradient's sizes, dtype or device
+  // differ from its parameter's (a .grad() set by hand: PyTorch checks it on assignment).
+  // step() calls it before it changes anything, so a failed step changes nothing.
+  void check_grads() const;
+
   std::vector<Tensor> params_;
   double lr_;
   const char* name_;  // "SGD", "Adam", "AdamW": for error messages
