@@ -53,6 +53,21 @@ struct Formatter {
   }
 };
 
+// A summarised print reads only the first and last kEdgeItems of each long dim: `all` holds
+// those (the "kept" tensor below, row-major), and an index i of a dim of n maps to its place
+// among them.
+int64_t kept_index(int64_t i, int64_t n, bool summarise) {
+  return summarise && n > 2 * kEdgeItems && i >= n - kEdgeItems ? i - (n - 2 * kEdgeItems) : i;
+}
+int64_t kept_size(int64_t n, bool summarise) {
+  return summarise && n > 2 * kEdgeItems ? 2 * kEdgeItems : n;
+}
+int64_t kept_inner(const Shape& sizes, size_t depth, bool summarise) {
+  int64_t inner = 1;
+  for (size_t d = depth + 1; d < sizes.size(); ++d) inner *= kept_size(sizes[d], summarise);
+  return inner;
+}
+
 // The values a summarised print shows, as a nested walk would visit them.
 void collect(const std::vector<Value>& all, const Shape& sizes, size_t depth, int64_t base,
              bool summarise, std::vector<Value>& shown) {
@@ -61,11 +76,10 @@ void collect(const std::vector<Value>& all, const Shape& sizes, size_t depth, in
     return;
   }
   int64_t n = sizes[depth];
-  int64_t inner = 1;
-  for (size_t d = depth + 1; d < sizes.size(); ++d) inner *= sizes[d];
+  const int64_t inner = kept_inner(sizes, depth, summarise);
   for (int64_t i = 0; i < n; ++i) {
     if (summarise && n > 2 * kEdgeItems && i == kEdgeItems) i = n - kEdgeItems;
-    collect(all, sizes, depth + 1, base + i * inner, summarise, shown);
+    collect(all, sizes, depth + 1, base + kept_index(i, n, summarise) * inner, summarise, shown);
   }
 }
 
@@ -106,8 +120,7 @@ Formatter make_formatter(Dtype dtype, const std::vector<Value>& shown) {
 void write(std::string& out, const std::vector<Value>& all, const Shape& sizes, size_t depth,
            int64_t base, bool summarise, const Formatter& f, size_t indent) {
   int64_t n = sizes[depth];
-  int64_t inner = 1;
-  for (size_t d = depth + 1; d < sizes.size(); ++d) inner *= sizes[d];
+  const int64_t inner = kept_inner(sizes, depth, summarise);
   out += '[';
   bool last_dim = depth + 1 == sizes.size();
   size_t per_line = std::max<size_t>(1, (kLineWidth - indent - depth) / (f.width + 2));
@@ -133,10 +146,11 @@ void write(std::string& out, const std::vector<Value>& all, const Shape& sizes, 
       i = n - kEdgeItems - 1;
       continue;
     }
+    const int64_t at = base + kept_index(i, n, summarise) * inner;
     if (last_dim) {
-      out += f.padded(all[static_cast<size_t>(base + i * inner)]);
+      out += f.padded(all[static_cast<size_t>(at)]);
     } else {
-      write(out, all, sizes, depth + 1, base + i * inner, summarise, f, indent);
+      write(out, all, sizes, depth + 1, at, summarise, f, indent);
     }
   }
   out += ']';
@@ -162,13 +176,25 @@ std::string backward_name(const Tensor& t) {
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (!t.defined()) return os << "[ Tensor (undefined) ]";
+  bool summarise = t.numel() > kThreshold;
+  // Summarised, only the edges of each long dim are copied off the tensor: a print of a
+  // billion elements reads a few hundred (it copied them all, and a 2^40-element expanded
+  // tensor threw std::bad_alloc).
+  Tensor kept = t.detach();
+  if (summarise) {
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      const int64_t n = t.sizes()[d];
+      if (n > 2 * kEdgeItems) {
+        kept = cat({kept.narrow(d, 0, kEdgeItems), kept.narrow(d, n - kEdgeItems, kEdgeItems)}, d);
+      }
+    }
+  }
   std::vector<Value> all;
   if (t.dtype() == kInt64) {
-    for (int64_t v : t.to_vector<int64_t>()) all.push_back(static_cast<Value>(v));
+    for (int64_t v : kept.to_vector<int64_t>()) all.push_back(static_cast<Value>(v));
   } else {
-    for (double v : t.to_vector<double>()) all.push_back(v);
+    for (double v : kept.to_vector<double>()) all.push_back(v);
   }
-  bool summarise = t.numel() > kThreshold;
   std::vector<Value> shown;
   if (t.dim() == 0) {
     shown = all;

@@ -101,6 +101,13 @@ void check_same_device(const char* op, std::initializer_list<const Tensor*> tens
 
 Device check_device(Device device, const char* op) { return resolve_device(device, op); }
 
+void fail_host_allocation(const char* op, const Tensor& t, double bytes) {
+  const std::string amount =
+      bytes < 1.8e19 ? std::to_string(static_cast<uint64_t>(bytes)) : std::string("more than 2^64");
+  fail<OutOfMemoryError>(op, "could not allocate ", amount, " bytes of host memory for a copy of ",
+                         describe(t));
+}
+
 void copy_to_host(const Tensor& t, Dtype dtype, void* host) {
   Tensor src = t;
   if (!src.device().is_cpu()) src = src.to(Device(kCPU));

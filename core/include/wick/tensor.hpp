@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <new>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -234,13 +236,28 @@ T* Tensor::data_ptr() const {
 namespace detail {
 // Copies the tensor's values, cast to dtype, into a host buffer of numel elements.
 void copy_to_host(const Tensor& t, Dtype dtype, void* host);
+// Throws OutOfMemoryError: `bytes` of host memory for `op`'s copy of t could not be had.
+[[noreturn]] void fail_host_allocation(const char* op, const Tensor& t, double bytes);
+// v.resize(n), with a failed allocation as a wick::OutOfMemoryError instead of std::bad_alloc.
+template <typename V>
+void resize_on_host(V& v, int64_t n, const char* op, const Tensor& t) {
+  try {
+    v.resize(static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    fail_host_allocation(op, t, static_cast<double>(n) * sizeof(typename V::value_type));
+  } catch (const std::length_error&) {
+    fail_host_allocation(op, t, static_cast<double>(n) * sizeof(typename V::value_type));
+  }
+}
 }  // namespace detail
 
 template <typename T>
 std::vector<T> Tensor::to_vector() const {
-  std::vector<T> values(static_cast<size_t>(numel()));
+  std::vector<T> values;
+  detail::resize_on_host(values, numel(), "to_vector", *this);
   if constexpr (std::is_same_v<T, bool>) {
-    std::vector<char> bytes(values.size());
+    std::vector<char> bytes;
+    detail::resize_on_host(bytes, numel(), "to_vector", *this);
     detail::copy_to_host(*this, kBool, bytes.data());
     for (size_t i = 0; i < bytes.size(); ++i) values[i] = bytes[i] != 0;
   } else {
