@@ -53,7 +53,7 @@ TEST_CASE("type promotion: PyTorch's result_type", "[dtype]") {
   CHECK(sum(i).dtype() == kInt64);
   CHECK(i.clamp(0.5).dtype() == kFloat32);
   // 0-d tensors rank between dimensioned tensors and numbers.
-  Tensor d0 = scalar_tensor(2.0, kFloat64), i0 = scalar_tensor(3);
+  Tensor d0 = scalar_tensor(2.0, kFloat64), i0 = scalar_tensor(3, kInt64);
   CHECK((f + d0).dtype() == kFloat32);  // same category: the dimensioned tensor wins
   CHECK((i + d0).dtype() == kFloat64);  // higher category: the 0-d tensor's dtype counts
   CHECK((d0 + i0).dtype() == kFloat64);
@@ -115,4 +115,17 @@ TEST_CASE("shapes: printable, indexable, comparable", "[shape]") {
   CHECK(broadcast_shapes({3, 1, 5}, {4, 5}) == std::vector<int64_t>{3, 4, 5});
   CHECK(broadcast_shapes({0}, {1}) == std::vector<int64_t>{0});
   CHECK_THROWS_AS(broadcast_shapes({3}, {4}), ShapeError);
+}
+
+TEST_CASE("comparisons with a number on the left, as libtorch's operators", "[dtype]") {
+  // 2 < t and friends did not compile (found by review); each is the mirrored comparison.
+  const Tensor t = tensor({1.0, 2.0, 3.0});
+  auto bools = [](const Tensor& x) { return x.to_vector<bool>(); };
+  CHECK(bools(2 < t) == std::vector<bool>{false, false, true});
+  CHECK(bools(2 <= t) == std::vector<bool>{false, true, true});
+  CHECK(bools(2.5 > t) == std::vector<bool>{true, true, false});
+  CHECK(bools(2 >= t) == std::vector<bool>{true, true, false});
+  CHECK(bools(2 == t) == std::vector<bool>{false, true, false});
+  CHECK(bools(2 != t) == std::vector<bool>{true, false, true});
+  CHECK((1 < arange(3)).dtype() == kBool);
 }

@@ -32,6 +32,13 @@ TEST_CASE("factories: values, dtypes, options", "[factories]") {
   CHECK(randn_like(r).sizes() == r.sizes());
   CHECK(zeros_like(r, kInt64).dtype() == kInt64);
   CHECK(scalar_tensor(2.5).dim() == 0);
+  // torch.scalar_tensor: the default float dtype whatever the number (found by review: 3 gave
+  // int64, and arange(6) + scalar_tensor(3) stayed int64).
+  CHECK(scalar_tensor(3).dtype() == kFloat32);
+  CHECK(scalar_tensor(true).item<float>() == 1.0f);
+  CHECK((arange(6) + scalar_tensor(3)).dtype() == kFloat32);
+  CHECK(scalar_tensor(3, kInt64).dtype() == kInt64);
+  CHECK_THROWS_WITH(scalar_tensor(1e300), Catch::Contains("scalar_tensor"));
 }
 
 TEST_CASE("tensor(): from host data", "[factories]") {
@@ -77,6 +84,7 @@ TEST_CASE("an integer number becomes a float32 in one rounding", "[factories][dt
   const double want = static_cast<double>((int64_t{1} << 54) + (int64_t{1} << 31));
   CHECK(full({1}, v, kFloat32).item<double>() == want);
   CHECK((zeros({1}) + v).item<double>() == want);
-  CHECK(scalar_tensor(v).to(kFloat32).item<double>() == want);
+  CHECK(scalar_tensor(v, kInt64).to(kFloat32).item<double>() == want);
+  CHECK(scalar_tensor(v).item<double>() == want);
   CHECK(Scalar(v).to<float>() == static_cast<float>(want));
 }

@@ -78,6 +78,12 @@ TEST_CASE("views: reshape copies only when no view exists; contiguous only when 
   // Size-1 and zero-size dims never block a view.
   CHECK(zeros({0, 3}).t().view({3, 0}).sizes() == std::vector<int64_t>{3, 0});
   CHECK(randn({1, 5}).t().view({5}).sizes() == std::vector<int64_t>{5});
+  // An empty tensor is contiguous whatever its strides, as in PyTorch, so contiguous() keeps
+  // it (found by review: the stride walk stopped before the size-0 dim).
+  Tensor e = zeros({2, 0, 3}).transpose(0, 2);
+  CHECK(e.is_contiguous());
+  CHECK(e.contiguous().is_same(e));
+  CHECK(zeros({0, 3}).slice(1, 0, std::nullopt, 2).is_contiguous());
   // detach shares storage and drops autograd.
   Tensor w = randn({2}, TensorOptions().requires_grad(true));
   CHECK(w.detach().storage() == w.storage());

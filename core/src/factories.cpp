@@ -217,7 +217,13 @@ Tensor tensor(std::initializer_list<double> values, TensorOptions options) {
 }
 
 Tensor scalar_tensor(const Scalar& value, TensorOptions options) {
-  return full({}, value, options);
+  // As torch.scalar_tensor: the default float dtype unless told, whatever the number's kind
+  // (full takes its dtype from the number; scalar_tensor(3) was int64, found by review).
+  if (!options.has_dtype()) options = options.dtype(kDefaultFloat);
+  Tensor t = detail::make_empty({}, options.dtype(), options.device(), "scalar_tensor");
+  detail::check_value_fits(value, t.dtype(), "scalar_tensor", t);
+  detail::fill_kernel(t, value);
+  return finish(t, options);
 }
 
 }  // namespace wick

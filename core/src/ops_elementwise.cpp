@@ -682,6 +682,12 @@ Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, b); }
 Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, b); }
 Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }
 Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }
+Tensor operator==(const Scalar& a, const Tensor& b) { return eq(b, a); }
+Tensor operator!=(const Scalar& a, const Tensor& b) { return ne(b, a); }
+Tensor operator<(const Scalar& a, const Tensor& b) { return gt(b, a); }
+Tensor operator<=(const Scalar& a, const Tensor& b) { return ge(b, a); }
+Tensor operator>(const Scalar& a, const Tensor& b) { return lt(b, a); }
+Tensor operator>=(const Scalar& a, const Tensor& b) { return le(b, a); }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
 Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
 Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }

@@ -56,9 +56,14 @@ inline void fastest_dims_first(const Shape& sizes, const Shape* const* strides, 
 // True when a tensor of these sizes and strides is row-major (dims of size 1 may have any
 // stride; an empty tensor is). Tensor::is_contiguous asks this.
 inline bool is_contiguous_layout(const Shape& sizes, const Shape& strides) {
+  // An empty tensor is contiguous whatever its strides, as in PyTorch: checked before the walk,
+  // which stopped at the first wrong stride of an outer dim (zeros({2, 0, 3}).transpose(0, 2)
+  // read as not contiguous; found by review).
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == 0) return true;
+  }
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
-    if (sizes[i] == 0) return true;
     if (sizes[i] != 1 && strides[i] != expected) return false;
     expected *= sizes[i];
   }

@@ -185,6 +185,13 @@ Tensor operator<(const Tensor& a, const Scalar& b);
 Tensor operator<=(const Tensor& a, const Scalar& b);
 Tensor operator>(const Tensor& a, const Scalar& b);
 Tensor operator>=(const Tensor& a, const Scalar& b);
+// A number on the left, as libtorch: 2 < t is t > 2.
+Tensor operator==(const Scalar& a, const Tensor& b);
+Tensor operator!=(const Scalar& a, const Tensor& b);
+Tensor operator<(const Scalar& a, const Tensor& b);
+Tensor operator<=(const Scalar& a, const Tensor& b);
+Tensor operator>(const Scalar& a, const Tensor& b);
+Tensor operator>=(const Scalar& a, const Tensor& b);
 Tensor& operator+=(Tensor& a, const Tensor& b);
 Tensor& operator-=(Tensor& a, const Tensor& b);
 Tensor& operator*=(Tensor& a, const Tensor& b);
