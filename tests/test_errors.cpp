@@ -5,6 +5,7 @@
 
 using namespace wick;
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 
 namespace {
 // Runs fn, requires it to throw exactly ErrorKind, and returns the message.
@@ -128,6 +129,11 @@ TEST_CASE("errors: devices", "[errors]") {
     std::string m = error_of<DeviceError>([] { ones({2}).to(kCUDA); });
     CHECK_THAT(m, Contains("cuda") && Contains(cuda::unavailable_reason()));
     CHECK_THROWS_AS(zeros({2}, TensorOptions().device(kCUDA)), DeviceError);
+    // The factory that asked names itself (it said "allocate:" or "to:").
+    CHECK_THAT(error_of<DeviceError>([] { zeros({2}, kCUDA); }), StartsWith("zeros:"));
+    CHECK_THAT(error_of<DeviceError>([] { randn({2}, kCUDA); }), StartsWith("randn:"));
+    CHECK_THAT(error_of<DeviceError>([] { tensor({1.0}, TensorOptions(kCUDA)); }),
+               StartsWith("tensor:"));
     CHECK_THROWS_AS(cuda::synchronize(), DeviceError);
     CHECK_THAT(error_of<DeviceError>([] { cuda::mem_get_info(); }),
                Contains("cuda::mem_get_info") && Contains(cuda::unavailable_reason()));
@@ -197,6 +203,21 @@ TEST_CASE("errors: an undefined tensor names the op it was given to", "[errors]"
   CHECK_THAT(error_of<ValueError>([&] { undefined.sum(); }), Contains("sum:"));
   CHECK_THAT(error_of<ValueError>([&] { softmax(undefined, 0); }), Contains("softmax:"));
   CHECK_THAT(error_of<ValueError>([&] { where(undefined, x, x); }), Contains("where:"));
+  // Views, copies, factories of a like and autograd entry points too (a second review found
+  // them saying "tensor:").
+  CHECK_THAT(error_of<ValueError>([&] { undefined.view({2}); }), Contains("view:"));
+  CHECK_THAT(error_of<ValueError>([&] { undefined.t(); }), Contains("t:"));
+  CHECK_THAT(error_of<ValueError>([&] { undefined.slice(0, 0, 1); }), Contains("slice:"));
+  CHECK_THAT(error_of<ValueError>([&] { undefined.expand({2}); }), Contains("expand:"));
+  CHECK_THAT(error_of<ValueError>([&] { undefined.clone(); }), Contains("clone:"));
+  CHECK_THAT(error_of<ValueError>([&] { undefined.to(kFloat64); }), Contains("to:"));
+  CHECK_THAT(error_of<ValueError>([&] { undefined.zero_(); }), Contains("zero_:"));
+  CHECK_THAT(error_of<ValueError>([&] { zeros_like(undefined); }), Contains("zeros_like:"));
+  CHECK_THAT(error_of<ValueError>([&] { undefined.requires_grad_(); }),
+             Contains("requires_grad_:"));
+  CHECK_THAT(error_of<ValueError>([&] { undefined.backward(); }), Contains("backward:"));
+  // zero_ names itself where it refuses an expanded tensor.
+  CHECK_THAT(error_of<ValueError>([&] { zeros({1}).expand({3}).zero_(); }), Contains("zero_:"));
   CHECK(ref::values(x + 1.0) == std::vector<double>{1, 1});  // and wick goes on
 }
 

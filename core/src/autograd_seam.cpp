@@ -37,6 +37,7 @@ void detail::maybe_record(const OpCall& call) {
 }
 
 Tensor& Tensor::requires_grad_(bool on) {
+  detail::check_defined("requires_grad_", {this});
   TensorImpl& i = impl();
   if (on) {
     WICK_CHECK(is_floating(i.dtype), DtypeError, "requires_grad_",
@@ -78,6 +79,7 @@ void Tensor::retain_grad() const {
 }
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+  detail::check_defined("backward", {this});
   hooks("backward").backward(*this, gradient, retain_graph);
 }
 

@@ -208,6 +208,7 @@ Shape preserved_strides(const Tensor& t) {
 }  // namespace
 
 Tensor Tensor::to(Device device, Dtype dtype) const {
+  detail::check_defined("to", {this});
   Device target = detail::check_device(device, "to");
   if (target == this->device() && dtype == this->dtype()) return *this;
   Tensor result = detail::make_empty_dense(sizes(), preserved_strides(*this), dtype, target, "to");
@@ -218,12 +219,19 @@ Tensor Tensor::to(Device device, Dtype dtype) const {
   return result;
 }
 
-Tensor Tensor::to(Device device) const { return to(device, dtype()); }
-Tensor Tensor::to(Dtype dtype) const { return to(device(), dtype); }
+Tensor Tensor::to(Device device) const {
+  detail::check_defined("to", {this});
+  return to(device, dtype());
+}
+Tensor Tensor::to(Dtype dtype) const {
+  detail::check_defined("to", {this});
+  return to(device(), dtype);
+}
 
 namespace {
 
 Tensor copy_with_strides(const Tensor& t, const Shape& strides, const char* op) {
+  detail::check_defined(op, {&t});
   Tensor result = detail::make_empty_dense(t.sizes(), strides, t.dtype(), t.device(), op);
   detail::copy_into(result, t);
   if (t.requires_grad() && GradMode::is_enabled()) record_copy(t, result);
@@ -232,22 +240,31 @@ Tensor copy_with_strides(const Tensor& t, const Shape& strides, const char* op) 
 
 }  // namespace
 
-Tensor Tensor::clone() const { return copy_with_strides(*this, preserved_strides(*this), "clone"); }
+Tensor Tensor::clone() const {
+  detail::check_defined("clone", {this});
+  return copy_with_strides(*this, preserved_strides(*this), "clone");
+}
 
 Tensor Tensor::contiguous() const {
+  detail::check_defined("contiguous", {this});
   return is_contiguous()
              ? *this
              : copy_with_strides(*this, detail::contiguous_strides(sizes()), "contiguous");
 }
 
-Tensor& Tensor::fill_(const Scalar& value) {
-  detail::check_inplace_target(*this, "fill_");
-  detail::check_value_fits(value, dtype(), "fill_", *this);
-  detail::fill_kernel(*this, value);
-  storage()->bump_version();
-  return *this;
+namespace {
+Tensor& fill_named(Tensor& self, const Scalar& value, const char* op) {
+  detail::check_defined(op, {&self});
+  detail::check_inplace_target(self, op);
+  detail::check_value_fits(value, self.dtype(), op, self);
+  detail::fill_kernel(self, value);
+  self.storage()->bump_version();
+  return self;
 }
+}  // namespace
 
-Tensor& Tensor::zero_() { return fill_(Scalar(int64_t{0})); }
+Tensor& Tensor::fill_(const Scalar& value) { return fill_named(*this, value, "fill_"); }
+
+Tensor& Tensor::zero_() { return fill_named(*this, Scalar(int64_t{0}), "zero_"); }
 
 }  // namespace wick

@@ -55,8 +55,6 @@ Tensor random_tensor(OpId op, const Shape& size, const TensorOptions& options) {
   return finish(t, options);
 }
 
-TensorOptions like(const Tensor& t) { return t.options(); }
-
 }  // namespace
 
 void manual_seed(uint64_t seed) {
@@ -183,25 +181,36 @@ Tensor eye(int64_t n, TensorOptions options) {
   return finish(t, options);
 }
 
-Tensor empty_like(const Tensor& t) { return empty(t.sizes(), like(t)); }
-Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), like(t)); }
-Tensor ones_like(const Tensor& t) { return ones(t.sizes(), like(t)); }
-Tensor full_like(const Tensor& t, const Scalar& v) { return full(t.sizes(), v, like(t)); }
-Tensor rand_like(const Tensor& t) { return rand(t.sizes(), like(t)); }
-Tensor randn_like(const Tensor& t) { return randn(t.sizes(), like(t)); }
 namespace {
-// As libtorch's self.options().merge_in(options): what `o` leaves unset comes from t.
-TensorOptions like(const Tensor& t, const TensorOptions& o) {
+// As libtorch's self.options().merge_in(options): what `o` leaves unset comes from t. An
+// undefined t is an error that names the factory.
+TensorOptions like(const Tensor& t, const TensorOptions& o, const char* op) {
+  detail::check_defined(op, {&t});
   return o.dtype(o.has_dtype() ? o.dtype() : t.dtype())
       .device(o.has_device() ? o.device() : t.device());
 }
 }  // namespace
-Tensor empty_like(const Tensor& t, TensorOptions o) { return empty(t.sizes(), like(t, o)); }
-Tensor zeros_like(const Tensor& t, TensorOptions o) { return zeros(t.sizes(), like(t, o)); }
-Tensor ones_like(const Tensor& t, TensorOptions o) { return ones(t.sizes(), like(t, o)); }
+Tensor empty_like(const Tensor& t) { return empty(t.sizes(), like(t, {}, "empty_like")); }
+Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), like(t, {}, "zeros_like")); }
+Tensor ones_like(const Tensor& t) { return ones(t.sizes(), like(t, {}, "ones_like")); }
+Tensor full_like(const Tensor& t, const Scalar& v) {
+  return full(t.sizes(), v, like(t, {}, "full_like"));
+}
+Tensor rand_like(const Tensor& t) { return rand(t.sizes(), like(t, {}, "rand_like")); }
+Tensor randn_like(const Tensor& t) { return randn(t.sizes(), like(t, {}, "randn_like")); }
+Tensor empty_like(const Tensor& t, TensorOptions o) {
+  return empty(t.sizes(), like(t, o, "empty_like"));
+}
+Tensor zeros_like(const Tensor& t, TensorOptions o) {
+  return zeros(t.sizes(), like(t, o, "zeros_like"));
+}
+Tensor ones_like(const Tensor& t, TensorOptions o) {
+  return ones(t.sizes(), like(t, o, "ones_like"));
+}
 
 Tensor detail::tensor_from_host(const void* data, size_t count, Dtype source_dtype,
                                 const Shape& shape, TensorOptions options) {
+  if (!options.device().is_cpu()) check_device(options.device(), "tensor");
   int64_t numel = checked_numel(shape, "tensor");
   WICK_CHECK(static_cast<size_t>(numel) == count, ShapeError, "tensor", "got ", count,
              " values for shape ", shape, " (", numel, " elements)");

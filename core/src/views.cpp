@@ -100,6 +100,7 @@ std::optional<Shape> view_strides(const Shape& sizes, const Shape& strides, cons
 }  // namespace
 
 Tensor Tensor::view(const Shape& shape) const {
+  detail::check_defined("view", {this});
   Shape sizes = infer_size(shape, numel(), *this, "view");
   std::optional<Shape> strides = view_strides(this->sizes(), this->strides(), sizes, numel());
   WICK_CHECK(strides.has_value(), ShapeError, "view", "size ", shape, " is not compatible with ",
@@ -109,6 +110,7 @@ Tensor Tensor::view(const Shape& shape) const {
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
+  detail::check_defined("reshape", {this});
   Shape sizes = infer_size(shape, numel(), *this, "reshape");
   std::optional<Shape> strides = view_strides(this->sizes(), this->strides(), sizes, numel());
   if (strides) {
@@ -118,6 +120,7 @@ Tensor Tensor::reshape(const Shape& shape) const {
 }
 
 Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
+  detail::check_defined("transpose", {this});
   int64_t d0 = wrap_dim(dim0, dim(), "transpose");
   int64_t d1 = wrap_dim(dim1, dim(), "transpose");
   if (dim() == 0) return record_view(OpId::view, *this, make_view(*this, {}, {}, storage_offset()));
@@ -129,11 +132,13 @@ Tensor Tensor::transpose(int64_t dim0, int64_t dim1) const {
 }
 
 Tensor Tensor::t() const {
+  detail::check_defined("t", {this});
   WICK_CHECK(dim() <= 2, ShapeError, "t", "expects a tensor with <= 2 dims, got ", describe(*this));
   return dim() < 2 ? transpose(0, 0) : transpose(0, 1);
 }
 
 Tensor Tensor::permute(const Shape& dims) const {
+  detail::check_defined("permute", {this});
   WICK_CHECK(static_cast<int64_t>(dims.size()) == dim(), ShapeError, "permute", "got dims ", dims,
              " for ", describe(*this), " (need one entry per dim)");
   Shape sizes, strides, wrapped;
@@ -151,6 +156,7 @@ Tensor Tensor::permute(const Shape& dims) const {
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
+  detail::check_defined("unsqueeze", {this});
   int64_t w = wrap_dim(d, dim() + 1, "unsqueeze");
   Shape sizes = this->sizes(), strides = this->strides();
   // The new dim has size 1, so its stride never steps; when strides[w] * sizes[w] does not fit
@@ -163,6 +169,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
 }
 
 Tensor Tensor::squeeze() const {
+  detail::check_defined("squeeze", {this});
   Shape sizes, strides;
   for (int64_t i = 0; i < dim(); ++i) {
     if (this->sizes()[i] != 1) {
@@ -174,6 +181,7 @@ Tensor Tensor::squeeze() const {
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
+  detail::check_defined("squeeze", {this});
   int64_t w = wrap_dim(d, dim(), "squeeze");
   Shape sizes = this->sizes(), strides = this->strides();
   if (dim() > 0 && sizes[w] == 1) {
@@ -184,6 +192,7 @@ Tensor Tensor::squeeze(int64_t d) const {
 }
 
 Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
+  detail::check_defined("flatten", {this});
   int64_t s = wrap_dim(start_dim, dim(), "flatten");  // a 0-d tensor takes dims -1 and 0
   int64_t e = wrap_dim(end_dim, dim(), "flatten");
   if (dim() == 0) return reshape({1});
@@ -203,6 +212,7 @@ Tensor Tensor::flatten(int64_t start_dim, int64_t end_dim) const {
 
 Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int64_t> end,
                      int64_t step) const {
+  detail::check_defined("slice", {this});
   WICK_CHECK(dim() > 0, IndexError, "slice", "cannot slice a 0-d tensor");
   int64_t w = wrap_dim(d, dim(), "slice");
   WICK_CHECK(step > 0, ValueError, "slice", "step must be positive, got ", step);
@@ -229,6 +239,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start, std::optional<int6
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
+  detail::check_defined("narrow", {this});
   WICK_CHECK(dim() > 0, IndexError, "narrow", "cannot narrow a 0-d tensor");
   int64_t w = wrap_dim(d, dim(), "narrow");
   int64_t n = sizes()[w];
@@ -241,6 +252,7 @@ Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
+  detail::check_defined("select", {this});
   WICK_CHECK(dim() > 0, IndexError, "select", "cannot select from a 0-d tensor");
   int64_t w = wrap_dim(d, dim(), "select");
   int64_t n = sizes()[w];
@@ -256,6 +268,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
 }
 
 Tensor Tensor::expand(const Shape& shape) const {
+  detail::check_defined("expand", {this});
   WICK_CHECK(static_cast<int64_t>(shape.size()) >= dim(), ShapeError, "expand", "the size ", shape,
              " has fewer dims than ", describe(*this));
   size_t lead = shape.size() - static_cast<size_t>(dim());
@@ -281,6 +294,7 @@ Tensor Tensor::expand(const Shape& shape) const {
 }
 
 Tensor Tensor::detach() const {
+  detail::check_defined("detach", {this});
   return detail::make_view(*this, sizes(), strides(), storage_offset());
 }
 
