@@ -403,6 +403,9 @@ uint64_t autograd::register_grad_ready_hook(const Tensor& leaf, GradReadyHook ho
   WICK_CHECK(leaf.defined() && leaf.is_leaf() && leaf.requires_grad(), AutogradError,
              "register_grad_ready_hook", "needs a leaf tensor that requires grad, got ",
              leaf.defined() ? describe(leaf) : std::string("an undefined tensor"));
+  // An empty function would throw std::bad_function_call from inside a later backward.
+  WICK_CHECK(static_cast<bool>(hook), ValueError, "register_grad_ready_hook",
+             "got an empty hook function for ", describe(leaf));
   ReadyHookRegistry& r = ready_hooks();
   std::lock_guard<std::mutex> lock(r.mutex);
   const uint64_t handle = r.next_handle++;

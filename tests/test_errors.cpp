@@ -254,3 +254,22 @@ TEST_CASE("errors: cat and stack", "[errors]") {
   // After the errors: cat joins as before.
   CHECK(cat({a, b}, 1).to_vector<float>() == std::vector<float>(14, 1.0f));
 }
+
+TEST_CASE("errors: an empty hook, an unsigned value past int64, item<BFloat16> out of range",
+          "[errors]") {
+  // Found by review: the hook threw std::bad_function_call from a later backward, UINT64_MAX
+  // became -1, and item<BFloat16>() of 1e300 gave inf where item<float>() refuses.
+  Tensor leaf = ones({2}).requires_grad_();
+  CHECK_THAT(error_of<ValueError>([&] { autograd::register_grad_ready_hook(leaf, nullptr); }),
+             Contains("register_grad_ready_hook"));
+  (leaf * 2).sum().backward();  // and backward still works
+  CHECK(leaf.grad().to_vector<float>() == std::vector<float>{2, 2});
+  CHECK_THAT(error_of<ValueError>([] {
+               tensor(std::vector<uint64_t>{1, std::numeric_limits<uint64_t>::max()});
+             }),
+             Contains("tensor") && Contains("int64"));
+  CHECK(tensor(std::vector<uint64_t>{7}).item<int64_t>() == 7);
+  CHECK_THAT(error_of<ValueError>([] { full({}, 1e300, kFloat64).item<BFloat16>(); }),
+             Contains("bfloat16"));
+  CHECK(static_cast<float>(full({}, 3e38, kFloat64).item<BFloat16>()) > 2.9e38f);
+}

@@ -212,6 +212,13 @@ Tensor tensor(const std::vector<T>& values, const Shape& s, TensorOptions option
     std::vector<char> bytes(values.begin(), values.end());
     return detail::tensor_from_host(bytes.data(), bytes.size(), kBool, s, options);
   } else if constexpr (std::is_integral_v<T>) {
+    if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t)) {
+      // As torch.tensor: an unsigned value past int64's range is an error, not a wrap to < 0.
+      for (T v : values) {
+        WICK_CHECK(v <= static_cast<T>(std::numeric_limits<int64_t>::max()), ValueError, "tensor",
+                   "value ", v, " does not fit in int64");
+      }
+    }
     std::vector<int64_t> wide(values.begin(), values.end());
     return detail::tensor_from_host(wide.data(), wide.size(), kInt64, s, options);
   } else {

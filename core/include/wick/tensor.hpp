@@ -284,6 +284,10 @@ T Tensor::item() const {
   } else if constexpr (std::is_same_v<T, float>) {
     detail::check_item_fits(value, false, -static_cast<double>(std::numeric_limits<float>::max()),
                             static_cast<double>(std::numeric_limits<float>::max()), "float");
+  } else if constexpr (std::is_same_v<T, BFloat16>) {
+    // bfloat16's largest finite value, (2 - 2^-7) 2^127, as c10's checked conversion.
+    constexpr double kMax = (2.0 - 1.0 / 128.0) * 1.7014118346046923e38;
+    detail::check_item_fits(value, false, -kMax, kMax, "bfloat16");
   }
   return value.to<T>();
 }
