@@ -171,8 +171,11 @@ double reduced_count(const Node& n) {
 Grads sum_rule(const Node& n, const Tensor& g) { return {unreduce(n, g).contiguous()}; }
 Grads mean_rule(const Node& n, const Tensor& g) { return {unreduce(n, g) / reduced_count(n)}; }
 Grads extreme_rule(const Node& n, const Tensor& g) {
-  const Tensor& x = n.input(0);
   if (n.indices.saved) {
+    // Over one dim the gradient needs the indices and the input's sizes only, not its values:
+    // an in-place change of the input since is no error (PyTorch keeps only the indices; a
+    // review found wick refusing it).
+    const Tensor& x = n.input_layout(0);
     // A 0-d input has one element, and it is the extreme.
     if (x.dim() == 0) return {g.reshape({})};
     // Over one dim: the gradient goes to the element each index names.
@@ -187,6 +190,7 @@ Grads extreme_rule(const Node& n, const Tensor& g) {
     Tensor gk = n.keepdim ? g : g.unsqueeze(dim);
     return {blocked(ne(positions, idx), gk)};
   }
+  const Tensor& x = n.input(0);
   // Over everything (or several dims): ties share the gradient equally, as amax's rule. max()
   // and min() over every element also count a NaN as equal to a NaN result, as PyTorch's
   // evenly_distribute_backward (amax over a dim gives NaN everywhere, as PyTorch's).

@@ -213,6 +213,21 @@ TEST_CASE("autograd in place: the version check covers only the values a gradien
     }
     CHECK_THROWS_WITH(loss2.backward(), Catch::Contains("modified by an in-place operation"));
   }
+  SECTION("max and min over a dim: the gradient reads the indices, not the input") {
+    // Found by review: wick refused this backward; PyTorch gives each index its gradient.
+    Tensor a = tensor({1.0, 5.0, 2.0, 7.0, 3.0, 0.0}, f64).reshape({2, 3}).requires_grad_();
+    Tensor b = a * 1.0;
+    auto [hi, hi_at] = b.max(1);
+    auto [lo, lo_at] = b.min(1, true);
+    b.add_(1.0);
+    (hi.sum() + 2.0 * lo.sum()).backward();
+    CHECK(a.grad().to_vector<double>() == std::vector<double>{2, 1, 0, 1, 0, 2});
+    // Over every element the rule compares the input with the result: still checked.
+    Tensor c = a * 1.0;
+    Tensor top = c.max();
+    c.add_(1.0);
+    CHECK_THROWS_WITH(top.backward(), Catch::Contains("modified by an in-place operation"));
+  }
 }
 
 TEST_CASE("autograd in place: a retained gradient is that of the value after the write",
