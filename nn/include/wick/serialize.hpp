@@ -29,8 +29,8 @@ class FormatError : public Error {
 // The largest JSON header a load accepts (as the reference implementation: 100 MB).
 inline constexpr uint64_t kMaxSafetensorsHeaderBytes = 100'000'000;
 
-// Writes the tensors (any device, any strides; float32, float64, bfloat16, int64 or bool) to `path`.
-// metadata goes in the header's "__metadata__" (string to string). Tensor names must be
+// Writes the tensors (any device, any strides; float32, float64, bfloat16, int64 or bool) to
+// `path`. metadata goes in the header's "__metadata__" (string to string). Tensor names must be
 // non-empty and not "__metadata__".
 void save(const std::map<std::string, Tensor>& tensors, const std::filesystem::path& path,
           const std::map<std::string, std::string>& metadata = {});
