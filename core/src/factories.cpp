@@ -189,23 +189,38 @@ TensorOptions like(const Tensor& t, const TensorOptions& o, const char* op) {
   return o.dtype(o.has_dtype() ? o.dtype() : t.dtype())
       .device(o.has_device() ? o.device() : t.device());
 }
-}  // namespace
-Tensor empty_like(const Tensor& t) { return empty(t.sizes(), like(t, {}, "empty_like")); }
-Tensor zeros_like(const Tensor& t) { return zeros(t.sizes(), like(t, {}, "zeros_like")); }
-Tensor ones_like(const Tensor& t) { return ones(t.sizes(), like(t, {}, "ones_like")); }
-Tensor full_like(const Tensor& t, const Scalar& v) {
-  return full(t.sizes(), v, like(t, {}, "full_like"));
+// t's sizes, with the same check: a factory's arguments are evaluated in either order.
+const Shape& sizes_of(const Tensor& t, const char* op) {
+  detail::check_defined(op, {&t});
+  return t.sizes();
 }
-Tensor rand_like(const Tensor& t) { return rand(t.sizes(), like(t, {}, "rand_like")); }
-Tensor randn_like(const Tensor& t) { return randn(t.sizes(), like(t, {}, "randn_like")); }
+}  // namespace
+Tensor empty_like(const Tensor& t) {
+  return empty(sizes_of(t, "empty_like"), like(t, {}, "empty_like"));
+}
+Tensor zeros_like(const Tensor& t) {
+  return zeros(sizes_of(t, "zeros_like"), like(t, {}, "zeros_like"));
+}
+Tensor ones_like(const Tensor& t) {
+  return ones(sizes_of(t, "ones_like"), like(t, {}, "ones_like"));
+}
+Tensor full_like(const Tensor& t, const Scalar& v) {
+  return full(sizes_of(t, "full_like"), v, like(t, {}, "full_like"));
+}
+Tensor rand_like(const Tensor& t) {
+  return rand(sizes_of(t, "rand_like"), like(t, {}, "rand_like"));
+}
+Tensor randn_like(const Tensor& t) {
+  return randn(sizes_of(t, "randn_like"), like(t, {}, "randn_like"));
+}
 Tensor empty_like(const Tensor& t, TensorOptions o) {
-  return empty(t.sizes(), like(t, o, "empty_like"));
+  return empty(sizes_of(t, "empty_like"), like(t, o, "empty_like"));
 }
 Tensor zeros_like(const Tensor& t, TensorOptions o) {
-  return zeros(t.sizes(), like(t, o, "zeros_like"));
+  return zeros(sizes_of(t, "zeros_like"), like(t, o, "zeros_like"));
 }
 Tensor ones_like(const Tensor& t, TensorOptions o) {
-  return ones(t.sizes(), like(t, o, "ones_like"));
+  return ones(sizes_of(t, "ones_like"), like(t, o, "ones_like"));
 }
 
 Tensor detail::tensor_from_host(const void* data, size_t count, Dtype source_dtype,
