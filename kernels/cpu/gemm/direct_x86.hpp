@@ -9,7 +9,7 @@
 // products chained by FMA from zero, then added to C. So both paths, and therefore any thread
 // count, give the same bits (tests/cpu_gemm/test_cpu_gemm.cpp).
 // Measured on the 2-vCPU Xeon (AVX-512), one thread, against packing and OpenBLAS 0.3.21 in the
-// same run (docs/cpu-gemm.md, "Small products without packing"): 64^3 at 1.37x the packed
+// same run (docs/cpu-gemm.md, "Small products without packing"): 64^3 at 1.34-1.37x the packed
 // path's speed and 0.96x OpenBLAS's (was 0.71x); the driver's limits (m n k <= 2^22, B rows
 // <= 4 KiB) keep it where it measured faster than packing.
 #pragma once
