@@ -125,6 +125,9 @@ TEST_CASE("errors: devices", "[errors]") {
   CHECK_THAT(error_of<DeviceError>([] { Device("gpu"); }), Contains("unknown device type 'gpu'"));
   CHECK_THAT(error_of<DeviceError>([] { Device("cuda:x"); }), Contains("cuda:x"));
   CHECK_THAT(error_of<DeviceError>([] { Device("cpu:1"); }), Contains("cpu"));
+  CHECK_THAT(error_of<DeviceError>([] { Device("cuda:01"); }), Contains("cuda:01"));
+  CHECK(Device("cuda:0").index() == 0);
+  CHECK(Device("cuda:10").index() == 10);
   if (!cuda::is_available()) {
     std::string m = error_of<DeviceError>([] { ones({2}).to(kCUDA); });
     CHECK_THAT(m, Contains("cuda") && Contains(cuda::unavailable_reason()));

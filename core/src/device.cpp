@@ -31,6 +31,8 @@ Device::Device(const std::string& spec) : type_(kCPU), index_(-1) {
     index_part = spec.substr(colon + 1);
     bool digits = !index_part.empty() && index_part.size() <= 6;
     for (char c : index_part) digits = digits && std::isdigit(static_cast<unsigned char>(c));
+    // "cuda:01" is refused, as c10 does: one device, one spelling.
+    digits = digits && (index_part.size() == 1 || index_part[0] != '0');
     WICK_CHECK(digits, DeviceError, "Device", "bad device index in '", spec,
                "' (expected e.g. 'cuda:1')");
   }
