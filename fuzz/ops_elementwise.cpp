@@ -327,10 +327,11 @@ void Program::binary() {
   } else if (form <= 1) {
     want = binary_ref(op, oa, Operand{&rb, {}}, expect);
   } else if (form == 2 && (op == Bin::maximum || op == Bin::minimum)) {
-    // These take wick::scalar_tensor(s): a 0-d tensor of the number's default dtype.
+    // These take wick::full({}, s): a 0-d tensor of the number's default dtype (scalar_tensor
+    // now takes the default float dtype, as torch.scalar_tensor).
     const Dtype sd = s.kind() == wick::kFloat64 ? wick::kFloat32 : s.kind();
     if (overflows(s, sd)) {
-      expect = Expect::Error;  // scalar_tensor(1e300) is full(): PyTorch's checked conversion
+      expect = Expect::Error;  // full({}, 1e300): PyTorch's checked conversion
     } else {
       const Ref zero_d{{}, sd, {*scalar_as(s, sd)}};
       want = binary_ref(op, oa, Operand{&zero_d, {}}, expect);
@@ -415,9 +416,9 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
       case Bin::pow:
         return wick::pow(a, s);
       case Bin::maximum:
-        return wick::maximum(a, wick::scalar_tensor(s));
+        return wick::maximum(a, wick::full({}, s));
       case Bin::minimum:
-        return wick::minimum(a, wick::scalar_tensor(s));
+        return wick::minimum(a, wick::full({}, s));
       case Bin::sigmoid_backward:
       case Bin::tanh_backward:
         fail("an activation gradient with a number operand");
