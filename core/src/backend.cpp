@@ -98,13 +98,13 @@ Device resolve_device(Device device, const char* op) {
   return Device(device.type(), index);
 }
 
-Storage make_storage(size_t nbytes, Device device) {
+Storage make_storage(size_t nbytes, Device device, const char* op) {
   if (device.is_cpu()) {  // the common case, without the backend lookup
     return std::make_shared<StorageImpl>(g_cpu_backend.allocator().allocate(nbytes, device),
                                          nbytes);
   }
-  Device resolved = resolve_device(device, "allocate");
-  DataPtr data = backend_for(resolved, "allocate").allocator().allocate(nbytes, resolved);
+  Device resolved = resolve_device(device, op);
+  DataPtr data = backend_for(resolved, op).allocator().allocate(nbytes, resolved);
   return std::make_shared<StorageImpl>(data, nbytes);
 }
 

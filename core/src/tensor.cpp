@@ -38,15 +38,13 @@ Tensor make_empty_dense(const Shape& sizes, const Shape& strides, Dtype dtype, D
   WICK_CHECK(static_cast<int>(dtype) >= 0 && static_cast<int>(dtype) < kNumDtypes, DtypeError, op,
              "unknown dtype ", static_cast<int>(dtype),
              " (expected bool, int64, float32, float64 or bfloat16)");
-  // A device that cannot be used is named with the op that asked for it (make_storage says
-  // "allocate").
-  if (!device.is_cpu()) device = resolve_device(device, op);
   int64_t numel = checked_numel(sizes, op);
   int64_t nbytes = 0;
   WICK_CHECK(!__builtin_mul_overflow(numel, static_cast<int64_t>(element_size(dtype)), &nbytes),
              ShapeError, op, "size ", sizes, " of ", dtype,
              " needs more bytes than int64 can count");
-  Storage storage = make_storage(static_cast<size_t>(nbytes), device);
+  // A device that cannot be used is named with the op that asked for it.
+  Storage storage = make_storage(static_cast<size_t>(nbytes), device, op);
   return Tensor(std::make_shared<TensorImpl>(std::move(storage), sizes, strides, 0, dtype));
 }
 

@@ -57,6 +57,6 @@ class StorageImpl {
 using Storage = std::shared_ptr<StorageImpl>;
 
 // Allocates nbytes on device through that device type's registered allocator.
-Storage make_storage(size_t nbytes, Device device);
+Storage make_storage(size_t nbytes, Device device, const char* op = "allocate");
 
 }  // namespace wick
