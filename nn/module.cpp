@@ -18,6 +18,7 @@ namespace wick::nn {
 namespace detail {
 struct ModuleState {
   std::vector<NamedTensor> parameters;
+  std::vector<NamedTensor> buffers;
   std::vector<NamedModule> children;
   bool training = true;
 };
@@ -31,6 +32,10 @@ void check_name(const std::string& name, const detail::ModuleState& state, const
              "' must not contain '.' (dots join the names of nested modules)");
   for (const auto& [existing, tensor] : state.parameters) {
     WICK_CHECK(existing != name, ValueError, op, "a parameter named '", name,
+               "' is already registered");
+  }
+  for (const auto& [existing, tensor] : state.buffers) {
+    WICK_CHECK(existing != name, ValueError, op, "a buffer named '", name,
                "' is already registered");
   }
   for (const auto& [existing, child] : state.children) {
@@ -56,6 +61,14 @@ Tensor& Module::register_parameter(const std::string& name, Tensor tensor, bool 
   return state_->parameters.back().second;
 }
 
+Tensor& Module::register_buffer(const std::string& name, Tensor tensor) {
+  check_name(name, *state_, "register_buffer");
+  WICK_CHECK(tensor.defined(), ValueError, "register_buffer", "buffer '", name,
+             "' is an undefined tensor");
+  state_->buffers.emplace_back(name, tensor.detach());
+  return state_->buffers.back().second;
+}
+
 void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   check_name(name, *state_, "register_module");
   WICK_CHECK(child != nullptr, ValueError, "register_module", "submodule '", name,
@@ -72,12 +85,12 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   state_->children.emplace_back(name, std::move(child));
 }
 
-std::vector<NamedTensor> Module::named_parameters(bool recurse) const {
+std::vector<NamedTensor> Module::named_tensors(bool buffers, bool recurse) const {
   std::vector<NamedTensor> result;
   std::unordered_set<const TensorImpl*> seen;
   std::function<void(const Module&, const std::string&)> walk = [&](const Module& m,
                                                                     const std::string& prefix) {
-    for (const auto& [name, tensor] : m.state_->parameters) {
+    for (const auto& [name, tensor] : buffers ? m.state_->buffers : m.state_->parameters) {
       if (seen.insert(tensor.unsafe_impl()).second) result.emplace_back(prefix + name, tensor);
     }
     if (!recurse) return;
@@ -87,9 +100,23 @@ std::vector<NamedTensor> Module::named_parameters(bool recurse) const {
   return result;
 }
 
+std::vector<NamedTensor> Module::named_parameters(bool recurse) const {
+  return named_tensors(/*buffers=*/false, recurse);
+}
+
+std::vector<NamedTensor> Module::named_buffers(bool recurse) const {
+  return named_tensors(/*buffers=*/true, recurse);
+}
+
 std::vector<Tensor> Module::parameters(bool recurse) const {
   std::vector<Tensor> result;
   for (auto& [name, tensor] : named_parameters(recurse)) result.push_back(std::move(tensor));
+  return result;
+}
+
+std::vector<Tensor> Module::buffers(bool recurse) const {
+  std::vector<Tensor> result;
+  for (auto& [name, tensor] : named_buffers(recurse)) result.push_back(std::move(tensor));
   return result;
 }
 
@@ -109,13 +136,20 @@ void Module::apply_to(std::optional<Device> device, std::optional<Dtype> dtype) 
   const char* op = "Module::to";
   NoGradGuard no_grad;
   std::vector<Tensor> params = parameters();
+  const size_t param_count = params.size();
+  for (Tensor& b : buffers()) params.push_back(std::move(b));
   // Phase 1: make every copy. Nothing is changed yet, so a failure leaves the module as it was.
   std::vector<Tensor> moved(params.size()), moved_grads(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
+    const bool is_buffer = i >= param_count;
     const Device target_device = device.value_or(p.device());
-    const Dtype target_dtype = dtype.value_or(p.dtype());
-    WICK_CHECK(!p.requires_grad() || is_floating(target_dtype), DtypeError, op,
+    Dtype target_dtype = dtype.value_or(p.dtype());
+    // PyTorch's Module.to(dtype) casts floating tensors only; a buffer of indices stays int64.
+    if (is_buffer && (!is_floating(p.dtype()) || !is_floating(target_dtype))) {
+      target_dtype = p.dtype();
+    }
+    WICK_CHECK(is_buffer || !p.requires_grad() || is_floating(target_dtype), DtypeError, op,
                "cannot cast parameter ", describe(p), " to ", target_dtype,
                ": only floating-point tensors can require gradients");
     moved[i] = p.detach().to(target_device, target_dtype);

@@ -549,13 +549,16 @@ void save(const std::map<std::string, Tensor>& tensors, const std::filesystem::p
 void save(const nn::Module& module, const std::filesystem::path& path) {
   std::map<std::string, Tensor> tensors;
   for (const auto& [name, tensor] : module.named_parameters()) tensors.emplace(name, tensor);
+  for (const auto& [name, tensor] : module.named_buffers()) tensors.emplace(name, tensor);
   save(tensors, path, {{"format", "pt"}});
 }
 
 void load(nn::Module& module, const std::filesystem::path& path) {
   const std::string where = path.string();
   std::map<std::string, Tensor> file = load_tensors(path);
-  const std::vector<nn::NamedTensor> params = module.named_parameters();
+  // The state_dict: parameters, then buffers (names cannot collide: register_* refuse that).
+  std::vector<nn::NamedTensor> params = module.named_parameters();
+  for (auto& named : module.named_buffers()) params.push_back(std::move(named));
   std::vector<std::string> missing, unexpected;
   std::set<std::string> known;
   for (const auto& [name, p] : params) {

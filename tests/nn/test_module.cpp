@@ -260,3 +260,54 @@ TEST_CASE("modules print as PyTorch prints them") {
   CHECK(net.name() == "Net");
   CHECK(nn::MSELoss()->name() == "MSELoss");
 }
+
+namespace {
+// A module with running statistics, as BatchNorm keeps them: a float buffer, an int64 counter.
+struct Stats : nn::Module {
+  Stats() : inner(nn::Linear(2, 2)) {
+    gain = register_parameter("gain", wick::ones({2}));
+    running_mean = register_buffer("running_mean", wick::zeros({2}));
+    steps = register_buffer("steps", wick::zeros({}, wick::kInt64));
+    register_module("inner", inner);
+  }
+  Tensor gain, running_mean, steps;
+  nn::Linear inner;
+};
+}  // namespace
+
+TEST_CASE("buffers: registered, walked, moved by to(), never trained") {
+  Stats m;
+  CHECK(names_of(m.named_buffers()) == std::vector<std::string>{"running_mean", "steps"});
+  CHECK(names_of(m.named_parameters()) ==
+        std::vector<std::string>{"gain", "inner.weight", "inner.bias"});
+  CHECK(m.buffers().size() == 2);
+  CHECK_FALSE(m.running_mean.requires_grad());
+  // Nested buffers get dotted names.
+  nn::Sequential seq(nn::Linear(2, 2));
+  seq->register_module("stats", std::make_shared<Stats>());
+  CHECK(names_of(seq->named_buffers()) ==
+        std::vector<std::string>{"stats.running_mean", "stats.steps"});
+  CHECK(seq->named_buffers(/*recurse=*/false).empty());
+  // A registered tensor that requires grad is stored detached.
+  Tensor leaf = wick::ones({1}).requires_grad_();
+  CHECK_FALSE(m.register_buffer("detached", leaf).requires_grad());
+  // Names are shared with parameters and children.
+  CHECK_THROWS_AS(m.register_buffer("gain", wick::zeros({1})), wick::ValueError);
+  CHECK_THROWS_AS(m.register_buffer("inner", wick::zeros({1})), wick::ValueError);
+  CHECK_THROWS_AS(m.register_parameter("steps", wick::zeros({1})), wick::ValueError);
+  CHECK_THROWS_AS(m.register_buffer("a.b", wick::zeros({1})), wick::ValueError);
+  CHECK_THROWS_AS(m.register_buffer("undefined", Tensor()), wick::ValueError);
+  // to(dtype) casts floating buffers in place and leaves integer ones, as PyTorch.
+  Tensor handle = m.running_mean;
+  m.to(wick::kFloat64);
+  CHECK(m.running_mean.dtype() == wick::kFloat64);
+  CHECK(handle.dtype() == wick::kFloat64);  // the same TensorImpl
+  CHECK(m.steps.dtype() == wick::kInt64);
+  CHECK(m.gain.dtype() == wick::kFloat64);
+  if (!wick::cuda::is_available()) {
+    // All-or-nothing: a failed move leaves buffers where they were.
+    CHECK_THROWS(m.to(wick::Device("cuda")));
+    CHECK(m.running_mean.device() == wick::kCPU);
+    CHECK(m.running_mean.dtype() == wick::kFloat64);
+  }
+}

@@ -183,6 +183,41 @@ TEST_CASE("modules save their named parameters and load them back in place") {
   CHECK(wick::load_tensors(dir / "net64.safetensors").at("out.bias").dtype() == wick::kFloat64);
 }
 
+TEST_CASE("modules save and load their buffers with the parameters") {
+  TempDir dir;
+  struct WithBuffers : nn::Module {
+    WithBuffers() {
+      w = register_parameter("w", wick::randn({3}));
+      running = register_buffer("running", wick::randn({3}, wick::kFloat64));
+      count = register_buffer("count", wick::full({}, 7, wick::kInt64));
+    }
+    Tensor w, running, count;
+  };
+  wick::manual_seed(3);
+  WithBuffers a;
+  wick::save(a, dir / "b.safetensors");
+  const auto file = wick::load_tensors(dir / "b.safetensors");
+  CHECK(file.size() == 3);
+  CHECK(file.count("running") == 1);
+  wick::manual_seed(4);
+  WithBuffers b;
+  b.count.fill_(0);
+  Tensor handle = b.running;
+  wick::load(b, dir / "b.safetensors");
+  CHECK(same_bits(a.running, b.running));
+  CHECK(handle.is_same(b.running));
+  CHECK(b.count.item<int64_t>() == 7);
+  // A file without the buffers (parameters only) does not match.
+  wick::save(std::map<std::string, Tensor>{{"w", a.w}}, dir / "params.safetensors");
+  CHECK_THROWS_WITH(wick::load(b, dir / "params.safetensors"),
+                    Catch::Contains("missing 'running', 'count'"));
+  // The loss's class weights are a buffer too.
+  nn::CrossEntropyLoss ce(nn::CrossEntropyLossOptions().weight(wick::tensor({1.0f, 3.0f})));
+  wick::save(ce, dir / "ce.safetensors");
+  CHECK(wick::load_tensors(dir / "ce.safetensors").at("weight").to_vector<float>() ==
+        std::vector<float>{1.0f, 3.0f});
+}
+
 TEST_CASE("loading into a module of another structure fails and changes nothing") {
   TempDir dir;
   Net net;

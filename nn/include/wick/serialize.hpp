@@ -39,11 +39,12 @@ std::map<std::string, Tensor> load_tensors(const std::filesystem::path& path);
 // Reads the "__metadata__" map of a safetensors file (empty when it has none).
 std::map<std::string, std::string> load_metadata(const std::filesystem::path& path);
 
-// Writes module.named_parameters() ("linear.weight", ...) with metadata {"format": "pt"}.
+// Writes module.named_parameters() ("linear.weight", ...) and named_buffers() (the state_dict)
+// with metadata {"format": "pt"}.
 void save(const nn::Module& module, const std::filesystem::path& path);
 // Reads a file written by save(module) (or by PyTorch's safetensors from a state_dict) into the
-// module's parameters, in place and on their devices. The file's names must be exactly the
-// module's parameter names, with the same shapes and dtypes (ValueError, ShapeError,
+// module's parameters and buffers, in place and on their devices. The file's names must be
+// exactly the module's parameter and buffer names, with the same shapes and dtypes (ValueError, ShapeError,
 // DtypeError otherwise); nothing is changed unless everything matches.
 void load(nn::Module& module, const std::filesystem::path& path);
 

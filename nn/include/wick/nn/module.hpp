@@ -42,6 +42,10 @@ class Module {
   // Registers `tensor` as parameter `name` (a leaf; requires_grad_ is set as asked) and returns
   // a reference to the stored handle. Names are unique, non-empty and contain no '.'.
   Tensor& register_parameter(const std::string& name, Tensor tensor, bool requires_grad = true);
+  // Registers `tensor` as buffer `name`: state that is not trained (running statistics, a loss's
+  // class weights) but moves with to(), is saved and loaded with the parameters, and is listed
+  // by named_buffers(). Stored detached; it never requires grad. Returns the stored handle.
+  Tensor& register_buffer(const std::string& name, Tensor tensor);
 
   // Registers a submodule and returns the handle it was given, so that a member can be
   // initialised in place: linear(register_module("linear", nn::Linear(10, 1))).
@@ -65,13 +69,17 @@ class Module {
   // registered twice (shared weights) appears once, under its first name.
   std::vector<Tensor> parameters(bool recurse = true) const;
   std::vector<NamedTensor> named_parameters(bool recurse = true) const;
+  // Buffers, walked and named as the parameters are.
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  std::vector<NamedTensor> named_buffers(bool recurse = true) const;
   // Direct children, in registration order.
   std::vector<std::shared_ptr<Module>> children() const;
   std::vector<NamedModule> named_children() const;
 
-  // Moves (or casts) every parameter and its gradient, in place: Note [to() keeps identity].
-  // All-or-nothing: if one copy fails (e.g. CUDA asked of a CPU-only build), nothing changes.
-  // Casting to a non-floating dtype is rejected (parameters must be able to require grad).
+  // Moves (or casts) every parameter, its gradient and every buffer, in place: Note [to() keeps
+  // identity]. All-or-nothing: if one copy fails (e.g. CUDA asked of a CPU-only build), nothing
+  // changes. Casting to a non-floating dtype is rejected (parameters must be able to require
+  // grad); as in PyTorch, a dtype cast leaves integer and bool buffers as they are.
   void to(Device device);
   void to(Dtype dtype);
   void to(Device device, Dtype dtype);
@@ -93,6 +101,7 @@ class Module {
  private:
   void add_child(const std::string& name, std::shared_ptr<Module> child);
   void apply_to(std::optional<Device> device, std::optional<Dtype> dtype);
+  std::vector<NamedTensor> named_tensors(bool buffers, bool recurse) const;
 
   std::shared_ptr<detail::ModuleState> state_;
 };
