@@ -503,6 +503,12 @@ void save(const std::map<std::string, Tensor>& tensors, const std::filesystem::p
   unsigned char prefix[8];
   for (int i = 0; i < 8; ++i) prefix[i] = static_cast<unsigned char>(text.size() >> (8 * i));
 
+  // A file the user may not write is not replaced, though the folder would allow the rename:
+  // saving over it must fail as open(path, "wb") would (PyTorch's and safetensors' save).
+  if (::faccessat(AT_FDCWD, path.c_str(), F_OK, AT_EACCESS) == 0 &&
+      ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) != 0) {
+    fail<IOError>("save", where, ": the file exists and is not writable: ", system_error(errno));
+  }
   std::string temp;
   int raw_fd = -1;
   for (int attempt = 0; attempt < 100 && raw_fd < 0; ++attempt) {

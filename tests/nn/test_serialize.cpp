@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <bit>
@@ -333,6 +334,61 @@ TEST_CASE("saving over a file keeps its mode, writes through a link, takes any n
   int files = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path)) ++files;
   CHECK(files == 3);  // no temporary left
+}
+
+TEST_CASE("a file or folder the user may not write is not replaced") {
+  // Checked in a child process that drops root (the tests may run as root, whom permissions do
+  // not stop): saving over a read-only file, into a read-only folder, or a new file there, must
+  // be an IOError that leaves every old file and no temporary.
+  TempDir dir;
+  const fs::path ro_file = dir / "ro.safetensors";
+  const fs::path ro_dir = dir / "ro_dir";
+  wick::save({{"w", wick::ones({4})}}, ro_file);
+  fs::create_directory(ro_dir);
+  wick::save({{"w", wick::ones({4})}}, ro_dir / "m.safetensors");
+  const std::string old_file = read_file(ro_file);
+  const std::string old_in_dir = read_file(ro_dir / "m.safetensors");
+  REQUIRE(::chmod(dir.path.c_str(), 0777) == 0);  // only the file's own mode stops the save
+  REQUIRE(::chmod(ro_file.c_str(), 0444) == 0);
+  REQUIRE(::chmod(ro_dir.c_str(), 0555) == 0);
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    int failures = 0;
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(100);
+    auto expect_io_error = [&](const fs::path& path, int bit, const char* phrase) {
+      try {
+        wick::save({{"w", wick::zeros({4})}}, path);
+        failures |= bit;
+      } catch (const wick::IOError& e) {
+        if (std::string(e.what()).find(phrase) == std::string::npos) failures |= bit;
+      } catch (...) {
+        failures |= bit;
+      }
+    };
+    expect_io_error(ro_file, 1, "is not writable");
+    expect_io_error(ro_dir / "m.safetensors", 2, "is not writable");
+    expect_io_error(ro_dir / "new.safetensors", 4, "cannot create the temporary file");
+    try {  // the same user can save where it may write
+      wick::save({{"w", wick::zeros({4})}}, dir / "allowed.safetensors");
+    } catch (...) {
+      failures |= 8;
+    }
+    ::_exit(failures);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);  // a bit per failed expectation; 100: could not drop root
+  CHECK(read_file(ro_file) == old_file);
+  CHECK(read_file(ro_dir / "m.safetensors") == old_in_dir);
+  CHECK(fs::exists(dir / "allowed.safetensors"));
+  int in_dir = 0, in_ro_dir = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++in_dir;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(ro_dir)) ++in_ro_dir;
+  CHECK(in_dir == 3);  // ro.safetensors, ro_dir, allowed.safetensors: no temporary
+  CHECK(in_ro_dir == 1);
+  REQUIRE(::chmod(ro_dir.c_str(), 0755) == 0);  // so that TempDir can remove it
 }
 
 TEST_CASE("malformed files are rejected with clear errors") {
