@@ -1,10 +1,11 @@
-// nn.hpp: the nn layer in one include: Module and its handles, layers, losses, and the
-// safetensors save/load (wick/serialize.hpp). See docs/nn.md; tested by tests/nn.
+// nn.hpp: the nn layer in one include: Module and its handles, layers, losses, gradient
+// clipping (nn::utils), and the safetensors save/load (wick/serialize.hpp). See docs/nn.md; tested by tests/nn.
 #pragma once
 
 #include "wick/nn/layers.hpp"
 #include "wick/nn/loss.hpp"
 #include "wick/nn/module.hpp"
+#include "wick/nn/utils.hpp"
 #include "wick/serialize.hpp"
 
 namespace wick::nn {
