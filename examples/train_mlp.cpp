@@ -1,6 +1,6 @@
 // examples/train_mlp.cpp: a small classification task solved end to end. Two interleaved
 // spirals (1.5 turns each, generated here with a fixed seed), an MLP 2-64-64-2 with ReLU,
-// CrossEntropyLoss and Adam (learning rate halved every 20 epochs with set_lr), minibatches of
+// CrossEntropyLoss and Adam (learning rate halved every 20 epochs by StepLR), minibatches of
 // 64 reshuffled each epoch. Prints loss and training accuracy per epoch, then the accuracy on a
 // fresh test set (expected >= 95%; the run fails otherwise). Trains on the GPU if there is one.
 // With an argument PREFIX it also saves PREFIX.model.safetensors (the weights, readable by
@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
   model->to(device);
   nn::CrossEntropyLoss criterion;
   wick::optim::Adam optimizer(model->parameters(), wick::optim::AdamOptions(0.01));
+  wick::optim::StepLR schedule(optimizer, /*step_size=*/20, /*gamma=*/0.5);
 
   const int64_t batch = 64, n = train.size();
   std::vector<int64_t> order(static_cast<size_t>(n));
@@ -99,7 +100,7 @@ int main(int argc, char** argv) {
     std::printf("epoch %2d  loss %.4f  train accuracy %6.2f%%  lr %.4g\n", epoch,
                 loss_sum / static_cast<double>(n),
                 100.0 * static_cast<double>(correct) / static_cast<double>(n), optimizer.lr());
-    if (epoch % 20 == 0) optimizer.set_lr(optimizer.lr() * 0.5);
+    schedule.step();
   }
 
   wick::Tensor test_x = wick::tensor(test.x, wick::Shape{test.size(), 2});

@@ -357,3 +357,23 @@ TEST_CASE("optimizer state follows parameters moved by Module::to after steps") 
   CHECK(state.at("state.0.step").item<int64_t>() == 2);
   CHECK(model->weight.dtype() == wick::kFloat64);
 }
+
+TEST_CASE("StepLR multiplies the rate every step_size steps, as PyTorch's StepLR") {
+  Tensor w = wick::zeros({1}).requires_grad_();
+  wick::optim::SGD sgd({w}, wick::optim::SGDOptions(1.0));
+  wick::optim::StepLR schedule(sgd, 3, 0.5);
+  // torch.optim.lr_scheduler.StepLR(opt, 3, 0.5): get_last_lr() after each of 7 steps.
+  const std::vector<double> expected = {1, 1, 0.5, 0.5, 0.5, 0.25, 0.25};
+  for (double lr : expected) {
+    schedule.step();
+    CHECK(sgd.lr() == lr);
+  }
+  CHECK(schedule.step_count() == 7);
+  // The chained form keeps a rate set by hand between steps.
+  sgd.set_lr(0.1);
+  schedule.step();  // step 8: no change
+  schedule.step();  // step 9: times 0.5
+  CHECK(sgd.lr() == Approx(0.05));
+  CHECK_THROWS_AS(wick::optim::StepLR(sgd, 0), wick::ValueError);
+  CHECK_THROWS_AS(wick::optim::StepLR(sgd, 2, -1.0), wick::ValueError);
+}

@@ -1,7 +1,8 @@
-// optim.hpp: the optimizers in one include: SGD, Adam, AdamW and their Options. Formulas in
+// optim.hpp: the optimizers in one include: SGD, Adam, AdamW, their Options, and StepLR. Formulas in
 // docs/nn.md and each header; tested by tests/nn (test_optim.cpp, test_parity.cpp).
 #pragma once
 
 #include "wick/optim/adam.hpp"
 #include "wick/optim/optimizer.hpp"
+#include "wick/optim/schedulers.hpp"
 #include "wick/optim/sgd.hpp"
