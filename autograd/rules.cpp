@@ -3,6 +3,8 @@
 // each input's gradient at the input's shape (sum_to undoes broadcasting). Rules are written
 // with ops, so they run on any device. Every rule is exercised by tests/test_gradcheck.cpp,
 // which enumerates the op list.
+#include <cmath>
+#include <numbers>
 #include <numeric>
 
 #include "node.hpp"
@@ -51,6 +53,11 @@ Grads relu_rule(const Node& n, const Tensor& g) { return {blocked(le(n.result(),
 // forward and backward on a [1024, 1024] took 0.75 of libtorch's speed on the Zen 4).
 Grads sigmoid_rule(const Node& n, const Tensor& g) { return {sigmoid_backward(g, n.result())}; }
 Grads tanh_rule(const Node& n, const Tensor& g) { return {tanh_backward(g, n.result())}; }
+// d erf(x) / dx = 2 / sqrt(pi) e^(-x^2), in derivatives.yaml's order of operations.
+Grads erf_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  return {exp(-(x * x)) * (2.0 / std::sqrt(std::numbers::pi)) * g};
+}
 // The ops above, differentiated as PyTorch's derivatives.yaml does (the same ops, rounded the
 // same way): d/dg of g (1 - y) y is sigmoid_backward(g', y), d/dy = g' g (-2 y + 1);
 // d/dg of g (1 - y^2) is tanh_backward(g', y), d/dy = g' ((-2 y) g).
@@ -326,7 +333,7 @@ const BackwardRule& backward_rule(OpId op) {
   static const BackwardRule copy{false, false, copy_rule}, neg{false, false, neg_rule},
       abs{true, false, abs_rule}, exp{false, true, exp_rule}, log{true, false, log_rule},
       sqrt{false, true, sqrt_rule}, relu{false, true, relu_rule},
-      sigmoid{false, true, sigmoid_rule}, tanh{false, true, tanh_rule},
+      sigmoid{false, true, sigmoid_rule}, tanh{false, true, tanh_rule}, erf{true, false, erf_rule},
       pow_scalar{true, false, pow_scalar_rule}, clamp{true, false, clamp_rule},
       add{false, false, add_rule}, sub{false, false, sub_rule}, mul{true, false, mul_rule},
       div{true, false, div_rule}, pow{true, true, pow_rule}, maximum{true, false, maximum_rule},
@@ -359,6 +366,8 @@ const BackwardRule& backward_rule(OpId op) {
       return sigmoid;
     case OpId::tanh:
       return tanh;
+    case OpId::erf:
+      return erf;
     case OpId::pow_scalar:
       return pow_scalar;
     case OpId::clamp:

@@ -1,6 +1,8 @@
-// layers.cpp: Linear's initialisation and forward, Sequential's forward chain. The activations
-// are inline in layers.hpp. Tested in tests/nn/test_module.cpp and tests/nn/test_parity.cpp.
+// layers.cpp: Linear's initialisation and forward, Sequential's forward chain, GELU and SiLU
+// (compositions of ops). The other activations are inline in layers.hpp. Tested in
+// tests/nn/test_module.cpp and tests/nn/test_parity.cpp.
 #include <cmath>
+#include <numbers>
 
 #include "wick/autograd.hpp"
 #include "wick/nn/layers.hpp"
@@ -22,6 +24,36 @@ Tensor functional::dropout(const Tensor& input, double p, bool training) {
   // PyTorch's order: noise = bernoulli(1 - p) / (1 - p), then input * noise.
   const Tensor keep = lt(rand_like(input), 1 - p).to(input.dtype());
   return input * (keep / (1 - p));
+}
+
+namespace {
+void check_gelu_mode(const std::string& approximate) {
+  WICK_CHECK(approximate == "none" || approximate == "tanh", ValueError, "gelu",
+             "approximate must be \"none\" or \"tanh\", not \"", approximate, "\"");
+}
+}  // namespace
+
+Tensor functional::gelu(const Tensor& input, const std::string& approximate) {
+  check_gelu_mode(approximate);
+  WICK_CHECK(input.defined() && input.is_floating_point(), DtypeError, "gelu", "input ",
+             describe(input), " must be a floating-point tensor");
+  if (approximate == "none") return input * 0.5 * (1.0 + erf(input * M_SQRT1_2));
+  const double k = std::sqrt(2.0 / std::numbers::pi);
+  return 0.5 * input * (1.0 + tanh(k * (input + 0.044715 * input * input * input)));
+}
+
+Tensor functional::silu(const Tensor& input) {
+  WICK_CHECK(input.defined() && input.is_floating_point(), DtypeError, "silu", "input ",
+             describe(input), " must be a floating-point tensor");
+  return input * sigmoid(input);
+}
+
+GELUImpl::GELUImpl(std::string approximate) : approximate_(std::move(approximate)) {
+  check_gelu_mode(approximate_);
+}
+
+std::string GELUImpl::extra_repr() const {
+  return approximate_ == "none" ? "" : "approximate='" + approximate_ + "'";
 }
 
 Tensor functional::layer_norm(const Tensor& input, const Shape& normalized_shape,

@@ -357,6 +357,7 @@ Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
     case OpId::sqrt:
     case OpId::sigmoid:
     case OpId::tanh:
+    case OpId::erf:
       compute = float_of(compute);
       break;
     case OpId::neg:
@@ -476,6 +477,7 @@ Tensor log(const Tensor& a) { return unary(OpId::log, a); }
 Tensor sqrt(const Tensor& a) { return unary(OpId::sqrt, a); }
 Tensor relu(const Tensor& a) { return unary(OpId::relu, a); }
 Tensor sigmoid(const Tensor& a) { return unary(OpId::sigmoid, a); }
+Tensor erf(const Tensor& a) { return unary(OpId::erf, a); }
 Tensor tanh(const Tensor& a) { return unary(OpId::tanh, a); }
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -573,6 +575,7 @@ Tensor Tensor::sqrt() const { return wick::sqrt(*this); }
 Tensor Tensor::abs() const { return wick::abs(*this); }
 Tensor Tensor::relu() const { return wick::relu(*this); }
 Tensor Tensor::sigmoid() const { return wick::sigmoid(*this); }
+Tensor Tensor::erf() const { return wick::erf(*this); }
 Tensor Tensor::tanh() const { return wick::tanh(*this); }
 Tensor Tensor::pow(const Scalar& e) const { return wick::pow(*this, e); }
 Tensor Tensor::pow(const Tensor& e) const { return wick::pow(*this, e); }

@@ -1,5 +1,5 @@
-// unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, pow with a scalar exponent, and
-// clamp, for the dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh,
+// unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, pow with a scalar exponent,
+// and clamp, for the dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh/erf,
 // int64 and floating for the rest). NaN propagates as in PyTorch (relu(nan) = nan). float32
 // exp, log, sigmoid and tanh use vec_math.hpp's straight-line versions (2-3 ulp): unit-stride
 // runs go to vec_kernels.cpp's AVX-512/AVX2/baseline clones, other runs use the same code one
@@ -204,6 +204,9 @@ void run_unary(const OpCall& call) {
             break;
           case OpId::sigmoid:
             map1([](T x) { return T(1) / (T(1) + std::exp(-x)); });
+            break;
+          case OpId::erf:
+            map1([](T x) { return std::erf(x); });
             break;
           default:
             break;

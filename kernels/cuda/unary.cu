@@ -1,6 +1,6 @@
-// unary.cu: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, pow with a scalar exponent, and
-// clamp, for the dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh, int64
-// and floating for the rest), on elementwise.cuh's engine (vectorised when contiguous).
+// unary.cu: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, pow with a scalar exponent, and
+// clamp, for the dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh/erf,
+// int64 and floating for the rest), on elementwise.cuh's engine (vectorised when contiguous).
 // Semantics are those of kernels/cpu/unary.cpp: NaN propagates (relu(nan) = nan, clamp(nan) =
 // nan), int64 neg/abs wrap (done in uint64), int64 pow by squaring with PyTorch's rule for
 // negative exponents, pow(x, 2) = x * x. Functions are CUDA's full-precision ones (no fast
@@ -137,6 +137,12 @@ struct TanhOp {
     return tanh_of(x);
   }
 };
+struct ErfOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return erf(x);  // erff for float: CUDA's is within 2 ulp (CUDA Math API, "Standard Functions")
+  }
+};
 struct SigmoidOp {
   template <typename T>
   __device__ T operator()(T x) const {
@@ -206,6 +212,9 @@ void run_unary(const OpContext& ctx, const OpCall& call) {
         return;
       case OpId::sigmoid:
         run(SigmoidOp{});
+        return;
+      case OpId::erf:
+        run(ErfOp{});
         return;
       default:
         break;

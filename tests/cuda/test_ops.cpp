@@ -51,6 +51,7 @@ std::map<OpId, UnaryCase> unary_cases() {
       {OpId::relu, {[](const Tensor& t) { return t.relu(); }, Domain::Any, kExact32}},
       {OpId::sigmoid, {[](const Tensor& t) { return t.sigmoid(); }, Domain::Any, kTranscend32}},
       {OpId::tanh, {[](const Tensor& t) { return t.tanh(); }, Domain::Any, kTranscend32}},
+      {OpId::erf, {[](const Tensor& t) { return t.erf(); }, Domain::Any, kTranscend32}},
       {OpId::pow_scalar,
        {[](const Tensor& t) { return t.pow(3); }, Domain::SmallInt, kTranscend32}},
       {OpId::clamp, {[](const Tensor& t) { return t.clamp(-2, 2); }, Domain::Any, kExact32}},

@@ -28,6 +28,7 @@ namespace wick {
   X(relu, Kernel, true)                 \
   X(sigmoid, Kernel, true)              \
   X(tanh, Kernel, true)                 \
+  X(erf, Kernel, true)                  \
   X(pow_scalar, Kernel, true)           \
   X(clamp, Kernel, true)                \
   /* binary elementwise */              \

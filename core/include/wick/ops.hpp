@@ -78,6 +78,7 @@ Tensor sqrt(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor tanh(const Tensor& a);
+Tensor erf(const Tensor& a);  // the error function (GELU's exact form uses it)
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 Tensor clamp_min(const Tensor& a, const Scalar& min);
 Tensor clamp_max(const Tensor& a, const Scalar& max);

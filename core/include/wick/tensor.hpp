@@ -136,6 +136,7 @@ class Tensor {
   Tensor abs() const;
   Tensor relu() const;
   Tensor sigmoid() const;
+  Tensor erf() const;
   Tensor tanh() const;
   Tensor pow(const Scalar& exponent) const;
   Tensor pow(const Tensor& exponent) const;

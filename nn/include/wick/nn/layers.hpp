@@ -1,4 +1,5 @@
-// layers.hpp: Linear (PyTorch's default initialisation), the activations ReLU, Sigmoid and Tanh,
+// layers.hpp: Linear (PyTorch's default initialisation), the activations ReLU, Sigmoid, Tanh,
+// GELU and SiLU,
 // Dropout, LayerNorm and Sequential, each an Impl class plus its handle (WICK_MODULE). Forward
 // passes are built from autograd-aware ops only, so their gradients come from autograd's rules.
 // Tested in tests/nn/test_module.cpp (init bounds, shapes, chaining) and by the PyTorch parity
@@ -30,6 +31,11 @@ Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape,
                   const Tensor& weight = Tensor(), const Tensor& bias = Tensor(),
                   double eps = 1e-5);
+// PyTorch's gelu: approximate "none" is x * 0.5 * (1 + erf(x / sqrt(2))); "tanh" is
+// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))). Other strings are a ValueError.
+Tensor gelu(const Tensor& input, const std::string& approximate = "none");
+// x * sigmoid(x) (SiLU, also called swish).
+Tensor silu(const Tensor& input);
 }  // namespace functional
 
 // y = x W^T + b. weight [out_features, in_features] and bias [out_features] start as PyTorch's
@@ -74,6 +80,23 @@ class TanhImpl : public Module {
   Tensor forward(const Tensor& input) const { return tanh(input); }
 };
 WICK_MODULE(Tanh);
+
+class GELUImpl : public Module {
+ public:
+  explicit GELUImpl(std::string approximate = "none");
+  Tensor forward(const Tensor& input) const { return functional::gelu(input, approximate_); }
+  std::string extra_repr() const override;
+
+ private:
+  std::string approximate_;
+};
+WICK_MODULE(GELU);
+
+class SiLUImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) const { return functional::silu(input); }
+};
+WICK_MODULE(SiLU);
 
 // functional::dropout with this module's p while it is in training mode (train()), the input
 // itself in eval().
