@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "node.hpp"
+#include "wick/fork_guard.hpp"
 #include "wick/ops.hpp"
 
 namespace wick {
@@ -40,6 +41,20 @@ const Tensor& check_saved(const SavedTensor& s, OpId op, bool released, bool val
   return s.data;
 }
 
+// The nodes one backward pass has claimed, released when the pass ends or throws.
+struct PassClaims {
+  std::vector<Node*> nodes;
+  PassClaims() = default;
+  PassClaims(const PassClaims&) = delete;
+  PassClaims& operator=(const PassClaims&) = delete;
+  ~PassClaims() {
+    for (Node* node : nodes) {
+      node->pending_grad = Tensor();  // a pass that threw leaves no gradient behind
+      node->pass_owner.store(0, std::memory_order_release);
+    }
+  }
+};
+
 // ---- grad-ready hooks (autograd::register_grad_ready_hook) ----
 struct ReadyHook {
   uint64_t handle;
@@ -52,10 +67,19 @@ struct ReadyHookRegistry {
   std::unordered_map<const TensorImpl*, std::vector<ReadyHook>> by_leaf;
   std::atomic<size_t> count{0};  // read without the lock: backward's fast path
 };
+// Never destroyed: a thread may run backward while the program exits (a review crashed a
+// function-local registry's destroyed map that way), and its lock is guarded across fork.
 ReadyHookRegistry& ready_hooks() {
-  static ReadyHookRegistry registry;
-  return registry;
+  static ReadyHookRegistry* registry = [] {
+    auto* made = new ReadyHookRegistry;
+    detail::guard_across_fork(made->mutex, detail::ForkRank::kReadyHooks);
+    return made;
+  }();
+  return *registry;
 }
+// Made when the library loads, before any thread: a fork during the first call's
+// initialisation would leave the child waiting on its guard (as the allocator's cache).
+[[maybe_unused]] ReadyHookRegistry& g_ready_hooks_at_load = ready_hooks();
 
 bool has_ready_hook(const TensorImpl* leaf) {
   ReadyHookRegistry& r = ready_hooks();
@@ -87,6 +111,10 @@ struct LeafCountdown {
 
 class Engine final : public AutogradHooks {
  public:
+  // The gradient stripes are made with the engine, when the library loads (before any thread
+  // could fork during their first use).
+  Engine() { (void)leaf_mutex(nullptr); }
+
   void record(const OpCall& call) override {
     if (!op_differentiable(call.op)) return;
     const BackwardRule& rule = backward_rule(call.op);
@@ -209,21 +237,37 @@ class Engine final : public AutogradHooks {
       return;
     }
     // Topological order by DFS (iterative, so deep graphs don't exhaust the stack); reverse
-    // postorder puts every node before the nodes it feeds. Nodes are marked with this pass's
-    // epoch and collect their incoming gradient in place, so no hash map is needed. (Two
-    // threads running backward through the same nodes at once are not supported.)
+    // postorder puts every node before the nodes it feeds. Each node is claimed for this pass
+    // (Node::pass_owner) and collects its incoming gradient in place, so no hash map is needed.
+    // A node another thread's pass holds is an AutogradError: PyTorch runs such passes
+    // concurrently, but here their gradients would mix in the shared scratch (a review got
+    // wrong gradients 2 times in 200 that way).
     static std::atomic<uint64_t> epochs{0};
     const uint64_t epoch = ++epochs;
+    PassClaims claims;
+    auto first_visit = [&](Node* node) {
+      claims.nodes.push_back(node);  // before the claim, so that a claim is always released
+      uint64_t owner = 0;
+      if (node->pass_owner.compare_exchange_strong(owner, epoch, std::memory_order_acq_rel)) {
+        return true;
+      }
+      claims.nodes.pop_back();
+      if (owner == epoch) return false;
+      detail::fail<AutogradError>(
+          "backward", "another thread's backward is running through the graph of ", describe(root),
+          " (", op_name(node->op),
+          " node); wick runs one pass per graph at a time: wait for it, or build a graph per "
+          "thread");
+    };
     std::vector<Node*> order;
     {
       std::vector<std::pair<Node*, int>> stack{{root.grad_fn().get(), 0}};
-      root.grad_fn()->visit_epoch = epoch;
+      first_visit(root.grad_fn().get());
       while (!stack.empty()) {
         auto& [node, next] = stack.back();
         if (next < node->num_inputs) {
           Node* child = node->edge(next++).node.get();
-          if (child != nullptr && child->visit_epoch != epoch) {
-            child->visit_epoch = epoch;
+          if (child != nullptr && first_visit(child)) {
             child->pending_grad = Tensor();
             stack.push_back({child, 0});
           }
@@ -339,9 +383,14 @@ class Engine final : public AutogradHooks {
 
   // One of a fixed set of mutexes, picked by the leaf's address: a lock per leaf without a
   // mutex in every tensor.
+  // Never destroyed, and guarded across fork, as the hook registry.
   static std::mutex& leaf_mutex(const TensorImpl* leaf) {
-    static std::array<std::mutex, 64> stripes;
-    return stripes[(reinterpret_cast<uintptr_t>(leaf) >> 6) % stripes.size()];
+    static std::array<std::mutex, 64>* stripes = [] {
+      auto* made = new std::array<std::mutex, 64>;
+      for (std::mutex& m : *made) detail::guard_across_fork(m, detail::ForkRank::kLeafGrad);
+      return made;
+    }();
+    return (*stripes)[(reinterpret_cast<uintptr_t>(leaf) >> 6) % stripes->size()];
   }
 
   static void accumulate(const std::shared_ptr<TensorImpl>& leaf, Tensor value) {

@@ -13,12 +13,23 @@
 namespace wick {
 namespace {
 
+// Set when this thread's list has been destroyed: thread-locals die before static objects, so
+// a graph held by a global Tensor is freed after it (a review found that use-after-free). Then
+// the outermost ~Node uses a list of its own, which the ~Node calls inside it find through
+// t_fallback.
+thread_local bool t_graveyard_destroyed = false;
+
 struct Graveyard {
   std::vector<std::shared_ptr<Node>> nodes;
   std::vector<Tensor> tensors;
   bool draining = false;
+  bool thread_owned = false;
+  ~Graveyard() {
+    if (thread_owned) t_graveyard_destroyed = true;
+  }
 };
-thread_local Graveyard tl_graveyard;
+thread_local Graveyard tl_graveyard{{}, {}, false, true};
+thread_local Graveyard* t_fallback = nullptr;
 
 // Moves `from` onto the list; where the list cannot grow, `from` keeps it and frees it the
 // recursive way (a destructor must not throw).
@@ -33,7 +44,13 @@ void bury(std::vector<T>& list, T& from) {
 }  // namespace
 
 Node::~Node() {
-  Graveyard& g = tl_graveyard;
+  Graveyard* list = t_graveyard_destroyed ? t_fallback : &tl_graveyard;
+  Graveyard own;  // used only once the thread's list is gone
+  if (list == nullptr) {
+    list = &own;
+    t_fallback = &own;
+  }
+  Graveyard& g = *list;
   for (Edge& e : edges) {
     if (e.node) bury(g.nodes, e.node);
   }
@@ -57,6 +74,7 @@ Node::~Node() {
     }
   }
   g.draining = false;
+  if (t_fallback == &own) t_fallback = nullptr;
 }
 
 }  // namespace wick

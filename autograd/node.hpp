@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -59,9 +60,10 @@ class Node {
   std::vector<Edge> list_edges;
   std::weak_ptr<TensorImpl> output_impl;  // for retain_grad() on non-leaf outputs
   bool released = false;                  // saved tensors freed by a backward without retain_graph
-  // Scratch for one backward pass (engine.cpp): the pass that last visited this node, and
-  // the gradient accumulated for its output so far.
-  uint64_t visit_epoch = 0;
+  // Scratch for one backward pass (engine.cpp): the pass running through this node now (0:
+  // none; claimed atomically, so that a second thread's pass through the same node is refused,
+  // not mixed in), and the gradient accumulated for its output so far.
+  std::atomic<uint64_t> pass_owner{0};
   Tensor pending_grad;
 
   const Edge& edge(int i) const { return list_edges.empty() ? edges[i] : list_edges[i]; }

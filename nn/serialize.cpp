@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <vector>
 
 #include "wick/autograd.hpp"
@@ -59,10 +60,11 @@ Dtype parse_dtype(const std::string& name, const std::string& tensor, const std:
   if (name == "I64") return kInt64;
   if (name == "BOOL") return kBool;
   if (name == "BF16") return kBFloat16;
-  static const std::set<std::string> kKnownElsewhere = {
+  static constexpr std::string_view kKnownElsewhere[] = {
       "F16",     "I8",      "I16",     "I32", "U8",      "U16",     "U32", "U64",
       "F8_E4M3", "F8_E5M2", "F8_E8M0", "F4",  "F6_E2M3", "F6_E3M2", "C64", "C128"};
-  if (kKnownElsewhere.count(name) != 0) {
+  if (std::find(std::begin(kKnownElsewhere), std::end(kKnownElsewhere), name) !=
+      std::end(kKnownElsewhere)) {
     fail<DtypeError>("load", where, ": tensor '", tensor, "' has dtype ", name,
                      ", which wick does not support (F32, F64, I64, BOOL, BF16)");
   }

@@ -13,6 +13,8 @@
 // bench/cpu (add_op) and bench/bench_cpu_ops.cpp (add_small).
 #include "cpu_allocator.hpp"
 
+#include "wick/fork_guard.hpp"
+
 #if defined(__linux__)
 #include <sys/mman.h>
 #include <unistd.h>
@@ -169,6 +171,7 @@ class LargeBlockCache {
     }
     if (bytes == 0) release_all();
   }
+  std::mutex& mutex() { return mutex_; }
   cpu::CacheStats stats() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return cpu::CacheStats{cached_, limit_, hits_, allocs_};
@@ -183,10 +186,19 @@ class LargeBlockCache {
 
 // Never destroyed: tensors that outlive static destruction (globals of a user's program) still
 // free into it at exit.
+// Its lock is guarded across fork (wick/fork_guard.hpp): a child forked while another thread
+// freed a block would otherwise wait for it forever.
 LargeBlockCache& large_cache() {
-  static LargeBlockCache* cache = new LargeBlockCache;
+  static LargeBlockCache* cache = [] {
+    auto* c = new LargeBlockCache;
+    detail::guard_across_fork(c->mutex(), detail::ForkRank::kLargeBlocks);
+    return c;
+  }();
   return *cache;
 }
+// Made when the library loads, before any thread: a fork while a thread ran the first call's
+// initialisation would leave the child waiting on its guard for good.
+[[maybe_unused]] LargeBlockCache& g_large_cache_at_load = large_cache();
 
 // The size class travels in the deleter's context pointer.
 void free_large(void* ptr, void* context) {

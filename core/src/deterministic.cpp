@@ -7,18 +7,28 @@
 #include <mutex>
 
 #include "wick/debug.hpp"
+#include "wick/fork_guard.hpp"
 
 namespace wick {
 namespace {
 
-std::mutex g_mutex;  // orders on/off switches against each other
+// Orders on/off switches against each other; never destroyed, guarded across fork.
+std::mutex& switch_mutex() {
+  static std::mutex* m = [] {
+    auto* made = new std::mutex;
+    detail::guard_across_fork(*made, detail::ForkRank::kDeterministic);
+    return made;
+  }();
+  return *m;
+}
+[[maybe_unused]] std::mutex& g_switch_at_load = switch_mutex();  // before any thread, as above
 std::atomic<bool> g_deterministic{false};
 bool g_fill_before = false;  // the debug-fill setting when the mode was turned on
 
 }  // namespace
 
 void use_deterministic_algorithms(bool on) {
-  std::lock_guard<std::mutex> lock(g_mutex);
+  std::lock_guard<std::mutex> lock(switch_mutex());
   if (on == g_deterministic.load()) return;
   if (on) {
     g_fill_before = debug_fill();

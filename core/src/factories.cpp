@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "internal.hpp"
+#include "wick/fork_guard.hpp"
 #include "wick/ops.hpp"
 #include "wick/philox.hpp"
 
@@ -17,10 +18,18 @@ struct Generator {
   uint64_t seed = 67280421310721ull;  // PyTorch's default seed
   uint64_t offset = 0;                // in Philox blocks
 };
+// Never destroyed (a thread may draw numbers while the program exits), and its lock guarded
+// across fork (wick/fork_guard.hpp).
 Generator& generator() {
-  static Generator g;
-  return g;
+  static Generator* g = [] {
+    auto* made = new Generator;
+    detail::guard_across_fork(made->mutex, detail::ForkRank::kGenerator);
+    return made;
+  }();
+  return *g;
 }
+// Made when the library loads, before any thread (see cpu_allocator.cpp's large_cache).
+[[maybe_unused]] Generator& g_generator_at_load = generator();
 
 Tensor finish(Tensor t, const TensorOptions& options) {
   if (options.requires_grad()) t.requires_grad_(true);

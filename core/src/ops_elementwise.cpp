@@ -268,14 +268,14 @@ bool can_cast(Dtype from, Dtype to) {
 }
 
 // "add_" for OpId::add: in-place ops name themselves in errors without building a string.
-const char* inplace_name(OpId op) {
-  static const std::array<std::string, kNumOps> names = [] {
-    std::array<std::string, kNumOps> n;
-    for (size_t i = 0; i < kNumOps; ++i) n[i] = std::string(kOpNames[i]) + "_";
-    return n;
-  }();
-  return names[static_cast<size_t>(op)].c_str();
-}
+// Built when the library loads (from the constexpr op names), not on first use: a fork during a
+// first use's initialisation would leave the child waiting on its guard.
+const std::array<std::string, kNumOps> g_inplace_names = [] {
+  std::array<std::string, kNumOps> n;
+  for (size_t i = 0; i < kNumOps; ++i) n[i] = std::string(kOpNames[i]) + "_";
+  return n;
+}();
+const char* inplace_name(OpId op) { return g_inplace_names[static_cast<size_t>(op)].c_str(); }
 
 // An in-place op computes in `compute` and writes into self: torch.can_cast must allow it.
 void check_inplace_cast(const char* op_, Dtype compute, const Tensor& self) {

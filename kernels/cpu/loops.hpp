@@ -48,6 +48,9 @@ inline constexpr int64_t kParallelGrain = 32768;
 // The threads a parallel loop may use: wick::set_num_threads' number, else the default
 // (threads.cpp).
 int max_threads();
+// The CPUs this process may run on (its affinity mask, read once): the most threads that can
+// run at once, which bounds the GEMM's team where set_num_threads asks for more.
+int available_cpus();
 
 // Calls body(begin, end) over [0, n) in contiguous chunks, one per thread when n is large.
 template <typename Body>

@@ -1,11 +1,41 @@
 // register_cpu.cpp: puts every CPU kernel into core's dispatch table. Called once from
 // detail::ensure_initialized() (src/init.cpp), never from a static initialiser.
+#include "gemm/gemm.hpp"
+#include "gemm/kernels.hpp"
 #include "kernels.hpp"
+#include "loops.hpp"
+#include "vec_kernels.hpp"
 
 namespace wick {
 
+namespace {
+// The function-local statics that ops would initialise on first use (the thread default, the
+// CPU's ISA, caches and blocking, the sum kernels' forms), initialised here instead: inside
+// ensure_initialized(), which the fork handler runs to completion before any fork
+// (core/src/fork_guard.cpp), so that no fork lands inside one of their initialisations (the
+// child would wait on its guard for good: a review's fork test hung that way in max_threads).
+void warm_up_statics() {
+  using namespace cpu;
+  (void)max_threads();
+  (void)available_cpus();
+  const float f = 1;
+  const uint16_t h = 0x3f80;  // bfloat16 1.0
+  double out = 0;
+  (void)vec::sum_f32(&f, 1);
+  (void)vec::sum_bf16(&h, 1);
+  vec::sum_rows_f32(&f, 1, 1, 1, &out);
+  vec::accumulate_rows_bf16(&out, &h, 1, 1, 1);
+  (void)gemm::best_supported_isa();
+  (void)gemm::cpu_has_avx512_bf16();
+  const gemm::Isa isa = gemm::active_isa();
+  (void)gemm::blocking_for<float>(isa);
+  (void)gemm::blocking_for<double>(isa);
+}
+}  // namespace
+
 void register_cpu_kernels() {
   using namespace cpu;
+  warm_up_statics();
   auto reg = [](OpId op, KernelFn fn) { register_kernel(op, kCPU, fn); };
   reg(OpId::fill, fill_kernel);
   reg(OpId::arange, arange_kernel);

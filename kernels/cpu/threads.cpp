@@ -78,6 +78,11 @@ int default_threads() {
 }
 }  // namespace
 
+int available_cpus() {
+  static const int cpus = cpus_available();
+  return cpus;
+}
+
 int max_threads() {
   const int set = g_num_threads.load(std::memory_order_relaxed);
   return set > 0 ? set : default_threads();

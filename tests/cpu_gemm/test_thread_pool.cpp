@@ -190,6 +190,29 @@ TEST_CASE("pool: a forked child makes a pool of its own", "[pool][fork]") {
   CHECK(WEXITSTATUS(status) == 0);
 }
 
+TEST_CASE("pool: set_num_threads beyond the CPUs does not make the GEMM a team that large",
+          "[pool][fork]") {
+  // In a fresh child (its own pool): set_num_threads(1024) and a 700^3 product. Before the fix
+  // the GEMM split into 1024 cells, started 1023 workers and asked for 986 MB of packing
+  // blocks; now its team is at most the CPUs this process may run on. Same bits either way.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    manual_seed(1);
+    Tensor a = randn({700, 700});  // before the setting: parallel loops are not capped
+    set_num_threads(1024);
+    Tensor wide = matmul(a, a);
+    const int workers = cpu::pool_workers();
+    set_num_threads(1);
+    const bool same = equal(wide, matmul(a, a));
+    ::_exit(workers < cpu::available_cpus() && same ? 0 : 1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+}
+
 TEST_CASE("threads: OMP_NUM_THREADS's text", "[num_threads]") {
   CHECK(cpu::omp_num_threads_setting(nullptr) == 0);
   CHECK(cpu::omp_num_threads_setting("") == 0);

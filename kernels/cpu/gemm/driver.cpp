@@ -92,12 +92,20 @@ constexpr int64_t kMaxDirectRowBytes = 4096;
 std::atomic<int64_t> g_direct_volume{kDefaultDirectVolume};
 
 // A 64-byte aligned buffer that grows and is kept by its thread.
+// A thread-local one sets *destroyed_flag when its thread's thread-locals are destroyed: a
+// product run after that (from a static destructor, after main) uses call-local buffers instead
+// of the freed block (a review found the GEMM writing into it).
 class Buffer {
  public:
-  Buffer() = default;
+  explicit Buffer(bool* destroyed_flag = nullptr) : destroyed_flag_(destroyed_flag) {}
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
-  ~Buffer() { std::free(data_); }
+  ~Buffer() {
+    std::free(data_);
+    data_ = nullptr;
+    capacity_ = 0;
+    if (destroyed_flag_ != nullptr) *destroyed_flag_ = true;
+  }
   void* get(size_t bytes) {
     if (bytes > capacity_) {
       std::free(data_);
@@ -124,9 +132,11 @@ class Buffer {
  private:
   void* data_ = nullptr;
   size_t capacity_ = 0;
+  bool* destroyed_flag_;
 };
 
-thread_local Buffer tl_pack_buffer;
+thread_local bool t_buffers_destroyed = false;
+thread_local Buffer tl_pack_buffer(&t_buffers_destroyed);
 
 template <typename T>
 using PackA = void (*)(const ConstMatrix<T>&, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
@@ -256,12 +266,21 @@ void run_cell(const Plan<T>& plan, int64_t cell) {
   }
 }
 
-thread_local Buffer tl_sum_buffer;  // gemm_rounded's float32 C, when K spans several blocks
-// tl_sum_buffer keeps at most this much between calls (a 2048 x 2048 float32 C); a larger one
-// is an O(m n) allocation next to O(m n k) work.
+// gemm_rounded's float32 C, when K spans several blocks.
+thread_local Buffer tl_sum_buffer(&t_buffers_destroyed);
+// Between calls a thread keeps at most this much of each: a 2048 x 2048 float32 C (a larger
+// one is an O(m n) allocation next to O(m n k) work), and the packing blocks of 64 MiB (a team
+// of about 64 threads at the default blocking), so that one large product, or a user thread
+// that ran one, does not pin more for the rest of the thread's life.
 constexpr size_t kKeptSumBytes = size_t{16} << 20;
-struct TrimSumBuffer {
-  ~TrimSumBuffer() { tl_sum_buffer.trim(kKeptSumBytes); }
+constexpr size_t kKeptPackBytes = size_t{64} << 20;
+struct TrimOnReturn {
+  Buffer& pack;
+  Buffer& sums;
+  ~TrimOnReturn() {
+    pack.trim(kKeptPackBytes);
+    sums.trim(kKeptSumBytes);
+  }
 };
 
 // gemm, or (rounded not null) gemm_rounded, which passes c = null.
@@ -295,7 +314,12 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
   // Inside a chunk, or while another host thread's job holds the pool, the product runs on
   // this thread alone: one cell, rather than nt cells run one after another with their
   // packing repeated.
-  int nt = in_parallel_region() || pool_busy() ? 1 : (threads > 0 ? threads : max_threads());
+  // The default team is at most the CPUs this process may run on: set_num_threads(1024) on two
+  // CPUs would make 1024 cells, each with its own packing blocks (a review saw a 700^3 product
+  // ask for 986 MB), and no more speed than two.
+  int nt = in_parallel_region() || pool_busy()
+               ? 1
+               : (threads > 0 ? threads : std::min(max_threads(), available_cpus()));
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
   nt = static_cast<int>(std::clamp<double>(flops / kMinFlopsPerThread, 1.0, nt));
@@ -339,14 +363,17 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
   const int64_t cell_panels = ceil_div(ceil_div(std::min(plan.bl.mc, m), plan.bl.mr), plan.tm);
   plan.a_block = ceil_div(cell_panels * plan.bl.mr * packed_kc, 32) * 32;
   plan.b_block = ceil_div(std::min(plan.bl.nc, n_units * plan.bl.nr) * packed_kc, 32) * 32;
-  TrimSumBuffer trim_sums_on_return;
+  Buffer call_pack, call_sums;  // used only once this thread's buffers are destroyed
+  const bool destroyed = t_buffers_destroyed;
+  TrimOnReturn buffers{destroyed ? call_pack : tl_pack_buffer,
+                       destroyed ? call_sums : tl_sum_buffer};
   if (rounded != nullptr && k > plan.bl.kc) {
     // Several depth blocks: the sums wait in a float32 C with the output's row stride.
     plan.c = static_cast<Product<T>*>(
-        tl_sum_buffer.get(sizeof(float) * static_cast<size_t>((m - 1) * ldc + n)));
+        buffers.sums.get(sizeof(float) * static_cast<size_t>((m - 1) * ldc + n)));
   }
   plan.bufs = static_cast<T*>(
-      tl_pack_buffer.get(sizeof(T) * static_cast<size_t>((plan.a_block + plan.b_block) * nt)));
+      buffers.pack.get(sizeof(T) * static_cast<size_t>((plan.a_block + plan.b_block) * nt)));
   if (nt == 1) {
     run_cell(plan, 0);
     return;
