@@ -141,6 +141,7 @@ struct Restore {
   ~Restore() {
     gemm::set_isa(isa);
     gemm::set_direct_volume(-1);
+    gemm::set_min_flops_per_thread(-1);
     for (gemm::Isa i : isas()) {
       gemm::set_blocking<float>(i, 0, 0, 0);
       gemm::set_blocking<double>(i, 0, 0, 0);
@@ -178,10 +179,12 @@ void sweep() {
             std::vector<T> packed = check_gemm(a, b, ref, 1);
             gemm::set_direct_volume(-1);
             CHECK(std::memcmp(one.data(), packed.data(), one.size() * sizeof(T)) == 0);
-            if (m * n * k >= 127 * 127 * 33) {
-              std::vector<T> two = check_gemm(a, b, ref, 2);
-              CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(T)) == 0);
-            }
+            // Two threads at every size: the split's threshold (2 x 128^3 FLOPs per thread)
+            // lifted, so that these small products do split where they have two tiles.
+            gemm::set_min_flops_per_thread(0);
+            std::vector<T> two = check_gemm(a, b, ref, 2);
+            gemm::set_min_flops_per_thread(-1);
+            CHECK(std::memcmp(one.data(), two.data(), one.size() * sizeof(T)) == 0);
             gemm::set_blocking<T>(isa, 0, 0, 0);
           }
         }
@@ -350,6 +353,7 @@ int check_bf16_products(int64_t m, int64_t k, int64_t n, Layout la, Layout lb) {
     INFO((tiny ? "tiny blocking " : "")
          << m << "x" << k << "x" << n << " A " << layout_name(la) << ", B " << layout_name(lb));
     for (int threads : {1, 2}) {
+      gemm::set_min_flops_per_thread(threads == 2 ? 0 : -1);  // two threads at every size
       const int64_t ldc = n + 3;
       std::vector<float> c(static_cast<size_t>(m * ldc), 12345.0f);
       gemm::gemm<gemm::BF16Bits>(a, b, c.data(), ldc, threads);

@@ -77,8 +77,15 @@ namespace {
 // of OpenBLAS's speed and in two of 1024 at 1.01-1.09 (docs/cpu-gemm.md, "A smaller A block").
 constexpr int64_t kMaxRowsPerBlock = 1024;
 
-// Below this many FLOPs per thread a product uses fewer threads (see docs/cpu-gemm.md).
-constexpr double kMinFlopsPerThread = 2.0 * 64 * 64 * 64;
+// Below this many FLOPs per thread a product uses fewer threads (docs/cpu-gemm.md, "When a
+// small product stays on one thread"). 2 x 128^3: products under 8.4 MFLOP run on one thread
+// (and skip the packing where direct_x86.hpp can). Timed alone, 2 threads won from 2 x 64^3
+// per thread on (128^3: 233 against 161 GFLOP/s), since both cores keep the operands of a call
+// repeated in a loop; inside the MLP training step the split lost (width 64, five 256 x 64 x 64
+// products: 156 us a step on 2 threads against 112 on one), the operands being fresh in the
+// caller's cache and each half of C read by the caller's next op.
+constexpr double kMinFlopsPerThread = 2.0 * 128 * 128 * 128;
+std::atomic<double> g_min_flops_per_thread{kMinFlopsPerThread};
 
 // A one-thread product skips the packing up to this many multiply-adds (m n k), and where a row
 // of B (and of C) spans at most kMaxDirectRowBytes. Measured on the 2-vCPU Xeon, one thread,
@@ -322,7 +329,8 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
                : (threads > 0 ? threads : std::min(max_threads(), available_cpus()));
   const double flops =
       2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k);
-  nt = static_cast<int>(std::clamp<double>(flops / kMinFlopsPerThread, 1.0, nt));
+  const double min_flops = g_min_flops_per_thread.load(std::memory_order_relaxed);
+  nt = min_flops <= 0 ? nt : static_cast<int>(std::clamp<double>(flops / min_flops, 1.0, nt));
   const int64_t m_units = ceil_div(m, plan.bl.mr), n_units = ceil_div(n, plan.bl.nr);
   nt = static_cast<int>(std::min<int64_t>(nt, m_units * n_units));
   if constexpr (!std::is_same_v<T, BF16Bits>) {
@@ -382,6 +390,10 @@ void run_gemm(const ConstMatrix<T>& a, const ConstMatrix<T>& b, Product<T>* c, B
 }
 
 }  // namespace
+
+void set_min_flops_per_thread(double flops) {
+  g_min_flops_per_thread.store(flops < 0 ? kMinFlopsPerThread : flops, std::memory_order_relaxed);
+}
 
 void set_direct_volume(int64_t volume) {
   g_direct_volume.store(volume < 0 ? kDefaultDirectVolume : volume, std::memory_order_relaxed);

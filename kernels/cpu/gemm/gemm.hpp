@@ -83,6 +83,11 @@ void set_blocking(Isa isa, int64_t mc, int64_t kc, int64_t nc);
 // default, 2^22.
 void set_direct_volume(int64_t volume);
 
+// The FLOPs per thread below which a product uses fewer threads (driver.cpp's default, 2 x
+// 128^3). 0 lets any product split (tests of the threaded path at small sizes); a negative
+// value restores the default.
+void set_min_flops_per_thread(double flops);
+
 // C[m x n] = A[m x k] @ B[k x n], C row-major with row stride ldc. `threads` bounds the threads
 // (thread_pool.hpp) (1: run on the calling thread; <= 0: cpu::max_threads(), wick::set_num_threads'
 // number); small products run on fewer threads whatever it says. k == 0 writes zeros.
