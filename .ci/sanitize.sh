@@ -109,13 +109,18 @@ if [[ $mode == asan ]]; then
   # follow: this build does not make them (WICK_BUILD_CUDA_EMULATOR=OFF above, about half of its
   # compile work, cold), and the normal build runs them.
   mpi_tests="distributed|train_ddp"
+  # The fork test with three busy threads is left out: clang-14's ASan allocator is not
+  # fork-safe, so a child forked while another thread is inside it waits on its lock for good
+  # (seen in 1 of 60 children, in SizeClassAllocator64::GetFromAllocator). wick's own locks are
+  # what that test checks, and the normal build runs it.
+  fork_busy="a child forked while other threads"
   if [[ -n ${WICK_SANITIZE_CTEST_ARGS:-} ]]; then
     # shellcheck disable=SC2086
     ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 1800 \
       $WICK_SANITIZE_CTEST_ARGS || status=$?
   else
     ctest --test-dir "$build" -j "$jobs" --output-on-failure --timeout 1800 \
-      -E "forced (portable|avx2)|$mpi_tests" || status=$?
+      -E "forced (portable|avx2)|$mpi_tests|$fork_busy" || status=$?
     # Open MPI leaks at MPI_Finalize, from MCA plugins it has already dlclose()d: with the fast
     # unwinder their stacks end in "<unknown module>", so the MPI tests run with the slow one
     # (stacks reach libmpi) and LeakSanitizer suppresses leaks whose stack passes through
