@@ -365,6 +365,8 @@ class ReportTest(unittest.TestCase):
         for r in c["benchmarks"]:
             if r["name"].startswith("BM_add/"):
                 r["bytes_per_second"] = 1e13
+            elif r["name"].startswith("BM_add_broadcast_row/"):
+                r["bytes_per_second"] = 1e9  # far under any ceiling, whatever the recorded run gave
         save(self.tmp, "cpu_ops", c)
         rc, out = run(self.tmp, "--no-plots")
         self.assertEqual(rc, 0, out)
