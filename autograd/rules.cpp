@@ -58,6 +58,10 @@ Grads erf_rule(const Node& n, const Tensor& g) {
   const Tensor& x = n.input(0);
   return {exp(-(x * x)) * (2.0 / std::sqrt(std::numbers::pi)) * g};
 }
+// d log1p(x) / dx = 1 / (1 + x); d expm1(x) / dx = exp(x) = expm1(x) + 1, from the result as
+// derivatives.yaml does.
+Grads log1p_rule(const Node& n, const Tensor& g) { return {g / (n.input(0) + 1)}; }
+Grads expm1_rule(const Node& n, const Tensor& g) { return {g * (n.result() + 1)}; }
 // The ops above, differentiated as PyTorch's derivatives.yaml does (the same ops, rounded the
 // same way): d/dg of g (1 - y) y is sigmoid_backward(g', y), d/dy = g' g (-2 y + 1);
 // d/dg of g (1 - y^2) is tanh_backward(g', y), d/dy = g' ((-2 y) g).
@@ -334,6 +338,7 @@ const BackwardRule& backward_rule(OpId op) {
       abs{true, false, abs_rule}, exp{false, true, exp_rule}, log{true, false, log_rule},
       sqrt{false, true, sqrt_rule}, relu{false, true, relu_rule},
       sigmoid{false, true, sigmoid_rule}, tanh{false, true, tanh_rule}, erf{true, false, erf_rule},
+      log1p{true, false, log1p_rule}, expm1{false, true, expm1_rule},
       pow_scalar{true, false, pow_scalar_rule}, clamp{true, false, clamp_rule},
       add{false, false, add_rule}, sub{false, false, sub_rule}, mul{true, false, mul_rule},
       div{true, false, div_rule}, pow{true, true, pow_rule}, maximum{true, false, maximum_rule},
@@ -368,6 +373,10 @@ const BackwardRule& backward_rule(OpId op) {
       return tanh;
     case OpId::erf:
       return erf;
+    case OpId::log1p:
+      return log1p;
+    case OpId::expm1:
+      return expm1;
     case OpId::pow_scalar:
       return pow_scalar;
     case OpId::clamp:

@@ -51,6 +51,8 @@ inline std::map<OpId, GradCase> cases() {
       {OpId::sigmoid, {{{2, 3}}, [](V x) { return x[0].sigmoid(); }}},
       {OpId::tanh, {{{2, 3}}, [](V x) { return x[0].tanh(); }}},
       {OpId::erf, {{{2, 3}}, [](V x) { return x[0].erf(); }}},
+      {OpId::log1p, {{{2, 3}}, [](V x) { return x[0].log1p(); }, pos}},
+      {OpId::expm1, {{{2, 3}}, [](V x) { return x[0].expm1(); }}},
       {OpId::pow_scalar,
        {{{4}}, [](V x) { return x[0].pow(2.5) + x[0].pow(3) + x[0].pow(0); }, pos}},
       {OpId::clamp, {{{3, 3}}, [](V x) { return x[0].clamp(-1.0, 1.0) + x[0].clamp_min(0.3); }}},

@@ -411,3 +411,40 @@ TEST_CASE("pytorch edges: stack leaves its inputs writable in place", "[pytorch]
   CHECK(x.grad().sum().item<float>() == 24.0f);
   CHECK_THROWS_AS(stack({ones({2}), ones({3})}, 5), IndexError);
 }
+
+TEST_CASE("pytorch edges: log1p and expm1 near zero and at their edges", "[pytorch]") {
+  // torch.log1p / torch.expm1 (1.13): exact near 0, where log(1 + x) and exp(x) - 1 lose every
+  // digit; log1p(-1) = -inf, log1p(x < -1) = nan; expm1(-inf) = -1; signed zeros kept;
+  // integers compute in float32.
+  for (Dtype d : {kFloat32, kFloat64}) {
+    Tensor tiny = tensor({1e-10, -1e-10}).to(d);
+    std::vector<double> l = tiny.log1p().to(kFloat64).to_vector<double>();
+    std::vector<double> e = tiny.expm1().to(kFloat64).to_vector<double>();
+    // Against the float64 functions of the values the dtype holds, to its rounding.
+    const std::vector<double> x = tiny.to(kFloat64).to_vector<double>();
+    const double rel = d == kFloat32 ? 2e-7 : 4e-16;
+    for (size_t i = 0; i < 2; ++i) {
+      CHECK(std::abs(l[i] - std::log1p(x[i])) <= rel * std::abs(std::log1p(x[i])));
+      CHECK(std::abs(e[i] - std::expm1(x[i])) <= rel * std::abs(std::expm1(x[i])));
+    }
+    CHECK((tiny + 1).log().to(kFloat64).to_vector<double>()[0] != l[0]);  // why the op exists
+
+    std::vector<double> edges =
+        tensor({-1.0, -2.0, 0.0, -0.0, kInf}).to(d).log1p().to(kFloat64).to_vector<double>();
+    CHECK(edges[0] == -kInf);
+    CHECK(std::isnan(edges[1]));
+    CHECK((edges[2] == 0.0 && !std::signbit(edges[2])));
+    CHECK((edges[3] == 0.0 && std::signbit(edges[3])));
+    CHECK(edges[4] == kInf);
+    std::vector<double> em =
+        tensor({-kInf, -0.0, kInf, kNaN}).to(d).expm1().to(kFloat64).to_vector<double>();
+    CHECK(em[0] == -1.0);
+    CHECK((em[1] == 0.0 && std::signbit(em[1])));
+    CHECK(em[2] == kInf);
+    CHECK(std::isnan(em[3]));
+  }
+  Tensor ints = tensor({0, 1, 3}).to(kInt64);
+  CHECK(ints.log1p().dtype() == kFloat32);
+  CHECK(ints.expm1().dtype() == kFloat32);
+  CHECK(ints.log1p().to(kFloat64).to_vector<double>()[2] == static_cast<double>(std::log1p(3.0f)));
+}

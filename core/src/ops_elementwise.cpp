@@ -358,6 +358,8 @@ Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
     case OpId::sigmoid:
     case OpId::tanh:
     case OpId::erf:
+    case OpId::log1p:
+    case OpId::expm1:
       compute = float_of(compute);
       break;
     case OpId::neg:
@@ -478,6 +480,8 @@ Tensor sqrt(const Tensor& a) { return unary(OpId::sqrt, a); }
 Tensor relu(const Tensor& a) { return unary(OpId::relu, a); }
 Tensor sigmoid(const Tensor& a) { return unary(OpId::sigmoid, a); }
 Tensor erf(const Tensor& a) { return unary(OpId::erf, a); }
+Tensor log1p(const Tensor& a) { return unary(OpId::log1p, a); }
+Tensor expm1(const Tensor& a) { return unary(OpId::expm1, a); }
 Tensor tanh(const Tensor& a) { return unary(OpId::tanh, a); }
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -576,6 +580,8 @@ Tensor Tensor::abs() const { return wick::abs(*this); }
 Tensor Tensor::relu() const { return wick::relu(*this); }
 Tensor Tensor::sigmoid() const { return wick::sigmoid(*this); }
 Tensor Tensor::erf() const { return wick::erf(*this); }
+Tensor Tensor::log1p() const { return wick::log1p(*this); }
+Tensor Tensor::expm1() const { return wick::expm1(*this); }
 Tensor Tensor::tanh() const { return wick::tanh(*this); }
 Tensor Tensor::pow(const Scalar& e) const { return wick::pow(*this, e); }
 Tensor Tensor::pow(const Tensor& e) const { return wick::pow(*this, e); }

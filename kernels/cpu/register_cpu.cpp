@@ -45,7 +45,7 @@ void register_cpu_kernels() {
   // The elementwise kernels take bfloat16 themselves, widening in registers (loops.hpp,
   // in_compute_type); the others get float32 copies from run_kernel.
   for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu, OpId::sigmoid,
-                  OpId::tanh, OpId::erf, OpId::pow_scalar, OpId::clamp}) {
+                  OpId::tanh, OpId::erf, OpId::log1p, OpId::expm1, OpId::pow_scalar, OpId::clamp}) {
     register_kernel(op, kCPU, unary_kernel, /*computes_bf16=*/true);
   }
   for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,

@@ -1,10 +1,11 @@
-// unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, pow with a scalar exponent,
-// and clamp, for the dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh/erf,
-// int64 and floating for the rest). NaN propagates as in PyTorch (relu(nan) = nan). float32
-// exp, log, sigmoid and tanh use vec_math.hpp's straight-line versions (2-3 ulp): unit-stride
-// runs go to vec_kernels.cpp's AVX-512/AVX2/baseline clones, other runs use the same code one
-// element at a time, so the result does not depend on the layout. 4.6x libm's expf through
-// the op on Zen 4 (docs/cpu-kernels.md). float64 keeps libm. sqrt is the instruction
+// unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, log1p, expm1, pow with a scalar
+// exponent, and clamp, for the dtypes the boundary lets through (floating for
+// exp/log/sqrt/sigmoid/tanh/erf/log1p/expm1, int64 and floating for the rest). NaN propagates as in
+// PyTorch (relu(nan) = nan). float32 exp, log, sigmoid and tanh use vec_math.hpp's straight-line
+// versions (2-3 ulp): unit-stride runs go to vec_kernels.cpp's AVX-512/AVX2/baseline clones, other
+// runs use the same code one element at a time, so the result does not depend on the layout. 4.6x
+// libm's expf through the op on Zen 4 (docs/cpu-kernels.md). float64 keeps libm. sqrt is the
+// instruction
 // (-fno-math-errno) and clamp two selects, so their loops vectorise too. bfloat16 computes in
 // float32 inside the loops (loops.hpp, in_compute_type): the float32 code, widened and rounded.
 #include <cmath>
@@ -207,6 +208,12 @@ void run_unary(const OpCall& call) {
             break;
           case OpId::erf:
             map1([](T x) { return std::erf(x); });
+            break;
+          case OpId::log1p:
+            map1([](T x) { return std::log1p(x); });
+            break;
+          case OpId::expm1:
+            map1([](T x) { return std::expm1(x); });
             break;
           default:
             break;

@@ -30,7 +30,7 @@ void register_cuda_backend() {
   reg(OpId::rand, run_op<launch_random>);
   reg(OpId::randn, run_op<launch_random>);
   for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu, OpId::sigmoid,
-                  OpId::tanh, OpId::erf, OpId::pow_scalar, OpId::clamp}) {
+                  OpId::tanh, OpId::erf, OpId::log1p, OpId::expm1, OpId::pow_scalar, OpId::clamp}) {
     reg(op, run_op<launch_unary>);
   }
   for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,

@@ -1,11 +1,11 @@
-// unary.cu: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, pow with a scalar exponent, and
-// clamp, for the dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh/erf,
-// int64 and floating for the rest), on elementwise.cuh's engine (vectorised when contiguous).
-// Semantics are those of kernels/cpu/unary.cpp: NaN propagates (relu(nan) = nan, clamp(nan) =
-// nan), int64 neg/abs wrap (done in uint64), int64 pow by squaring with PyTorch's rule for
-// negative exponents, pow(x, 2) = x * x. Functions are CUDA's full-precision ones (no fast
-// math): within 1-4 float32 ulp of the CPU's libm.
-// Tested by tests/cuda/test_ops.cpp against the CPU float64 reference.
+// unary.cu: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, log1p, expm1, pow with a scalar
+// exponent, and clamp, for the dtypes the boundary lets through (floating for
+// exp/log/sqrt/sigmoid/tanh/erf/log1p/expm1, int64 and floating for the rest), on elementwise.cuh's
+// engine (vectorised when contiguous). Semantics are those of kernels/cpu/unary.cpp: NaN propagates
+// (relu(nan) = nan, clamp(nan) = nan), int64 neg/abs wrap (done in uint64), int64 pow by squaring
+// with PyTorch's rule for negative exponents, pow(x, 2) = x * x. Functions are CUDA's
+// full-precision ones (no fast math): within 1-4 float32 ulp of the CPU's libm. Tested by
+// tests/cuda/test_ops.cpp against the CPU float64 reference.
 #include "elementwise.cuh"
 #include "kernels.hpp"
 
@@ -143,6 +143,18 @@ struct ErfOp {
     return erf(x);  // erff for float: CUDA's is within 2 ulp (CUDA Math API, "Standard Functions")
   }
 };
+struct Log1pOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return log1p(x);  // log1pf for float: within 1 ulp (CUDA Math API)
+  }
+};
+struct Expm1Op {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return expm1(x);  // expm1f for float: within 1 ulp (CUDA Math API)
+  }
+};
 struct SigmoidOp {
   template <typename T>
   __device__ T operator()(T x) const {
@@ -215,6 +227,12 @@ void run_unary(const OpContext& ctx, const OpCall& call) {
         return;
       case OpId::erf:
         run(ErfOp{});
+        return;
+      case OpId::log1p:
+        run(Log1pOp{});
+        return;
+      case OpId::expm1:
+        run(Expm1Op{});
         return;
       default:
         break;

@@ -52,6 +52,8 @@ std::map<OpId, UnaryCase> unary_cases() {
       {OpId::sigmoid, {[](const Tensor& t) { return t.sigmoid(); }, Domain::Any, kTranscend32}},
       {OpId::tanh, {[](const Tensor& t) { return t.tanh(); }, Domain::Any, kTranscend32}},
       {OpId::erf, {[](const Tensor& t) { return t.erf(); }, Domain::Any, kTranscend32}},
+      {OpId::log1p, {[](const Tensor& t) { return t.log1p(); }, Domain::Positive, kTranscend32}},
+      {OpId::expm1, {[](const Tensor& t) { return t.expm1(); }, Domain::Any, kTranscend32}},
       {OpId::pow_scalar,
        {[](const Tensor& t) { return t.pow(3); }, Domain::SmallInt, kTranscend32}},
       {OpId::clamp, {[](const Tensor& t) { return t.clamp(-2, 2); }, Domain::Any, kExact32}},

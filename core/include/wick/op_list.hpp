@@ -29,6 +29,8 @@ namespace wick {
   X(sigmoid, Kernel, true)              \
   X(tanh, Kernel, true)                 \
   X(erf, Kernel, true)                  \
+  X(log1p, Kernel, true)                \
+  X(expm1, Kernel, true)                \
   X(pow_scalar, Kernel, true)           \
   X(clamp, Kernel, true)                \
   /* binary elementwise */              \

@@ -79,6 +79,8 @@ Tensor relu(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor tanh(const Tensor& a);
 Tensor erf(const Tensor& a);  // the error function (GELU's exact form uses it)
+Tensor log1p(const Tensor& a);  // log(1 + a), exact near 0 where log(1 + a) rounds 1 + a first
+Tensor expm1(const Tensor& a);  // exp(a) - 1, exact near 0
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 Tensor clamp_min(const Tensor& a, const Scalar& min);
 Tensor clamp_max(const Tensor& a, const Scalar& max);

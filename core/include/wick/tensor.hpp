@@ -137,6 +137,8 @@ class Tensor {
   Tensor relu() const;
   Tensor sigmoid() const;
   Tensor erf() const;
+  Tensor log1p() const;
+  Tensor expm1() const;
   Tensor tanh() const;
   Tensor pow(const Scalar& exponent) const;
   Tensor pow(const Tensor& exponent) const;
