@@ -4,34 +4,14 @@
 // tests/nn/test_loss.cpp (hand-computed values, gradients, errors) and tests/nn/test_parity.cpp.
 #include "wick/nn/loss.hpp"
 
+#include "loss_common.hpp"
+
 #include <sstream>
 
 namespace wick::nn {
 
-namespace {
-Tensor reduce(const Tensor& per_element, Reduction reduction) {
-  switch (reduction) {
-    case Reduction::Mean:
-      return per_element.mean();
-    case Reduction::Sum:
-      return per_element.sum();
-    case Reduction::None:
-      return per_element;
-  }
-  return per_element;
-}
-const char* reduction_name(Reduction r) {
-  switch (r) {
-    case Reduction::Mean:
-      return "mean";
-    case Reduction::Sum:
-      return "sum";
-    case Reduction::None:
-      return "none";
-  }
-  return "?";
-}
-}  // namespace
+using detail::reduce;
+using detail::reduction_name;
 
 Tensor functional::mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   WICK_CHECK(input.sizes() == target.sizes(), ShapeError, "mse_loss", "input ", describe(input),

@@ -7,6 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "gpu_test.hpp"
 #include "grad_cases.hpp"
@@ -110,4 +114,63 @@ TEST_CASE("gpu autograd: LayerNorm and Dropout on the device", "[autograd]") {
   manual_seed(5);
   const Tensor on_gpu = F::dropout(ones_cpu.to(kCUDA), 0.3, true);
   check_close(on_gpu, on_cpu, {}, "dropout mask and scale");
+}
+
+TEST_CASE("gpu autograd: the pointwise losses on the device", "[autograd]") {
+  namespace F = nn::functional;
+  // Each loss's float32 device values and input/target gradients against float64 on the CPU;
+  // the inputs cover both sides of every threshold (|d| against beta and delta, logits of both
+  // signs and 0, probabilities in (0, 1)).
+  const Tensor x = grad_cases::input({4, 6}, false, 3) * 2.0;
+  const Tensor y = grad_cases::input({4, 6}, false, 4);
+  const Tensor p = sigmoid(grad_cases::input({4, 6}, false, 5) * 3.0);
+  const Tensor q = rand({4, 6}, TensorOptions(kFloat64));
+  const Tensor pw = tensor({0.5, 2.0, 1.0, 3.0, 1.5, 0.25}, TensorOptions(kFloat64));
+  using Loss = std::function<Tensor(const Tensor&, const Tensor&, const Tensor&)>;
+  const std::vector<std::tuple<std::string, Loss, Tensor, Tensor>> losses = {
+      {"l1_loss",
+       [](const Tensor& a, const Tensor& b, const Tensor&) {
+         return F::l1_loss(a, b, F::L1LossFuncOptions(nn::kNone));
+       },
+       x, y},
+      {"smooth_l1_loss",
+       [](const Tensor& a, const Tensor& b, const Tensor&) {
+         return F::smooth_l1_loss(a, b, F::SmoothL1LossFuncOptions(nn::kNone).beta(0.8));
+       },
+       x, y},
+      {"huber_loss",
+       [](const Tensor& a, const Tensor& b, const Tensor&) {
+         return F::huber_loss(a, b, F::HuberLossFuncOptions(nn::kNone).delta(1.2));
+       },
+       x, y},
+      {"binary_cross_entropy",
+       [](const Tensor& a, const Tensor& b, const Tensor&) {
+         return F::binary_cross_entropy(a, b, F::BinaryCrossEntropyFuncOptions(nn::kNone));
+       },
+       p, q},
+      {"binary_cross_entropy_with_logits",
+       [](const Tensor& a, const Tensor& b, const Tensor& w) {
+         return F::binary_cross_entropy_with_logits(
+             a, b, F::BinaryCrossEntropyWithLogitsFuncOptions(nn::kNone).pos_weight(w));
+       },
+       x, q},
+  };
+  for (const auto& [name, loss, input, target] : losses) {
+    const Tensor xc = input.detach().requires_grad_(), yc = target.detach().requires_grad_();
+    const Tensor xg = input.detach().to(kCUDA, kFloat32).requires_grad_();
+    const Tensor yg = target.detach().to(kCUDA, kFloat32).requires_grad_();
+    const Tensor cpu_out = loss(xc, yc, pw);
+    const Tensor gpu_out = loss(xg, yg, pw.to(kCUDA, kFloat32));
+    REQUIRE(gpu_out.device().is_cuda());
+    check_gradient(gpu_out.detach(), cpu_out.detach(), name + " values");
+    cpu_out.backward(seed_for(cpu_out, TensorOptions(kFloat64)));
+    gpu_out.backward(seed_for(gpu_out, TensorOptions().dtype(kFloat32).device(kCUDA)));
+    check_gradient(xg.grad(), xc.grad(), name + ": input gradient");
+    check_gradient(yg.grad(), yc.grad(), name + ": target gradient");
+  }
+  // binary_cross_entropy's range check reads the device tensor: a typed error, then it works.
+  CHECK_THROWS_AS(F::binary_cross_entropy(full({3}, 1.5f).to(kCUDA), zeros({3}).to(kCUDA)),
+                  ValueError);
+  CHECK(F::binary_cross_entropy(full({3}, 0.5f).to(kCUDA), ones({3}).to(kCUDA)).item<double>() ==
+        Approx(std::log(2.0)));
 }
