@@ -88,3 +88,37 @@ TEST_CASE("an integer number becomes a float32 in one rounding", "[factories][dt
   CHECK(scalar_tensor(v).item<double>() == want);
   CHECK(Scalar(v).to<float>() == static_cast<float>(want));
 }
+
+TEST_CASE("tensor from nested lists, as torch::tensor", "[factories]") {
+  // Shapes from the nesting, row-major values, dtype as Python's torch.tensor.
+  Tensor m = tensor({{1.5, 2}, {3, 4}});
+  CHECK(m.sizes() == Shape{2, 2});
+  CHECK(m.dtype() == kFloat32);
+  CHECK(m.to_vector<float>() == std::vector<float>{1.5f, 2, 3, 4});
+  Tensor column = tensor({{1.0}, {2.0}, {3.0}});
+  CHECK(column.sizes() == Shape{3, 1});
+  Tensor ints = tensor({{1, 2, 3}, {4, 5, 6}});
+  CHECK(ints.dtype() == kInt64);
+  CHECK(ints.sizes() == Shape{2, 3});
+  CHECK(ints.to_vector<int64_t>() == std::vector<int64_t>{1, 2, 3, 4, 5, 6});
+  CHECK(tensor({int64_t{9007199254740993}}).item<int64_t>() == 9007199254740993);  // 2^53 + 1
+  CHECK(tensor({true, false}).dtype() == kBool);
+  CHECK(tensor({true, 2}).dtype() == kInt64);
+  CHECK(tensor({1, 2.5f}).dtype() == kFloat32);
+  Tensor cube = tensor({{{1, 2}, {3, 4}}, {{5, 6}, {7, 8}}}, kFloat64);
+  CHECK(cube.sizes() == Shape{2, 2, 2});
+  CHECK(cube.dtype() == kFloat64);
+  CHECK(cube.select(0, 1).select(0, 0).to_vector<double>() == std::vector<double>{5, 6});
+  CHECK(tensor({2.7, -1.2}, kInt64).to_vector<int64_t>() == std::vector<int64_t>{2, -1});
+  Tensor empty = tensor({});
+  CHECK(empty.sizes() == Shape{0});
+  CHECK(empty.dtype() == kFloat32);
+  CHECK(tensor({{}, {}}).sizes() == Shape{2, 0});
+  CHECK(tensor({{1.0, 2.0}}, TensorOptions().requires_grad(true)).requires_grad());
+  // Ragged lists and lists mixed with numbers are ShapeErrors that say where.
+  CHECK_THROWS_WITH(tensor({{1, 2}, {3}}), Catch::Contains("tensor") && Catch::Contains("ragged") &&
+                                               Catch::Contains("[2, 2]"));
+  CHECK_THROWS_AS(tensor({{1, 2}, 3}), ShapeError);
+  CHECK_THROWS_AS(tensor({1, {2, 3}}), ShapeError);
+  CHECK_THROWS_AS(tensor({{{1}}, {{2, 3}}}), ShapeError);
+}

@@ -244,8 +244,66 @@ Tensor detail::tensor_from_host(const void* data, size_t count, Dtype source_dty
   return finish(host.to(options.device(), dtype), options);
 }
 
-Tensor tensor(std::initializer_list<double> values, TensorOptions options) {
-  return tensor(std::vector<double>(values),
+namespace {
+
+// Walks a nested list depth first: the shape from the first item at each depth, every sibling
+// checked against it, the numbers in row-major order with the widest kind seen.
+struct Flattened {
+  Shape shape;
+  std::vector<double> floats;
+  std::vector<int64_t> ints;
+  NestedValues::Kind kind = NestedValues::Kind::Bool;
+  bool any_number = false;
+};
+
+void shape_of(const NestedValues& v, Shape& shape) {
+  if (!v.is_list()) return;
+  shape.push_back(static_cast<int64_t>(v.items().size()));
+  if (!v.items().empty()) shape_of(v.items().front(), shape);
+}
+
+void flatten(const NestedValues& v, size_t depth, Flattened& out) {
+  const bool expect_list = depth < out.shape.size();
+  WICK_CHECK(v.is_list() == expect_list, ShapeError, "tensor", "nested list of shape ", out.shape,
+             ": a ", v.is_list() ? "list" : "number", " at depth ", depth,
+             " where the first item has a ", expect_list ? "list" : "number");
+  if (!v.is_list()) {
+    out.any_number = true;
+    if (static_cast<int>(v.kind()) > static_cast<int>(out.kind)) out.kind = v.kind();
+    out.floats.push_back(v.value());
+    out.ints.push_back(v.kind() == NestedValues::Kind::Int ? v.int_value()
+                                                           : static_cast<int64_t>(v.value()));
+    return;
+  }
+  const auto length = static_cast<int64_t>(v.items().size());
+  WICK_CHECK(length == out.shape[depth], ShapeError, "tensor", "ragged nested list: a list of ",
+             length, " at depth ", depth, " where the first has ", out.shape[depth], " (shape ",
+             out.shape, ")");
+  for (const NestedValues& item : v.items()) flatten(item, depth + 1, out);
+}
+
+}  // namespace
+
+Tensor tensor(const NestedValues& values, TensorOptions options) {
+  Flattened flat;
+  shape_of(values, flat.shape);
+  flatten(values, 0, flat);
+  if (!flat.any_number) {
+    return tensor(std::vector<double>{}, flat.shape,
+                  options.has_dtype() ? options : options.dtype(kDefaultFloat));
+  }
+  switch (flat.kind) {
+    case NestedValues::Kind::Bool: {
+      std::vector<bool> bits;
+      for (double v : flat.floats) bits.push_back(v != 0);
+      return tensor(bits, flat.shape, options);
+    }
+    case NestedValues::Kind::Int:
+      return tensor(flat.ints, flat.shape, options);
+    case NestedValues::Kind::Float:
+      break;
+  }
+  return tensor(flat.floats, flat.shape,
                 options.has_dtype() ? options : options.dtype(kDefaultFloat));
 }
 

@@ -6,8 +6,10 @@
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "wick/tensor.hpp"
@@ -45,7 +47,40 @@ template <typename T>
 Tensor tensor(const std::vector<T>& values, TensorOptions options = {}) {
   return tensor(values, Shape{static_cast<int64_t>(values.size())}, options);
 }
-Tensor tensor(std::initializer_list<double> values, TensorOptions options = {});
+// A nested list of numbers, as torch::tensor takes it: tensor({1.5, 2}), tensor({{1, 2}, {3, 4}}),
+// tensor({{{true}}}). Every list at one depth must have the same length (else a ShapeError).
+// The dtype follows Python's torch.tensor unless options name one: float32 if any number is
+// floating, else int64 if any is an integer, else bool; an empty list is float32 [0].
+class NestedValues {
+ public:
+  NestedValues() = default;                                // {}: an empty list
+  NestedValues(std::initializer_list<NestedValues> items)  // NOLINT: implicit, as a literal
+      : items_(items), is_list_(true) {}
+  template <typename T>
+  requires std::is_arithmetic_v<T> NestedValues(T v)  // NOLINT: implicit, as a literal
+      : value_(static_cast<double>(v)),
+        kind_(std::is_same_v<T, bool> ? Kind::Bool
+              : std::is_integral_v<T> ? Kind::Int
+                                      : Kind::Float),
+        is_list_(false) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+      int_value_ = static_cast<int64_t>(v);
+  }
+  enum class Kind { Bool, Int, Float };
+  bool is_list() const { return is_list_; }
+  const std::vector<NestedValues>& items() const { return items_; }
+  double value() const { return value_; }
+  int64_t int_value() const { return int_value_; }
+  Kind kind() const { return kind_; }
+
+ private:
+  std::vector<NestedValues> items_;
+  double value_ = 0;
+  int64_t int_value_ = 0;  // integers kept exact past 2^53
+  Kind kind_ = Kind::Float;
+  bool is_list_ = true;
+};
+Tensor tensor(const NestedValues& values, TensorOptions options = {});
 Tensor scalar_tensor(const Scalar& value, TensorOptions options = {});
 
 // Seeds the generator that rand/randn use on every device (Philox-4x32-10, keyed on seed).
@@ -78,7 +113,7 @@ Tensor sqrt(const Tensor& a);
 Tensor relu(const Tensor& a);
 Tensor sigmoid(const Tensor& a);
 Tensor tanh(const Tensor& a);
-Tensor erf(const Tensor& a);  // the error function (GELU's exact form uses it)
+Tensor erf(const Tensor& a);    // the error function (GELU's exact form uses it)
 Tensor log1p(const Tensor& a);  // log(1 + a), exact near 0 where log(1 + a) rounds 1 + a first
 Tensor expm1(const Tensor& a);  // exp(a) - 1, exact near 0
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
