@@ -537,6 +537,13 @@ Tensor where_impl(const Tensor& condition, const Operand& a, const Operand& b) {
 Tensor where(const Tensor& c, const Tensor& a, const Tensor& b) { return where_impl(c, a, b); }
 Tensor where(const Tensor& c, const Tensor& a, const Scalar& b) { return where_impl(c, a, b); }
 Tensor where(const Tensor& c, const Scalar& a, const Tensor& b) { return where_impl(c, a, b); }
+Tensor where(const Tensor& c, const Scalar& a, const Scalar& b) {
+  detail::check_defined("where", {&c});
+  const Dtype dtype = a.is_floating() || b.is_floating()       ? kDefaultFloat
+                      : a.kind() == kBool && b.kind() == kBool ? kBool
+                                                               : kInt64;
+  return where_impl(c, full({}, a, TensorOptions().dtype(dtype).device(c.device())), b);
+}
 
 bool equal(const Tensor& a, const Tensor& b) {
   if (a.sizes() != b.sizes()) return false;

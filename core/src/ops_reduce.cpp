@@ -135,6 +135,22 @@ Tensor mean(const Tensor& a, int64_t dim, bool keepdim) {
 Tensor mean(const Tensor& a, const Shape& dims, bool keepdim) {
   return reduce(OpId::mean, a, dims, dims.empty(), keepdim, false).values;
 }
+Tensor var(const Tensor& a, const Shape& dims, bool unbiased, bool keepdim) {
+  detail::check_defined("var", {&a});
+  WICK_CHECK(is_floating(a.dtype()), DtypeError, "var", "takes floating tensors (as PyTorch), got ",
+             describe(a));
+  const Tensor centre = mean(a, dims, /*keepdim=*/true);
+  const Tensor deviation = a - centre;
+  const Tensor squares = sum(deviation * deviation, dims, keepdim);
+  // The count of each reduced group: the input's elements over the groups'.
+  const int64_t n = centre.numel() == 0 ? 0 : a.numel() / centre.numel();
+  const int64_t divisor = std::max<int64_t>(n - (unbiased ? 1 : 0), 0);
+  return squares / static_cast<double>(divisor);
+}
+Tensor std(const Tensor& a, const Shape& dims, bool unbiased, bool keepdim) {
+  return sqrt(var(a, dims, unbiased, keepdim));
+}
+
 Tensor max(const Tensor& a) { return reduce(OpId::max, a, {}, true, false, false).values; }
 Tensor min(const Tensor& a) { return reduce(OpId::min, a, {}, true, false, false).values; }
 std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim) {
@@ -172,6 +188,8 @@ Tensor Tensor::sum(const Shape& d, bool k) const { return wick::sum(*this, d, k)
 Tensor Tensor::mean() const { return wick::mean(*this); }
 Tensor Tensor::mean(int64_t d, bool k) const { return wick::mean(*this, d, k); }
 Tensor Tensor::mean(const Shape& d, bool k) const { return wick::mean(*this, d, k); }
+Tensor Tensor::var(const Shape& d, bool u, bool k) const { return wick::var(*this, d, u, k); }
+Tensor Tensor::std(const Shape& d, bool u, bool k) const { return wick::std(*this, d, u, k); }
 Tensor Tensor::max() const { return wick::max(*this); }
 std::tuple<Tensor, Tensor> Tensor::max(int64_t d, bool k) const { return wick::max(*this, d, k); }
 Tensor Tensor::min() const { return wick::min(*this); }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -173,4 +174,28 @@ TEST_CASE("gpu autograd: the pointwise losses on the device", "[autograd]") {
                   ValueError);
   CHECK(F::binary_cross_entropy(full({3}, 0.5f).to(kCUDA), ones({3}).to(kCUDA)).item<double>() ==
         Approx(std::log(2.0)));
+}
+
+TEST_CASE("gpu autograd: var and std on the device", "[autograd]") {
+  // Compositions of mean, sub, mul and sum: float32 device values and gradients against float64
+  // on the CPU, over all elements and over dims.
+  const Tensor x = grad_cases::input({5, 7}, false, 6) * 3.0 + 2.0;
+  for (const Shape& dims : {Shape{}, Shape{0}, Shape{1}}) {
+    for (bool unbiased : {true, false}) {
+      const Tensor xc = x.detach().requires_grad_();
+      const Tensor xg = x.detach().to(kCUDA, kFloat32).requires_grad_();
+      const Tensor cpu_out = xc.var(dims, unbiased) + xc.std(dims, unbiased);
+      const Tensor gpu_out = xg.var(dims, unbiased) + xg.std(dims, unbiased);
+      std::ostringstream name;
+      name << "var + std over " << dims;
+      const std::string what = name.str();
+      check_gradient(gpu_out.detach(), cpu_out.detach(), what + " values");
+      cpu_out.backward(seed_for(cpu_out, TensorOptions(kFloat64)));
+      gpu_out.backward(seed_for(gpu_out, TensorOptions().dtype(kFloat32).device(kCUDA)));
+      check_gradient(xg.grad(), xc.grad(), what + ": gradient");
+    }
+  }
+  const Tensor chosen = where(tensor({true, false}).to(kCUDA), 2.5, -1);
+  CHECK(chosen.device().is_cuda());
+  CHECK(chosen.to(kCPU).to_vector<float>() == std::vector<float>{2.5f, -1.0f});
 }

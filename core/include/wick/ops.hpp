@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -136,6 +137,9 @@ Tensor ge(const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor where(const Tensor& condition, const Tensor& a, const Scalar& b);
 Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
+// Two numbers: float32 if either is floating, else int64 (bool if both are), as torch.where
+// with Python numbers; on the condition's device.
+Tensor where(const Tensor& condition, const Scalar& a, const Scalar& b);
 bool equal(const Tensor& a, const Tensor& b);  // same sizes and values
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
 
@@ -146,6 +150,23 @@ Tensor sum(const Tensor& a, const Shape& dims, bool keepdim = false);
 Tensor mean(const Tensor& a);  // floating only, as PyTorch
 Tensor mean(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor mean(const Tensor& a, const Shape& dims, bool keepdim = false);
+// Variance over all elements or dims (empty dims: all): sum((x - mean)^2) / (n - 1), or / n
+// when unbiased is false, as torch.var; n - 1 <= 0 gives inf or NaN as PyTorch's. Two passes
+// (the mean first), so a large mean against a small spread keeps its digits; built from mean,
+// sub, mul and sum, so autograd and both devices come with them. Floating only. std = sqrt(var).
+// Dims go in a list, var(x, {0}). var(x, false) is over all elements; the bool overload takes a
+// bool only, so var(x, 0) does not compile and var(x, {1}) is dim 1 (libtorch's var(bool) takes
+// both: x.var(0) and x.var({1}) silently mean unbiased = false and true there).
+Tensor var(const Tensor& a, const Shape& dims = {}, bool unbiased = true, bool keepdim = false);
+template <std::same_as<bool> B>
+Tensor var(const Tensor& a, B unbiased) {
+  return var(a, Shape{}, unbiased, false);
+}
+Tensor std(const Tensor& a, const Shape& dims = {}, bool unbiased = true, bool keepdim = false);
+template <std::same_as<bool> B>
+Tensor std(const Tensor& a, B unbiased) {
+  return std(a, Shape{}, unbiased, false);
+}
 Tensor max(const Tensor& a);
 Tensor min(const Tensor& a);
 std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = false);

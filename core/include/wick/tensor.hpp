@@ -4,6 +4,7 @@
 // checking and dispatch. See docs/tour.md for the path from a method call to a kernel.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -165,6 +166,17 @@ class Tensor {
   Tensor mean() const;
   Tensor mean(int64_t dim, bool keepdim = false) const;
   Tensor mean(const Shape& dims, bool keepdim = false) const;
+  // wick::var and wick::std: dims in a list, or one bool (unbiased) for all elements.
+  Tensor var(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
+  template <std::same_as<bool> B>
+  Tensor var(B unbiased) const {
+    return var(Shape{}, unbiased, false);
+  }
+  Tensor std(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
+  template <std::same_as<bool> B>
+  Tensor std(B unbiased) const {
+    return std(Shape{}, unbiased, false);
+  }
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
