@@ -199,3 +199,26 @@ TEST_CASE("gpu autograd: var and std on the device", "[autograd]") {
   CHECK(chosen.device().is_cuda());
   CHECK(chosen.to(kCPU).to_vector<float>() == std::vector<float>{2.5f, -1.0f});
 }
+
+TEST_CASE("gpu autograd: BatchNorm1d on the device", "[autograd]") {
+  // A training step and an eval step on float32 device tensors against float64 on the CPU:
+  // outputs, input/weight/bias gradients and the running statistics the step moved.
+  const Tensor x = grad_cases::input({6, 3, 4}, false, 7) * 2.0 + 1.0;
+  nn::BatchNorm1d cpu_bn(3), gpu_bn(3);
+  cpu_bn->to(kFloat64);
+  gpu_bn->to(kCUDA);
+  const Tensor xc = x.detach().requires_grad_();
+  const Tensor xg = x.detach().to(kCUDA, kFloat32).requires_grad_();
+  const Tensor cpu_out = cpu_bn(xc), gpu_out = gpu_bn(xg);
+  check_gradient(gpu_out.detach(), cpu_out.detach(), "batch_norm values");
+  cpu_out.backward(seed_for(cpu_out, TensorOptions(kFloat64)));
+  gpu_out.backward(seed_for(gpu_out, TensorOptions().dtype(kFloat32).device(kCUDA)));
+  check_gradient(xg.grad(), xc.grad(), "batch_norm: input gradient");
+  check_gradient(gpu_bn->weight.grad(), cpu_bn->weight.grad(), "batch_norm: weight gradient");
+  check_gradient(gpu_bn->bias.grad(), cpu_bn->bias.grad(), "batch_norm: bias gradient");
+  check_gradient(gpu_bn->running_var, cpu_bn->running_var, "batch_norm: running_var");
+  CHECK(gpu_bn->num_batches_tracked.device().is_cuda());
+  cpu_bn->eval();
+  gpu_bn->eval();
+  check_gradient(gpu_bn(xg).detach(), cpu_bn(xc).detach(), "batch_norm: eval values");
+}

@@ -2,6 +2,7 @@
 // clipping (nn::utils), and the safetensors save/load (wick/serialize.hpp). See docs/nn.md; tested by tests/nn.
 #pragma once
 
+#include "wick/nn/batchnorm.hpp"
 #include "wick/nn/layers.hpp"
 #include "wick/nn/loss.hpp"
 #include "wick/nn/loss_pointwise.hpp"

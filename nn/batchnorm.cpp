@@ -1,0 +1,126 @@
+// batchnorm.cpp: batch_norm and BatchNorm1d from mean, var and elementwise ops. The batch
+// statistics are taken over every dim but the channel dim; the normalisation is written as
+// PyTorch's CPU kernel orders it, (x - mean) * (1 / sqrt(var + eps)) * weight + bias.
+#include "wick/nn/batchnorm.hpp"
+
+#include <sstream>
+
+#include "wick/autograd.hpp"
+
+namespace wick::nn {
+
+namespace {
+
+void check_channel_tensor(const Tensor& t, const char* what, const Tensor& input) {
+  if (!t.defined()) return;
+  WICK_CHECK(t.dim() == 1 && t.size(0) == input.size(1), ShapeError, "batch_norm", what, " ",
+             describe(t), " must be [", input.size(1), "], one per channel of input ",
+             describe(input));
+  WICK_CHECK(t.device() == input.device(), DeviceError, "batch_norm", what, " ", describe(t),
+             " and input ", describe(input), " are on different devices");
+}
+
+}  // namespace
+
+Tensor functional::batch_norm(const Tensor& input, const Tensor& running_mean,
+                              const Tensor& running_var, const BatchNormFuncOptions& options) {
+  WICK_CHECK(input.defined(), ValueError, "batch_norm", "input must be a defined tensor");
+  WICK_CHECK(input.dim() == 2 || input.dim() == 3, ShapeError, "batch_norm", "input ",
+             describe(input), " must be [N, C] or [N, C, L]");
+  WICK_CHECK(input.is_floating_point(), DtypeError, "batch_norm", "input ", describe(input),
+             " must be floating point");
+  WICK_CHECK(running_mean.defined() == running_var.defined(), ValueError, "batch_norm",
+             "running_mean and running_var must both be given or both be undefined");
+  check_channel_tensor(running_mean, "running_mean", input);
+  check_channel_tensor(running_var, "running_var", input);
+  check_channel_tensor(options.weight(), "weight", input);
+  check_channel_tensor(options.bias(), "bias", input);
+  const Shape reduce_dims = input.dim() == 2 ? Shape{0} : Shape{0, 2};
+  const Shape channel_shape =
+      input.dim() == 2 ? Shape{1, input.size(1)} : Shape{1, input.size(1), 1};
+  const int64_t per_channel = input.size(1) == 0 ? 0 : input.numel() / input.size(1);
+  Tensor mean, var;
+  if (options.training() || !running_mean.defined()) {
+    WICK_CHECK(!options.training() || per_channel > 1, ValueError, "batch_norm",
+               "expected more than 1 value per channel when training, got input ", describe(input));
+    mean = wick::mean(input, reduce_dims, /*keepdim=*/true);
+    var = wick::var(input, reduce_dims, /*unbiased=*/false, /*keepdim=*/true);
+    if (options.training() && running_mean.defined()) {
+      const double m = options.momentum().value_or(0.0);
+      const double bessel = static_cast<double>(per_channel) / static_cast<double>(per_channel - 1);
+      NoGradGuard no_grad;
+      Tensor rm = running_mean, rv = running_var;  // handles: the buffers change in place
+      rm.mul_(1 - m).add_(mean.detach().reshape({-1}).to(rm.dtype()), m);
+      rv.mul_(1 - m).add_((var.detach().reshape({-1}) * bessel).to(rv.dtype()), m);
+    }
+  } else {
+    mean = running_mean.reshape(channel_shape);
+    var = running_var.reshape(channel_shape);
+  }
+  Tensor out = (input - mean) * (var + options.eps()).pow(-0.5);  // pow(-0.5) is 1 / sqrt
+  if (options.weight().defined()) out = out * options.weight().reshape(channel_shape);
+  if (options.bias().defined()) out = out + options.bias().reshape(channel_shape);
+  return out;
+}
+
+BatchNorm1dImpl::BatchNorm1dImpl(BatchNorm1dOptions options) : options_(options) {
+  const int64_t c = options_.num_features();
+  WICK_CHECK(c > 0, ValueError, "nn::BatchNorm1d", "num_features ", c, " must be positive");
+  if (options_.affine()) {
+    weight = register_parameter("weight", ones({c}));
+    bias = register_parameter("bias", zeros({c}));
+  }
+  if (options_.track_running_stats()) {
+    running_mean = register_buffer("running_mean", zeros({c}));
+    running_var = register_buffer("running_var", ones({c}));
+    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, kInt64));
+  }
+}
+
+void BatchNorm1dImpl::reset_running_stats() {
+  if (!options_.track_running_stats()) return;
+  NoGradGuard no_grad;
+  Tensor rm = running_mean, rv = running_var, count = num_batches_tracked;
+  rm.fill_(0);
+  rv.fill_(1);
+  count.fill_(0);
+}
+
+Tensor BatchNorm1dImpl::forward(const Tensor& input) const {
+  WICK_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3), ShapeError,
+             "nn::BatchNorm1d", "expected a 2-D or 3-D input, got ",
+             input.defined() ? describe(input) : std::string("an undefined tensor"));
+  WICK_CHECK(input.size(1) == options_.num_features(), ShapeError, "nn::BatchNorm1d", "input ",
+             describe(input), " has ", input.size(1), " channels (dim 1), the module ",
+             options_.num_features());
+  std::optional<double> momentum = options_.momentum();
+  const bool training = is_training();
+  if (training && options_.track_running_stats()) {
+    NoGradGuard no_grad;
+    Tensor count = num_batches_tracked;
+    count.add_(1);
+    if (!momentum) momentum = 1.0 / static_cast<double>(count.item<int64_t>());
+  }
+  return functional::batch_norm(input, running_mean, running_var,
+                                BatchNormFuncOptions()
+                                    .weight(weight)
+                                    .bias(bias)
+                                    .training(training || !options_.track_running_stats())
+                                    .momentum(momentum)
+                                    .eps(options_.eps()));
+}
+
+std::string BatchNorm1dImpl::extra_repr() const {
+  std::ostringstream out;
+  out << options_.num_features() << ", eps=" << options_.eps() << ", momentum=";
+  if (options_.momentum()) {
+    out << *options_.momentum();
+  } else {
+    out << "None";
+  }
+  out << ", affine=" << (options_.affine() ? "True" : "False")
+      << ", track_running_stats=" << (options_.track_running_stats() ? "True" : "False");
+  return out.str();
+}
+
+}  // namespace wick::nn

@@ -1,0 +1,117 @@
+// batchnorm.hpp: BatchNorm1d and functional::batch_norm, as torch.nn.BatchNorm1d: per channel
+// (dim 1 of [N, C] or [N, C, L]), (x - mean) / sqrt(var + eps) * weight + bias, with the batch's
+// statistics in training and the running ones in eval(). A composition of ops (mean, var,
+// in-place updates of the running buffers under no-grad), so the gradient comes from autograd's
+// rules and it runs on either device. Tested against python3-torch 1.13 in
+// tests/nn/test_batchnorm.cpp.
+#pragma once
+
+#include <optional>
+
+#include "wick/nn/module.hpp"
+#include "wick/ops.hpp"
+
+namespace wick::nn {
+
+// momentum: the running statistics move by this fraction per training batch; nullopt gives the
+// cumulative average (1 / batches seen), as PyTorch's momentum=None.
+class BatchNormFuncOptions {
+ public:
+  BatchNormFuncOptions& weight(Tensor w) {
+    weight_ = std::move(w);
+    return *this;
+  }
+  BatchNormFuncOptions& bias(Tensor b) {
+    bias_ = std::move(b);
+    return *this;
+  }
+  BatchNormFuncOptions& training(bool on) {
+    training_ = on;
+    return *this;
+  }
+  BatchNormFuncOptions& momentum(std::optional<double> m) {
+    momentum_ = m;
+    return *this;
+  }
+  BatchNormFuncOptions& eps(double e) {
+    eps_ = e;
+    return *this;
+  }
+  const Tensor& weight() const { return weight_; }
+  const Tensor& bias() const { return bias_; }
+  bool training() const { return training_; }
+  std::optional<double> momentum() const { return momentum_; }
+  double eps() const { return eps_; }
+
+ private:
+  Tensor weight_, bias_;
+  bool training_ = false;
+  std::optional<double> momentum_ = 0.1;
+  double eps_ = 1e-5;
+};
+
+namespace functional {
+// input [N, C] or [N, C, L] (floating); running_mean and running_var [C] or undefined; weight
+// and bias [C] or undefined. In training (or without running statistics) it normalises with
+// the batch's mean and biased variance and, where running statistics are given, moves them
+// towards the batch's mean and unbiased variance by momentum (in place, not recorded). In eval
+// it normalises with the running statistics. Training on one value per channel is a ValueError.
+// momentum nullopt here means 0 (the module passes 1 / batches seen).
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const BatchNormFuncOptions& options = {});
+}  // namespace functional
+
+class BatchNorm1dOptions {
+ public:
+  BatchNorm1dOptions(int64_t num_features) : num_features_(num_features) {}  // NOLINT
+  BatchNorm1dOptions& eps(double e) {
+    eps_ = e;
+    return *this;
+  }
+  BatchNorm1dOptions& momentum(std::optional<double> m) {
+    momentum_ = m;
+    return *this;
+  }
+  BatchNorm1dOptions& affine(bool on) {
+    affine_ = on;
+    return *this;
+  }
+  BatchNorm1dOptions& track_running_stats(bool on) {
+    track_running_stats_ = on;
+    return *this;
+  }
+  int64_t num_features() const { return num_features_; }
+  double eps() const { return eps_; }
+  std::optional<double> momentum() const { return momentum_; }
+  bool affine() const { return affine_; }
+  bool track_running_stats() const { return track_running_stats_; }
+
+ private:
+  int64_t num_features_;
+  double eps_ = 1e-5;
+  std::optional<double> momentum_ = 0.1;
+  bool affine_ = true;
+  bool track_running_stats_ = true;
+};
+
+// Parameters weight (ones) and bias (zeros) with affine; buffers running_mean (zeros),
+// running_var (ones) and num_batches_tracked (int64 0) with track_running_stats, named as
+// PyTorch's state_dict names them, so save/load and Module::to carry them.
+class BatchNorm1dImpl : public Module {
+ public:
+  explicit BatchNorm1dImpl(BatchNorm1dOptions options);
+  Tensor forward(const Tensor& input) const;
+  // Running statistics back to zeros and ones, the batch count to 0.
+  void reset_running_stats();
+  const BatchNorm1dOptions& options() const { return options_; }
+  std::string extra_repr() const override;
+
+  Tensor weight, bias;                                    // undefined without affine
+  Tensor running_mean, running_var, num_batches_tracked;  // undefined without tracking
+
+ private:
+  BatchNorm1dOptions options_;
+};
+WICK_MODULE(BatchNorm1d);
+
+}  // namespace wick::nn

@@ -1,0 +1,148 @@
+// test_batchnorm.cpp: BatchNorm1d against torch.nn.BatchNorm1d (python3-torch 1.13, float64;
+// batchnorm_golden.inc from make_batchnorm_golden.py) through two training steps and an eval
+// step: outputs, running statistics (momentum and the cumulative average), gradients of input,
+// weight and bias; float32 too; gradcheck; buffers saved and moved; errors.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+#include <wick/wick.hpp>
+
+namespace nn = wick::nn;
+using wick::Tensor;
+
+namespace {
+
+struct BatchNormCase {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::optional<double> momentum;
+  std::vector<double> weight, bias, x1, x2, x3, seed, out1, mean1, var1, out2, mean2, var2, out3,
+      grad_x1, grad_affine;
+};
+
+#include "batchnorm_golden.inc"
+
+void check_values(const Tensor& got, const std::vector<double>& want, double rel,
+                  const char* what) {
+  INFO(what);
+  const std::vector<double> values = got.to(wick::kFloat64).to_vector<double>();
+  REQUIRE(values.size() == want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("element " << i << ": " << values[i] << " against " << want[i]);
+    CHECK(std::abs(values[i] - want[i]) <= rel * std::max(1.0, std::abs(want[i])));
+  }
+}
+
+void check_case(const BatchNormCase& c, wick::Dtype dtype, double rel) {
+  INFO("case " << c.name << " in " << dtype);
+  const auto opts = wick::TensorOptions(dtype);
+  const wick::Shape shape(c.shape);
+  nn::BatchNorm1d bn(nn::BatchNorm1dOptions(c.shape[1]).momentum(c.momentum));
+  bn->to(dtype);
+  {
+    wick::NoGradGuard no_grad;
+    bn->weight.copy_(wick::tensor(c.weight, opts));
+    bn->bias.copy_(wick::tensor(c.bias, opts));
+  }
+  Tensor x1 = wick::tensor(c.x1, shape, opts).requires_grad_();
+  Tensor out1 = bn(x1);
+  check_values(out1, c.out1, rel, "training output, step 1");
+  (out1 * wick::tensor(c.seed, shape, opts)).sum().backward();
+  check_values(x1.grad(), c.grad_x1, rel, "d x1");
+  check_values(wick::cat({bn->weight.grad(), bn->bias.grad()}), c.grad_affine, rel,
+               "d weight and d bias");
+  check_values(bn->running_mean, c.mean1, rel, "running_mean after step 1");
+  check_values(bn->running_var, c.var1, rel, "running_var after step 1");
+  CHECK(bn->num_batches_tracked.item<int64_t>() == 1);
+  check_values(bn(wick::tensor(c.x2, shape, opts)), c.out2, rel, "training output, step 2");
+  check_values(bn->running_mean, c.mean2, rel, "running_mean after step 2");
+  check_values(bn->running_var, c.var2, rel, "running_var after step 2");
+  CHECK(bn->num_batches_tracked.item<int64_t>() == 2);
+  CHECK_FALSE(bn->running_mean.requires_grad());
+  bn->eval();
+  check_values(bn(wick::tensor(c.x3, shape, opts)), c.out3, rel, "eval output");
+  CHECK(bn->num_batches_tracked.item<int64_t>() == 2);  // eval leaves the statistics alone
+  check_values(bn->running_mean, c.mean2, rel, "running_mean after eval");
+}
+
+}  // namespace
+
+TEST_CASE("BatchNorm1d matches PyTorch in float64 and float32") {
+  REQUIRE(kBatchNormCases.size() == 4);
+  for (const BatchNormCase& c : kBatchNormCases) check_case(c, wick::kFloat64, 1e-12);
+  for (const BatchNormCase& c : kBatchNormCases) check_case(c, wick::kFloat32, 5e-6);
+}
+
+TEST_CASE("batch_norm passes gradcheck in input, weight and bias") {
+  const auto opts = wick::TensorOptions(wick::kFloat64).requires_grad(true);
+  wick::manual_seed(31);
+  Tensor x = wick::randn({4, 3, 2}, opts), w = wick::randn({3}, opts), b = wick::randn({3}, opts);
+  Tensor rm = wick::zeros({3}, wick::kFloat64), rv = wick::ones({3}, wick::kFloat64);
+  for (bool training : {true, false}) {
+    CHECK(wick::autograd::gradcheck(
+              [&](const std::vector<Tensor>& in) {
+                return nn::F::batch_norm(
+                           in[0], rm, rv,
+                           nn::BatchNormFuncOptions().weight(in[1]).bias(in[2]).training(training))
+                    .reshape({-1});
+              },
+              {x, w, b}) == "");
+  }
+}
+
+TEST_CASE("BatchNorm1d's buffers: names, saving, moving, options") {
+  nn::BatchNorm1d bn(4);
+  std::vector<std::string> names;
+  for (const auto& [name, t] : bn->named_buffers()) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"running_mean", "running_var", "num_batches_tracked"});
+  CHECK(bn->parameters().size() == 2);
+  std::ostringstream printed;
+  printed << bn;
+  CHECK(printed.str() ==
+        "BatchNorm1d(4, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)");
+  bn->to(wick::kFloat64);
+  CHECK(bn->running_var.dtype() == wick::kFloat64);
+  CHECK(bn->num_batches_tracked.dtype() == wick::kInt64);  // integer buffers keep their dtype
+  bn(wick::randn({8, 4}, wick::kFloat64));
+  // Saved and loaded bit-exact, the int64 batch count included.
+  const auto path = std::filesystem::temp_directory_path() / "wick_test_batchnorm.safetensors";
+  wick::save(bn, path);
+  nn::BatchNorm1d copy(4);
+  copy->to(wick::kFloat64);
+  wick::load(copy, path);
+  std::filesystem::remove(path);
+  CHECK(wick::equal(copy->running_var, bn->running_var));
+  CHECK(copy->num_batches_tracked.item<int64_t>() == 1);
+  bn->reset_running_stats();
+  CHECK(wick::equal(bn->running_mean, wick::zeros({4}, wick::kFloat64)));
+  CHECK(bn->num_batches_tracked.item<int64_t>() == 0);
+  // Without tracking there are no buffers and eval() still uses the batch's statistics.
+  nn::BatchNorm1d plain(nn::BatchNorm1dOptions(2).track_running_stats(false).affine(false));
+  CHECK(plain->named_buffers().empty());
+  CHECK(plain->parameters().empty());
+  plain->eval();
+  Tensor y = plain(wick::tensor({1.0, 10.0, 3.0, 20.0}).reshape({2, 2}));
+  CHECK(y.to_vector<float>()[0] == Approx(-1.0).epsilon(1e-4));
+}
+
+TEST_CASE("BatchNorm1d rejects bad input with clear errors") {
+  nn::BatchNorm1d bn(3);
+  CHECK_THROWS_WITH(bn(wick::zeros({4, 5})),
+                    Catch::Contains("BatchNorm1d") && Catch::Contains("[4, 5]"));
+  CHECK_THROWS_AS(bn(wick::zeros({4})), wick::ShapeError);
+  CHECK_THROWS_AS(bn(wick::zeros({2, 3, 4, 5})), wick::ShapeError);
+  CHECK_THROWS_WITH(bn(wick::zeros({1, 3})), Catch::Contains("more than 1 value per channel"));
+  CHECK_THROWS_AS(bn(wick::zeros({4, 3}, wick::kInt64)), wick::DtypeError);
+  CHECK_THROWS_AS(nn::BatchNorm1d(0), wick::ValueError);
+  CHECK_THROWS_AS(nn::F::batch_norm(wick::zeros({4, 3}), wick::zeros({2}), wick::ones({2})),
+                  wick::ShapeError);
+  CHECK_THROWS_AS(nn::F::batch_norm(wick::zeros({4, 3}), wick::zeros({3}), Tensor()),
+                  wick::ValueError);
+  // One sample in eval() uses the running statistics, so it is fine.
+  bn->eval();
+  CHECK(bn(wick::ones({1, 3})).sizes() == wick::Shape{1, 3});
+}
