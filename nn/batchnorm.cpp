@@ -18,6 +18,10 @@ void check_channel_tensor(const Tensor& t, const char* what, const Tensor& input
              describe(input));
   WICK_CHECK(t.device() == input.device(), DeviceError, "batch_norm", what, " ", describe(t),
              " and input ", describe(input), " are on different devices");
+  // As PyTorch's "mixed dtype" check; it also comes before the running statistics change, so a
+  // refused call leaves them as they were.
+  WICK_CHECK(t.dtype() == input.dtype(), DtypeError, "batch_norm", what, " ", describe(t),
+             " must have the dtype of input ", describe(input));
 }
 
 }  // namespace
@@ -39,13 +43,17 @@ Tensor functional::batch_norm(const Tensor& input, const Tensor& running_mean,
   const Shape channel_shape =
       input.dim() == 2 ? Shape{1, input.size(1)} : Shape{1, input.size(1), 1};
   const int64_t per_channel = input.size(1) == 0 ? 0 : input.numel() / input.size(1);
+  WICK_CHECK(options.training() || running_mean.defined(), ValueError, "batch_norm",
+             "running_mean and running_var must be given in evaluation mode (training false)");
   Tensor mean, var;
-  if (options.training() || !running_mean.defined()) {
-    WICK_CHECK(!options.training() || per_channel > 1, ValueError, "batch_norm",
+  if (options.training()) {
+    // PyTorch's rule: exactly one value per channel is refused; an empty batch gives an empty
+    // result and leaves the running statistics alone.
+    WICK_CHECK(per_channel != 1, ValueError, "batch_norm",
                "expected more than 1 value per channel when training, got input ", describe(input));
     mean = wick::mean(input, reduce_dims, /*keepdim=*/true);
     var = wick::var(input, reduce_dims, /*unbiased=*/false, /*keepdim=*/true);
-    if (options.training() && running_mean.defined()) {
+    if (running_mean.defined() && per_channel > 1) {
       const double m = options.momentum().value_or(0.0);
       const double bessel = static_cast<double>(per_channel) / static_cast<double>(per_channel - 1);
       NoGradGuard no_grad;

@@ -32,8 +32,8 @@ void check_pair(const Tensor& input, const Tensor& target, const char* op) {
 // A weight that must broadcast to `shape` without changing it (PyTorch expands it to the input).
 void check_rescaling(const Tensor& w, const char* what, const Tensor& input, const char* op) {
   if (!w.defined()) return;
-  WICK_CHECK(w.is_floating_point(), DtypeError, op, what, " ", describe(w),
-             " must be floating point");
+  WICK_CHECK(w.dtype() == input.dtype(), DtypeError, op, what, " ", describe(w),
+             " must have the dtype of input ", describe(input), " (as PyTorch requires)");
   WICK_CHECK(w.device() == input.device(), DeviceError, op, what, " ", describe(w), " and input ",
              describe(input), " are on different devices");
   bool fits = w.dim() <= input.dim();
@@ -72,7 +72,8 @@ Tensor functional::smooth_l1_loss(const Tensor& input, const Tensor& target,
   Tensor z = (input - target).abs();
   if (beta == 0) return reduce(z, options.reduction());
   // PyTorch's order of operations: 0.5 * z * z / beta (the 0.5 is exact), z - 0.5 * beta.
-  Tensor loss = where(lt(z, beta), z * 0.5 * z / beta, z - 0.5 * beta);
+  const Tensor zq = clamp_max(z, beta);  // the quadratic branch's input: finite where z is inf
+  Tensor loss = where(lt(z, beta), zq * 0.5 * zq / beta, z - 0.5 * beta);
   return reduce(loss, options.reduction());
 }
 
@@ -83,7 +84,8 @@ Tensor functional::huber_loss(const Tensor& input, const Tensor& target,
   const double delta = options.delta();
   WICK_CHECK(delta > 0, ValueError, op, "delta ", delta, " must be positive");
   Tensor z = (input - target).abs();
-  Tensor loss = where(lt(z, delta), z * 0.5 * z, (z - 0.5 * delta) * delta);
+  const Tensor zq = clamp_max(z, delta);
+  Tensor loss = where(lt(z, delta), zq * 0.5 * zq, (z - 0.5 * delta) * delta);
   return reduce(loss, options.reduction());
 }
 
@@ -91,6 +93,8 @@ Tensor functional::binary_cross_entropy(const Tensor& input, const Tensor& targe
                                         const BCELossOptions& options) {
   const char* op = "binary_cross_entropy";
   check_pair(input, target, op);
+  WICK_CHECK(target.dtype() == input.dtype(), DtypeError, op, "target ", describe(target),
+             " must have the dtype of input ", describe(input), " (as PyTorch requires)");
   check_rescaling(options.weight(), "weight", input, op);
   if (input.numel() > 0) {
     // NaN fails both comparisons, so it counts as outside, as in PyTorch's check.

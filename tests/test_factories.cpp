@@ -121,4 +121,12 @@ TEST_CASE("tensor from nested lists, as torch::tensor", "[factories]") {
   CHECK_THROWS_AS(tensor({{1, 2}, 3}), ShapeError);
   CHECK_THROWS_AS(tensor({1, {2, 3}}), ShapeError);
   CHECK_THROWS_AS(tensor({{{1}}, {{2, 3}}}), ShapeError);
+  // Past int64's range is a ValueError (torch.tensor: "Overflow"), not a wrap to a negative.
+  CHECK_THROWS_AS(tensor({std::numeric_limits<uint64_t>::max()}), ValueError);
+  CHECK(tensor({uint64_t{1} << 62}).item<int64_t>() == int64_t{1} << 62);
+  // Non-finite floats stay floats (no int64 copy of them is made: that cast would be undefined).
+  Tensor odd = tensor({std::nan(""), std::numeric_limits<double>::infinity(), 1e300});
+  CHECK(std::isnan(odd.to_vector<float>()[0]));
+  CHECK(std::isinf(odd.to_vector<float>()[2]));
+  CHECK(tensor({true, false, true}, kFloat32).to_vector<float>() == std::vector<float>{1, 0, 1});
 }

@@ -133,6 +133,20 @@ TEST_CASE("var and std pass gradcheck", "[reduce][autograd]") {
   }
 }
 
+TEST_CASE("std: a constant group has a zero gradient, not NaN; one dim as libtorch spells it",
+          "[reduce][autograd]") {
+  // PyTorch's std_backward gives 0 where the result is 0; sqrt'(0) * 0 would be NaN.
+  Tensor x = wick::tensor({{2.0, 2.0, 2.0}, {1.0, 2.0, 4.0}}, wick::kFloat64).requires_grad_();
+  Tensor s = x.std(1, true, true);  // libtorch's x.std(dim, unbiased, keepdim)
+  CHECK(s.sizes() == wick::Shape{2, 1});
+  CHECK(s.to_vector<double>()[0] == 0.0);
+  s.sum().backward();
+  const std::vector<double> g = x.grad().to_vector<double>();
+  for (int i = 0; i < 3; ++i) CHECK(g[i] == 0.0);
+  for (int i = 3; i < 6; ++i) CHECK(std::isfinite(g[i]));
+  CHECK(wick::var(x, 0, false).sizes() == wick::Shape{3});
+}
+
 TEST_CASE("where with two numbers", "[where]") {
   const Tensor c = tensor({true, false, true});
   const Tensor f = where(c, 1.5, 0);

@@ -271,8 +271,11 @@ void flatten(const NestedValues& v, size_t depth, Flattened& out) {
     out.any_number = true;
     if (static_cast<int>(v.kind()) > static_cast<int>(out.kind)) out.kind = v.kind();
     out.floats.push_back(v.value());
-    out.ints.push_back(v.kind() == NestedValues::Kind::Int ? v.int_value()
-                                                           : static_cast<int64_t>(v.value()));
+    // Only integer and bool lists use the int64 copy; a float's is never read (and a cast of
+    // 1e300 or NaN to int64 would be undefined).
+    out.ints.push_back(v.kind() == NestedValues::Kind::Int    ? v.int_value()
+                       : v.kind() == NestedValues::Kind::Bool ? (v.value() != 0 ? 1 : 0)
+                                                              : 0);
     return;
   }
   const auto length = static_cast<int64_t>(v.items().size());

@@ -147,8 +147,13 @@ Tensor var(const Tensor& a, const Shape& dims, bool unbiased, bool keepdim) {
   const int64_t divisor = std::max<int64_t>(n - (unbiased ? 1 : 0), 0);
   return squares / static_cast<double>(divisor);
 }
+// sqrt's derivative is infinite at 0, and a constant group's variance has a zero gradient: their
+// product would be NaN. As PyTorch's std_backward, such a group's gradient is 0: the sqrt sees 1
+// there (its branch is not chosen) and the variance passes through with its own zero gradient.
 Tensor std(const Tensor& a, const Shape& dims, bool unbiased, bool keepdim) {
-  return sqrt(var(a, dims, unbiased, keepdim));
+  const Tensor v = var(a, dims, unbiased, keepdim);
+  const Tensor positive = gt(v, 0);
+  return where(positive, sqrt(where(positive, v, 1.0)), v);
 }
 
 Tensor max(const Tensor& a) { return reduce(OpId::max, a, {}, true, false, false).values; }

@@ -142,6 +142,25 @@ TEST_CASE("BatchNorm1d rejects bad input with clear errors") {
                   wick::ShapeError);
   CHECK_THROWS_AS(nn::F::batch_norm(wick::zeros({4, 3}), wick::zeros({3}), Tensor()),
                   wick::ValueError);
+  // Channel tensors of another dtype are refused before the running statistics move.
+  Tensor mean64 = wick::zeros({3}, wick::kFloat64);
+  Tensor var_int = wick::ones({3}, wick::kInt64);
+  CHECK_THROWS_WITH(
+      nn::F::batch_norm(wick::randn({4, 3}, wick::kFloat64), mean64, var_int,
+                        nn::F::BatchNormFuncOptions().training(true)),
+      Catch::Contains("running_var") && Catch::Contains("int64") && Catch::Contains("float64"));
+  CHECK(wick::equal(mean64, wick::zeros({3}, wick::kFloat64)));
+  CHECK_THROWS_AS(
+      nn::F::batch_norm(wick::randn({4, 3}), wick::zeros({3}), wick::ones({3}),
+                        nn::F::BatchNormFuncOptions().weight(wick::ones({3}, wick::kFloat64))),
+      wick::DtypeError);
+  // Evaluation needs running statistics (PyTorch: "running_mean must be defined").
+  CHECK_THROWS_AS(nn::F::batch_norm(wick::randn({4, 3}), Tensor(), Tensor()), wick::ValueError);
+  // An empty batch in training: an empty result, statistics untouched (as PyTorch).
+  Tensor before = bn->running_var.clone();
+  Tensor empty = bn(wick::zeros({0, 3}));
+  CHECK(empty.sizes() == wick::Shape{0, 3});
+  CHECK(wick::equal(bn->running_var, before));
   // One sample in eval() uses the running statistics, so it is fine.
   bn->eval();
   CHECK(bn(wick::ones({1, 3})).sizes() == wick::Shape{1, 3});

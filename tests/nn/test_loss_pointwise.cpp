@@ -156,6 +156,21 @@ TEST_CASE("binary_cross_entropy_with_logits: exact for large logits, smooth at 0
   CHECK(g[4] == 0.5);
 }
 
+TEST_CASE("smooth_l1 and huber at an infinite difference: gradient +-1 or +-delta, not NaN") {
+  // PyTorch's kernels pick the linear branch there; the quadratic branch is computed on a
+  // clamped difference so that its unchosen inf * 0 does not turn the gradient into NaN.
+  const double inf = std::numeric_limits<double>::infinity();
+  Tensor x = wick::tensor({inf, -inf, 0.25}, wick::kFloat64).requires_grad_();
+  Tensor y = wick::zeros({3}, wick::kFloat64);
+  nn::F::smooth_l1_loss(x, y, nn::F::SmoothL1LossFuncOptions(nn::kSum).beta(0.5)).backward();
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{1.0, -1.0, 0.5});
+  x.mutable_grad() = Tensor();
+  Tensor loss = nn::F::huber_loss(x, y, nn::F::HuberLossFuncOptions(nn::kNone).delta(2.0));
+  CHECK(loss.to_vector<double>() == std::vector<double>{inf, inf, 0.03125});
+  loss.sum().backward();
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{2.0, -2.0, 0.25});
+}
+
 TEST_CASE("binary_cross_entropy: probabilities of exactly 0 and 1") {
   // PyTorch clamps each log at -100: x = 0 with y = 1 costs 100; the term whose log was clamped
   // gets no gradient (wick; PyTorch divides by max(x (1 - x), 1e-12)), and nothing is NaN.
@@ -194,16 +209,16 @@ TEST_CASE("the pointwise loss modules: options, buffers, printing") {
   CHECK(bce->parameters().empty());
   Tensor logits = wick::tensor({0.3, -1.2, 2.0, 0.1}, wick::kFloat64).reshape({2, 2});
   Tensor targets = wick::tensor({1.0, 0.0, 0.0, 1.0}, wick::kFloat64).reshape({2, 2});
-  // float32 buffers against float64 logits promote, as PyTorch's ops do; to() casts them.
-  CHECK(bce(logits, targets).dtype() == wick::kFloat64);
+  // float32 buffers against float64 logits are a DtypeError, as in PyTorch; to() casts them.
+  CHECK_THROWS_AS(bce(logits, targets), wick::DtypeError);
   bce->to(wick::kFloat64);
   CHECK(bce->pos_weight.dtype() == wick::kFloat64);
-  const double expected =
-      nn::F::binary_cross_entropy_with_logits(logits, targets,
-                                              nn::F::BinaryCrossEntropyWithLogitsFuncOptions()
-                                                  .weight(wick::tensor({1.0, 2.0}))
-                                                  .pos_weight(wick::tensor({3.0, 0.5})))
-          .item<double>();
+  const double expected = nn::F::binary_cross_entropy_with_logits(
+                              logits, targets,
+                              nn::F::BinaryCrossEntropyWithLogitsFuncOptions()
+                                  .weight(wick::tensor({1.0, 2.0}, wick::kFloat64))
+                                  .pos_weight(wick::tensor({3.0, 0.5}, wick::kFloat64)))
+                              .item<double>();
   CHECK(bce(logits, targets).item<double>() == expected);
   nn::BCELoss plain;
   CHECK(plain->named_buffers().empty());
@@ -240,6 +255,12 @@ TEST_CASE("pointwise losses reject bad input with clear errors") {
   CHECK_THROWS_AS(bce_w(wick::ones({1, 2, 3})), wick::ShapeError);
   CHECK_NOTHROW(bce_w(wick::ones({2, 1})));
   CHECK_THROWS_AS(bce_w(wick::ones({3}, wick::kInt64)), wick::DtypeError);
+  CHECK_THROWS_WITH(bce_w(wick::ones({3}, wick::kFloat64)), Catch::Contains("weight") &&
+                                                                Catch::Contains("float64") &&
+                                                                Catch::Contains("float32"));
+  // The target must have the input's dtype too (PyTorch: "Found dtype Double but expected Float").
+  CHECK_THROWS_AS(nn::F::binary_cross_entropy(x, wick::zeros({2, 3}, wick::kFloat64)),
+                  wick::DtypeError);
   CHECK_THROWS_WITH(
       nn::F::binary_cross_entropy_with_logits(
           x, y, nn::F::BinaryCrossEntropyWithLogitsFuncOptions().pos_weight(wick::ones({4}))),

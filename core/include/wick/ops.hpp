@@ -64,8 +64,14 @@ class NestedValues {
               : std::is_integral_v<T> ? Kind::Int
                                       : Kind::Float),
         is_list_(false) {
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t)) {
+        // As torch.tensor: past int64's range is an error, not a wrap to < 0.
+        WICK_CHECK(v <= static_cast<T>(std::numeric_limits<int64_t>::max()), ValueError, "tensor",
+                   "value ", v, " does not fit in int64");
+      }
       int_value_ = static_cast<int64_t>(v);
+    }
   }
   enum class Kind { Bool, Int, Float };
   bool is_list() const { return is_list_; }
@@ -158,11 +164,18 @@ Tensor mean(const Tensor& a, const Shape& dims, bool keepdim = false);
 // bool only, so var(x, 0) does not compile and var(x, {1}) is dim 1 (libtorch's var(bool) takes
 // both: x.var(0) and x.var({1}) silently mean unbiased = false and true there).
 Tensor var(const Tensor& a, const Shape& dims = {}, bool unbiased = true, bool keepdim = false);
+// One dim, as libtorch's x.var(1, true, true); the bool is required, so var(x, 0) stays an error.
+inline Tensor var(const Tensor& a, int64_t dim, bool unbiased, bool keepdim = false) {
+  return var(a, Shape{dim}, unbiased, keepdim);
+}
 template <std::same_as<bool> B>
 Tensor var(const Tensor& a, B unbiased) {
   return var(a, Shape{}, unbiased, false);
 }
 Tensor std(const Tensor& a, const Shape& dims = {}, bool unbiased = true, bool keepdim = false);
+inline Tensor std(const Tensor& a, int64_t dim, bool unbiased, bool keepdim = false) {
+  return std(a, Shape{dim}, unbiased, keepdim);
+}
 template <std::same_as<bool> B>
 Tensor std(const Tensor& a, B unbiased) {
   return std(a, Shape{}, unbiased, false);

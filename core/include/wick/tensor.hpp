@@ -168,11 +168,17 @@ class Tensor {
   Tensor mean(const Shape& dims, bool keepdim = false) const;
   // wick::var and wick::std: dims in a list, or one bool (unbiased) for all elements.
   Tensor var(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Tensor var(int64_t dim, bool unbiased, bool keepdim = false) const {
+    return var(Shape{dim}, unbiased, keepdim);
+  }
   template <std::same_as<bool> B>
   Tensor var(B unbiased) const {
     return var(Shape{}, unbiased, false);
   }
   Tensor std(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
+  Tensor std(int64_t dim, bool unbiased, bool keepdim = false) const {
+    return std(Shape{dim}, unbiased, keepdim);
+  }
   template <std::same_as<bool> B>
   Tensor std(B unbiased) const {
     return std(Shape{}, unbiased, false);

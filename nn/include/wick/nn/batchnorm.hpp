@@ -51,11 +51,14 @@ class BatchNormFuncOptions {
 };
 
 namespace functional {
+using BatchNormFuncOptions = nn::BatchNormFuncOptions;  // libtorch's F::BatchNormFuncOptions
 // input [N, C] or [N, C, L] (floating); running_mean and running_var [C] or undefined; weight
-// and bias [C] or undefined. In training (or without running statistics) it normalises with
-// the batch's mean and biased variance and, where running statistics are given, moves them
-// towards the batch's mean and unbiased variance by momentum (in place, not recorded). In eval
-// it normalises with the running statistics. Training on one value per channel is a ValueError.
+// and bias [C] or undefined; all of the input's dtype and device (else a typed error, before
+// anything changes). In training it normalises with the batch's mean and biased variance and,
+// where running statistics are given, moves them towards the batch's mean and unbiased
+// variance by momentum (in place, not recorded). In eval it normalises with the running
+// statistics, which must be given (ValueError). Training on one value per channel is a
+// ValueError; an empty batch gives an empty result and leaves the statistics alone.
 // momentum nullopt here means 0 (the module passes 1 / batches seen).
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
                   const BatchNormFuncOptions& options = {});
