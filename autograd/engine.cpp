@@ -134,7 +134,8 @@ class Engine final : public AutogradHooks {
       const Tensor& in = listed ? call.list[i] : call.in(i);
       (listed ? node->list_meta[i] : node->input_meta[i]) =
           InputMeta{in.sizes(), in.dtype(), in.device()};
-      if (rule.needs_inputs) node->inputs[i] = save_input(in);
+      if (rule.needs_inputs && ((rule.saved_inputs >> i) & 1u) != 0)
+        node->inputs[i] = save_input(in);
       Edge& e = listed ? node->list_edges[i] : node->edges[i];
       e.needed = in.requires_grad();
       any = any || e.needed;

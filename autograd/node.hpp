@@ -86,6 +86,10 @@ struct BackwardRule {
   std::array<Tensor, 3> (*fn)(const Node& node, const Tensor& grad) = nullptr;
   // Instead of fn, for ops over a list of tensors: one gradient per listed input.
   std::vector<Tensor> (*list_fn)(const Node& node, const Tensor& grad) = nullptr;
+  // With needs_inputs: which inputs to save (bit i: input i). index_select saves its index, not
+  // the table it reads from, so an optimizer step on an embedding between the forward and the
+  // backward is no version error (as in PyTorch).
+  unsigned saved_inputs = 0x7;
 };
 const BackwardRule& backward_rule(OpId op);
 

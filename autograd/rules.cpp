@@ -328,6 +328,20 @@ Grads select_rule(const Node& n, const Tensor& g) {
   return {z};
 }
 
+// Indexing: the two ops are each other's gradients. Only the index is saved (saved_inputs).
+Grads index_select_rule(const Node& n, const Tensor& g) {
+  return {index_add(zeros(in_sizes(n, 0), g.options()), n.dim, n.input(1), g)};
+}
+Grads index_add_rule(const Node& n, const Tensor& g) {
+  Grads r;
+  if (n.edges[0].needed) r[0] = g;
+  if (n.edges[2].needed) {
+    const Tensor rows = index_select(g, n.dim, n.input(1));
+    r[2] = n.scalar_a.to_double() == 1.0 ? rows : rows * n.scalar_a;
+  }
+  return r;
+}
+
 const BackwardRule kNoRule{};
 
 }  // namespace
@@ -350,6 +364,8 @@ const BackwardRule& backward_rule(OpId op) {
       view{false, false, view_rule}, transpose{false, false, transpose_rule},
       permute{false, false, permute_rule}, expand{false, false, expand_rule},
       slice{false, false, slice_rule}, select{false, false, select_rule};
+  static const BackwardRule index_select{true, false, index_select_rule, nullptr, 0x2},
+      index_add{true, false, index_add_rule, nullptr, 0x2};
   static const BackwardRule cat{false, false, nullptr, cat_rule},
       stack{false, false, nullptr, stack_rule};
   switch (op) {
@@ -416,6 +432,10 @@ const BackwardRule& backward_rule(OpId op) {
       return layer_norm;
     case OpId::matmul:
       return matmul;
+    case OpId::index_select:
+      return index_select;
+    case OpId::index_add:
+      return index_add;
     case OpId::view:
       return view;
     case OpId::transpose:

@@ -88,6 +88,23 @@ inline std::map<OpId, GradCase> cases() {
         }}},
       {OpId::matmul,
        {{{2, 1, 3, 4}, {3, 4, 2}, {2}}, [](V x) { return matmul(matmul(x[0], x[1]), x[2]); }}},
+      {OpId::index_select,
+       {{{4, 3}},
+        [](V x) {
+          // Repeated rows along dim 0, columns along dim 1 (outer > 1), a transposed table.
+          const auto on = TensorOptions().dtype(kInt64).device(x[0].device());
+          const Tensor rows = x[0].index_select(0, tensor({2, 0, 2, 1}, on));
+          const Tensor columns = x[0].index_select(1, tensor({2, 0, 1}, on));
+          return rows * columns + x[0].t().index_select(0, tensor({1, 1, 0}, on)).t();
+        }}},
+      {OpId::index_add,
+       {{{4, 3}, {5, 3}, {4, 2}},
+        [](V x) {
+          const auto on = TensorOptions().dtype(kInt64).device(x[0].device());
+          const Tensor a = x[0].index_add(0, tensor({1, 3, 1, 0, 1}, on), x[1]);
+          const Tensor b = x[0].index_add(1, tensor({2, 2}, on), x[2], 0.5);
+          return a * b;
+        }}},
       {OpId::cat,
        {{{2, 3}, {2, 1}, {2, 2}},
         [](V x) {

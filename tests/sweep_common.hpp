@@ -30,3 +30,5 @@ void sweep_stack();
 void sweep_views(wick::OpId op);
 // test_layer_norm.cpp
 void sweep_layer_norm(wick::OpId op);
+// test_index.cpp: index_select, index_add
+void sweep_index(wick::OpId op);

@@ -21,6 +21,8 @@ void layer_norm_kernel(const OpCall& call);                // layer_norm.cpp
 void layer_norm_backward_kernel(const OpCall& call);       // layer_norm.cpp
 void softmax_kernel(const OpCall& call);                   // softmax.cpp: softmax, log_softmax
 void matmul_kernel(const OpCall& call);                    // matmul.cpp
+void index_select_kernel(const OpCall& call);              // index.cpp
+void index_add_kernel(const OpCall& call);                 // index.cpp
 
 }  // namespace wick::cpu
 

@@ -222,3 +222,22 @@ TEST_CASE("gpu autograd: BatchNorm1d on the device", "[autograd]") {
   gpu_bn->eval();
   check_gradient(gpu_bn(xg).detach(), cpu_bn(xc).detach(), "batch_norm: eval values");
 }
+
+TEST_CASE("gpu autograd: Embedding with padding_idx and max_norm on the device", "[autograd]") {
+  // A float32 device table against the same float64 table on the CPU: values after max_norm's
+  // in-place renormalisation, outputs, and the table's gradient (repeated tokens and padding).
+  const Tensor tokens = tensor({{3, 1, 1, 0}, {5, 3, 3, 1}});
+  const Tensor table = grad_cases::input({6, 4}, false, 5) * 0.8;
+  nn::Embedding cpu_emb(nn::EmbeddingOptions(6, 4).padding_idx(1).max_norm(1.2)._weight(table));
+  nn::Embedding gpu_emb(nn::EmbeddingOptions(6, 4).padding_idx(1).max_norm(1.2)._weight(table));
+  cpu_emb->to(kFloat64);
+  gpu_emb->to(kCUDA, kFloat32);
+  const Tensor cpu_out = cpu_emb(tokens), gpu_out = gpu_emb(tokens.to(kCUDA));
+  REQUIRE(gpu_out.device().is_cuda());
+  check_gradient(gpu_out.detach(), cpu_out.detach(), "embedding values");
+  check_gradient(gpu_emb->weight.detach(), cpu_emb->weight.detach(), "embedding: renormed table");
+  cpu_out.backward(seed_for(cpu_out, TensorOptions(kFloat64)));
+  gpu_out.backward(seed_for(gpu_out, TensorOptions().dtype(kFloat32).device(kCUDA)));
+  check_gradient(gpu_emb->weight.grad(), cpu_emb->weight.grad(), "embedding: table gradient");
+  CHECK(gpu_emb->weight.grad().select(0, 1).abs().sum().item<double>() == 0.0);
+}

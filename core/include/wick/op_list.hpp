@@ -62,6 +62,9 @@ namespace wick {
   X(layer_norm, Kernel, true)           \
   X(layer_norm_backward, Kernel, false) \
   X(matmul, Kernel, true)               \
+  /* indexing */                         \
+  X(index_select, Kernel, true)         \
+  X(index_add, Kernel, true)            \
   /* joining */                         \
   X(cat, Composite, true)               \
   X(stack, Composite, true)             \

@@ -231,6 +231,16 @@ Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 
+// ---- indexing (ops_index.cpp) ----
+// index_select: the rows index[0], index[1], ... of `a` along dim, as torch.index_select (an
+// int64 vector index; any value outside [0, a.size(dim)) is an IndexError). Differentiable in a.
+Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
+// index_add: a copy of `a` with alpha * source's row i added to row index[i] along dim, rows in
+// index order (repeated indices accumulate); source has a's shape with dim of the index's
+// length. Differentiable in a and source.
+Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha = 1);
+
 // ---- operators ----
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

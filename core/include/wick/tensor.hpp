@@ -116,6 +116,9 @@ class Tensor {
   Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
                std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
   Tensor select(int64_t dim, int64_t index) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                   const Scalar& alpha = 1) const;
   Tensor expand(const Shape& shape) const;
   Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;

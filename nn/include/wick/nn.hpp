@@ -3,6 +3,7 @@
 #pragma once
 
 #include "wick/nn/batchnorm.hpp"
+#include "wick/nn/embedding.hpp"
 #include "wick/nn/layers.hpp"
 #include "wick/nn/loss.hpp"
 #include "wick/nn/loss_pointwise.hpp"

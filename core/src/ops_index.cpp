@@ -1,0 +1,123 @@
+// ops_index.cpp: the op boundary for index_select and index_add, the two ops that read an int64
+// index tensor (nn::Embedding is index_select on its weight; index_select's gradient is
+// index_add into zeros, and index_add's gradient for its source is index_select).
+// Both check here, with PyTorch's rules and wording, then pack every operand contiguous, so
+// that the kernels see `self` as [outer, size, inner] (size = self.size(dim)) and the index as
+// n int64 values in [0, size):
+//  - index_select(self, dim, index) -> [outer, n, inner]: row i is self's row index[i];
+//  - index_add(self, dim, index, source, alpha) -> self with alpha * source's row i added to
+//    row index[i], rows in index order (a repeated index accumulates in that order, on every
+//    device: the same bits on the CPU and the GPU, and no atomics).
+// Kernel attributes: dim = the wrapped dim; index_add's scalar_a = alpha in self's dtype.
+// Out-of-range indices are an IndexError raised here (on a GPU, two reductions and one
+// synchronisation), never a device-side fault: PyTorch's CUDA kernels assert there, which ends
+// the process.
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace {
+
+// A contiguous tensor with t's values (t itself where it already is), detached.
+Tensor packed(const Tensor& t, const char* name) {
+  if (t.is_contiguous()) return t.detach();
+  Tensor copy = detail::make_empty(t.sizes(), t.dtype(), t.device(), name);
+  detail::copy_into(copy, t);
+  return copy;
+}
+
+// The checks both ops make on self, dim and index; returns the wrapped dim.
+int64_t check_index(const char* name, const Tensor& self, int64_t dim, const Tensor& index) {
+  detail::check_defined(name, {&self, &index});
+  WICK_CHECK(self.dim() >= 1, ShapeError, name,
+             "needs a tensor with at least one dim, got the 0-d ", describe(self),
+             " (reshape it to [1])");
+  const int64_t wrapped = detail::wrap_dim(dim, self.dim(), name);
+  WICK_CHECK(index.dtype() == kInt64, DtypeError, name, "expected an int64 index, got ",
+             describe(index));
+  WICK_CHECK(index.dim() <= 1, ShapeError, name, "index must be a vector (at most 1 dim), got ",
+             describe(index));
+  detail::check_same_device(name, {&self, &index});
+  if (index.numel() > 0) {
+    // One host read of both bounds: amin and amax stacked, then one copy.
+    const std::vector<int64_t> bounds =
+        stack({wick::min(index), wick::max(index)}).to(kCPU).to_vector<int64_t>();
+    const int64_t size = self.size(wrapped);
+    WICK_CHECK(bounds[0] >= 0 && bounds[1] < size, IndexError, name,
+               "index out of range in self: ", "dim ", wrapped, " of ", describe(self),
+               " has size ", size, ", and the index holds values from ", bounds[0], " to ",
+               bounds[1]);
+  }
+  return wrapped;
+}
+
+Shape with_dim_size(const Shape& sizes, int64_t dim, int64_t n) {
+  Shape out = sizes;
+  out[static_cast<size_t>(dim)] = n;
+  return out;
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  const char* name = "index_select";
+  const int64_t d = check_index(name, self, dim, index);
+  const Tensor x = packed(self, name), idx = packed(index, name);
+  Tensor out = detail::make_empty(with_dim_size(self.sizes(), d, index.numel()), self.dtype(),
+                                  self.device(), name);
+  OpCall call;
+  call.op = OpId::index_select;
+  call.inputs = {&x, &idx};
+  call.num_inputs = 2;
+  call.outputs[0] = &out;
+  call.num_outputs = 1;
+  call.dim = d;
+  if (out.numel() > 0) run_kernel(call, self.device());
+  call.inputs = {&self, &index};  // autograd records the caller's tensors
+  detail::maybe_record(call);
+  return out;
+}
+
+Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                 const Scalar& alpha) {
+  const char* name = "index_add";
+  const int64_t d = check_index(name, self, dim, index);
+  detail::check_defined(name, {&source});
+  detail::check_same_device(name, {&self, &source});
+  WICK_CHECK(source.dtype() == self.dtype(), DtypeError, name,
+             "source must have self's dtype: ", detail::describe_all({&self, &source}));
+  const Shape expected = with_dim_size(self.sizes(), d, index.numel());
+  WICK_CHECK(source.sizes() == expected, ShapeError, name, "source must have shape ", expected,
+             " (self's with dim ", d, " of the index's length), got ",
+             detail::describe_all({&self, &index, &source}));
+  WICK_CHECK(self.dtype() != kBool, DtypeError, name, "does not add bool tensors, got ",
+             describe(self));
+  WICK_CHECK(is_floating(self.dtype()) || !alpha.is_floating(), DtypeError, name, "alpha ", alpha,
+             " must be an integer for the integer ", describe(self));
+  detail::check_value_fits(alpha, self.dtype(), name, self);
+  const Tensor x = packed(self, name), idx = packed(index, name), src = packed(source, name);
+  Tensor out = detail::make_empty(self.sizes(), self.dtype(), self.device(), name);
+  OpCall call;
+  call.op = OpId::index_add;
+  call.inputs = {&x, &idx, &src};
+  call.num_inputs = 3;
+  call.outputs[0] = &out;
+  call.num_outputs = 1;
+  call.dim = d;
+  call.scalar_a = alpha;
+  call.has_a = true;
+  if (out.numel() > 0) run_kernel(call, self.device());
+  call.inputs = {&self, &index, &source};
+  detail::maybe_record(call);
+  return out;
+}
+
+Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {
+  return wick::index_select(*this, dim, index);
+}
+Tensor Tensor::index_add(int64_t dim, const Tensor& index, const Tensor& source,
+                         const Scalar& alpha) const {
+  return wick::index_add(*this, dim, index, source, alpha);
+}
+
+}  // namespace wick

@@ -1,0 +1,92 @@
+// index.cpp: index_select and index_add on the CPU. The boundary (core/src/ops_index.cpp) packs
+// every operand contiguous and checks the index, so `self` is [outer, size, inner], the index n
+// int64 values in [0, size), and the output (or source) [outer, n, inner]:
+//  - index_select copies row index[i] of each outer block to row i: one memcpy of `inner`
+//    elements per (outer, i), split over threads by (outer, i) (disjoint writes);
+//  - index_add copies self to the output, then adds alpha * source row i to row index[i], for i
+//    in increasing order. Rows with a repeated index are added in that order, as the CUDA
+//    kernel does (kernels/cuda/index.cu), so both give the same bits. The split over threads is
+//    by outer block and by column range of `inner`: each output element belongs to one chunk.
+// Tested by tests/test_index.cpp against a float64 loop and by the op sweep.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "kernels.hpp"
+#include "loops.hpp"
+
+namespace wick::cpu {
+namespace {
+
+struct IndexLayout {
+  int64_t outer = 1, size = 1, inner = 1, n = 0;
+};
+
+IndexLayout layout_of(const Tensor& self, int64_t dim, const Tensor& index) {
+  IndexLayout l;
+  for (int64_t d = 0; d < dim; ++d) l.outer *= self.size(d);
+  for (int64_t d = dim + 1; d < self.dim(); ++d) l.inner *= self.size(d);
+  l.size = self.size(dim);
+  l.n = index.numel();
+  return l;
+}
+
+}  // namespace
+
+void index_select_kernel(const OpCall& call) {
+  const Tensor& self = call.in(0);
+  const IndexLayout l = layout_of(self, call.dim, call.in(1));
+  const int64_t* index = call.in(1).data_ptr<int64_t>();
+  WICK_DISPATCH_STORED(self.dtype(), {
+    const T* src = self.data_ptr<T>();
+    T* dst = call.out().data_ptr<T>();
+    const auto row_bytes = static_cast<size_t>(l.inner) * sizeof(T);
+    parallel_for(
+        l.outer * l.n, std::max<int64_t>(1, kParallelGrain / l.inner), [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) {
+            const int64_t o = r / l.n, i = r % l.n;
+            std::memcpy(dst + r * l.inner, src + (o * l.size + index[i]) * l.inner, row_bytes);
+          }
+        });
+  })
+}
+
+void index_add_kernel(const OpCall& call) {
+  const Tensor& self = call.in(0);
+  const IndexLayout l = layout_of(self, call.dim, call.in(1));
+  const int64_t* index = call.in(1).data_ptr<int64_t>();
+  WICK_DISPATCH_NUMERIC(self.dtype(), {
+    const T* base = self.data_ptr<T>();
+    const T* src = call.in(2).data_ptr<T>();
+    T* dst = call.out().data_ptr<T>();
+    const T alpha = call.scalar_a.to<T>();
+    std::memcpy(dst, base, static_cast<size_t>(self.numel()) * sizeof(T));
+    // Tasks: (outer block, column range); every task walks the whole index in order.
+    const int64_t columns_per_task =
+        std::min(l.inner, std::max<int64_t>(64, kParallelGrain / std::max<int64_t>(l.n, 1)));
+    const int64_t column_tasks = (l.inner + columns_per_task - 1) / columns_per_task;
+    parallel_for(l.outer * column_tasks, 1, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t o = t / column_tasks;
+        const int64_t c0 = (t % column_tasks) * columns_per_task;
+        const int64_t c1 = std::min(l.inner, c0 + columns_per_task);
+        for (int64_t i = 0; i < l.n; ++i) {
+          T* out_row = dst + (o * l.size + index[i]) * l.inner;
+          const T* in_row = src + (o * l.n + i) * l.inner;
+          if constexpr (std::is_integral_v<T>) {
+            // int64 wraps, as PyTorch's (signed overflow would be undefined in C++).
+            for (int64_t c = c0; c < c1; ++c) {
+              out_row[c] =
+                  static_cast<T>(static_cast<uint64_t>(out_row[c]) +
+                                 static_cast<uint64_t>(alpha) * static_cast<uint64_t>(in_row[c]));
+            }
+          } else {
+            for (int64_t c = c0; c < c1; ++c) out_row[c] += alpha * in_row[c];
+          }
+        }
+      }
+    });
+  })
+}
+
+}  // namespace wick::cpu

@@ -1,0 +1,138 @@
+// embedding.cpp: functional::embedding and EmbeddingImpl (wick/nn/embedding.hpp).
+#include "wick/nn/embedding.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "wick/autograd.hpp"
+
+namespace wick::nn {
+namespace {
+
+// padding_idx in [-num, num) -> [0, num); a ValueError naming `op` otherwise.
+int64_t wrap_padding(int64_t padding_idx, int64_t num_embeddings, const char* op) {
+  WICK_CHECK(padding_idx >= -num_embeddings && padding_idx < num_embeddings, ValueError, op,
+             "padding_idx ", padding_idx, " must be within num_embeddings ", num_embeddings);
+  return padding_idx < 0 ? padding_idx + num_embeddings : padding_idx;
+}
+
+// Each row's norm_type-norm, [num_embeddings].
+Tensor row_norms(const Tensor& weight, double p) {
+  const Tensor a = weight.abs();
+  if (p == 2.0) return sqrt(sum(a * a, {1}));
+  if (p == 1.0) return sum(a, {1});
+  if (std::isinf(p) && p > 0) return amax(a, 1);
+  return pow(sum(pow(a, p), {1}), 1.0 / p);
+}
+
+// PyTorch's embedding_renorm_: the rows named by `flat` whose norm exceeds max_norm are scaled
+// by max_norm / (norm + 1e-7), in place and unrecorded; every other row is multiplied by 1.
+void renorm_rows(const Tensor& weight, const Tensor& flat, double max_norm, double p) {
+  NoGradGuard no_grad;
+  const int64_t num = weight.size(0);
+  const Tensor named =
+      gt(index_add(zeros({num}, weight.options()), 0, flat, ones({flat.numel()}, weight.options())),
+         0);
+  const Tensor norms = row_norms(weight.detach(), p);
+  const Tensor scale =
+      where(named, where(gt(norms, max_norm), Scalar(max_norm) / (norms + 1e-7), 1.0), 1.0);
+  Tensor w = weight;
+  w.mul_(scale.unsqueeze(1));
+}
+
+}  // namespace
+
+Tensor functional::embedding(const Tensor& input, const Tensor& weight,
+                             const EmbeddingFuncOptions& options) {
+  const char* op = "embedding";
+  WICK_CHECK(input.defined() && weight.defined(), ValueError, op,
+             "input and weight must be defined tensors");
+  WICK_CHECK(weight.dim() == 2, ShapeError, op, "'weight' must be 2-D, got ", describe(weight));
+  WICK_CHECK(input.dtype() == kInt64, DtypeError, op, "expected int64 indices for input, got ",
+             describe(input));
+  WICK_CHECK(!options.scale_grad_by_freq() && !options.sparse(), ValueError, op,
+             "scale_grad_by_freq and sparse gradients are not supported by wick");
+  WICK_CHECK(input.device() == weight.device(), DeviceError, op, "input ", describe(input),
+             " and weight ", describe(weight), " are on different devices");
+  const Tensor flat = input.reshape({input.numel()});
+  std::optional<int64_t> padding;
+  if (options.padding_idx()) padding = wrap_padding(*options.padding_idx(), weight.size(0), op);
+  if (options.max_norm()) {
+    WICK_CHECK(is_floating(weight.dtype()), DtypeError, op,
+               "max_norm needs a floating weight, got ", describe(weight));
+    // Out-of-range indices are refused by index_select below too, but before the weight changes.
+    if (flat.numel() > 0) (void)index_select(weight.detach(), 0, flat);
+    renorm_rows(weight, flat, *options.max_norm(), options.norm_type());
+  }
+  Tensor rows = index_select(weight, 0, flat);
+  if (padding && rows.requires_grad()) {
+    // The padding row's lookups carry no gradient; their values are the row as it is.
+    rows = where(eq(flat, *padding).unsqueeze(1), rows.detach(), rows);
+  }
+  Shape out_sizes = input.sizes();
+  out_sizes.push_back(weight.size(1));
+  return rows.view(out_sizes);
+}
+
+EmbeddingImpl::EmbeddingImpl(EmbeddingOptions options) : options_(std::move(options)) {
+  const char* op = "nn::Embedding";
+  const int64_t num = options_.num_embeddings(), dim = options_.embedding_dim();
+  WICK_CHECK(num >= 0 && dim >= 0, ValueError, op, "num_embeddings ", num, " and embedding_dim ",
+             dim, " must not be negative");
+  if (options_.padding_idx()) {
+    options_.padding_idx(wrap_padding(*options_.padding_idx(), num, op));
+  }
+  if (options_._weight().defined()) {
+    const Tensor& given = options_._weight();
+    WICK_CHECK(given.sizes() == Shape({num, dim}), ShapeError, op,
+               "_weight must have shape [num_embeddings, embedding_dim] = ", Shape({num, dim}),
+               ", got ", describe(given));
+    weight = register_parameter("weight", given.detach().clone());
+  } else {
+    weight = register_parameter("weight", randn({num, dim}));
+    reset_parameters_padding();
+  }
+}
+
+void EmbeddingImpl::reset_parameters() {
+  NoGradGuard no_grad;
+  weight.copy_(randn(weight.sizes(), weight.options()));
+  reset_parameters_padding();
+}
+
+void EmbeddingImpl::reset_parameters_padding() {
+  if (!options_.padding_idx()) return;
+  NoGradGuard no_grad;
+  weight.select(0, *options_.padding_idx()).fill_(0);
+}
+
+Tensor EmbeddingImpl::forward(const Tensor& input) const {
+  return functional::embedding(input, weight, options_.func_options());
+}
+
+std::string EmbeddingImpl::extra_repr() const {
+  std::ostringstream out;
+  out << options_.num_embeddings() << ", " << options_.embedding_dim();
+  if (options_.padding_idx()) out << ", padding_idx=" << *options_.padding_idx();
+  if (options_.max_norm()) out << ", max_norm=" << *options_.max_norm();
+  if (options_.norm_type() != 2.0) out << ", norm_type=" << options_.norm_type();
+  return out.str();
+}
+
+Embedding Embedding::from_pretrained(const Tensor& embeddings,
+                                     const EmbeddingFromPretrainedOptions& options) {
+  WICK_CHECK(embeddings.defined() && embeddings.dim() == 2, ShapeError,
+             "nn::Embedding::from_pretrained", "embeddings must be 2-D, got ",
+             embeddings.defined() ? describe(embeddings) : std::string("an undefined tensor"));
+  const EmbeddingFuncOptions& f = options.func_options();
+  Embedding module(EmbeddingOptions(embeddings.size(0), embeddings.size(1))
+                       .padding_idx(f.padding_idx())
+                       .max_norm(f.max_norm())
+                       .norm_type(f.norm_type())
+                       ._weight(embeddings));
+  module->weight.requires_grad_(!options.freeze());
+  return module;
+}
+
+}  // namespace wick::nn

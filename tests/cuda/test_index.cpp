@@ -1,0 +1,68 @@
+// test_index.cpp: index_select and index_add on the GPU against the CPU kernels, bit for bit:
+// every dtype (bfloat16 included) x shapes with 0-size dims, one long dim (more elements than
+// one capped grid covers) and three dims x every dim x every layout the boundary packs, with
+// repeated indices. index_add adds repeated rows in index order on both devices and the CUDA
+// file is built with -fmad=false (no FMA), so the results must be equal, not close.
+// Also: an out-of-range index is an IndexError before any kernel runs, and the device works on.
+#include <random>
+
+#include "gpu_test.hpp"
+
+using namespace gpu_test;
+
+namespace {
+
+Tensor draw_index(int64_t size, int64_t m, uint64_t seed) {
+  std::vector<int64_t> v;
+  if (size > 0) {
+    std::mt19937_64 gen(seed);
+    for (int64_t k = 0; k < m; ++k) v.push_back(static_cast<int64_t>(gen() % uint64_t(size)));
+    if (m >= 2) v[1] = v[0];
+  }
+  return tensor(v, Shape{static_cast<int64_t>(v.size())}, kInt64);
+}
+
+const std::vector<Shape>& index_shapes() {
+  static const std::vector<Shape> s{{0}, {1, 0, 3}, {20}, {4, 7, 9}, big2d()};
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("gpu sweep: index_select and index_add give the CPU's bits", "[sweep]") {
+  PoisonScope poison;
+  std::vector<Dtype> dtypes = all_dtypes();
+  dtypes.push_back(kBFloat16);
+  for (Dtype dtype : dtypes) {
+    for (const Shape& shape : index_shapes()) {
+      const auto nd = static_cast<int64_t>(shape.size());
+      for (int64_t dim = 0; dim < nd; ++dim) {
+        for (Layout layout : all_layouts()) {
+          const Domain domain = dtype == kInt64 ? Domain::SmallInt : Domain::Any;
+          Pair x = make_input(shape, dtype, layout, domain);
+          const int64_t size = shape[static_cast<size_t>(dim)];
+          const Tensor idx = draw_index(size, size > 100 ? 300 : 9, uint64_t(dim * 17 + nd));
+          const Tensor idx_gpu = idx.to(kCUDA);
+          const std::string what = label(x.cpu, layout) + " along dim " + std::to_string(dim);
+          check_close(index_select(x.gpu, dim, idx_gpu), index_select(x.cpu, dim, idx), {},
+                      "index_select of " + what);
+          if (dtype == kBool) continue;
+          Shape source_shape = shape;
+          source_shape[static_cast<size_t>(dim)] = idx.numel();
+          Pair source = make_input(source_shape, dtype, layout, domain);
+          const Scalar alpha = is_floating(dtype) ? Scalar(0.75) : Scalar(3);
+          check_close(index_add(x.gpu, dim, idx_gpu, source.gpu, alpha),
+                      index_add(x.cpu, dim, idx, source.cpu, alpha), {}, "index_add of " + what);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("gpu: an out-of-range index is an IndexError; the device works on", "[sweep]") {
+  const Tensor table = ones({4, 3}).to(kCUDA);
+  CHECK_THROWS_AS(index_select(table, 0, tensor({0, 4}).to(kCUDA)), IndexError);
+  CHECK_THROWS_AS(index_add(table, 0, tensor({-1}).to(kCUDA), ones({1, 3}).to(kCUDA)), IndexError);
+  CHECK_THROWS_AS(index_select(table, 0, tensor({0})), DeviceError);  // index on the CPU
+  CHECK(index_select(table, 0, tensor({3, 3}).to(kCUDA)).sum().item<double>() == 6.0);
+}
