@@ -25,7 +25,11 @@ SavedTensor save_output(const Tensor& t) {
 }
 
 const Tensor& check_saved(const SavedTensor& s, OpId op, bool released, bool values = true) {
-  if (released || !s.saved) {
+  // A rule that reads a tensor its BackwardRule does not save is a bug in wick, not in the
+  // caller's graph: say so rather than blame a second backward.
+  WICK_CHECK(released || s.saved, AutogradError, "backward", "internal error: the rule of ",
+             op_name(op), " read a tensor its BackwardRule does not save");
+  if (released) {
     detail::fail<AutogradError>(
         "backward",
         "trying to backward through the graph a second time (or directly access saved tensors "

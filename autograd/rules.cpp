@@ -329,8 +329,10 @@ Grads select_rule(const Node& n, const Tensor& g) {
 }
 
 // Indexing: the two ops are each other's gradients. Only the index is saved (saved_inputs).
+// The zeros are one expanded 0-d tensor: index_add writes them into its output as it copies its
+// base, so the table-sized gradient is written once, then added into.
 Grads index_select_rule(const Node& n, const Tensor& g) {
-  return {index_add(zeros(in_sizes(n, 0), g.options()), n.dim, n.input(1), g)};
+  return {index_add(zeros({}, g.options()).expand(in_sizes(n, 0)), n.dim, n.input(1), g)};
 }
 Grads index_add_rule(const Node& n, const Tensor& g) {
   Grads r;

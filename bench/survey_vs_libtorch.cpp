@@ -302,6 +302,26 @@ std::vector<Case> cases() {
   add(forward_backward("cat({x, x * 2}, 1), forward and backward", kM, [](const auto& x) {
     return LibOf<decltype(x)>::cat({x, x * 2.0}, 1);
   }));
+  // Embedding lookups: 4096 tokens (with repeats) from a [8192, 512] table, as a language
+  // model's first layer; the backward sums repeated tokens (wick: in token order, no atomics).
+  const auto embedding_case = [&](std::string name, bool backward) {
+    add({std::move(name), [backward] {
+           const wick::Tensor table = wick::randn({8192, 512});
+           const wick::Tensor tokens = (wick::rand({4096}) * 8191.0).to(wick::kInt64);
+           const torch::Tensor t_table = torch_copy(table);
+           const torch::Tensor t_tokens =
+               torch::from_blob(tokens.data_ptr<int64_t>(), {4096}, torch::kInt64).clone();
+           const auto run = [backward](const auto& tab, const auto& tok) {
+             auto leaf = tab.detach();
+             if (backward) leaf.requires_grad_(true);
+             auto rows = leaf.index_select(0, tok);
+             if (backward) rows.sum().backward();
+           };
+           return Pair{[=] { run(table, tokens); }, [=] { run(t_table, t_tokens); }};
+         }});
+  };
+  embedding_case("embedding: 4096 rows of [8192, 512] (index_select)", false);
+  embedding_case("embedding: 4096 rows of [8192, 512], forward and backward", true);
   // Factories.
   add({"randn(M)", [] {
          return Pair{[] {

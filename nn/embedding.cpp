@@ -1,9 +1,11 @@
 // embedding.cpp: functional::embedding and EmbeddingImpl (wick/nn/embedding.hpp).
 #include "wick/nn/embedding.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 #include "wick/autograd.hpp"
 
@@ -17,28 +19,45 @@ int64_t wrap_padding(int64_t padding_idx, int64_t num_embeddings, const char* op
   return padding_idx < 0 ? padding_idx + num_embeddings : padding_idx;
 }
 
-// Each row's norm_type-norm, [num_embeddings].
-Tensor row_norms(const Tensor& weight, double p) {
-  const Tensor a = weight.abs();
-  if (p == 2.0) return sqrt(sum(a * a, {1}));
+// The norm_type-norm of each row of `rows` [k, dim], in float64: p = 0 counts the nonzero
+// entries and +-inf is the largest or smallest magnitude, as torch.norm.
+Tensor row_norms(const Tensor& rows, double p) {
+  const Tensor a = rows.to(kFloat64).abs();
+  if (p == 0.0) return sum(ne(a, 0).to(kFloat64), {1});
   if (p == 1.0) return sum(a, {1});
-  if (std::isinf(p) && p > 0) return amax(a, 1);
+  if (p == 2.0) return sqrt(sum(a * a, {1}));
+  if (std::isinf(p)) return p > 0 ? amax(a, 1) : amin(a, 1);
   return pow(sum(pow(a, p), {1}), 1.0 / p);
 }
 
-// PyTorch's embedding_renorm_: the rows named by `flat` whose norm exceeds max_norm are scaled
-// by max_norm / (norm + 1e-7), in place and unrecorded; every other row is multiplied by 1.
-void renorm_rows(const Tensor& weight, const Tensor& flat, double max_norm, double p) {
-  NoGradGuard no_grad;
+// The sorted distinct values of `flat` (read on the host), checked against [0, num) so that
+// an out-of-range index is refused before the table changes.
+std::vector<int64_t> distinct_rows(const Tensor& flat, const Tensor& weight, const char* op) {
+  std::vector<int64_t> ids = flat.to(kCPU).to_vector<int64_t>();
+  std::sort(ids.begin(), ids.end());
+  ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
   const int64_t num = weight.size(0);
-  const Tensor named =
-      gt(index_add(zeros({num}, weight.options()), 0, flat, ones({flat.numel()}, weight.options())),
-         0);
-  const Tensor norms = row_norms(weight.detach(), p);
-  const Tensor scale =
-      where(named, where(gt(norms, max_norm), Scalar(max_norm) / (norms + 1e-7), 1.0), 1.0);
-  Tensor w = weight;
-  w.mul_(scale.unsqueeze(1));
+  WICK_CHECK(ids.empty() || (ids.front() >= 0 && ids.back() < num), IndexError, op,
+             "index out of range in self: the table ", describe(weight), " has ", num,
+             " rows, and the input holds values from ", ids.front(), " to ", ids.back());
+  return ids;
+}
+
+// PyTorch's embedding_renorm_: each distinct row the input names whose norm exceeds max_norm
+// is multiplied, in place and unrecorded, by max_norm / (norm + 1e-7). The norms of those rows
+// only are computed (one gather and one host copy); rows under max_norm are not touched.
+void renorm_rows(const Tensor& weight, const std::vector<int64_t>& ids, double max_norm, double p) {
+  if (ids.empty()) return;
+  NoGradGuard no_grad;
+  const Tensor named = tensor(ids, TensorOptions(kInt64).device(weight.device()));
+  const std::vector<double> norms =
+      row_norms(index_select(weight.detach(), 0, named), p).to(kCPU).to_vector<double>();
+  for (size_t k = 0; k < ids.size(); ++k) {
+    if (norms[k] > max_norm) {
+      Tensor row = weight.select(0, ids[k]);
+      row.mul_(max_norm / (norms[k] + 1e-7));
+    }
+  }
 }
 
 }  // namespace
@@ -61,9 +80,7 @@ Tensor functional::embedding(const Tensor& input, const Tensor& weight,
   if (options.max_norm()) {
     WICK_CHECK(is_floating(weight.dtype()), DtypeError, op,
                "max_norm needs a floating weight, got ", describe(weight));
-    // Out-of-range indices are refused by index_select below too, but before the weight changes.
-    if (flat.numel() > 0) (void)index_select(weight.detach(), 0, flat);
-    renorm_rows(weight, flat, *options.max_norm(), options.norm_type());
+    renorm_rows(weight, distinct_rows(flat, weight, op), *options.max_norm(), options.norm_type());
   }
   Tensor rows = index_select(weight, 0, flat);
   if (padding && rows.requires_grad()) {
@@ -88,7 +105,8 @@ EmbeddingImpl::EmbeddingImpl(EmbeddingOptions options) : options_(std::move(opti
     WICK_CHECK(given.sizes() == Shape({num, dim}), ShapeError, op,
                "_weight must have shape [num_embeddings, embedding_dim] = ", Shape({num, dim}),
                ", got ", describe(given));
-    weight = register_parameter("weight", given.detach().clone());
+    // The given tensor itself (its storage shared, as PyTorch's Parameter(_weight)).
+    weight = register_parameter("weight", given.detach());
   } else {
     weight = register_parameter("weight", randn({num, dim}));
     reset_parameters_padding();

@@ -99,7 +99,17 @@ TEST_CASE("index_select and index_add: PyTorch's errors, and the engine works af
   CHECK_THROWS_WITH(index_select(x, 0, tensor({1.0, 0.0})),
                     Catch::Contains("int64") && Catch::Contains("float32"));
   CHECK_THROWS_AS(index_select(x, 0, tensor({{1, 0}})), ShapeError);
-  CHECK_THROWS_AS(index_select(tensor(3.0), 0, tensor({0})), ShapeError);
+  // A 0-d self is one row along dim 0 or -1, and gives a 0-d result, as in PyTorch.
+  CHECK(index_select(tensor(3.0), 0, tensor({0})).sizes() == Shape{});
+  CHECK(index_select(tensor(3.0), -1, tensor({0})).item<float>() == 3.0f);
+  CHECK_THROWS_AS(index_select(tensor(3.0), 0, tensor({1})), IndexError);
+  CHECK_THROWS_AS(index_select(tensor(3.0), 0, tensor({0, 0})), ShapeError);
+  CHECK_THROWS_AS(index_select(tensor(3.0), 1, tensor({0})), IndexError);
+  CHECK(index_add(tensor(5.0), 0, tensor({0, 0}), ones({2})).item<float>() == 7.0f);
+  CHECK(index_add(tensor(5.0), 0, tensor({0}), tensor(2.0)).sizes() == Shape{});
+  // A 1-D self takes a 0-d source for a 0-d index (torch: [0, 3, 2]).
+  CHECK(index_add(arange(3, kFloat32), 0, tensor(int64_t{1}, kInt64).reshape({}), tensor(2.0f))
+            .to_vector<float>() == std::vector<float>{0, 3, 2});
   CHECK_THROWS_AS(index_select(x, 0, Tensor()), ValueError);
   // index_add: source's shape and dtype, bool, alpha.
   CHECK_THROWS_WITH(index_add(x, 0, idx, ones({3, 4})),

@@ -7,8 +7,11 @@
 //  - index_select(self, dim, index) -> [outer, n, inner]: row i is self's row index[i];
 //  - index_add(self, dim, index, source, alpha) -> self with alpha * source's row i added to
 //    row index[i], rows in index order (a repeated index accumulates in that order, on every
-//    device: the same bits on the CPU and the GPU, and no atomics).
-// Kernel attributes: dim = the wrapped dim; index_add's scalar_a = alpha in self's dtype.
+//    device: the same bits on the CPU and the GPU, and no atomics). The boundary copies self
+//    into the output first (the copy kernel takes any layout), so the kernel only adds; its
+//    inputs are self (read for its sizes only), the index and the packed source. bfloat16 is
+//    computed in float32 here.
+// Kernel attributes: dim = the wrapped dim; index_add's scalar_a = alpha.
 // Out-of-range indices are an IndexError raised here (on a GPU, two reductions and one
 // synchronisation), never a device-side fault: PyTorch's CUDA kernels assert there, which ends
 // the process.
@@ -29,9 +32,6 @@ Tensor packed(const Tensor& t, const char* name) {
 // The checks both ops make on self, dim and index; returns the wrapped dim.
 int64_t check_index(const char* name, const Tensor& self, int64_t dim, const Tensor& index) {
   detail::check_defined(name, {&self, &index});
-  WICK_CHECK(self.dim() >= 1, ShapeError, name,
-             "needs a tensor with at least one dim, got the 0-d ", describe(self),
-             " (reshape it to [1])");
   const int64_t wrapped = detail::wrap_dim(dim, self.dim(), name);
   WICK_CHECK(index.dtype() == kInt64, DtypeError, name, "expected an int64 index, got ",
              describe(index));
@@ -61,6 +61,13 @@ Shape with_dim_size(const Shape& sizes, int64_t dim, int64_t n) {
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const char* name = "index_select";
+  if (self.defined() && self.dim() == 0) {
+    // As PyTorch: a 0-d tensor is one row along dim 0 (or -1), and the result is 0-d.
+    detail::wrap_dim(dim, 1, name);
+    WICK_CHECK(!index.defined() || index.numel() == 1, ShapeError, name,
+               "a 0-d tensor takes exactly one index, got ", describe(index));
+    return index_select(self.reshape({1}), 0, index).reshape({});
+  }
   const int64_t d = check_index(name, self, dim, index);
   const Tensor x = packed(self, name), idx = packed(index, name);
   Tensor out = detail::make_empty(with_dim_size(self.sizes(), d, index.numel()), self.dtype(),
@@ -81,8 +88,21 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
 Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha) {
   const char* name = "index_add";
+  detail::check_defined(name, {&self, &index, &source});
+  if (self.dim() == 0) {
+    // As PyTorch: a 0-d tensor is one row along dim 0 (or -1); the source has one value per
+    // index, in any shape of that many elements.
+    detail::wrap_dim(dim, 1, name);
+    WICK_CHECK(source.numel() == index.numel(), ShapeError, name, "a 0-d self takes ",
+               index.numel(), " source value(s) for ", describe(index), ", got ", describe(source));
+    return index_add(self.reshape({1}), 0, index, source.reshape({source.numel()}), alpha)
+        .reshape({});
+  }
+  if (self.dim() == 1 && source.dim() == 0) {
+    // A 1-D self takes a 0-d source for one index, as PyTorch's.
+    return index_add(self, dim, index, source.reshape({1}), alpha);
+  }
   const int64_t d = check_index(name, self, dim, index);
-  detail::check_defined(name, {&source});
   detail::check_same_device(name, {&self, &source});
   WICK_CHECK(source.dtype() == self.dtype(), DtypeError, name,
              "source must have self's dtype: ", detail::describe_all({&self, &source}));
@@ -95,11 +115,20 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   WICK_CHECK(is_floating(self.dtype()) || !alpha.is_floating(), DtypeError, name, "alpha ", alpha,
              " must be an integer for the integer ", describe(self));
   detail::check_value_fits(alpha, self.dtype(), name, self);
-  const Tensor x = packed(self, name), idx = packed(index, name), src = packed(source, name);
+  if (self.dtype() == kBFloat16) {
+    // Added in float32 and rounded once, as run_kernel computes bfloat16 for other kernels
+    // (it cannot here: the kernel adds into an output that already holds self). Recorded as
+    // the casts and a float32 index_add, so autograd differentiates it.
+    return index_add(self.to(kFloat32), d, index, source.to(kFloat32), alpha).to(kBFloat16);
+  }
+  // The output starts as self's values, copied from any layout: the backward's zeros, an
+  // expanded 0-d tensor, cost one write here instead of a packed copy and a second pass.
   Tensor out = detail::make_empty(self.sizes(), self.dtype(), self.device(), name);
+  detail::copy_into(out, self.detach());
+  const Tensor idx = packed(index, name), src = packed(source, name);
   OpCall call;
   call.op = OpId::index_add;
-  call.inputs = {&x, &idx, &src};
+  call.inputs = {&self, &idx, &src};  // the kernel reads self's sizes only
   call.num_inputs = 3;
   call.outputs[0] = &out;
   call.num_outputs = 1;

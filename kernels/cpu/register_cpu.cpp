@@ -65,9 +65,10 @@ void register_cpu_kernels() {
   register_kernel(OpId::layer_norm_backward, kCPU, layer_norm_backward_kernel);
   // matmul_kernel multiplies bfloat16 itself where the CPU has AVX512_BF16 (matmul.cpp).
   register_kernel(OpId::matmul, kCPU, matmul_kernel, /*computes_bf16=*/true);
-  // index_select only moves elements, so it takes bfloat16 as it is; index_add adds in float32.
+  // index_select only moves elements, so it takes bfloat16 as it is; index_add's boundary
+  // computes bfloat16 in float32 itself (its output holds self's values on entry).
   register_kernel(OpId::index_select, kCPU, index_select_kernel, /*computes_bf16=*/true);
-  register_kernel(OpId::index_add, kCPU, index_add_kernel);
+  register_kernel(OpId::index_add, kCPU, index_add_kernel, /*computes_bf16=*/true);
 }
 
 }  // namespace wick

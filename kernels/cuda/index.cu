@@ -6,9 +6,9 @@
 //    threads read consecutive elements of a row, so reads and writes are coalesced for rows of
 //    32 elements or more. It moves raw bits (1, 2, 4 or 8 bytes), so every dtype, bfloat16
 //    included, takes one kernel per element size.
-//  - index_add: a cudaMemcpyAsync of self into the output, then index_add_columns_kernel: one
-//    thread per (outer, column) pair walks the whole index in order and adds alpha * source
-//    row i into row index[i]. A repeated index is therefore added in index order, the CPU
+//  - index_add: the boundary has filled the output with self's values; index_add_columns_kernel
+//    runs one thread per (outer, column) pair walks the whole index in order and adds alpha *
+//    source row i into row index[i]. A repeated index is therefore added in index order, the CPU
 //    kernel's order (kernels/cpu/index.cpp): the same bits on both, and the same bits on every
 //    run, without atomics (no wick kernel uses floating-point atomics).
 // The cost of that order: the walk over the index is serial per column, so an embedding's
@@ -121,10 +121,9 @@ void launch_index_add(const OpCall& call) {
   OpContext ctx(call);
   const Tensor& self = call.in(0);
   const Tensor& out = call.out();
+  WICK_CHECK(self.dtype() != kBFloat16 && self.dtype() != kBool, DtypeError, ctx.op,
+             "the kernel adds int64, float32 and float64, got ", describe(self));
   const IndexLayout l = layout_of(self, call.dim, call.in(1));
-  WICK_CUDA_CHECK(cudaMemcpyAsync(out.raw_data(), self.raw_data(), out.nbytes(),
-                                  cudaMemcpyDeviceToDevice, ctx.stream),
-                  ctx.op, ctx.device);
   const int64_t columns = l.outer * l.inner;
   if (l.n == 0 || columns == 0) return;
   const auto* index = static_cast<const int64_t*>(call.in(1).raw_data());

@@ -46,9 +46,10 @@ void register_cuda_backend() {
   reg(OpId::log_softmax, run_op<launch_softmax>);
   reg(OpId::layer_norm, run_op<launch_layer_norm>);
   reg(OpId::layer_norm_backward, run_op<launch_layer_norm_backward>);
-  // index_select moves raw bits, so it takes bfloat16 as it is; index_add adds in float32.
+  // index_select moves raw bits, so it takes bfloat16 as it is; index_add's boundary computes
+  // bfloat16 in float32 itself (its output holds self's values on entry).
   register_kernel(OpId::index_select, kCUDA, run_op<launch_index_select>, /*computes_bf16=*/true);
-  reg(OpId::index_add, run_op<launch_index_add>);
+  register_kernel(OpId::index_add, kCUDA, run_op<launch_index_add>, /*computes_bf16=*/true);
   // The matmul takes bfloat16 itself: step 10's tensor cores (gemm/10_bf16_mma.cuh).
   register_kernel(OpId::matmul, kCUDA, run_op<launch_matmul>, /*computes_bf16=*/true);
 }

@@ -28,15 +28,20 @@ def opt(v):
     return "std::nullopt" if v is None else repr(v)
 
 
-def case(name, num, dim, indices, shape, padding_idx=None, max_norm=None, norm_type=2.0):
-    table = wave([num, dim], 0.4, 1.5, 0.2).requires_grad_()
+def case(name, num, dim, indices, shape, padding_idx=None, max_norm=None, norm_type=2.0,
+         zeros=()):
+    table = wave([num, dim], 0.4, 1.5, 0.2)
+    for r, c in zeros:
+        table[r, c] = 0.0
+    table.requires_grad_()
     before = table.detach().clone()
     idx = torch.tensor(indices, dtype=torch.int64).reshape(shape)
     out = torch.nn.functional.embedding(idx, table, padding_idx=padding_idx, max_norm=max_norm,
                                         norm_type=norm_type)
     seed = wave(list(out.shape), 1.3, 1.0)
     (out * seed).sum().backward()
-    norm = "INFINITY" if math.isinf(norm_type) else repr(norm_type)
+    norm = repr(norm_type) if not math.isinf(norm_type) else (
+        "INFINITY" if norm_type > 0 else "-INFINITY")
     print('    {"%s", %d, %d, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s},' % (
         name, num, dim, ints(indices), ints(shape), opt(padding_idx), opt(max_norm), norm,
         fmt(before), fmt(seed), fmt(out.detach()), fmt(table.detach()), fmt(table.grad)))
@@ -57,6 +62,10 @@ def main():
          max_norm=1.0, norm_type=3.0)
     case("max_norm 0.8, norm_type inf", 4, 3, [1, 2, 2], [3], max_norm=0.8,
          norm_type=float("inf"))
+    case("max_norm 1.5, norm_type 0 (count of nonzeros)", 3, 3, [0, 1, 2, 1], [4],
+         max_norm=1.5, norm_type=0.0, zeros=[(0, 0), (0, 2), (2, 1)])
+    case("max_norm 0.5, norm_type -inf", 4, 2, [3, 1, 3], [3], max_norm=0.5,
+         norm_type=float("-inf"))
     print("};")
 
 

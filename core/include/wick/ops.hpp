@@ -237,7 +237,10 @@ Shape broadcast_shapes(const Shape& a, const Shape& b);
 Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 // index_add: a copy of `a` with alpha * source's row i added to row index[i] along dim, rows in
 // index order (repeated indices accumulate); source has a's shape with dim of the index's
-// length. Differentiable in a and source.
+// length. Differentiable in a and source. Differences from PyTorch: bfloat16 is added in
+// float32 and rounded once (PyTorch's CPU kernel rounds after every add: 256 + 1 + 1 + 1 is 256
+// there, 260 here); a float alpha for an integer tensor and bool tensors are DtypeErrors
+// (PyTorch truncates alpha); there is no in-place index_add_.
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha = 1);
 

@@ -14,9 +14,10 @@ namespace wick::nn {
 
 // padding_idx: that row gets no gradient (its output is the row as it is: zeros at
 // construction). max_norm: before the lookup, every row the input names whose norm_type-norm
-// exceeds max_norm is scaled in place to max_norm / (norm + 1e-7) of it, as PyTorch's
-// embedding_renorm_. scale_grad_by_freq and sparse gradients are not supported (a ValueError
-// when set), rather than ignored.
+// (0: the count of nonzeros, inf and -inf: the largest and smallest magnitude) exceeds max_norm
+// is multiplied in place by max_norm / (norm + 1e-7), as PyTorch's embedding_renorm_; the
+// distinct indices are read on the host for that (a synchronisation on a GPU). scale_grad_by_freq
+// and sparse gradients are not supported (a ValueError when set), rather than ignored.
 class EmbeddingFuncOptions {
  public:
   EmbeddingFuncOptions& padding_idx(std::optional<int64_t> p) {
@@ -86,7 +87,8 @@ class EmbeddingOptions {
     func_.sparse(on);
     return *this;
   }
-  // A given initial table instead of N(0, 1) draws (libtorch's _weight).
+  // A given initial table instead of N(0, 1) draws (libtorch's _weight): the module's weight
+  // shares its storage, as in PyTorch.
   EmbeddingOptions& _weight(Tensor w) {
     weight_ = std::move(w);
     return *this;
@@ -159,7 +161,8 @@ class EmbeddingImpl : public Module {
 class Embedding : public ModuleHolder<EmbeddingImpl> {
  public:
   using ModuleHolder<EmbeddingImpl>::ModuleHolder;
-  // A module around a copy of `embeddings` ([num, dim]), as torch.nn.Embedding.from_pretrained.
+  // A module whose weight is `embeddings` ([num, dim]; storage shared, as
+  // torch.nn.Embedding.from_pretrained).
   static Embedding from_pretrained(const Tensor& embeddings,
                                    const EmbeddingFromPretrainedOptions& options = {});
 };
