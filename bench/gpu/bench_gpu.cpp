@@ -179,6 +179,33 @@ void BM_layer_norm_backward(benchmark::State& state) {
   });
 }
 
+// ---- an embedding's lookup and backward: 8192 tokens of a [50304, 768] float32 table (GPT-2
+// small's, 8 x 1024 tokens) ----
+// index_select: the selected rows read and written. index_add (the backward from zeros): the
+// table written once by the boundary's copy, the source read, the target rows read and
+// written. The backward is predicted latency-bound (kernels/cuda/index.cu: one thread per
+// column walks all 8192 tokens in order): a few ms, far below the copy bandwidth.
+constexpr int64_t kVocab = 50304, kWidth = 768, kTokens = 8192;
+
+wick::Tensor gpu_tokens() {
+  return (wick::rand({kTokens}, wick::TensorOptions().device(wick::kCUDA)) * (kVocab - 1))
+      .to(wick::kInt64);
+}
+
+void BM_embedding_lookup(benchmark::State& state) {
+  wick::Tensor table = random_gpu({kVocab, kWidth}), tokens = gpu_tokens();
+  run(state, 2.0 * 4 * kTokens * kWidth, 0, false,
+      [&] { wick::Tensor rows = table.index_select(0, tokens); });
+}
+
+void BM_embedding_backward(benchmark::State& state) {
+  wick::Tensor tokens = gpu_tokens(), grad = random_gpu({kTokens, kWidth});
+  const wick::Tensor zero = wick::zeros({}, wick::TensorOptions().device(wick::kCUDA));
+  run(state, 4.0 * kVocab * kWidth + 3.0 * 4 * kTokens * kWidth, 0, false, [&] {
+    wick::Tensor d_table = wick::index_add(zero.expand({kVocab, kWidth}), 0, tokens, grad);
+  });
+}
+
 // ---- matmul float32 ----
 void BM_matmul(benchmark::State& state) {
   const int64_t n = state.range(0);
@@ -268,6 +295,8 @@ BENCHMARK(BM_layer_norm_backward)
     ->UseManualTime()
     ->Iterations(30)
     ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_embedding_lookup)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_embedding_backward)->UseManualTime()->Iterations(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_matmul)
     ->ArgNames({"n", "cublas"})
     ->ArgsProduct({{1024, 2048, 4096}, {0, 1}})
