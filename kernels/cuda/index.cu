@@ -6,20 +6,27 @@
 //    threads read consecutive elements of a row, so reads and writes are coalesced for rows of
 //    32 elements or more. It moves raw bits (1, 2, 4 or 8 bytes), so every dtype, bfloat16
 //    included, takes one kernel per element size.
-//  - index_add: the boundary has filled the output with self's values; index_add_columns_kernel
-//    runs one thread per (outer, column) pair walks the whole index in order and adds alpha *
-//    source row i into row index[i]. A repeated index is therefore added in index order, the CPU
-//    kernel's order (kernels/cpu/index.cpp): the same bits on both, and the same bits on every
-//    run, without atomics (no wick kernel uses floating-point atomics).
-// The cost of that order: the walk over the index is serial per column, so an embedding's
-// backward (outer 1, inner = the embedding width, n = the number of tokens) runs inner threads
-// for n dependent steps each. Predicted, not measured (no GPU was lent when this was written):
-// latency-bound, about n x 0.5 us at n = 8192, D = 768 (a few ms, against tens of us for an
-// atomic scatter). PyTorch's deterministic path sorts the index and sums each row's segment in
-// parallel; that is the next step here.
-// Tested by tests/cuda/test_ops.cpp (the op sweep, against the CPU) and test_autograd.cpp (the
-// embedding case), on the CPU emulator of CUDA.
+//  - index_add: the boundary has filled the output with self's values. Here the index is
+//    grouped by target row on the host (a stable counting sort: each row's positions stay in
+//    index order) and uploaded; index_add_rows_kernel then runs one thread per (outer, named
+//    row, column), which keeps the row's value in a register, adds alpha * source row i for
+//    each of the row's positions i in index order, and writes once. Repeated indices are
+//    therefore added in index order, the CPU kernel's order (kernels/cpu/index.cpp): the same
+//    bits on both and on every run, without atomics (no wick kernel uses floating-point
+//    atomics). The work runs in parallel over every distinct row and column; only a row's own
+//    repeats are serial.
+//    The grouping costs one synchronisation and the index's round trip through the host (the
+//    boundary already synchronises for its range check).
+// History: the first version had one thread per (outer, column) walk the whole index, so an
+// embedding's backward (n tokens, width D) ran D threads for n dependent steps: predicted a few
+// ms at n = 8192, D = 768 (found by review). Neither version has run on a GPU: the speed of
+// this one is predicted, not measured (bench/gpu: BM_embedding_backward). The grouping is
+// PyTorch's deterministic idea (sort the index, sum each row's segment), with the sort on the
+// host.
+// Tested by tests/cuda/test_index.cpp (every dtype, layout and dim, equal bits to the CPU) and
+// test_autograd.cpp (the embedding case), on the CPU emulator of CUDA.
 #include <cstdint>
+#include <vector>
 
 #include "common.cuh"
 #include "kernels.hpp"
@@ -65,22 +72,28 @@ __device__ __forceinline__ T add_scaled(T acc, T alpha, T x) {
   }
 }
 
+// Task t = ((o * rows + r) * inner + c): output row named[r] of block o, column c, gets alpha *
+// source row positions[p] for p in [offsets[r], offsets[r + 1]), in that (index) order.
 template <typename T>
-__global__ void index_add_columns_kernel(T* out, const T* source, const int64_t* index, T alpha,
-                                         int64_t columns, FastDivmod inner, int64_t size,
-                                         int64_t n) {
+__global__ void index_add_rows_kernel(T* out, const T* source, const int64_t* named,
+                                      const int64_t* offsets, const int64_t* positions, T alpha,
+                                      int64_t tasks, FastDivmod inner, FastDivmod rows,
+                                      int64_t size, int64_t n) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const auto width = static_cast<int64_t>(inner.divisor);
-  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < columns;
+  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < tasks;
        t += stride) {
-    uint64_t o, c;
-    inner.divmod(static_cast<uint64_t>(t), o, c);
-    T* out_block = out + static_cast<int64_t>(o) * size * width + static_cast<int64_t>(c);
-    const T* source_column = source + static_cast<int64_t>(o) * n * width + static_cast<int64_t>(c);
-    for (int64_t i = 0; i < n; ++i) {
-      T* target = out_block + index[i] * width;
-      *target = add_scaled(*target, alpha, source_column[i * width]);
+    uint64_t rest, c, o, r;
+    inner.divmod(static_cast<uint64_t>(t), rest, c);
+    rows.divmod(rest, o, r);
+    const auto block = static_cast<int64_t>(o), column = static_cast<int64_t>(c);
+    T* target = out + (block * size + named[r]) * width + column;
+    const T* source_block = source + block * n * width + column;
+    T acc = *target;
+    for (int64_t p = offsets[r]; p < offsets[r + 1]; ++p) {
+      acc = add_scaled(acc, alpha, source_block[positions[p] * width]);
     }
+    *target = acc;
   }
 }
 
@@ -124,15 +137,49 @@ void launch_index_add(const OpCall& call) {
   WICK_CHECK(self.dtype() != kBFloat16 && self.dtype() != kBool, DtypeError, ctx.op,
              "the kernel adds int64, float32 and float64, got ", describe(self));
   const IndexLayout l = layout_of(self, call.dim, call.in(1));
-  const int64_t columns = l.outer * l.inner;
-  if (l.n == 0 || columns == 0) return;
-  const auto* index = static_cast<const int64_t*>(call.in(1).raw_data());
-  const unsigned grid = grid_for(ctx, columns);
+  if (l.n == 0 || l.outer * l.inner == 0) return;
+  // The index on the host, grouped by target row: named rows (ascending), their offsets into
+  // positions, and the positions of each row in index order. One buffer: [named | offsets |
+  // positions].
+  std::vector<int64_t> index(static_cast<size_t>(l.n));
+  WICK_CUDA_CHECK(cudaMemcpyAsync(index.data(), call.in(1).raw_data(), index.size() * 8,
+                                  cudaMemcpyDeviceToHost, ctx.stream),
+                  ctx.op, ctx.device);
+  WICK_CUDA_CHECK(cudaStreamSynchronize(ctx.stream), ctx.op, ctx.device);
+  std::vector<int64_t> count(static_cast<size_t>(l.size) + 1, 0);
+  for (int64_t v : index) ++count[static_cast<size_t>(v) + 1];
+  int64_t rows = 0;
+  for (int64_t v = 0; v < l.size; ++v) rows += count[static_cast<size_t>(v) + 1] > 0 ? 1 : 0;
+  std::vector<int64_t> plan(static_cast<size_t>(rows + (rows + 1) + l.n));
+  int64_t* named = plan.data();
+  int64_t* offsets = named + rows;
+  int64_t* positions = offsets + rows + 1;
+  std::vector<int64_t> start(static_cast<size_t>(l.size), 0);  // a row's next free position
+  int64_t r = 0, next = 0;
+  for (int64_t v = 0; v < l.size; ++v) {
+    const int64_t c = count[static_cast<size_t>(v) + 1];
+    if (c == 0) continue;
+    named[r] = v;
+    offsets[r++] = next;
+    start[static_cast<size_t>(v)] = next;
+    next += c;
+  }
+  offsets[rows] = next;
+  for (int64_t i = 0; i < l.n; ++i) positions[start[static_cast<size_t>(index[i])]++] = i;
+  DeviceBuffer device_plan(plan.size() * 8, ctx);
+  // From pageable memory, the copy has read `plan` when it returns (it is staged first).
+  WICK_CUDA_CHECK(cudaMemcpyAsync(device_plan.as<int64_t>(), plan.data(), plan.size() * 8,
+                                  cudaMemcpyHostToDevice, ctx.stream),
+                  ctx.op, ctx.device);
+  const int64_t* d_named = device_plan.as<int64_t>();
+  const int64_t tasks = l.outer * rows * l.inner;
+  const unsigned grid = grid_for(ctx, tasks);
   WICK_DISPATCH_NUMERIC(self.dtype(), {
-    launch_kernel(ctx, "index_add_columns_kernel", index_add_columns_kernel<T>, grid, kBlockThreads,
-                  0, static_cast<T*>(out.raw_data()), static_cast<const T*>(call.in(2).raw_data()),
-                  index, call.scalar_a.to<T>(), columns, FastDivmod(static_cast<uint64_t>(l.inner)),
-                  l.size, l.n);
+    launch_kernel(ctx, "index_add_rows_kernel", index_add_rows_kernel<T>, grid, kBlockThreads, 0,
+                  static_cast<T*>(out.raw_data()), static_cast<const T*>(call.in(2).raw_data()),
+                  d_named, d_named + rows, d_named + 2 * rows + 1, call.scalar_a.to<T>(), tasks,
+                  FastDivmod(static_cast<uint64_t>(l.inner)),
+                  FastDivmod(static_cast<uint64_t>(rows)), l.size, l.n);
   })
 }
 

@@ -66,3 +66,19 @@ TEST_CASE("gpu: an out-of-range index is an IndexError; the device works on", "[
   CHECK_THROWS_AS(index_select(table, 0, tensor({0})), DeviceError);  // index on the CPU
   CHECK(index_select(table, 0, tensor({3, 3}).to(kCUDA)).sum().item<double>() == 6.0);
 }
+
+TEST_CASE("gpu: index_add with many repeats of few rows gives the CPU's bits", "[sweep]") {
+  // 2000 indices into 5 rows (each row's 400 adds serial, in index order), with outer blocks,
+  // a 1-D self (one column) and rows never named; float32 so that the order shows in the bits.
+  for (const Shape& shape : {Shape{5}, Shape{3, 5, 7}, Shape{2, 5, 40}}) {
+    const int64_t dim = shape.size() == 1 ? 0 : 1;
+    Pair x = make_input(shape, kFloat32, Layout::Contiguous);
+    const Tensor idx = draw_index(4, 2000, 11);  // rows 0..3: row 4 is never named
+    Shape source_shape = shape;
+    source_shape[static_cast<size_t>(dim)] = 2000;
+    Pair source = make_input(source_shape, kFloat32, Layout::Contiguous);
+    check_close(index_add(x.gpu, dim, idx.to(kCUDA), source.gpu, 0.3),
+                index_add(x.cpu, dim, idx, source.cpu, 0.3), {},
+                "index_add of " + describe(x.cpu) + " with 2000 indices");
+  }
+}
