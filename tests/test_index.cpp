@@ -4,6 +4,7 @@
 // saving only the index.
 #include <random>
 
+#include "index_cases.hpp"
 #include "reference.hpp"
 #include "sweep_common.hpp"
 
@@ -11,18 +12,9 @@ using namespace wick;
 using ref::Domain;
 using ref::Layout;
 
-namespace {
+using index_cases::draw_index;
 
-// m indices in [0, size), with repeats (empty when size is 0).
-Tensor draw_index(int64_t size, int64_t m, uint64_t seed) {
-  std::vector<int64_t> v;
-  if (size > 0) {
-    std::mt19937_64 gen(seed);
-    for (int64_t k = 0; k < m; ++k) v.push_back(static_cast<int64_t>(gen() % uint64_t(size)));
-    if (m >= 2) v[1] = v[0];  // always one repeat
-  }
-  return tensor(v, Shape{static_cast<int64_t>(v.size())}, kInt64);
-}
+namespace {
 
 std::vector<int64_t> with_dim(std::vector<int64_t> i, int64_t dim, int64_t v) {
   i[static_cast<size_t>(dim)] = v;

@@ -23,26 +23,9 @@
 #include "loops.hpp"
 
 namespace wick::cpu {
-namespace {
-
-struct IndexLayout {
-  int64_t outer = 1, size = 1, inner = 1, n = 0;
-};
-
-IndexLayout layout_of(const Tensor& self, int64_t dim, const Tensor& index) {
-  IndexLayout l;
-  for (int64_t d = 0; d < dim; ++d) l.outer *= self.size(d);
-  for (int64_t d = dim + 1; d < self.dim(); ++d) l.inner *= self.size(d);
-  l.size = self.size(dim);
-  l.n = index.numel();
-  return l;
-}
-
-}  // namespace
-
 void index_select_kernel(const OpCall& call) {
   const Tensor& self = call.in(0);
-  const IndexLayout l = layout_of(self, call.dim, call.in(1));
+  const IndexLayout l = index_layout(call);
   const int64_t* index = call.in(1).data_ptr<int64_t>();
   WICK_DISPATCH_STORED(self.dtype(), {
     const T* src = self.data_ptr<T>();
@@ -60,7 +43,7 @@ void index_select_kernel(const OpCall& call) {
 
 void index_add_kernel(const OpCall& call) {
   const Tensor& self = call.in(0);
-  const IndexLayout l = layout_of(self, call.dim, call.in(1));
+  const IndexLayout l = index_layout(call);
   const int64_t* index = call.in(1).data_ptr<int64_t>();
   WICK_CHECK(self.dtype() != kBFloat16 && self.dtype() != kBool, DtypeError, "index_add",
              "the kernel adds int64, float32 and float64, got ", describe(self));

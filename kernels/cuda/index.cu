@@ -34,19 +34,6 @@
 namespace wick::gpu {
 namespace {
 
-struct IndexLayout {
-  int64_t outer = 1, size = 1, inner = 1, n = 0;
-};
-
-IndexLayout layout_of(const Tensor& self, int64_t dim, const Tensor& index) {
-  IndexLayout l;
-  for (int64_t d = 0; d < dim; ++d) l.outer *= self.size(d);
-  for (int64_t d = dim + 1; d < self.dim(); ++d) l.inner *= self.size(d);
-  l.size = self.size(dim);
-  l.n = index.numel();
-  return l;
-}
-
 template <typename Bits>
 __global__ void index_select_kernel(Bits* out, const Bits* self, const int64_t* index,
                                     int64_t total, FastDivmod inner, FastDivmod n, int64_t size) {
@@ -103,7 +90,7 @@ void launch_index_select(const OpCall& call) {
   OpContext ctx(call);
   const Tensor& self = call.in(0);
   const Tensor& out = call.out();
-  const IndexLayout l = layout_of(self, call.dim, call.in(1));
+  const IndexLayout l = index_layout(call);
   const int64_t total = out.numel();
   const auto* index = static_cast<const int64_t*>(call.in(1).raw_data());
   const unsigned grid = grid_for(ctx, total);
@@ -136,7 +123,7 @@ void launch_index_add(const OpCall& call) {
   const Tensor& out = call.out();
   WICK_CHECK(self.dtype() != kBFloat16 && self.dtype() != kBool, DtypeError, ctx.op,
              "the kernel adds int64, float32 and float64, got ", describe(self));
-  const IndexLayout l = layout_of(self, call.dim, call.in(1));
+  const IndexLayout l = index_layout(call);
   if (l.n == 0 || l.outer * l.inner == 0) return;
   // The index on the host, grouped by target row: named rows (ascending), their offsets into
   // positions, and the positions of each row in index order. One buffer: [named | offsets |

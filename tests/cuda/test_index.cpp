@@ -7,20 +7,13 @@
 #include <random>
 
 #include "gpu_test.hpp"
+#include "index_cases.hpp"
 
 using namespace gpu_test;
 
-namespace {
+using index_cases::draw_index;
 
-Tensor draw_index(int64_t size, int64_t m, uint64_t seed) {
-  std::vector<int64_t> v;
-  if (size > 0) {
-    std::mt19937_64 gen(seed);
-    for (int64_t k = 0; k < m; ++k) v.push_back(static_cast<int64_t>(gen() % uint64_t(size)));
-    if (m >= 2) v[1] = v[0];
-  }
-  return tensor(v, Shape{static_cast<int64_t>(v.size())}, kInt64);
-}
+namespace {
 
 const std::vector<Shape>& index_shapes() {
   static const std::vector<Shape> s{{0}, {1, 0, 3}, {20}, {4, 7, 9}, big2d()};

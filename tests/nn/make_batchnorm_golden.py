@@ -6,23 +6,9 @@ weight and bias of the first step.
 
     /usr/bin/python3 tests/nn/make_batchnorm_golden.py > tests/nn/batchnorm_golden.inc
 """
-import math
-
 import torch
 
-
-def wave(shape, phase, scale=2.0, shift=0.0):
-    n = math.prod(shape)
-    return torch.tensor([scale * math.sin(0.37 * i + phase) + shift for i in range(n)],
-                        dtype=torch.float64).reshape(shape)
-
-
-def fmt(t):
-    return "{" + ", ".join(repr(float(v)) for v in t.flatten().tolist()) + "}"
-
-
-def ints(values):
-    return "{" + ", ".join(str(int(v)) for v in values) + "}"
+from golden_util import fmt, ints, wave
 
 
 def case(name, shape, momentum):

@@ -11,6 +11,8 @@
 #include <vector>
 #include <wick/wick.hpp>
 
+#include "golden_check.hpp"
+
 namespace nn = wick::nn;
 using wick::Tensor;
 
@@ -25,17 +27,6 @@ struct BatchNormCase {
 };
 
 #include "batchnorm_golden.inc"
-
-void check_values(const Tensor& got, const std::vector<double>& want, double rel,
-                  const char* what) {
-  INFO(what);
-  const std::vector<double> values = got.to(wick::kFloat64).to_vector<double>();
-  REQUIRE(values.size() == want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    INFO("element " << i << ": " << values[i] << " against " << want[i]);
-    CHECK(std::abs(values[i] - want[i]) <= rel * std::max(1.0, std::abs(want[i])));
-  }
-}
 
 void check_case(const BatchNormCase& c, wick::Dtype dtype, double rel) {
   INFO("case " << c.name << " in " << dtype);

@@ -12,6 +12,8 @@
 #include <vector>
 #include <wick/wick.hpp>
 
+#include "golden_check.hpp"
+
 namespace nn = wick::nn;
 using wick::Tensor;
 
@@ -28,17 +30,6 @@ struct EmbeddingCase {
 };
 
 #include "embedding_golden.inc"
-
-void check_values(const Tensor& got, const std::vector<double>& want, double rel,
-                  const char* what) {
-  INFO(what);
-  const std::vector<double> values = got.to(wick::kFloat64).to_vector<double>();
-  REQUIRE(values.size() == want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    INFO("element " << i << ": " << values[i] << " against " << want[i]);
-    CHECK(std::abs(values[i] - want[i]) <= rel * std::max(1.0, std::abs(want[i])));
-  }
-}
 
 void check_case(const EmbeddingCase& c, wick::Dtype dtype, double rel) {
   INFO("case " << c.name << " in " << dtype);

@@ -49,6 +49,21 @@ struct OpCall {
 
 using KernelFn = void (*)(const OpCall& call);
 
+// index_select and index_add (core/src/ops_index.cpp): self (input 0) seen as [outer, size,
+// inner] around the dim, and the index's length n; both backends' kernels walk this.
+struct IndexLayout {
+  int64_t outer = 1, size = 1, inner = 1, n = 0;
+};
+inline IndexLayout index_layout(const OpCall& call) {
+  const Tensor& self = call.in(0);
+  IndexLayout l;
+  for (int64_t d = 0; d < call.dim; ++d) l.outer *= self.size(d);
+  for (int64_t d = call.dim + 1; d < self.dim(); ++d) l.inner *= self.size(d);
+  l.size = self.size(call.dim);
+  l.n = call.in(1).numel();
+  return l;
+}
+
 // computes_bf16: the kernel takes bfloat16 tensors itself (the copy kernels, the CUDA matmul);
 // for any other kernel run_kernel computes bfloat16 in float32 and rounds each output once.
 void register_kernel(OpId op, DeviceType device, KernelFn fn, bool computes_bf16 = false);
