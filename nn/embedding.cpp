@@ -148,6 +148,8 @@ Embedding Embedding::from_pretrained(const Tensor& embeddings,
                        .padding_idx(f.padding_idx())
                        .max_norm(f.max_norm())
                        .norm_type(f.norm_type())
+                       .scale_grad_by_freq(f.scale_grad_by_freq())
+                       .sparse(f.sparse())
                        ._weight(embeddings));
   module->weight.requires_grad_(!options.freeze());
   return module;

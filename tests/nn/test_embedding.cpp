@@ -139,6 +139,9 @@ TEST_CASE("embedding rejects bad input with clear errors, before changing the ta
                                      nn::F::EmbeddingFuncOptions().sparse(true)),
                     Catch::Contains("not supported"));
   CHECK_THROWS_AS(nn::Embedding::from_pretrained(wick::ones({3})), wick::ShapeError);
+  nn::Embedding sparse = nn::Embedding::from_pretrained(
+      wick::ones({3, 2}), nn::EmbeddingFromPretrainedOptions().sparse(true));
+  CHECK_THROWS_AS(sparse(wick::tensor({0})), wick::ValueError);
   // After the errors everything still works.
   CHECK(emb(wick::tensor({4})).sizes() == wick::Shape{1, 2});
 }

@@ -129,6 +129,15 @@ class EmbeddingFromPretrainedOptions {
     func_.norm_type(p);
     return *this;
   }
+  // As libtorch's; true is refused by the forward (see EmbeddingFuncOptions).
+  EmbeddingFromPretrainedOptions& scale_grad_by_freq(bool on) {
+    func_.scale_grad_by_freq(on);
+    return *this;
+  }
+  EmbeddingFromPretrainedOptions& sparse(bool on) {
+    func_.sparse(on);
+    return *this;
+  }
   bool freeze() const { return freeze_; }
   const EmbeddingFuncOptions& func_options() const { return func_; }
 
