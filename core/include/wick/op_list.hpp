@@ -62,7 +62,7 @@ namespace wick {
   X(layer_norm, Kernel, true)           \
   X(layer_norm_backward, Kernel, false) \
   X(matmul, Kernel, true)               \
-  /* indexing */                         \
+  /* indexing */                        \
   X(index_select, Kernel, true)         \
   X(index_add, Kernel, true)            \
   /* joining */                         \

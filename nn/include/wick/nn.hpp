@@ -1,5 +1,6 @@
 // nn.hpp: the nn layer in one include: Module and its handles, layers, losses, gradient
-// clipping (nn::utils), and the safetensors save/load (wick/serialize.hpp). See docs/nn.md; tested by tests/nn.
+// clipping (nn::utils), and the safetensors save/load (wick/serialize.hpp). See docs/nn.md; tested
+// by tests/nn.
 #pragma once
 
 #include "wick/nn/batchnorm.hpp"
