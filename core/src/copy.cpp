@@ -39,6 +39,13 @@ void run_copy_kernel(const Tensor& dst, const Tensor& src) {
 
 }  // namespace
 
+Tensor packed(const Tensor& t, const char* op) {
+  if (!t.defined() || t.is_contiguous()) return t.defined() ? t.detach() : t;
+  Tensor copy = make_empty(t.sizes(), t.dtype(), t.device(), op);
+  copy_into(copy, t);
+  return copy;
+}
+
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   if (dst.device() == src.device()) {

@@ -63,5 +63,9 @@ class InplaceRecord {
 Dtype result_type_of(const Tensor& a, const Tensor& b);
 // Copies src (same shape) into dst, casting; both on one device or across via host.
 void copy_into(const Tensor& dst, const Tensor& src);
+// t detached, as a contiguous tensor (a copy where it is not; t itself where it is): what
+// kernels that walk rows in memory order are handed (layer_norm, index_select, index_add).
+// Undefined stays undefined.
+Tensor packed(const Tensor& t, const char* op);
 
 }  // namespace wick::detail

@@ -21,14 +21,6 @@
 namespace wick {
 namespace {
 
-// A contiguous tensor with t's values (t itself where it already is), detached.
-Tensor packed(const Tensor& t, const char* name) {
-  if (t.is_contiguous()) return t.detach();
-  Tensor copy = detail::make_empty(t.sizes(), t.dtype(), t.device(), name);
-  detail::copy_into(copy, t);
-  return copy;
-}
-
 // The checks both ops make on self, dim and index; returns the wrapped dim.
 int64_t check_index(const char* name, const Tensor& self, int64_t dim, const Tensor& index) {
   detail::check_defined(name, {&self, &index});
@@ -69,7 +61,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
     return index_select(self.reshape({1}), 0, index).reshape({});
   }
   const int64_t d = check_index(name, self, dim, index);
-  const Tensor x = packed(self, name), idx = packed(index, name);
+  const Tensor x = detail::packed(self, name), idx = detail::packed(index, name);
   Tensor out = detail::make_empty(with_dim_size(self.sizes(), d, index.numel()), self.dtype(),
                                   self.device(), name);
   OpCall call;
@@ -125,7 +117,7 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   // expanded 0-d tensor, cost one write here instead of a packed copy and a second pass.
   Tensor out = detail::make_empty(self.sizes(), self.dtype(), self.device(), name);
   detail::copy_into(out, self.detach());
-  const Tensor idx = packed(index, name), src = packed(source, name);
+  const Tensor idx = detail::packed(index, name), src = detail::packed(source, name);
   OpCall call;
   call.op = OpId::index_add;
   call.inputs = {&self, &idx, &src};  // the kernel reads self's sizes only

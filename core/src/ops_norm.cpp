@@ -49,21 +49,14 @@ int64_t check_layer_norm(const char* name, const Tensor& input, const Shape& nor
   return row_length;
 }
 
-// t detached, as a contiguous tensor (a copy where it is not); undefined stays undefined.
-Tensor packed(const Tensor& t, const char* name) {
-  if (!t.defined() || t.is_contiguous()) return t.defined() ? t.detach() : t;
-  Tensor copy = detail::make_empty(t.sizes(), t.dtype(), t.device(), name);
-  detail::copy_into(copy, t);
-  return copy;
-}
-
 }  // namespace
 
 Tensor layer_norm(const Tensor& input, const Shape& normalized_shape, const Tensor& weight,
                   const Tensor& bias, double eps) {
   const char* name = "layer_norm";
   check_layer_norm(name, input, normalized_shape, {&weight, &bias});
-  const Tensor x = packed(input, name), w = packed(weight, name), b = packed(bias, name);
+  const Tensor x = detail::packed(input, name), w = detail::packed(weight, name),
+               b = detail::packed(bias, name);
   Tensor out = detail::make_empty(x.sizes(), x.dtype(), x.device(), name);
   OpCall call;
   call.op = OpId::layer_norm;
@@ -105,7 +98,8 @@ std::array<Tensor, 3> layer_norm_backward(const Tensor& grad_output, const Tenso
              "grad");
   const bool want_input = output_mask[0];
   const bool want_params = output_mask[1] || output_mask[2];
-  const Tensor g = packed(grad_output, name), x = packed(input, name), w = packed(weight, name);
+  const Tensor g = detail::packed(grad_output, name), x = detail::packed(input, name),
+               w = detail::packed(weight, name);
   Tensor d_input, d_params;
   if (want_input) d_input = detail::make_empty(x.sizes(), x.dtype(), x.device(), name);
   if (want_params) d_params = detail::make_empty({2, row_length}, x.dtype(), x.device(), name);
