@@ -36,7 +36,10 @@ void Program::layer_norm() {
   const auto k = static_cast<int64_t>(in_.below(4));
   Shape norm;
   for (int64_t i = 0; i < k; ++i) norm.push_back(nd - k + i >= 0 ? a.size(nd - k + i) : 1);
-  if (k > 0 && in_.below(8) == 0) norm[static_cast<size_t>(k - 1)] += 1;  // does not fit
+  if (k > 0 && in_.below(8) == 0) {  // does not fit (an empty tensor's other dims may be 2^63-1)
+    int64_t& last = norm[static_cast<size_t>(k - 1)];
+    last = last == INT64_MAX ? last - 1 : last + 1;
+  }
   static constexpr double kEps[4] = {1e-5, 1e-3, 0.1, 1.0};
   const double eps = kEps[in_.below(4)];
   // Weight and bias: 0 none, 1 fresh of norm's shape, 2 fresh of another dtype, 3 from the pool.
