@@ -344,6 +344,18 @@ Grads index_add_rule(const Node& n, const Tensor& g) {
   return r;
 }
 
+// gather and scatter_add: the same pair along a dim with an index of self's rank. scatter_add's
+// src has the index's shape here (a larger src is narrowed before the op is recorded).
+Grads gather_rule(const Node& n, const Tensor& g) {
+  return {scatter_add(zeros({}, g.options()).expand(in_sizes(n, 0)), n.dim, n.input(1), g)};
+}
+Grads scatter_add_rule(const Node& n, const Tensor& g) {
+  Grads r;
+  if (n.edges[0].needed) r[0] = g;
+  if (n.edges[2].needed) r[2] = gather(g, n.dim, n.input(1));
+  return r;
+}
+
 const BackwardRule kNoRule{};
 
 }  // namespace
@@ -367,7 +379,9 @@ const BackwardRule& backward_rule(OpId op) {
       permute{false, false, permute_rule}, expand{false, false, expand_rule},
       slice{false, false, slice_rule}, select{false, false, select_rule};
   static const BackwardRule index_select{true, false, index_select_rule, nullptr, 0x2},
-      index_add{true, false, index_add_rule, nullptr, 0x2};
+      index_add{true, false, index_add_rule, nullptr, 0x2},
+      gather{true, false, gather_rule, nullptr, 0x2},
+      scatter_add{true, false, scatter_add_rule, nullptr, 0x2};
   static const BackwardRule cat{false, false, nullptr, cat_rule},
       stack{false, false, nullptr, stack_rule};
   switch (op) {
@@ -438,6 +452,10 @@ const BackwardRule& backward_rule(OpId op) {
       return index_select;
     case OpId::index_add:
       return index_add;
+    case OpId::gather:
+      return gather;
+    case OpId::scatter_add:
+      return scatter_add;
     case OpId::view:
       return view;
     case OpId::transpose:

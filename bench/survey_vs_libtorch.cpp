@@ -322,6 +322,32 @@ std::vector<Case> cases() {
   };
   embedding_case("embedding: 4096 rows of [8192, 512] (index_select)", false);
   embedding_case("embedding: 4096 rows of [8192, 512], forward and backward", true);
+  // gather: picks along dim of a [rows, cols] table with an index of shape index_shape (values
+  // drawn in [0, table.size(dim))); with backward, the gradient is scatter_add into zeros.
+  const auto gather_case = [&](std::string name, Dims table_shape, int64_t dim, Dims index_shape,
+                               bool backward) {
+    add({std::move(name), [=] {
+           const wick::Tensor table = wick::randn(table_shape);
+           const double top = static_cast<double>(table_shape[static_cast<size_t>(dim)]) - 1.0;
+           const wick::Tensor index = (wick::rand(index_shape) * top).to(wick::kInt64);
+           const torch::Tensor t_table = torch_copy(table);
+           const torch::Tensor t_index =
+               torch::from_blob(index.data_ptr<int64_t>(), index_shape, torch::kInt64).clone();
+           const auto run = [backward, dim](const auto& tab, const auto& idx) {
+             auto leaf = tab.detach();
+             if (backward) leaf.requires_grad_(true);
+             auto picked = leaf.gather(dim, idx);
+             if (backward) picked.sum().backward();
+           };
+           return Pair{[=] { run(table, index); }, [=] { run(t_table, t_index); }};
+         }});
+  };
+  gather_case("gather: one of 1000 per row of [4096, 1000]", {4096, 1000}, 1, {4096, 1}, false);
+  gather_case("gather: one of 1000 per row of [4096, 1000], forward and backward", {4096, 1000}, 1,
+              {4096, 1}, true);
+  gather_case("gather along dim 0 of [1024, 1024], full index", kM, 0, kM, false);
+  gather_case("gather along dim 0 of [1024, 1024], forward and backward (scatter_add)", kM, 0, kM,
+              true);
   // Factories.
   add({"randn(M)", [] {
          return Pair{[] {

@@ -105,6 +105,24 @@ inline std::map<OpId, GradCase> cases() {
           const Tensor b = x[0].index_add(1, tensor({2, 2}, on), x[2], 0.5);
           return a * b;
         }}},
+      {OpId::gather,
+       {{{3, 4}},
+        [](V x) {
+          // Along each dim, repeated picks, an index narrower than self outside dim.
+          const auto on = TensorOptions().dtype(kInt64).device(x[0].device());
+          const Tensor rows = x[0].gather(0, tensor({{2, 0, 2, 1}, {2, 2, 0, 1}}, on));
+          const Tensor columns = x[0].gather(1, tensor({{3, 3}, {0, 1}}, on));
+          return rows.sum(0) * columns.sum() + x[0].t().gather(1, tensor({{0}, {2}}, on)).sum();
+        }}},
+      {OpId::scatter_add,
+       {{{3, 4}, {2, 4}, {3, 3}},
+        [](V x) {
+          const auto on = TensorOptions().dtype(kInt64).device(x[0].device());
+          // Repeated targets along dim 0; along dim 1 with src larger than the index.
+          const Tensor a = x[0].scatter_add(0, tensor({{1, 1, 0, 2}, {1, 0, 0, 2}}, on), x[1]);
+          const Tensor b = x[0].scatter_add(1, tensor({{3, 3}, {0, 1}}, on), x[2]);
+          return a * b;
+        }}},
       {OpId::cat,
        {{{2, 3}, {2, 1}, {2, 2}},
         [](V x) {

@@ -22,3 +22,38 @@ inline wick::Tensor draw_index(int64_t size, int64_t m, uint64_t seed) {
 }
 
 }  // namespace index_cases
+
+namespace index_cases {
+
+// An index for gather / scatter_add on a tensor of `shape` along `dim`: the shape's rank, m
+// positions along dim (none when shape[dim] is 0), and every other extent the shape's, or one
+// less where `narrow` and the extent is above 1 (the boundary's block path). Values in [0,
+// shape[dim]) drawn from `seed`, with the first two positions along dim of every column equal.
+inline wick::Tensor draw_gather_index(const wick::Shape& shape, int64_t dim, int64_t m, bool narrow,
+                                      uint64_t seed) {
+  const int64_t size = shape[static_cast<size_t>(dim)];
+  wick::Shape sizes = shape;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (static_cast<int64_t>(d) == dim) {
+      sizes[d] = size > 0 ? m : 0;
+    } else if (narrow && sizes[d] > 1) {
+      sizes[d] -= 1;
+    }
+  }
+  int64_t count = 1, inner = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    count *= sizes[d];
+    if (static_cast<int64_t>(d) > dim) inner *= sizes[d];
+  }
+  std::mt19937_64 gen(seed);
+  std::vector<int64_t> v(static_cast<size_t>(count));
+  for (auto& x : v) x = static_cast<int64_t>(gen() % uint64_t(size > 0 ? size : 1));
+  // Position 1 along dim repeats position 0 in every column (a repeated target for scatter_add).
+  const int64_t n = sizes.empty() ? 1 : sizes[static_cast<size_t>(dim)];
+  for (int64_t k = 0; n >= 2 && k < count; ++k) {
+    if ((k / inner) % n == 1) v[static_cast<size_t>(k)] = v[static_cast<size_t>(k - inner)];
+  }
+  return wick::tensor(v, sizes, wick::kInt64);
+}
+
+}  // namespace index_cases

@@ -32,3 +32,5 @@ void sweep_views(wick::OpId op);
 void sweep_layer_norm(wick::OpId op);
 // test_index.cpp: index_select, index_add
 void sweep_index(wick::OpId op);
+// test_gather.cpp: gather, scatter_add
+void sweep_gather(wick::OpId op);

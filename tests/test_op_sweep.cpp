@@ -4,9 +4,9 @@
 // debug fill on so that an output element never written reads as NaN (or 255 for bool).
 // The sweep walks the op list itself: an op without a sweep case fails the first test.
 // Creation, copy, arange, cat, stack and views are swept in test_op_sweep_shapes.cpp, layer_norm
-// in test_layer_norm.cpp, index_select and index_add in test_index.cpp (sweep_common.hpp declares
-// them).
-// CTest runs it as four tests of every fourth op (WICK_SWEEP_SHARD, tests/CMakeLists.txt).
+// in test_layer_norm.cpp, index_select and index_add in test_index.cpp, gather and scatter_add in
+// test_gather.cpp (sweep_common.hpp declares them). CTest runs it as four tests of every fourth op
+// (WICK_SWEEP_SHARD, tests/CMakeLists.txt).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -459,6 +459,10 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
           case OpId::index_select:
           case OpId::index_add:
             sweep_index(op);
+            break;
+          case OpId::gather:
+          case OpId::scatter_add:
+            sweep_gather(op);
             break;
           case OpId::cat:
             sweep_cat();

@@ -206,6 +206,34 @@ void BM_embedding_backward(benchmark::State& state) {
   });
 }
 
+// ---- gather and scatter_add: a classifier's pick of one of 1000 logits for each of 65536 rows,
+// and its gradient (scatter_add into zeros). gather reads the index and the picked elements and
+// writes the output (one element per 32-byte sector: bandwidth is counted as useful bytes, so
+// expect ~1/8 of the copy's). scatter_add from zeros writes the [65536, 1000] gradient once
+// (the boundary's copy, 262 MB) and adds one element per row (the column kernel: one thread
+// per row): predicted at the copy's time for the write, ~0.1 ms, plus the host index check. ----
+constexpr int64_t kPickRows = 65536, kClasses = 1000;
+
+void BM_gather_rows(benchmark::State& state) {
+  wick::Tensor logits = random_gpu({kPickRows, kClasses});
+  wick::Tensor picks =
+      (wick::rand({kPickRows, 1}, wick::TensorOptions().device(wick::kCUDA)) * (kClasses - 1))
+          .to(wick::kInt64);
+  run(state, 2.0 * 4 * kPickRows + 8.0 * kPickRows, 0, false,
+      [&] { wick::Tensor picked = logits.gather(1, picks); });
+}
+
+void BM_scatter_add_rows(benchmark::State& state) {
+  wick::Tensor picks =
+      (wick::rand({kPickRows, 1}, wick::TensorOptions().device(wick::kCUDA)) * (kClasses - 1))
+          .to(wick::kInt64);
+  wick::Tensor grad = random_gpu({kPickRows, 1});
+  const wick::Tensor zero = wick::zeros({}, wick::TensorOptions().device(wick::kCUDA));
+  run(state, 4.0 * kPickRows * kClasses + 3.0 * 4 * kPickRows + 8.0 * kPickRows, 0, false, [&] {
+    wick::Tensor d_logits = wick::scatter_add(zero.expand({kPickRows, kClasses}), 1, picks, grad);
+  });
+}
+
 // ---- matmul float32 ----
 void BM_matmul(benchmark::State& state) {
   const int64_t n = state.range(0);
@@ -297,6 +325,8 @@ BENCHMARK(BM_layer_norm_backward)
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_embedding_lookup)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_embedding_backward)->UseManualTime()->Iterations(10)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_gather_rows)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_scatter_add_rows)->UseManualTime()->Iterations(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_matmul)
     ->ArgNames({"n", "cublas"})
     ->ArgsProduct({{1024, 2048, 4096}, {0, 1}})

@@ -23,6 +23,8 @@ void softmax_kernel(const OpCall& call);                   // softmax.cpp: softm
 void matmul_kernel(const OpCall& call);                    // matmul.cpp
 void index_select_kernel(const OpCall& call);              // index.cpp
 void index_add_kernel(const OpCall& call);                 // index.cpp
+void gather_kernel(const OpCall& call);                    // gather.cpp
+void scatter_add_kernel(const OpCall& call);               // gather.cpp
 
 }  // namespace wick::cpu
 

@@ -22,6 +22,8 @@ void launch_layer_norm_backward(const OpCall& call);  // layer_norm.cu
 void launch_matmul(const OpCall& call);               // gemm/ladder.cu: a ladder kernel, or cuBLAS
 void launch_index_select(const OpCall& call);         // index.cu
 void launch_index_add(const OpCall& call);            // index.cu
+void launch_gather(const OpCall& call);               // gather.cu
+void launch_scatter_add(const OpCall& call);          // gather.cu
 
 // matmul_cublas.cpp: whether cuBLAS can run this matmul (float32/float64, sizes that fit its
 // int arguments), and running it.

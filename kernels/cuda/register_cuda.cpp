@@ -50,6 +50,9 @@ void register_cuda_backend() {
   // bfloat16 in float32 itself (its output holds self's values on entry).
   register_kernel(OpId::index_select, kCUDA, run_op<launch_index_select>, /*computes_bf16=*/true);
   register_kernel(OpId::index_add, kCUDA, run_op<launch_index_add>, /*computes_bf16=*/true);
+  // The same for gather and scatter_add.
+  register_kernel(OpId::gather, kCUDA, run_op<launch_gather>, /*computes_bf16=*/true);
+  register_kernel(OpId::scatter_add, kCUDA, run_op<launch_scatter_add>, /*computes_bf16=*/true);
   // The matmul takes bfloat16 itself: step 10's tensor cores (gemm/10_bf16_mma.cuh).
   register_kernel(OpId::matmul, kCUDA, run_op<launch_matmul>, /*computes_bf16=*/true);
 }

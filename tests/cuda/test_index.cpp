@@ -1,8 +1,10 @@
-// test_index.cpp: index_select and index_add on the GPU against the CPU kernels, bit for bit:
-// every dtype (bfloat16 included) x shapes with 0-size dims, one long dim (more elements than
-// one capped grid covers) and three dims x every dim x every layout the boundary packs, with
-// repeated indices. index_add adds repeated rows in index order on both devices and the CUDA
-// file is built with -fmad=false (no FMA), so the results must be equal, not close.
+// test_index.cpp: index_select, index_add, gather and scatter_add on the GPU against the CPU
+// kernels, bit for bit: every dtype (bfloat16 included) x shapes with 0-size dims, one long dim
+// (more elements than one capped grid covers) and three dims x every dim x every layout the
+// boundary packs, with repeated indices (gather and scatter_add also with an index smaller than
+// self outside dim). index_add and scatter_add add repeated targets in index order on both
+// devices, and index.cu is built with -fmad=false (no FMA; gather.cu only adds), so the results
+// must be equal, not close.
 // Also: an out-of-range index is an IndexError before any kernel runs, and the device works on.
 #include <random>
 
@@ -74,4 +76,61 @@ TEST_CASE("gpu: index_add with many repeats of few rows gives the CPU's bits", "
                 index_add(x.cpu, dim, idx, source.cpu, 0.3), {},
                 "index_add of " + describe(x.cpu) + " with 2000 indices");
   }
+}
+
+TEST_CASE("gpu sweep: gather and scatter_add give the CPU's bits", "[sweep]") {
+  PoisonScope poison;
+  std::vector<Dtype> dtypes = all_dtypes();
+  dtypes.push_back(kBFloat16);
+  for (Dtype dtype : dtypes) {
+    for (const Shape& shape : index_shapes()) {
+      const auto nd = static_cast<int64_t>(shape.size());
+      for (int64_t dim = 0; dim < nd; ++dim) {
+        for (bool narrow : {false, true}) {
+          for (Layout layout : all_layouts()) {
+            const Domain domain = dtype == kInt64 ? Domain::SmallInt : Domain::Any;
+            Pair x = make_input(shape, dtype, layout, domain);
+            const int64_t size = shape[static_cast<size_t>(dim)];
+            const Tensor idx = index_cases::draw_gather_index(shape, dim, size > 100 ? 300 : 9,
+                                                              narrow, uint64_t(dim * 17 + nd));
+            const Tensor idx_gpu = idx.to(kCUDA);
+            const std::string what = label(x.cpu, layout) + " along dim " + std::to_string(dim) +
+                                     " with an index " + describe(idx);
+            check_close(gather(x.gpu, dim, idx_gpu), gather(x.cpu, dim, idx), {},
+                        "gather of " + what);
+            if (dtype == kBool) continue;
+            Pair src = make_input(idx.sizes(), dtype, layout, domain);
+            check_close(scatter_add(x.gpu, dim, idx_gpu, src.gpu),
+                        scatter_add(x.cpu, dim, idx, src.cpu), {}, "scatter_add of " + what);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("gpu: scatter_add with long columns of repeats gives the CPU's bits; errors", "[sweep]") {
+  // 2000 positions along dim into 4 of 5 targets, per column (the column kernel: each column's
+  // adds serial in index order) and for one column (index_add's kernel); float32 so that the
+  // order shows in the bits.
+  for (const Shape& shape : {Shape{5}, Shape{3, 5, 7}, Shape{2, 5, 40}}) {
+    const int64_t dim = shape.size() == 1 ? 0 : 1;
+    Shape index_shape = shape;
+    index_shape[static_cast<size_t>(dim)] = 2000;
+    Shape row = shape;
+    row[static_cast<size_t>(dim)] = 4;  // values in [0, 4): target 4 is never named
+    const Tensor idx = index_cases::draw_gather_index(row, dim, 2000, false, 5);
+    REQUIRE(idx.sizes() == index_shape);
+    Pair x = make_input(shape, kFloat32, Layout::Contiguous);
+    Pair src = make_input(index_shape, kFloat32, Layout::Contiguous);
+    check_close(scatter_add(x.gpu, dim, idx.to(kCUDA), src.gpu),
+                scatter_add(x.cpu, dim, idx, src.cpu), {},
+                "scatter_add of " + describe(x.cpu) + " with 2000 positions along dim");
+  }
+  const Tensor table = ones({4, 3}).to(kCUDA);
+  CHECK_THROWS_AS(gather(table, 0, tensor({{0, 4}}).to(kCUDA)), IndexError);
+  CHECK_THROWS_AS(scatter_add(table, 1, tensor({{-1}}).to(kCUDA), ones({1, 1}).to(kCUDA)),
+                  IndexError);
+  CHECK_THROWS_AS(gather(table, 0, tensor({{0}})), DeviceError);  // index on the CPU
+  CHECK(gather(table, 1, tensor({{2}, {2}}).to(kCUDA)).sum().item<double>() == 2.0);
 }

@@ -64,6 +64,21 @@ inline IndexLayout index_layout(const OpCall& call) {
   return l;
 }
 
+// gather and scatter_add (core/src/ops_gather.cpp): the index (gather's input 1, scatter_add's
+// input 0) packed as [outer, n, inner] around the dim; the gathered-from input (gather's input 0)
+// or the scattered-into output, packed as [outer, size, inner] with the same outer and inner.
+struct GatherLayout {
+  int64_t outer = 1, n = 1, inner = 1, size = 1;
+};
+inline GatherLayout gather_layout(const Tensor& index, const Tensor& table, int64_t dim) {
+  GatherLayout l;
+  for (int64_t d = 0; d < dim; ++d) l.outer *= index.size(d);
+  for (int64_t d = dim + 1; d < index.dim(); ++d) l.inner *= index.size(d);
+  l.n = index.size(dim);
+  l.size = table.size(dim);
+  return l;
+}
+
 // computes_bf16: the kernel takes bfloat16 tensors itself (the copy kernels, the CUDA matmul);
 // for any other kernel run_kernel computes bfloat16 in float32 and rounds each output once.
 void register_kernel(OpId op, DeviceType device, KernelFn fn, bool computes_bf16 = false);

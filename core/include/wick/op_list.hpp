@@ -65,6 +65,8 @@ namespace wick {
   /* indexing */                        \
   X(index_select, Kernel, true)         \
   X(index_add, Kernel, true)            \
+  X(gather, Kernel, true)               \
+  X(scatter_add, Kernel, true)          \
   /* joining */                         \
   X(cat, Composite, true)               \
   X(stack, Composite, true)             \

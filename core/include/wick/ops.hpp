@@ -244,6 +244,19 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha = 1);
 
+// ---- gather and scatter (ops_gather.cpp) ----
+// gather: torch.gather. An int64 index of a's rank, no larger than a outside dim; the result has
+// the index's shape, with out[..., i, ...] = a[..., index[..., i, ...], ...] (the index value
+// replacing the coordinate along dim). Values outside [0, a.size(dim)) are an IndexError.
+// Differentiable in a.
+Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
+// scatter_add: torch.scatter_add. A copy of `a` with src[..., i, ...] added to a[..., index[...,
+// i, ...], ...] for every position of the index (src may be larger than the index; its extra
+// elements are not read), in increasing i: repeated indices accumulate in that order on every
+// device. Differentiable in a and src. As index_add: bfloat16 is added in float32 and rounded
+// once, bool is a DtypeError, and there is no in-place scatter_add_ (nor scatter with reduce).
+Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+
 // ---- operators ----
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

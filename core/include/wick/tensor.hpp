@@ -119,6 +119,8 @@ class Tensor {
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
                    const Scalar& alpha = 1) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
   Tensor expand(const Shape& shape) const;
   Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
