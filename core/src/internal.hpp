@@ -67,5 +67,8 @@ void copy_into(const Tensor& dst, const Tensor& src);
 // kernels that walk rows in memory order are handed (layer_norm, index_select, index_add).
 // Undefined stays undefined.
 Tensor packed(const Tensor& t, const char* op);
+// The index ops' range check (ops_index.cpp): every value of the int64 `index` in [0,
+// self.size(dim)), else an IndexError naming op, self, the dim and the index's range.
+void check_index_range(const char* op, const Tensor& self, int64_t dim, const Tensor& index);
 
 }  // namespace wick::detail

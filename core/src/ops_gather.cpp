@@ -38,14 +38,7 @@ int64_t check_gather_index(const char* name, const Tensor& self, int64_t dim, co
                "index may not be larger than self in dim ", d, " (only dim ", wrapped,
                " may differ): ", detail::describe_all({&self, &index}));
   }
-  if (index.numel() > 0) {
-    const std::vector<int64_t> bounds =
-        stack({wick::min(index), wick::max(index)}).to(kCPU).to_vector<int64_t>();
-    const int64_t size = self.size(wrapped);
-    WICK_CHECK(bounds[0] >= 0 && bounds[1] < size, IndexError, name,
-               "index out of range in self: dim ", wrapped, " of ", describe(self), " has size ",
-               size, ", and the index holds values from ", bounds[0], " to ", bounds[1]);
-  }
+  detail::check_index_range(name, self, wrapped, index);
   return wrapped;
 }
 

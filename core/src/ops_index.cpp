@@ -30,16 +30,7 @@ int64_t check_index(const char* name, const Tensor& self, int64_t dim, const Ten
   WICK_CHECK(index.dim() <= 1, ShapeError, name, "index must be a vector (at most 1 dim), got ",
              describe(index));
   detail::check_same_device(name, {&self, &index});
-  if (index.numel() > 0) {
-    // One host read of both bounds: amin and amax stacked, then one copy.
-    const std::vector<int64_t> bounds =
-        stack({wick::min(index), wick::max(index)}).to(kCPU).to_vector<int64_t>();
-    const int64_t size = self.size(wrapped);
-    WICK_CHECK(bounds[0] >= 0 && bounds[1] < size, IndexError, name,
-               "index out of range in self: ", "dim ", wrapped, " of ", describe(self),
-               " has size ", size, ", and the index holds values from ", bounds[0], " to ",
-               bounds[1]);
-  }
+  detail::check_index_range(name, self, wrapped, index);
   return wrapped;
 }
 
@@ -50,6 +41,22 @@ Shape with_dim_size(const Shape& sizes, int64_t dim, int64_t n) {
 }
 
 }  // namespace
+
+namespace detail {
+void check_index_range(const char* op, const Tensor& self, int64_t dim, const Tensor& index) {
+  if (index.numel() == 0) return;
+  // One host read of both bounds: amin and amax stacked, then one copy. (A serial scan of a
+  // CPU index instead was measured slower: 20.4 against 16.1 us for a 4096-element index,
+  // 6.5 against 5.5 ms for a 1M one; the reductions are vectorised and threaded.)
+  const std::vector<int64_t> bounds =
+      stack({wick::min(index), wick::max(index)}).to(kCPU).to_vector<int64_t>();
+  const int64_t low = bounds[0], high = bounds[1];
+  const int64_t size = self.size(dim);
+  WICK_CHECK(low >= 0 && high < size, IndexError, op, "index out of range in self: dim ", dim,
+             " of ", describe(self), " has size ", size, ", and the index holds values from ", low,
+             " to ", high);
+}
+}  // namespace detail
 
 Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   const char* name = "index_select";
