@@ -345,6 +345,23 @@ std::vector<Case> cases() {
   gather_case("gather: one of 1000 per row of [4096, 1000]", {4096, 1000}, 1, {4096, 1}, false);
   gather_case("gather: one of 1000 per row of [4096, 1000], forward and backward", {4096, 1000}, 1,
               {4096, 1}, true);
+  // A classifier's loss over 1000 classes, forward and backward (log_softmax, the target's
+  // pick, the mean; the gradient of each).
+  add({"cross_entropy of [4096, 1000] logits, forward and backward", [] {
+         const wick::Tensor logits = wick::randn({4096, 1000});
+         const wick::Tensor classes = (wick::rand({4096}) * 999.0).to(wick::kInt64);
+         const torch::Tensor t_logits = torch_copy(logits);
+         const torch::Tensor t_classes =
+             torch::from_blob(classes.data_ptr<int64_t>(), {4096}, torch::kInt64).clone();
+         return Pair{[=] {
+                       auto leaf = logits.detach().requires_grad_(true);
+                       wick::nn::functional::cross_entropy(leaf, classes).backward();
+                     },
+                     [=] {
+                       auto leaf = t_logits.detach().requires_grad_(true);
+                       torch::nn::functional::cross_entropy(leaf, t_classes).backward();
+                     }};
+       }});
   gather_case("gather along dim 0 of [1024, 1024], full index", kM, 0, kM, false);
   gather_case("gather along dim 0 of [1024, 1024], forward and backward (scatter_add)", kM, 0, kM,
               true);

@@ -98,12 +98,17 @@ Tensor index_loss(const Rows& rows, const Tensor& weight, int64_t ignore_index, 
   const int64_t classes = log_probs.size(1);
   const int64_t kept_rows = log_probs.size(0) - ignored;
   Tensor is_ignored = ignored > 0 ? eq(rows.target, ignore_index) : Tensor();
-  // An ignored row's target becomes -1, which picks no class: its loss is 0.
-  Tensor kept = ignored > 0 ? where(is_ignored, -1, rows.target) : rows.target;
-  Tensor classes_row = arange(classes, TensorOptions(kInt64).device(log_probs.device()));  // [C]
-  // where, not a one-hot product: a -inf log-probability elsewhere cannot give 0 * -inf = NaN.
-  Tensor hit = eq(kept.unsqueeze(1), classes_row);  // [M, C]
-  Tensor weighted = weight.defined() ? log_probs * weight : log_probs;
+  // An ignored row picks class 0, then its loss is set to 0 by a where (not a product: a -inf
+  // log-probability there cannot give 0 * -inf = NaN). One gather per row instead of a
+  // one-hot mask over [M, C]: the backward is a scatter_add into a zeros tensor written once.
+  const Tensor safe = ignored > 0 ? where(is_ignored, 0, rows.target) : rows.target;  // [M]
+  const Tensor row_weight = weight.defined() ? weight.index_select(0, safe) : Tensor();
+  // No classes: every row is ignored (count_ignored refused the rest), and the sum over none
+  // gives the zeros the where would.
+  Tensor picked =
+      classes == 0 ? log_probs.sum(1) : log_probs.gather(1, safe.unsqueeze(1)).squeeze(1);
+  if (weight.defined()) picked = picked * row_weight;
+  if (ignored > 0) picked = where(is_ignored, 0.0, picked);
   auto reduce_rows = [&](const Tensor& per_row) {
     switch (reduction) {
       case Reduction::None:
@@ -115,13 +120,16 @@ Tensor index_loss(const Rows& rows, const Tensor& weight, int64_t ignore_index, 
     }
     // The mean divides by the kept targets' summed weights, or their count (0/0 = NaN when
     // every target is ignored, as PyTorch).
-    if (weight.defined()) return per_row.sum() / where(hit, weight, 0.0).sum();
+    if (weight.defined()) {
+      return per_row.sum() / (ignored > 0 ? where(is_ignored, 0.0, row_weight) : row_weight).sum();
+    }
     if (ignored == 0) return per_row.mean();
     return per_row.sum() / static_cast<double>(kept_rows);
   };
-  Tensor loss = reduce_rows(-where(hit, weighted, 0.0).sum(1));
+  Tensor loss = reduce_rows(-picked);
   if (smoothing > 0) {
-    Tensor uniform = -weighted.sum(1);  // the smoothing's uniform target, times C
+    // The smoothing's uniform target, times C.
+    Tensor uniform = -(weight.defined() ? log_probs * weight : log_probs).sum(1);
     if (ignored > 0) uniform = where(is_ignored, 0.0, uniform);
     loss = (1.0 - smoothing) * loss + reduce_rows(uniform) * (smoothing / classes);
   }

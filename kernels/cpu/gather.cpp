@@ -50,7 +50,10 @@ void scatter_add_kernel(const OpCall& call) {
     const int64_t columns_per_task =
         std::min(l.inner, std::max<int64_t>(64, kParallelGrain / std::max<int64_t>(l.n, 1)));
     const int64_t column_tasks = (l.inner + columns_per_task - 1) / columns_per_task;
-    parallel_for(l.outer * column_tasks, 1, [&](int64_t t0, int64_t t1) {
+    // A task adds n * columns_per_task terms: small scatters stay on one thread.
+    const int64_t task_grain =
+        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.n * columns_per_task));
+    parallel_for(l.outer * column_tasks, task_grain, [&](int64_t t0, int64_t t1) {
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t o = t / column_tasks;
         const int64_t c0 = (t % column_tasks) * columns_per_task;
