@@ -352,7 +352,11 @@ Grads gather_rule(const Node& n, const Tensor& g) {
 Grads scatter_add_rule(const Node& n, const Tensor& g) {
   Grads r;
   if (n.edges[0].needed) r[0] = g;
-  if (n.edges[2].needed) r[2] = gather(g, n.dim, n.input(1));
+  if (n.edges[2].needed) {
+    // An empty index adds nothing (and src's shape was not checked against it).
+    const Tensor& index = n.input(1);
+    r[2] = index.numel() == 0 ? zeros(in_sizes(n, 2), g.options()) : gather(g, n.dim, index);
+  }
   return r;
 }
 

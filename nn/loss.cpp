@@ -1,6 +1,7 @@
 // loss.cpp: mse_loss, cross_entropy and nll_loss as compositions of autograd-aware ops.
 // cross_entropy is the stable fused form: log_softmax (max-shifted in its kernel), then the
-// target's entry of each row picked with where(one-hot mask), so no 0 * -inf can appear. Tested in
+// target's entry of each row picked with gather (ignored rows zeroed with where, so no 0 * -inf
+// can appear). Tested in
 // tests/nn/test_loss.cpp (hand-computed values, gradients, errors) and tests/nn/test_parity.cpp.
 #include "wick/nn/loss.hpp"
 
@@ -102,11 +103,16 @@ Tensor index_loss(const Rows& rows, const Tensor& weight, int64_t ignore_index, 
   // log-probability there cannot give 0 * -inf = NaN). One gather per row instead of a
   // one-hot mask over [M, C]: the backward is a scatter_add into a zeros tensor written once.
   const Tensor safe = ignored > 0 ? where(is_ignored, 0, rows.target) : rows.target;  // [M]
-  const Tensor row_weight = weight.defined() ? weight.index_select(0, safe) : Tensor();
-  // No classes: every row is ignored (count_ignored refused the rest), and the sum over none
-  // gives the zeros the where would.
-  Tensor picked =
-      classes == 0 ? log_probs.sum(1) : log_probs.gather(1, safe.unsqueeze(1)).squeeze(1);
+  // No classes: every row is ignored (count_ignored refused the rest), and there is no class
+  // 0 to pick: the sum over none gives the zeros the where would (and zero weights, so that
+  // the weighted mean is 0 / 0 = NaN, as PyTorch's).
+  const bool no_classes = classes == 0;
+  Tensor row_weight;
+  if (weight.defined()) {
+    row_weight =
+        no_classes ? zeros({log_probs.size(0)}, weight.options()) : weight.index_select(0, safe);
+  }
+  Tensor picked = no_classes ? log_probs.sum(1) : log_probs.gather(1, safe.unsqueeze(1)).squeeze(1);
   if (weight.defined()) picked = picked * row_weight;
   if (ignored > 0) picked = where(is_ignored, 0.0, picked);
   auto reduce_rows = [&](const Tensor& per_row) {

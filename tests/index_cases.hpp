@@ -26,18 +26,21 @@ inline wick::Tensor draw_index(int64_t size, int64_t m, uint64_t seed) {
 namespace index_cases {
 
 // An index for gather / scatter_add on a tensor of `shape` along `dim`: the shape's rank, m
-// positions along dim (none when shape[dim] is 0), and every other extent the shape's, or one
-// less where `narrow` and the extent is above 1 (the boundary's block path). Values in [0,
-// shape[dim]) drawn from `seed`, with the first two positions along dim of every column equal.
-inline wick::Tensor draw_gather_index(const wick::Shape& shape, int64_t dim, int64_t m, bool narrow,
+// positions along dim (none when shape[dim] is 0), and every other extent the shape's (shrink
+// 0), one less where above 1 (shrink 1: the boundary's block path), or 1 (shrink 2: one column,
+// index_add's kernel, into a block that is not contiguous). Values in [0, shape[dim]) drawn
+// from `seed`, with the first two positions along dim of every column equal.
+inline wick::Tensor draw_gather_index(const wick::Shape& shape, int64_t dim, int64_t m, int shrink,
                                       uint64_t seed) {
   const int64_t size = shape[static_cast<size_t>(dim)];
   wick::Shape sizes = shape;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (static_cast<int64_t>(d) == dim) {
       sizes[d] = size > 0 ? m : 0;
-    } else if (narrow && sizes[d] > 1) {
+    } else if (shrink == 1 && sizes[d] > 1) {
       sizes[d] -= 1;
+    } else if (shrink == 2 && sizes[d] > 1) {
+      sizes[d] = 1;
     }
   }
   int64_t count = 1, inner = 1;

@@ -48,16 +48,22 @@ void sweep_gather(OpId op) {
   const bool add = op == OpId::scatter_add;
   for (Dtype dtype : ref::all_dtypes()) {
     if (add && dtype == kBool) continue;
-    for (const Shape& shape : kShapes) {
+    std::vector<Shape> shapes = kShapes;
+    shapes.push_back({5, 3});
+    shapes.push_back({2, 5, 3});
+    for (const Shape& shape : shapes) {
       const auto nd = static_cast<int64_t>(shape.size());
       for (int64_t dim = 0; dim < nd; ++dim) {
-        for (bool narrow : {false, true}) {
+        for (int shrink : {0, 1, 2}) {
           for (Layout layout : kLayouts) {
             const Domain domain = dtype == kInt64 ? Domain::SmallInt : Domain::Any;
             const Tensor x = ref::make_input(shape, dtype, layout, domain);
             const int64_t size = shape[static_cast<size_t>(dim)];
-            const Tensor idx =
-                draw_gather_index(shape, dim, size > 100 ? 37 : 7, narrow, uint64_t(dim * 31 + nd));
+            Tensor idx =
+                draw_gather_index(shape, dim, size > 100 ? 37 : 7, shrink, uint64_t(dim * 31 + nd));
+            if (layout == Layout::Transposed && idx.dim() >= 2) {
+              idx = idx.transpose(0, -1).contiguous().transpose(0, -1);  // same values, transposed
+            }
             INFO(op_name(op) << " of " << label(x, layout) << " along dim " << dim
                              << " with an index " << describe(idx));
             ref::PoisonScope poison;
@@ -128,7 +134,22 @@ TEST_CASE("gather and scatter_add: PyTorch's errors, and the engine works after 
   CHECK_THROWS_AS(gather(tensor(3.0), 1, tensor({0})), IndexError);
   CHECK(scatter_add(tensor(5.0f), 0, tensor({0, 0}), ones({2})).item<float>() == 7.0f);
   CHECK(scatter_add(tensor(5.0f), 0, tensor({0, 0}), ones({2})).sizes() == Shape{});
-  // Empty indices.
+  // Empty indices skip the shape checks, as PyTorch's (torch: [0], [7, 0], x itself); the dim
+  // and dtypes are still checked.
+  CHECK(gather(x, 0, zeros({0}, kInt64)).sizes() == Shape{0});
+  CHECK(gather(x, 1, zeros({7, 0}, kInt64)).sizes() == Shape{7, 0});
+  CHECK(equal(scatter_add(x, 0, zeros({0}, kInt64), ones({2, 2, 2})), x));
+  CHECK_THROWS_AS(gather(x, 5, zeros({0}, kInt64)), IndexError);
+  CHECK_THROWS_AS(scatter_add(x, 0, zeros({0}, kInt64), ones({4}, kFloat64)), DtypeError);
+  {
+    Tensor leaf = ones({3, 4}).requires_grad_();
+    Tensor s = ones({2, 2}).requires_grad_();
+    (gather(leaf, 0, zeros({0}, kInt64)).sum() + scatter_add(leaf, 1, zeros({0}, kInt64), s).sum())
+        .backward();
+    CHECK(leaf.grad().sizes() == Shape{3, 4});
+    CHECK(s.grad().sizes() == Shape{2, 2});
+    CHECK(s.grad().sum().item<float>() == 0.0f);
+  }
   CHECK(gather(x, 1, zeros({3, 0}, kInt64)).sizes() == Shape{3, 0});
   CHECK(equal(scatter_add(x, 1, zeros({3, 0}, kInt64), zeros({3, 0})), x));
   CHECK(equal(scatter_add(x, 1, zeros({0, 2}, kInt64), zeros({0, 2})), x));
@@ -158,6 +179,14 @@ TEST_CASE("scatter_add: a src larger than the index, a smaller self block, repea
   CHECK(
       scatter_add(zeros({2, 2}), 0, tensor({{1, 0}, {1, 0}, {1, 0}}), columns).to_vector<float>() ==
       std::vector<float>{0, 1, 1, 0});
+  // An expanded index (stride 0) and a transposed one, packed by the boundary.
+  const Tensor table = arange(12, kFloat32).reshape({3, 4});
+  CHECK(gather(table, 0, tensor({{0, 1, 2, 0}}).expand({2, 4})).to_vector<float>() ==
+        std::vector<float>{0, 5, 10, 3, 0, 5, 10, 3});
+  CHECK(gather(table, 1, tensor({{2, 0, 1}, {1, 3, 3}}).t().contiguous().t()).to_vector<float>() ==
+        std::vector<float>{2, 0, 1, 5, 7, 7});
+  CHECK(scatter_add(zeros({3, 4}), 0, tensor({{1, 1, 1, 1}}).expand({2, 4}), ones({2, 4}))
+            .to_vector<float>() == std::vector<float>{0, 0, 0, 0, 2, 2, 2, 2, 0, 0, 0, 0});
   // bfloat16: added in float32 and rounded once; gather moves bits.
   const Tensor b = tensor({1.0, 2.0, 3.0, 4.0}).to(kBFloat16).reshape({2, 2});
   CHECK(gather(b, 1, tensor({{1, 1}, {0, 1}})).to(kFloat32).to_vector<float>() ==

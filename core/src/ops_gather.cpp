@@ -25,12 +25,14 @@ namespace wick {
 namespace {
 
 // The checks both ops make on self, dim and index (index.dim() == self.dim(), index no larger
-// than self outside dim, every value in [0, self.size(dim))); returns the wrapped dim.
+// than self outside dim, every value in [0, self.size(dim))); returns the wrapped dim. An empty
+// index skips the shape checks, as PyTorch's (gather(x, 0, zeros({0})) is an empty result).
 int64_t check_gather_index(const char* name, const Tensor& self, int64_t dim, const Tensor& index) {
   const int64_t wrapped = detail::wrap_dim(dim, self.dim(), name);
   WICK_CHECK(index.dtype() == kInt64, DtypeError, name, "expected an int64 index, got ",
              describe(index));
   detail::check_same_device(name, {&self, &index});
+  if (index.numel() == 0) return wrapped;
   WICK_CHECK(index.dim() == self.dim(), ShapeError, name,
              "index must have as many dims as self: ", detail::describe_all({&self, &index}));
   for (int64_t d = 0; d < self.dim(); ++d) {
@@ -98,6 +100,73 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   return out;
 }
 
+namespace {
+
+void record_scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                        Tensor& out) {
+  OpCall record;
+  record.op = OpId::scatter_add;
+  record.inputs = {&self, &index, &src};
+  record.num_inputs = 3;
+  record.outputs[0] = &out;
+  record.num_outputs = 1;
+  record.dim = dim;
+  detail::maybe_record(record);
+}
+
+// scatter_add once the public entry has checked everything (dim wrapped, a non-empty index in
+// range, src of self's dtype and at least the index's extents): the narrowing of a larger src
+// and bfloat16 recurse here, not through the checks again (each check is a GPU sync).
+Tensor scatter_add_checked(const Tensor& self, int64_t d, const Tensor& index, const Tensor& src) {
+  const char* name = "scatter_add";
+  if (src.sizes() != index.sizes()) {
+    // Recorded as a slice of src, so that src's gradient is padded with zeros by autograd.
+    Tensor block = src;
+    for (int64_t i = 0; i < index.dim(); ++i) {
+      if (index.size(i) != src.size(i)) block = block.narrow(i, 0, index.size(i));
+    }
+    return scatter_add_checked(self, d, index, block);
+  }
+  if (self.dtype() == kBFloat16) {
+    // Added in float32 and rounded once, as index_add; recorded as casts around a float32 op.
+    return scatter_add_checked(self.to(kFloat32), d, index, src.to(kFloat32)).to(kBFloat16);
+  }
+  // The output starts as self's values, copied from any layout (the backward's zeros are an
+  // expanded 0-d tensor: one write here).
+  Tensor out = detail::make_empty(self.sizes(), self.dtype(), self.device(), name);
+  detail::copy_into(out, self.detach());
+  // Where the index covers only part of self outside dim and that block is not contiguous,
+  // scatter into a packed copy of the block and copy it back (a no-op copy otherwise).
+  const Tensor block = narrowed_to(out, d, index);
+  Tensor target = detail::packed(block, name);
+  const Tensor idx = detail::packed(index, name), values = detail::packed(src, name);
+  OpCall call;
+  call.outputs[0] = &target;
+  call.num_outputs = 1;
+  call.dim = d;
+  const Tensor flat_idx = idx.reshape({idx.numel()});
+  if (idx.numel() == idx.size(d)) {
+    // One column (every dim but d of extent 1): this is index_add with alpha 1, whose kernels
+    // add in the same order and, on a GPU, run the target rows in parallel where the column
+    // kernel would walk the whole index in one thread (kernels/cuda/gather.cu).
+    call.op = OpId::index_add;
+    call.inputs = {&target, &flat_idx, &values};  // index_add reads input 0's sizes only
+    call.num_inputs = 3;
+    call.scalar_a = 1;
+    call.has_a = true;
+  } else {
+    call.op = OpId::scatter_add;
+    call.inputs = {&idx, &values};
+    call.num_inputs = 2;
+  }
+  run_kernel(call, self.device());
+  detail::copy_into(block, target);
+  record_scatter_add(self, d, index, src, out);
+  return out;
+}
+
+}  // namespace
+
 Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src) {
   const char* name = "scatter_add";
   detail::check_defined(name, {&self, &index, &src});
@@ -111,68 +180,21 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
              "src must have self's dtype: ", detail::describe_all({&self, &src}));
   WICK_CHECK(self.dtype() != kBool, DtypeError, name, "does not add bool tensors, got ",
              describe(self));
+  if (index.numel() == 0) {
+    // Nothing is added, and src's shape is not checked, as PyTorch's.
+    Tensor out = detail::make_empty(self.sizes(), self.dtype(), self.device(), name);
+    detail::copy_into(out, self.detach());
+    record_scatter_add(self, d, index, src, out);
+    return out;
+  }
   WICK_CHECK(src.dim() == index.dim(), ShapeError, name,
              "src must have as many dims as index: ", detail::describe_all({&self, &index, &src}));
-  bool src_larger = false;
   for (int64_t i = 0; i < index.dim(); ++i) {
     WICK_CHECK(index.size(i) <= src.size(i), ShapeError, name,
                "index may not be larger than src in dim ", i, ": ",
                detail::describe_all({&self, &index, &src}));
-    src_larger = src_larger || index.size(i) != src.size(i);
   }
-  if (src_larger) {
-    // Recorded as a slice of src, so that src's gradient is padded with zeros by autograd.
-    Tensor block = src;
-    for (int64_t i = 0; i < index.dim(); ++i) {
-      if (index.size(i) != src.size(i)) block = block.narrow(i, 0, index.size(i));
-    }
-    return scatter_add(self, d, index, block);
-  }
-  if (self.dtype() == kBFloat16) {
-    // Added in float32 and rounded once, as index_add; recorded as casts around a float32 op.
-    return scatter_add(self.to(kFloat32), d, index, src.to(kFloat32)).to(kBFloat16);
-  }
-  // The output starts as self's values, copied from any layout (the backward's zeros are an
-  // expanded 0-d tensor: one write here).
-  Tensor out = detail::make_empty(self.sizes(), self.dtype(), self.device(), name);
-  detail::copy_into(out, self.detach());
-  if (index.numel() > 0) {
-    // Where the index covers only part of self outside dim and that block is not contiguous,
-    // scatter into a packed copy of the block and copy it back (a no-op copy otherwise).
-    const Tensor block = narrowed_to(out, d, index);
-    Tensor target = detail::packed(block, name);
-    const Tensor idx = detail::packed(index, name), values = detail::packed(src, name);
-    OpCall call;
-    call.outputs[0] = &target;
-    call.num_outputs = 1;
-    call.dim = d;
-    const Tensor flat_idx = idx.reshape({idx.numel()});
-    if (idx.numel() == idx.size(d)) {
-      // One column (every dim but d of extent 1): this is index_add with alpha 1, whose kernels
-      // add in the same order and, on a GPU, run the target rows in parallel where the column
-      // kernel would walk the whole index in one thread (kernels/cuda/gather.cu).
-      call.op = OpId::index_add;
-      call.inputs = {&target, &flat_idx, &values};  // index_add reads input 0's sizes only
-      call.num_inputs = 3;
-      call.scalar_a = 1;
-      call.has_a = true;
-    } else {
-      call.op = OpId::scatter_add;
-      call.inputs = {&idx, &values};
-      call.num_inputs = 2;
-    }
-    run_kernel(call, self.device());
-    detail::copy_into(block, target);
-  }
-  OpCall record;
-  record.op = OpId::scatter_add;
-  record.inputs = {&self, &index, &src};
-  record.num_inputs = 3;
-  record.outputs[0] = &out;
-  record.num_outputs = 1;
-  record.dim = d;
-  detail::maybe_record(record);
-  return out;
+  return scatter_add_checked(self, d, index, src);
 }
 
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {

@@ -16,7 +16,9 @@
 //    atomics). The work runs in parallel over every distinct row and column; only a row's own
 //    repeats are serial.
 //    The grouping costs one synchronisation and the index's round trip through the host (the
-//    boundary already synchronises for its range check).
+//    boundary already synchronises for its range check). Where the dim is much longer than the
+//    index (scatter_add's one-column route can bring [1 << 30] with one index), the host sort
+//    is a comparison sort, O(n log n) in the index's length, instead of counting over the dim.
 // History: the first version had one thread per (outer, column) walk the whole index, so an
 // embedding's backward (n tokens, width D) ran D threads for n dependent steps: predicted a few
 // ms at n = 8192, D = 768 (found by review). Neither version has run on a GPU: the speed of
@@ -25,6 +27,7 @@
 // host.
 // Tested by tests/cuda/test_index.cpp (every dtype, layout and dim, equal bits to the CPU) and
 // test_autograd.cpp (the embedding case), on the CPU emulator of CUDA.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -133,26 +136,40 @@ void launch_index_add(const OpCall& call) {
                                   cudaMemcpyDeviceToHost, ctx.stream),
                   ctx.op, ctx.device);
   WICK_CUDA_CHECK(cudaStreamSynchronize(ctx.stream), ctx.op, ctx.device);
-  std::vector<int64_t> count(static_cast<size_t>(l.size) + 1, 0);
-  for (int64_t v : index) ++count[static_cast<size_t>(v) + 1];
+  // positions: 0..n-1 ordered by (value, position): a stable counting sort where the row count
+  // is comparable to n, else a stable comparison sort (a scatter of a few values into a huge
+  // dim must not cost host memory and time in the size of the dim).
+  std::vector<int64_t> order(static_cast<size_t>(l.n));
+  if (l.size <= 4 * l.n + 1024) {
+    std::vector<int64_t> start(static_cast<size_t>(l.size) + 1, 0);
+    for (int64_t v : index) ++start[static_cast<size_t>(v) + 1];
+    for (size_t v = 0; v < static_cast<size_t>(l.size); ++v) start[v + 1] += start[v];
+    for (int64_t i = 0; i < l.n; ++i) {
+      order[static_cast<size_t>(start[static_cast<size_t>(index[static_cast<size_t>(i)])]++)] = i;
+    }
+  } else {
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return index[static_cast<size_t>(a)] < index[static_cast<size_t>(b)];
+    });
+  }
+  // The value at sorted place k.
+  const auto value_at = [&](size_t k) { return index[static_cast<size_t>(order[k])]; };
   int64_t rows = 0;
-  for (int64_t v = 0; v < l.size; ++v) rows += count[static_cast<size_t>(v) + 1] > 0 ? 1 : 0;
+  for (size_t k = 0; k < order.size(); ++k) rows += k == 0 || value_at(k) != value_at(k - 1);
   std::vector<int64_t> plan(static_cast<size_t>(rows + (rows + 1) + l.n));
   int64_t* named = plan.data();
   int64_t* offsets = named + rows;
   int64_t* positions = offsets + rows + 1;
-  std::vector<int64_t> start(static_cast<size_t>(l.size), 0);  // a row's next free position
-  int64_t r = 0, next = 0;
-  for (int64_t v = 0; v < l.size; ++v) {
-    const int64_t c = count[static_cast<size_t>(v) + 1];
-    if (c == 0) continue;
-    named[r] = v;
-    offsets[r++] = next;
-    start[static_cast<size_t>(v)] = next;
-    next += c;
+  int64_t r = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    if (k == 0 || value_at(k) != value_at(k - 1)) {
+      named[r] = value_at(k);
+      offsets[r++] = static_cast<int64_t>(k);
+    }
+    positions[k] = order[k];
   }
-  offsets[rows] = next;
-  for (int64_t i = 0; i < l.n; ++i) positions[start[static_cast<size_t>(index[i])]++] = i;
+  offsets[rows] = l.n;
   DeviceBuffer device_plan(plan.size() * 8, ctx);
   // From pageable memory, the copy has read `plan` when it returns (it is staged first).
   WICK_CUDA_CHECK(cudaMemcpyAsync(device_plan.as<int64_t>(), plan.data(), plan.size() * 8,

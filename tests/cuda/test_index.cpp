@@ -86,13 +86,16 @@ TEST_CASE("gpu sweep: gather and scatter_add give the CPU's bits", "[sweep]") {
     for (const Shape& shape : index_shapes()) {
       const auto nd = static_cast<int64_t>(shape.size());
       for (int64_t dim = 0; dim < nd; ++dim) {
-        for (bool narrow : {false, true}) {
+        for (int shrink : {0, 1, 2}) {
           for (Layout layout : all_layouts()) {
             const Domain domain = dtype == kInt64 ? Domain::SmallInt : Domain::Any;
             Pair x = make_input(shape, dtype, layout, domain);
             const int64_t size = shape[static_cast<size_t>(dim)];
-            const Tensor idx = index_cases::draw_gather_index(shape, dim, size > 100 ? 300 : 9,
-                                                              narrow, uint64_t(dim * 17 + nd));
+            Tensor idx = index_cases::draw_gather_index(shape, dim, size > 100 ? 300 : 9, shrink,
+                                                        uint64_t(dim * 17 + nd));
+            if (layout == Layout::Transposed && idx.dim() >= 2) {
+              idx = idx.transpose(0, -1).contiguous().transpose(0, -1);
+            }
             const Tensor idx_gpu = idx.to(kCUDA);
             const std::string what = label(x.cpu, layout) + " along dim " + std::to_string(dim) +
                                      " with an index " + describe(idx);
@@ -119,7 +122,7 @@ TEST_CASE("gpu: scatter_add with long columns of repeats gives the CPU's bits; e
     index_shape[static_cast<size_t>(dim)] = 2000;
     Shape row = shape;
     row[static_cast<size_t>(dim)] = 4;  // values in [0, 4): target 4 is never named
-    const Tensor idx = index_cases::draw_gather_index(row, dim, 2000, false, 5);
+    const Tensor idx = index_cases::draw_gather_index(row, dim, 2000, 0, 5);
     REQUIRE(idx.sizes() == index_shape);
     Pair x = make_input(shape, kFloat32, Layout::Contiguous);
     Pair src = make_input(index_shape, kFloat32, Layout::Contiguous);
@@ -127,10 +130,28 @@ TEST_CASE("gpu: scatter_add with long columns of repeats gives the CPU's bits; e
                 scatter_add(x.cpu, dim, idx, src.cpu), {},
                 "scatter_add of " + describe(x.cpu) + " with 2000 positions along dim");
   }
+  // A few indices into a long dim: the host groups them with a comparison sort, not a count
+  // over the dim (index_add directly, and scatter_add's one-column route).
+  {
+    Pair x = make_input(Shape{300000}, kFloat32, Layout::Contiguous);
+    const Tensor idx = tensor({299999, 7, 299999, 123456, 7, 299999});
+    Pair src = make_input(Shape{6}, kFloat32, Layout::Contiguous);
+    check_close(index_add(x.gpu, 0, idx.to(kCUDA), src.gpu, 0.3),
+                index_add(x.cpu, 0, idx, src.cpu, 0.3), {}, "index_add into [300000]");
+    check_close(scatter_add(x.gpu, 0, idx.to(kCUDA), src.gpu), scatter_add(x.cpu, 0, idx, src.cpu),
+                {}, "scatter_add into [300000]");
+  }
   const Tensor table = ones({4, 3}).to(kCUDA);
   CHECK_THROWS_AS(gather(table, 0, tensor({{0, 4}}).to(kCUDA)), IndexError);
   CHECK_THROWS_AS(scatter_add(table, 1, tensor({{-1}}).to(kCUDA), ones({1, 1}).to(kCUDA)),
                   IndexError);
   CHECK_THROWS_AS(gather(table, 0, tensor({{0}})), DeviceError);  // index on the CPU
-  CHECK(gather(table, 1, tensor({{2}, {2}}).to(kCUDA)).sum().item<double>() == 2.0);
+  // After the errors: values, a 0-d gather and an empty index on the device.
+  const Tensor rows = arange(12, kFloat32).reshape({4, 3}).to(kCUDA);
+  CHECK(gather(rows, 1, tensor({{2}, {0}, {1}, {2}}).to(kCUDA)).to(kCPU).to_vector<float>() ==
+        std::vector<float>{2, 3, 7, 11});
+  CHECK(gather(tensor(5.0f).to(kCUDA), 0, tensor({0, 0}).to(kCUDA)).to(kCPU).to_vector<float>() ==
+        std::vector<float>{5, 5});
+  CHECK(equal(scatter_add(rows, 0, zeros({0}, kInt64).to(kCUDA), ones({2}).to(kCUDA)).to(kCPU),
+              rows.to(kCPU)));
 }

@@ -189,6 +189,14 @@ TEST_CASE("cross_entropy and nll_loss reject bad options with clear errors") {
   CHECK(std::isnan(
       nn::F::cross_entropy(wick::zeros({2, 0}), wick::tensor(std::vector<int64_t>{-100, -100}))
           .item<float>()));
+  // With a (empty) weight too: NaN for the mean, 0 for the sum (torch: nan, 0.).
+  const Tensor none_kept = wick::tensor(std::vector<int64_t>{-100, -100});
+  CHECK(std::isnan(
+      nn::F::cross_entropy(wick::zeros({2, 0}), none_kept, Opts().weight(wick::zeros({0})))
+          .item<float>()));
+  CHECK(nn::F::cross_entropy(wick::zeros({2, 0}), none_kept,
+                             Opts().weight(wick::zeros({0})).reduction(nn::kSum))
+            .item<float>() == 0.0f);
   // Probability targets: floating, the input's shape, no ignore_index.
   CHECK_THROWS_AS(ce(Opts(), wick::zeros({2, 3}, wick::kInt64)), wick::DtypeError);
   CHECK_THROWS_AS(ce(Opts().ignore_index(0), wick::full({2, 3}, 1.0 / 3)), wick::ValueError);
