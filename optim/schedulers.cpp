@@ -1,8 +1,11 @@
-// schedulers.cpp: LRScheduler::step and StepLR, as libtorch's (the chained form: the rate is
-// multiplied at each multiple of step_size, so a set_lr() by hand between steps is kept).
+// schedulers.cpp: LRScheduler::step and the schedulers, in PyTorch's chained forms: each step
+// computes the new rate from the current one, so a set_lr() by hand between steps is kept
+// (LambdaLR excepted: its rate is base_lr * factor(e), as PyTorch's).
 #include "wick/optim/schedulers.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "wick/error.hpp"
 
@@ -10,7 +13,12 @@ namespace wick::optim {
 
 void LRScheduler::step() {
   ++step_count_;
-  optimizer_.set_lr(get_lr());
+  try {
+    optimizer_.set_lr(get_lr());
+  } catch (...) {
+    --step_count_;  // a failed step changes nothing
+    throw;
+  }
 }
 
 StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
@@ -23,5 +31,63 @@ StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
 double StepLR::get_lr() {
   return step_count() % step_size_ == 0 ? current_lr() * gamma_ : current_lr();
 }
+
+ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
+    : LRScheduler(optimizer), gamma_(gamma) {
+  WICK_CHECK(gamma >= 0 && std::isfinite(gamma), ValueError, "ExponentialLR", "gamma ", gamma,
+             " must be a finite number >= 0");
+}
+
+double ExponentialLR::get_lr() { return current_lr() * gamma_; }
+
+MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma)
+    : LRScheduler(optimizer), milestones_(std::move(milestones)), gamma_(gamma) {
+  for (int64_t m : milestones_) {
+    WICK_CHECK(m >= 1, ValueError, "MultiStepLR", "milestone ", m, " must be >= 1");
+  }
+  WICK_CHECK(gamma >= 0 && std::isfinite(gamma), ValueError, "MultiStepLR", "gamma ", gamma,
+             " must be a finite number >= 0");
+}
+
+double MultiStepLR::get_lr() {
+  const auto hits = std::count(milestones_.begin(), milestones_.end(), step_count());
+  return hits == 0 ? current_lr() : current_lr() * std::pow(gamma_, static_cast<double>(hits));
+}
+
+CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t t_max, double eta_min)
+    : LRScheduler(optimizer), t_max_(t_max), eta_min_(eta_min) {
+  WICK_CHECK(t_max >= 1, ValueError, "CosineAnnealingLR", "T_max ", t_max, " must be >= 1");
+  WICK_CHECK(eta_min >= 0 && std::isfinite(eta_min), ValueError, "CosineAnnealingLR", "eta_min ",
+             eta_min, " must be a finite number >= 0");
+}
+
+double CosineAnnealingLR::get_lr() {
+  // PyTorch's recursive rule, term for term (torch/optim/lr_scheduler.py, 1.13), with Python's
+  // non-negative modulo.
+  const int64_t e = step_count(), period = 2 * t_max_;
+  const double pi = std::numbers::pi, t = static_cast<double>(t_max_);
+  const double lr = current_lr();
+  if ((((e - 1 - t_max_) % period) + period) % period == 0) {
+    return lr + (base_lr() - eta_min_) * (1 - std::cos(pi / t)) / 2;
+  }
+  return (1 + std::cos(pi * static_cast<double>(e) / t)) /
+             (1 + std::cos(pi * static_cast<double>(e - 1) / t)) * (lr - eta_min_) +
+         eta_min_;
+}
+
+LambdaLR::LambdaLR(Optimizer& optimizer, std::function<double(int64_t)> factor)
+    : LRScheduler(optimizer), factor_(std::move(factor)) {
+  WICK_CHECK(static_cast<bool>(factor_), ValueError, "LambdaLR", "the factor function is empty");
+  this->optimizer().set_lr(rate_at(0));
+}
+
+double LambdaLR::rate_at(int64_t epoch) const {
+  const double f = factor_(epoch);
+  WICK_CHECK(f >= 0 && std::isfinite(f), ValueError, "LambdaLR", "the factor at step ", epoch,
+             " is ", f, "; it must be a finite number >= 0");
+  return base_lr() * f;
+}
+
+double LambdaLR::get_lr() { return rate_at(step_count()); }
 
 }  // namespace wick::optim

@@ -1,5 +1,6 @@
-// test_optim.cpp: SGD, Adam and AdamW option by option against a scalar reference written here
-// from torch.optim's formulas (double, element by element), over several steps with gradients
+// test_optim.cpp: SGD, Adam, AdamW, RMSprop and Adagrad option by option against a scalar
+// reference written here from torch.optim's formulas (double, element by element; RMSprop and
+// Adagrad also against torch 1.13's values), over several steps with gradients
 // that depend on the parameters; parameter checks and option validation; zero_grad; set_lr;
 // state_dict round trips (resuming from a checkpoint file gives the uninterrupted result).
 #include <catch2/catch.hpp>
@@ -107,6 +108,43 @@ struct AdamReference {
   }
 };
 
+// torch.optim.RMSprop, element by element.
+struct RmspropReference {
+  double lr, alpha, eps, weight_decay, momentum;
+  bool centered;
+  std::vector<double> v = std::vector<double>(kSize, 0.0);
+  std::vector<double> m = std::vector<double>(kSize, 0.0);
+  std::vector<double> b = std::vector<double>(kSize, 0.0);
+  void operator()(std::vector<double>& p, const std::vector<double>& g0, int) {
+    for (int i = 0; i < kSize; ++i) {
+      const double g = g0[i] + weight_decay * p[i];
+      v[i] = alpha * v[i] + (1 - alpha) * g * g;
+      m[i] = alpha * m[i] + (1 - alpha) * g;
+      const double avg = std::sqrt(centered ? v[i] - m[i] * m[i] : v[i]) + eps;
+      if (momentum > 0) {
+        b[i] = momentum * b[i] + g / avg;
+        p[i] -= lr * b[i];
+      } else {
+        p[i] -= lr * g / avg;
+      }
+    }
+  }
+};
+
+// torch.optim.Adagrad, element by element.
+struct AdagradReference {
+  double lr, lr_decay, weight_decay, initial, eps;
+  std::vector<double> sum = std::vector<double>(kSize, initial);
+  void operator()(std::vector<double>& p, const std::vector<double>& g0, int t) {
+    const double clr = lr / (1 + (t - 1) * lr_decay);
+    for (int i = 0; i < kSize; ++i) {
+      const double g = g0[i] + weight_decay * p[i];
+      sum[i] += g * g;
+      p[i] -= clr * g / (std::sqrt(sum[i]) + eps);
+    }
+  }
+};
+
 }  // namespace
 
 TEST_CASE("SGD: every option against torch.optim.SGD's formula") {
@@ -155,6 +193,77 @@ TEST_CASE("Adam and AdamW: every option against torch.optim's formulas") {
   }
 }
 
+TEST_CASE("RMSprop and Adagrad: every option against torch.optim's formulas and values") {
+  using Fn = std::function<std::unique_ptr<optim::Optimizer>(std::vector<Tensor>)>;
+  // torch 1.13's parameters after the same 6 steps (float64, tests/nn/make_optim_golden.py).
+  struct Case {
+    const char* name;
+    Fn make;
+    std::function<void(std::vector<double>&, const std::vector<double>&, int)> reference;
+    std::vector<double> torch_values;
+  };
+  const std::vector<Case> cases = {
+      {"RMSprop()",
+       [](std::vector<Tensor> ps) { return std::make_unique<optim::RMSprop>(ps); },
+       RmspropReference{1e-2, 0.99, 1e-8, 0, 0, false},
+       {-0.93425959492529809, -0.53163118019488009, 0.048859368934136969, 0.19999999999999996,
+        0.55532973890337212, 0.63446633380656714}},
+      {"RMSprop(lr 0.05, alpha 0.9, eps 1e-3, weight_decay 0.1, momentum 0.5, centered)",
+       [](std::vector<Tensor> ps) {
+         return std::make_unique<optim::RMSprop>(ps, optim::RMSpropOptions(0.05)
+                                                         .alpha(0.9)
+                                                         .eps(1e-3)
+                                                         .weight_decay(0.1)
+                                                         .momentum(0.5)
+                                                         .centered(true));
+       },
+       RmspropReference{0.05, 0.9, 1e-3, 0.1, 0.5, true},
+       {-1.5220118821403696, -0.73721070858710547, 0.37180398074288484, 0.024496517324605248,
+        0.53803975563147155, 0.26303443933720455}},
+      {"RMSprop(lr 0.02, centered)",
+       [](std::vector<Tensor> ps) {
+         return std::make_unique<optim::RMSprop>(ps, optim::RMSpropOptions(0.02).centered(true));
+       },
+       RmspropReference{0.02, 0.99, 1e-8, 0, 0, true},
+       {-1.2554442353032176, -0.70481299694205624, 0.20236379280588107, 0.19999999999999996,
+        0.60309368505949201, 0.49456868965790113}},
+      {"Adagrad()",
+       [](std::vector<Tensor> ps) { return std::make_unique<optim::Adagrad>(ps); },
+       AdagradReference{1e-2, 0, 0, 0, 1e-10},
+       {-0.72043575244392433, -0.41184998580139526, -0.085933255028212197, 0.19999999999999996,
+        0.50582553729862234, 0.78129390063577586}},
+      {"Adagrad(lr 0.1, lr_decay 0.3, weight_decay 0.2, initial_accumulator_value 0.5, eps 1e-4)",
+       [](std::vector<Tensor> ps) {
+         return std::make_unique<optim::Adagrad>(ps, optim::AdagradOptions(0.1)
+                                                         .lr_decay(0.3)
+                                                         .weight_decay(0.2)
+                                                         .initial_accumulator_value(0.5)
+                                                         .eps(1e-4));
+       },
+       AdagradReference{0.1, 0.3, 0.2, 0.5, 1e-4},
+       {-0.83231281609642338, -0.45632407243261536, -0.039158145205662402, 0.17964248325445373,
+        0.51305938876174773, 0.68443399305650154}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.name);
+    check_against_reference(c.make, c.reference);
+    // And the values torch.optim gives.
+    std::vector<double> values = initial_values();
+    Tensor p = wick::tensor(values).requires_grad_();
+    auto opt = c.make({p});
+    for (int k = 1; k <= kSteps; ++k) {
+      opt->zero_grad();
+      p.mutable_grad() = wick::tensor(gradient_at(k, p.to_vector<double>()));
+      opt->step();
+    }
+    const auto got = p.to_vector<double>();
+    for (int i = 0; i < kSize; ++i) {
+      INFO("element " << i);
+      CHECK(got[i] == Approx(c.torch_values[static_cast<size_t>(i)]).epsilon(1e-14).margin(1e-15));
+    }
+  }
+}
+
 TEST_CASE("defaults are PyTorch's") {
   optim::AdamOptions adam;
   CHECK(adam.lr() == 1e-3);
@@ -170,6 +279,19 @@ TEST_CASE("defaults are PyTorch's") {
   CHECK(sgd.dampening() == 0);
   CHECK(sgd.weight_decay() == 0);
   CHECK_FALSE(sgd.nesterov());
+  optim::RMSpropOptions rmsprop;
+  CHECK(rmsprop.lr() == 1e-2);
+  CHECK(rmsprop.alpha() == 0.99);
+  CHECK(rmsprop.eps() == 1e-8);
+  CHECK(rmsprop.weight_decay() == 0);
+  CHECK(rmsprop.momentum() == 0);
+  CHECK_FALSE(rmsprop.centered());
+  optim::AdagradOptions adagrad;
+  CHECK(adagrad.lr() == 1e-2);
+  CHECK(adagrad.lr_decay() == 0);
+  CHECK(adagrad.weight_decay() == 0);
+  CHECK(adagrad.initial_accumulator_value() == 0);
+  CHECK(adagrad.eps() == 1e-10);
   // AdamW's default decay acts: with a zero gradient the parameter still shrinks.
   Tensor p = wick::ones({2}).requires_grad_();
   optim::AdamW opt({p}, optim::AdamWOptions(0.1));
@@ -194,6 +316,16 @@ TEST_CASE("optimizers reject what PyTorch rejects") {
   CHECK_THROWS_AS(optim::Adam(params(), optim::AdamOptions().eps(-1)), wick::ValueError);
   CHECK_THROWS_AS(optim::AdamW(params(), optim::AdamWOptions().weight_decay(-1)), wick::ValueError);
   CHECK_THROWS_AS(optim::Adam(params(), optim::AdamOptions(-1)), wick::ValueError);
+  using RO = optim::RMSpropOptions;
+  for (const RO& bad :
+       {RO(-1), RO().alpha(-0.1), RO().eps(-1), RO().weight_decay(-1), RO().momentum(-0.5)}) {
+    CHECK_THROWS_WITH(optim::RMSprop(params(), bad), Catch::Contains("RMSprop"));
+  }
+  using AO = optim::AdagradOptions;
+  for (const AO& bad : {AO(-1), AO().lr_decay(-1), AO().weight_decay(-1),
+                        AO().initial_accumulator_value(-1), AO().eps(-1)}) {
+    CHECK_THROWS_WITH(optim::Adagrad(params(), bad), Catch::Contains("Adagrad"));
+  }
   Tensor leaf = wick::ones({2}).requires_grad_();
   CHECK_THROWS_WITH(optim::SGD({leaf * 2}, 0.1), Catch::Contains("non-leaf"));
   CHECK_THROWS_WITH(optim::SGD({leaf, leaf}, 0.1), Catch::Contains("more than once"));
@@ -233,6 +365,13 @@ TEST_CASE("a gradient that does not match its parameter fails the step, which ch
       "SGD");
   run([](std::vector<Tensor> p) { return optim::Adam(p, optim::AdamOptions(0.1)); }, "Adam");
   run([](std::vector<Tensor> p) { return optim::AdamW(p, optim::AdamWOptions(0.1)); }, "AdamW");
+  run(
+      [](std::vector<Tensor> p) {
+        return optim::RMSprop(p, optim::RMSpropOptions(0.1).momentum(0.5).centered(true));
+      },
+      "RMSprop");
+  run([](std::vector<Tensor> p) { return optim::Adagrad(p, optim::AdagradOptions(0.1)); },
+      "Adagrad");
 }
 
 TEST_CASE("step skips parameters without gradients; zero_grad; set_lr") {
@@ -263,12 +402,22 @@ TEST_CASE("step skips parameters without gradients; zero_grad; set_lr") {
 
 TEST_CASE("optimizer state survives a checkpoint file: resuming equals not stopping") {
   const auto path = std::filesystem::temp_directory_path() / "wick_optim_state.safetensors";
-  for (bool adam : {false, true}) {
-    auto make = [adam](std::vector<Tensor> params) -> std::unique_ptr<optim::Optimizer> {
-      if (adam)
+  for (int kind : {0, 1, 2, 3}) {
+    const bool adam = kind == 1;
+    // SGD with momentum, Adam with amsgrad, RMSprop with every buffer, Adagrad.
+    auto make = [kind](std::vector<Tensor> params) -> std::unique_ptr<optim::Optimizer> {
+      if (kind == 1)
         return std::make_unique<optim::Adam>(params, optim::AdamOptions(0.05).amsgrad(true));
+      if (kind == 2) {
+        return std::make_unique<optim::RMSprop>(
+            params, optim::RMSpropOptions(0.05).momentum(0.5).centered(true));
+      }
+      if (kind == 3) {
+        return std::make_unique<optim::Adagrad>(params, optim::AdagradOptions(0.1).lr_decay(0.1));
+      }
       return std::make_unique<optim::SGD>(params, optim::SGDOptions(0.1).momentum(0.9));
     };
+    INFO("optimizer kind " << kind);
     auto run = [](optim::Optimizer& opt, Tensor& p, int from, int to) {
       for (int k = from; k < to; ++k) {
         opt.zero_grad();
@@ -293,6 +442,21 @@ TEST_CASE("optimizer state survives a checkpoint file: resuming equals not stopp
     CHECK(wick::equal(restored, straight));
 
     // Bad states are rejected and change nothing.
+    if (kind >= 2) {
+      // Every buffer is in the file, and a state missing one is refused.
+      const auto saved = opt2->state_dict();
+      const std::vector<std::string> buffers =
+          kind == 2 ? std::vector<std::string>{"step", "square_avg", "momentum_buffer", "grad_avg"}
+                    : std::vector<std::string>{"step", "sum"};
+      for (const std::string& name : buffers) {
+        INFO(name);
+        CHECK(saved.count("state.0." + name) == 1);
+        auto partial = saved;
+        partial.erase("state.0." + name);
+        CHECK_THROWS_WITH(opt3->load_state_dict(partial), Catch::Contains("parameter 0"));
+      }
+      continue;
+    }
     auto state = opt2->state_dict();
     state["state.5.exp_avg"] = wick::zeros({kSize}, wick::kFloat64);
     CHECK_THROWS_AS(opt3->load_state_dict(state), wick::ValueError);
@@ -376,4 +540,63 @@ TEST_CASE("StepLR multiplies the rate every step_size steps, as PyTorch's StepLR
   CHECK(sgd.lr() == Approx(0.05));
   CHECK_THROWS_AS(wick::optim::StepLR(sgd, 0), wick::ValueError);
   CHECK_THROWS_AS(wick::optim::StepLR(sgd, 2, -1.0), wick::ValueError);
+}
+
+TEST_CASE("ExponentialLR, MultiStepLR, CosineAnnealingLR and LambdaLR give torch's rates") {
+  // torch.optim.lr_scheduler's get_last_lr() after each step (torch 1.13, SGD at lr 1, 1, 0.5
+  // and 0.2 as below).
+  const auto run = [](optim::LRScheduler& schedule, optim::Optimizer& opt,
+                      const std::vector<double>& expected) {
+    for (size_t k = 0; k < expected.size(); ++k) {
+      INFO("step " << k + 1);
+      schedule.step();
+      CHECK(opt.lr() == Approx(expected[k]).epsilon(1e-15).margin(1e-17));
+    }
+  };
+  Tensor w = wick::zeros({1}).requires_grad_();
+  {
+    optim::SGD sgd({w}, optim::SGDOptions(1.0));
+    optim::ExponentialLR schedule(sgd, 0.7);
+    run(schedule, sgd,
+        {0.69999999999999996, 0.48999999999999994, 0.34299999999999992, 0.24009999999999992,
+         0.16806999999999994, 0.11764899999999995, 0.082354299999999964, 0.057648009999999972});
+  }
+  {
+    // A repeated milestone multiplies twice.
+    optim::SGD sgd({w}, optim::SGDOptions(1.0));
+    optim::MultiStepLR schedule(sgd, {2, 5, 5, 9}, 0.5);
+    run(schedule, sgd, {1, 0.5, 0.5, 0.5, 0.125, 0.125, 0.125, 0.125, 0.0625, 0.0625});
+  }
+  {
+    // Down to eta_min over T_max = 4 steps, back up, and down again.
+    optim::SGD sgd({w}, optim::SGDOptions(0.5));
+    optim::CosineAnnealingLR schedule(sgd, 4, 0.1);
+    run(schedule, sgd,
+        {0.44142135623730949, 0.30000000000000004, 0.15857864376269054, 0.10000000000000001,
+         0.15857864376269049, 0.30000000000000004, 0.4414213562373096, 0.50000000000000011,
+         0.4414213562373096, 0.30000000000000016, 0.15857864376269071, 0.10000000000000001,
+         0.15857864376269049, 0.2999999999999996});
+  }
+  {
+    // A linear warm-up over 4 steps; the constructor already sets base * factor(0).
+    optim::SGD sgd({w}, optim::SGDOptions(0.2));
+    optim::LambdaLR schedule(sgd, [](int64_t e) { return std::min(1.0, double(e + 1) / 4); });
+    CHECK(sgd.lr() == Approx(0.05));
+    run(schedule, sgd, {0.1, 0.15, 0.2, 0.2, 0.2, 0.2});
+    // A bad factor is a ValueError, and the failed step changes nothing.
+    optim::LambdaLR bad(sgd, [](int64_t e) { return e == 2 ? -1.0 : 1.0; });
+    bad.step();
+    const double before = sgd.lr();
+    CHECK_THROWS_WITH(bad.step(), Catch::Contains("LambdaLR") && Catch::Contains("step 2"));
+    CHECK(bad.step_count() == 1);
+    CHECK(sgd.lr() == before);
+  }
+  optim::SGD sgd({w}, optim::SGDOptions(1.0));
+  CHECK_THROWS_AS(optim::ExponentialLR(sgd, -0.5), wick::ValueError);
+  CHECK_THROWS_AS(optim::MultiStepLR(sgd, {0, 3}), wick::ValueError);
+  CHECK_THROWS_AS(optim::MultiStepLR(sgd, {3}, std::nan("")), wick::ValueError);
+  CHECK_THROWS_AS(optim::CosineAnnealingLR(sgd, 0), wick::ValueError);
+  CHECK_THROWS_AS(optim::CosineAnnealingLR(sgd, 3, -1.0), wick::ValueError);
+  CHECK_THROWS_AS(optim::LambdaLR(sgd, nullptr), wick::ValueError);
+  CHECK(sgd.lr() == 1.0);
 }

@@ -1,10 +1,14 @@
-// schedulers.hpp: learning-rate schedules, as libtorch's torch::optim::LRScheduler and StepLR.
-// A scheduler holds a reference to its optimizer; step() (once per epoch, after the
-// optimizer's steps) counts and sets the optimizer's lr to get_lr(). Tested in
-// tests/nn/test_optim.cpp.
+// schedulers.hpp: learning-rate schedules, as libtorch's torch::optim::LRScheduler and StepLR,
+// and PyTorch's Python ExponentialLR, MultiStepLR, CosineAnnealingLR and LambdaLR (their
+// chained forms, the rates torch.optim.lr_scheduler gives step by step). A scheduler holds a
+// reference to its optimizer; step() (once per epoch, after the optimizer's steps) counts and
+// sets the optimizer's lr to get_lr(). Tested in tests/nn/test_optim.cpp against
+// get_last_lr() of torch 1.13.
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <vector>
 
 #include "wick/optim/optimizer.hpp"
 
@@ -12,7 +16,7 @@ namespace wick::optim {
 
 class LRScheduler {
  public:
-  explicit LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {}
+  explicit LRScheduler(Optimizer& optimizer) : optimizer_(optimizer), base_lr_(optimizer.lr()) {}
   virtual ~LRScheduler() = default;
   // Advances the count and sets the optimizer's learning rate to get_lr().
   void step();
@@ -23,9 +27,13 @@ class LRScheduler {
   // The learning rate after step() number step_count() (already counted), from the current one.
   virtual double get_lr() = 0;
   double current_lr() const { return optimizer_.lr(); }
+  // The optimizer's rate when the scheduler was made (PyTorch's base_lrs).
+  double base_lr() const { return base_lr_; }
+  Optimizer& optimizer() { return optimizer_; }
 
  private:
   Optimizer& optimizer_;
+  double base_lr_;
   int64_t step_count_ = 0;
 };
 
@@ -39,6 +47,54 @@ class StepLR : public LRScheduler {
   double get_lr() override;
   int64_t step_size_;
   double gamma_;
+};
+
+// Multiplies the learning rate by gamma at every step (PyTorch's ExponentialLR). gamma >= 0.
+class ExponentialLR : public LRScheduler {
+ public:
+  ExponentialLR(Optimizer& optimizer, double gamma);
+
+ private:
+  double get_lr() override;
+  double gamma_;
+};
+
+// Multiplies the learning rate by gamma at each milestone step (PyTorch's MultiStepLR; a
+// milestone listed twice multiplies by gamma^2). Milestones >= 1, in any order; gamma >= 0.
+class MultiStepLR : public LRScheduler {
+ public:
+  MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma = 0.1);
+
+ private:
+  double get_lr() override;
+  std::vector<int64_t> milestones_;
+  double gamma_;
+};
+
+// Cosine annealing from the base rate to eta_min over t_max steps, then back up, periodically
+// (PyTorch's CosineAnnealingLR, its recursive form: a rate set by hand between steps is
+// carried on). t_max >= 1, eta_min >= 0.
+class CosineAnnealingLR : public LRScheduler {
+ public:
+  CosineAnnealingLR(Optimizer& optimizer, int64_t t_max, double eta_min = 0.0);
+
+ private:
+  double get_lr() override;
+  int64_t t_max_;
+  double eta_min_;
+};
+
+// The rate is base_lr * factor(e) after e steps, e = 0 included: the constructor sets
+// base_lr * factor(0), as PyTorch's LambdaLR (e.g. a linear warm-up). A factor that is negative
+// or not finite is a ValueError at the step that computes it, and the rate is left as it was.
+class LambdaLR : public LRScheduler {
+ public:
+  LambdaLR(Optimizer& optimizer, std::function<double(int64_t)> factor);
+
+ private:
+  double get_lr() override;
+  double rate_at(int64_t epoch) const;
+  std::function<double(int64_t)> factor_;
 };
 
 }  // namespace wick::optim
