@@ -2,8 +2,9 @@
 // into a program of up to kMaxSteps steps over a pool of CPU tensors of every dtype, with
 // zero sizes, transposed, sliced, offset and expanded layouts and views that share storage.
 // Steps: factories with wild shapes (negative, huge, overflowing), elementwise ops with
-// tensors and numbers, where, cat and stack, reductions, softmax, layer_norm, matmul, every view
-// op, in-place ops (with aliasing operands), casts, printing, equal/allclose and device strings.
+// tensors and numbers, where, cat and stack, reductions, softmax, layer_norm, matmul, the index
+// ops (index_select, index_add, gather, scatter_add), every view op, in-place ops (with aliasing
+// operands), casts, printing, equal/allclose and device strings.
 // Every step's outcome is predicted by a plain reference (ops_reference.hpp): a float64 (or exact
 // int64) model that reads operands through data_ptr + strides with its own loops, decides whether
 // the op must throw a wick::Error, and computes the result's shape, dtype and values. Any other
@@ -57,7 +58,11 @@ void Program::run() {
         }
         break;
       case 9:
-        matmul();
+        if (op & 16) {
+          index_ops();  // index_select, index_add, gather, scatter_add (ops_index.cpp)
+        } else {
+          matmul();
+        }
         break;
       case 10:
       case 11:

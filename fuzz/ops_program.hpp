@@ -175,6 +175,9 @@ class Program {
   // ---- ops_norm.cpp ----
   void layer_norm();
 
+  // ---- ops_index.cpp ----
+  void index_ops();
+
   // ---- ops_inplace.cpp ----
   static std::vector<int64_t> footprint(const Tensor& t);
   void inplace();
