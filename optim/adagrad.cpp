@@ -26,24 +26,18 @@ Tensor& Adagrad::buffer(size_t i, const std::string& name) {
 }
 
 void Adagrad::step() {
-  NoGradGuard no_grad;
-  check_grads();
   const AdagradOptions& o = options_;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Tensor& p = params_[i];
-    const Tensor& grad = p.grad();
-    if (!grad.defined()) continue;
+  for_each_gradient([&](size_t i, Tensor& p, const Tensor& grad) {
     State& s = state_[i];
-    if (!s.step.defined()) s.step = zeros({}, TensorOptions(kInt64));
     if (!s.sum.defined()) s.sum = full_like(p, o.initial_accumulator_value());
-    const int64_t t = ++*s.step.data_ptr<int64_t>();
+    const int64_t t = detail::count_step(s.step);
 
     const Tensor g = o.weight_decay() != 0 ? grad.add(p, o.weight_decay()) : grad;
     const double clr = lr_ / (1 + static_cast<double>(t - 1) * o.lr_decay());
     Tensor& sum = detail::follow(s.sum, p);
     sum.add_(g * g);
     p.add_(g / sum.sqrt().add_(o.eps()), -clr);
-  }
+  });
 }
 
 }  // namespace wick::optim

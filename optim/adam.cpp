@@ -46,19 +46,13 @@ Tensor& detail::AdamCore::buffer(size_t i, const std::string& name) {
 }
 
 void detail::AdamCore::step() {
-  NoGradGuard no_grad;
-  check_grads();
   const Settings& c = settings_;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Tensor& p = params_[i];
-    const Tensor& grad = p.grad();
-    if (!grad.defined()) continue;
+  for_each_gradient([&](size_t i, Tensor& p, const Tensor& grad) {
     State& s = state_[i];
-    if (!s.step.defined()) s.step = zeros({}, TensorOptions(kInt64));
     if (!s.exp_avg.defined()) s.exp_avg = zeros_like(p);
     if (!s.exp_avg_sq.defined()) s.exp_avg_sq = zeros_like(p);
     if (c.amsgrad && !s.max_exp_avg_sq.defined()) s.max_exp_avg_sq = zeros_like(p);
-    const int64_t t = ++*s.step.data_ptr<int64_t>();
+    const int64_t t = count_step(s.step);
 
     Tensor g = grad;
     if (c.weight_decay != 0) {
@@ -84,7 +78,7 @@ void detail::AdamCore::step() {
     }
     Tensor denom = second.sqrt().div_(bias_correction2_sqrt).add_(c.eps);
     p.add_(exp_avg / denom, -step_size);
-  }
+  });
 }
 
 Adam::Adam(std::vector<Tensor> params, AdamOptions options)

@@ -143,6 +143,22 @@ void Optimizer::check_grads() const {
   }
 }
 
+void Optimizer::for_each_gradient(
+    const std::function<void(size_t, Tensor&, const Tensor&)>& update) {
+  NoGradGuard no_grad;
+  check_grads();
+  for (size_t i = 0; i < params_.size(); ++i) {
+    Tensor& p = params_[i];
+    const Tensor& grad = p.grad();
+    if (grad.defined()) update(i, p, grad);
+  }
+}
+
+int64_t detail::count_step(Tensor& step) {
+  if (!step.defined()) step = zeros({}, TensorOptions(kInt64));
+  return ++*step.data_ptr<int64_t>();
+}
+
 Tensor& detail::follow(Tensor& state, const Tensor& param) {
   if (state.device() != param.device() || state.dtype() != param.dtype()) {
     state = state.to(param.device(), param.dtype());

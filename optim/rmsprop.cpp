@@ -34,19 +34,13 @@ Tensor& RMSprop::buffer(size_t i, const std::string& name) {
 }
 
 void RMSprop::step() {
-  NoGradGuard no_grad;
-  check_grads();
   const RMSpropOptions& o = options_;
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Tensor& p = params_[i];
-    const Tensor& grad = p.grad();
-    if (!grad.defined()) continue;
+  for_each_gradient([&](size_t i, Tensor& p, const Tensor& grad) {
     State& s = state_[i];
-    if (!s.step.defined()) s.step = zeros({}, TensorOptions(kInt64));
     if (!s.square_avg.defined()) s.square_avg = zeros_like(p);
     if (o.momentum() > 0 && !s.momentum_buffer.defined()) s.momentum_buffer = zeros_like(p);
     if (o.centered() && !s.grad_avg.defined()) s.grad_avg = zeros_like(p);
-    ++*s.step.data_ptr<int64_t>();
+    detail::count_step(s.step);
 
     const Tensor g = o.weight_decay() != 0 ? grad.add(p, o.weight_decay()) : grad;
     Tensor& square_avg = detail::follow(s.square_avg, p);
@@ -67,7 +61,7 @@ void RMSprop::step() {
     } else {
       p.add_(g / avg, -lr_);
     }
-  }
+  });
 }
 
 }  // namespace wick::optim

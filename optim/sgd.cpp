@@ -22,14 +22,9 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions options)
 Tensor& SGD::buffer(size_t i, const std::string&) { return momentum_buffers_[i]; }
 
 void SGD::step() {
-  NoGradGuard no_grad;
-  check_grads();
   const double momentum = options_.momentum(), dampening = options_.dampening();
   const double weight_decay = options_.weight_decay();
-  for (size_t i = 0; i < params_.size(); ++i) {
-    Tensor& p = params_[i];
-    const Tensor& grad = p.grad();
-    if (!grad.defined()) continue;
+  for_each_gradient([&](size_t i, Tensor& p, const Tensor& grad) {
     Tensor d = weight_decay != 0 ? grad.add(p, weight_decay) : grad;
     if (momentum != 0) {
       Tensor& buf = momentum_buffers_[i];
@@ -41,7 +36,7 @@ void SGD::step() {
       d = options_.nesterov() ? d.add(buf, momentum) : buf;
     }
     p.add_(d, -lr_);
-  }
+  });
 }
 
 }  // namespace wick::optim

@@ -9,6 +9,12 @@
 
 namespace index_cases {
 
+// The multi-index i with its coordinate along dim replaced by v.
+inline std::vector<int64_t> with_dim(std::vector<int64_t> i, int64_t dim, int64_t v) {
+  i[static_cast<size_t>(dim)] = v;
+  return i;
+}
+
 // m int64 indices in [0, size), drawn from `seed`, with index 1 repeating index 0 (empty when
 // size is 0).
 inline wick::Tensor draw_index(int64_t size, int64_t m, uint64_t seed) {

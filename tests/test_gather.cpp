@@ -14,12 +14,9 @@ using ref::Layout;
 
 using index_cases::draw_gather_index;
 
-namespace {
+using index_cases::with_dim;
 
-std::vector<int64_t> with_dim(std::vector<int64_t> i, int64_t dim, int64_t v) {
-  i[static_cast<size_t>(dim)] = v;
-  return i;
-}
+namespace {
 
 // self + src scattered along dim by index, in float64: the definition, one position at a time.
 std::vector<double> scatter_add_reference(const Tensor& self, int64_t dim, const Tensor& index,

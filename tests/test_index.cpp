@@ -14,14 +14,7 @@ using ref::Layout;
 
 using index_cases::draw_index;
 
-namespace {
-
-std::vector<int64_t> with_dim(std::vector<int64_t> i, int64_t dim, int64_t v) {
-  i[static_cast<size_t>(dim)] = v;
-  return i;
-}
-
-}  // namespace
+using index_cases::with_dim;
 
 void sweep_index(OpId op) {
   const bool add = op == OpId::index_add;

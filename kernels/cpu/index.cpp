@@ -51,31 +51,19 @@ void index_add_kernel(const OpCall& call) {
     const T* src = call.in(2).data_ptr<T>();
     T* dst = call.out().data_ptr<T>();
     const T alpha = call.scalar_a.to<T>();
-    // Tasks: (outer block, column range); every task walks the whole index in order.
-    const int64_t columns_per_task =
-        std::min(l.inner, std::max<int64_t>(64, kParallelGrain / std::max<int64_t>(l.n, 1)));
-    const int64_t column_tasks = (l.inner + columns_per_task - 1) / columns_per_task;
-    // A task adds n * columns_per_task terms: small scatters stay on one thread.
-    const int64_t task_grain =
-        std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, l.n * columns_per_task));
-    parallel_for(l.outer * column_tasks, task_grain, [&](int64_t t0, int64_t t1) {
-      for (int64_t t = t0; t < t1; ++t) {
-        const int64_t o = t / column_tasks;
-        const int64_t c0 = (t % column_tasks) * columns_per_task;
-        const int64_t c1 = std::min(l.inner, c0 + columns_per_task);
-        for (int64_t i = 0; i < l.n; ++i) {
-          T* out_row = dst + (o * l.size + index[i]) * l.inner;
-          const T* in_row = src + (o * l.n + i) * l.inner;
-          if constexpr (std::is_integral_v<T>) {
-            // int64 wraps, as PyTorch's (signed overflow would be undefined in C++).
-            for (int64_t c = c0; c < c1; ++c) {
-              out_row[c] =
-                  static_cast<T>(static_cast<uint64_t>(out_row[c]) +
-                                 static_cast<uint64_t>(alpha) * static_cast<uint64_t>(in_row[c]));
-            }
-          } else {
-            for (int64_t c = c0; c < c1; ++c) out_row[c] += alpha * in_row[c];
+    parallel_columns(l.outer, l.inner, l.n, [&](int64_t o, int64_t c0, int64_t c1) {
+      for (int64_t i = 0; i < l.n; ++i) {
+        T* out_row = dst + (o * l.size + index[i]) * l.inner;
+        const T* in_row = src + (o * l.n + i) * l.inner;
+        if constexpr (std::is_integral_v<T>) {
+          // int64 wraps, as PyTorch's (signed overflow would be undefined in C++).
+          for (int64_t c = c0; c < c1; ++c) {
+            out_row[c] =
+                static_cast<T>(static_cast<uint64_t>(out_row[c]) +
+                               static_cast<uint64_t>(alpha) * static_cast<uint64_t>(in_row[c]));
           }
+        } else {
+          for (int64_t c = c0; c < c1; ++c) out_row[c] += alpha * in_row[c];
         }
       }
     });

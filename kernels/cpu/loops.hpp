@@ -65,6 +65,25 @@ void parallel_for(int64_t n, int64_t grain, const Body& body) {
   body(0, n);
 }
 
+// The split of the index ops that add in index order (index_add, scatter_add): tasks of (outer
+// block o, column range [c0, c1) of `inner`), each of which walks all n index positions, so
+// every output element belongs to one task and is added to in order. Columns per task: at
+// least 64, or enough for kParallelGrain terms; a task of few terms stays on one thread.
+template <typename Body>
+void parallel_columns(int64_t outer, int64_t inner, int64_t n, const Body& body) {
+  const int64_t per_task =
+      std::min(inner, std::max<int64_t>(64, kParallelGrain / std::max<int64_t>(n, 1)));
+  if (per_task <= 0) return;
+  const int64_t tasks_per_block = (inner + per_task - 1) / per_task;
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * per_task));
+  parallel_for(outer * tasks_per_block, grain, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t c0 = (t % tasks_per_block) * per_task;
+      body(t / tasks_per_block, c0, std::min(inner, c0 + per_task));
+    }
+  });
+}
+
 // The shape and per-operand byte strides after size-1 dims are dropped, the dims put in memory
 // order and mergeable dims merged; dims are ordered outermost first.
 template <size_t NT>

@@ -233,6 +233,26 @@ WICK_GPU_HD bool is_aligned(const void* ptr, size_t bytes) {
 
 namespace wick::gpu {
 
+// Calls run(Bits{}) with the unsigned type of d's element size: for kernels that only move
+// elements (index_select, gather), one instantiation per size serves every dtype.
+template <typename Run>
+void dispatch_by_element_size(Dtype d, Run&& run) {
+  switch (element_size(d)) {
+    case 1:
+      run(uint8_t{});
+      break;
+    case 2:
+      run(uint16_t{});
+      break;
+    case 4:
+      run(uint32_t{});
+      break;
+    default:
+      run(uint64_t{});
+      break;
+  }
+}
+
 // Threads per block of the memory-bound kernels: 8 warps, so that 8 blocks fill an SM.
 inline constexpr int kBlockThreads = 256;
 

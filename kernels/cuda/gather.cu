@@ -92,20 +92,7 @@ void launch_gather(const OpCall& call) {
                   index, total, FastDivmod(static_cast<uint64_t>(l.inner)),
                   FastDivmod(static_cast<uint64_t>(l.n)), l.size);
   };
-  switch (element_size(self.dtype())) {
-    case 1:
-      run(uint8_t{});
-      break;
-    case 2:
-      run(uint16_t{});
-      break;
-    case 4:
-      run(uint32_t{});
-      break;
-    default:
-      run(uint64_t{});
-      break;
-  }
+  dispatch_by_element_size(self.dtype(), run);
 }
 
 void launch_scatter_add(const OpCall& call) {

@@ -4,6 +4,7 @@
 // API asks; set_lr() is the hook for schedules. Tested in tests/nn/test_optim.cpp.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -50,6 +51,9 @@ class Optimizer {
   // differ from its parameter's (a .grad() set by hand: PyTorch checks it on assignment).
   // step() calls it before it changes anything, so a failed step changes nothing.
   void check_grads() const;
+  // A step's loop: under NoGradGuard and after check_grads(), update(i, param, grad) for every
+  // parameter that has a gradient, in order.
+  void for_each_gradient(const std::function<void(size_t, Tensor&, const Tensor&)>& update);
 
   std::vector<Tensor> params_;
   double lr_;
@@ -59,6 +63,9 @@ class Optimizer {
 namespace detail {
 // Brings a state buffer to its parameter's device and dtype (after Module::to) and returns it.
 Tensor& follow(Tensor& state, const Tensor& param);
+// A parameter's step counter (a 0-dim int64 CPU tensor, made at 0 when undefined) plus one;
+// returns the new count.
+int64_t count_step(Tensor& step);
 }  // namespace detail
 
 }  // namespace wick::optim
