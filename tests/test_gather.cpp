@@ -222,3 +222,35 @@ TEST_CASE("gather and scatter_add gradients", "[gather][autograd]") {
   index.fill_(0);
   CHECK_THROWS_AS(y.sum().backward(), AutogradError);
 }
+
+TEST_CASE(
+    "index_add_ and scatter_add_ write in place, with autograd; a failed call changes nothing",
+    "[gather][index][autograd]") {
+  Tensor x = arange(6, kFloat32).reshape({2, 3});
+  Tensor view = x.t();  // [3, 2], not contiguous: the writes reach x
+  view.index_add_(0, tensor({2, 2}), ones({2, 2}), 0.5);
+  CHECK(x.to_vector<float>() == std::vector<float>{0, 1, 3, 3, 4, 6});
+  x.scatter_add_(1, tensor({{0, 0}, {2, 1}}), full({2, 2}, 10.0));
+  CHECK(x.to_vector<float>() == std::vector<float>{20, 1, 3, 3, 14, 16});
+  CHECK(x.scatter_add_(0, tensor({{1}}), ones({1, 1})).data_ptr<float>() == x.data_ptr<float>());
+  // A source that is the target reads its old values (the result is computed first).
+  Tensor y = tensor({1.0f, 2.0f});
+  y.index_add_(0, tensor({1, 0}), y);
+  CHECK(y.to_vector<float>() == std::vector<float>{3, 3});
+  // Bad calls change nothing.
+  const std::vector<float> before = x.to_vector<float>();
+  CHECK_THROWS_AS(x.index_add_(0, tensor({2}), ones({1, 3})), IndexError);
+  CHECK_THROWS_AS(x.scatter_add_(1, tensor({{0}}), ones({1, 1}, kFloat64)), DtypeError);
+  CHECK_THROWS_AS(zeros({2}).expand({3, 2}).index_add_(0, tensor({0}), ones({1, 2})), ValueError);
+  CHECK(x.to_vector<float>() == before);
+  // Autograd: the same gradients as the out-of-place op; a leaf that requires grad is refused.
+  Tensor leaf = arange(6, kFloat64).reshape({2, 3}).requires_grad_();
+  Tensor s = ones({2, 2}, kFloat64).requires_grad_();
+  CHECK_THROWS_AS(leaf.scatter_add_(1, tensor({{0, 1}, {1, 2}}), s), AutogradError);
+  const Tensor w = arange(6, kFloat64).reshape({2, 3}) + 1.0;
+  Tensor inner = leaf * 2.0;
+  inner.scatter_add_(1, tensor({{0, 1}, {1, 2}}), s * 3.0);
+  (inner * w).sum().backward();
+  CHECK(leaf.grad().to_vector<double>() == std::vector<double>{2, 4, 6, 8, 10, 12});
+  CHECK(s.grad().to_vector<double>() == std::vector<double>{3, 6, 15, 18});
+}

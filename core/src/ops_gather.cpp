@@ -197,6 +197,21 @@ Tensor scatter_add(const Tensor& self, int64_t dim, const Tensor& index, const T
   return scatter_add_checked(self, d, index, src);
 }
 
+// The in-place forms: the out-of-place op on the current value, then copy_ (which records the
+// write for autograd and bumps the version). One more write of this than a fused kernel; the
+// checks run before anything changes.
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                           const Scalar& alpha) {
+  detail::check_defined("index_add_", {this});
+  detail::check_inplace_target(*this, "index_add_", true);
+  return copy_(wick::index_add(*this, dim, index, source, alpha));
+}
+Tensor& Tensor::scatter_add_(int64_t dim, const Tensor& index, const Tensor& src) {
+  detail::check_defined("scatter_add_", {this});
+  detail::check_inplace_target(*this, "scatter_add_", true);
+  return copy_(wick::scatter_add(*this, dim, index, src));
+}
+
 Tensor Tensor::gather(int64_t dim, const Tensor& index) const {
   return wick::gather(*this, dim, index);
 }

@@ -154,4 +154,9 @@ TEST_CASE("gpu: scatter_add with long columns of repeats gives the CPU's bits; e
         std::vector<float>{5, 5});
   CHECK(equal(scatter_add(rows, 0, zeros({0}, kInt64).to(kCUDA), ones({2}).to(kCUDA)).to(kCPU),
               rows.to(kCPU)));
+  // The in-place forms on the device.
+  Tensor acc = zeros({3}).to(kCUDA);
+  acc.index_add_(0, tensor({1, 1}).to(kCUDA), ones({2}).to(kCUDA));
+  acc.scatter_add_(0, tensor({2}).to(kCUDA), full({1}, 5.0).to(kCUDA));
+  CHECK(acc.to(kCPU).to_vector<float>() == std::vector<float>{0, 2, 5});
 }

@@ -240,7 +240,7 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 // length. Differentiable in a and source. Differences from PyTorch: bfloat16 is added in
 // float32 and rounded once (PyTorch's CPU kernel rounds after every add: 256 + 1 + 1 + 1 is 256
 // there, 260 here); a float alpha for an integer tensor and bool tensors are DtypeErrors
-// (PyTorch truncates alpha); there is no in-place index_add_.
+// (PyTorch truncates alpha). In place: Tensor::index_add_.
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha = 1);
 
@@ -254,7 +254,7 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 // i, ...], ...] for every position of the index (src may be larger than the index; its extra
 // elements are not read), in increasing i: repeated indices accumulate in that order on every
 // device. Differentiable in a and src. As index_add: bfloat16 is added in float32 and rounded
-// once, bool is a DtypeError, and there is no in-place scatter_add_ (nor scatter with reduce).
+// once, bool is a DtypeError. In place: Tensor::scatter_add_ (there is no scatter with reduce).
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 
 // ---- operators ----

@@ -216,6 +216,12 @@ class Tensor {
   Tensor& fill_(const Scalar& value);
   Tensor& copy_(const Tensor& src);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+  // In place: this = index_add(this, ...) / scatter_add(this, ...), with their checks (a
+  // failed call changes nothing) and autograd (recorded as the out-of-place op and a copy_;
+  // the result is computed first, so a source or index sharing this storage reads old values).
+  Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                     const Scalar& alpha = 1);
+  Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
 
   // ---- autograd (implemented by the autograd layer; see autograd/) ----
   Tensor& requires_grad_(bool on = true);
