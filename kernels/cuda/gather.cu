@@ -2,10 +2,11 @@
 // every index value on the host side first and packs the operands, so the index is [outer, n,
 // inner] int64 values in [0, size), and the table (gather's self, or scatter_add's output) is
 // [outer, size, inner]:
-//  - gather_kernel: one thread per output element (grid-stride): out[e] for e = (o, i, c) reads
-//    self[o, index[e], c]. The index and the output are read and written coalesced; the table
-//    reads are where the index points. It moves raw bits (1, 2, 4 or 8 bytes), so every dtype,
-//    bfloat16 included, takes one kernel per element size.
+//  - gather: index_select's kernel (index.cu, launch_pick) with one index per element: one
+//    thread per output element (grid-stride), out[e] for e = (o, i, c) reads self[o, index[e],
+//    c]. The index and the output are read and written coalesced; the table reads are where the
+//    index points. It moves raw bits, so every dtype, bfloat16 included, takes one kernel per
+//    element size.
 //  - scatter_add_columns_kernel: one thread per column (o, c), which walks i = 0, 1, ..., n - 1
 //    and adds src[o, i, c] to out[o, index[o, i, c], c]. Only that thread writes that column of
 //    the output, so there are no atomics and no races, and repeated indices are added in index
@@ -28,21 +29,6 @@
 
 namespace wick::gpu {
 namespace {
-
-template <typename Bits>
-__global__ void gather_kernel(Bits* out, const Bits* self, const int64_t* index, int64_t total,
-                              FastDivmod inner, FastDivmod n, int64_t size) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
-       e += stride) {
-    uint64_t row, column, o, i;
-    inner.divmod(static_cast<uint64_t>(e), row, column);
-    n.divmod(row, o, i);
-    const int64_t width = static_cast<int64_t>(inner.divisor);
-    out[e] =
-        self[(static_cast<int64_t>(o) * size + index[e]) * width + static_cast<int64_t>(column)];
-  }
-}
 
 template <typename T>
 __device__ __forceinline__ T add_wrapping(T acc, T x) {
@@ -79,20 +65,9 @@ __global__ void scatter_add_columns_kernel(T* out, const T* src, const int64_t* 
 
 void launch_gather(const OpCall& call) {
   OpContext ctx(call);
-  const Tensor& self = call.in(0);
-  const Tensor& out = call.out();
-  const GatherLayout l = gather_layout(call.in(1), self, call.dim);
-  const int64_t total = out.numel();
-  const auto* index = static_cast<const int64_t*>(call.in(1).raw_data());
-  const unsigned grid = grid_for(ctx, total);
-  auto run = [&](auto bits) {
-    using Bits = decltype(bits);
-    launch_kernel(ctx, "gather_kernel", gather_kernel<Bits>, grid, kBlockThreads, 0,
-                  static_cast<Bits*>(out.raw_data()), static_cast<const Bits*>(self.raw_data()),
-                  index, total, FastDivmod(static_cast<uint64_t>(l.inner)),
-                  FastDivmod(static_cast<uint64_t>(l.n)), l.size);
-  };
-  dispatch_by_element_size(self.dtype(), run);
+  const GatherLayout l = gather_layout(call.in(1), call.in(0), call.dim);
+  launch_pick(ctx, call.out(), call.in(0), static_cast<const int64_t*>(call.in(1).raw_data()),
+              l.inner, l.n, l.size, /*per_element=*/true);
 }
 
 void launch_scatter_add(const OpCall& call) {

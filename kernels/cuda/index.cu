@@ -2,10 +2,11 @@
 // every operand contiguous and checks every index value on the host side first (a device-side
 // assert, PyTorch's way, would end the process), so `self` is [outer, size, inner], the index n
 // int64 values in [0, size), and the output (or source) [outer, n, inner].
-//  - index_select_kernel: one thread per output element (grid-stride), as a copy: consecutive
-//    threads read consecutive elements of a row, so reads and writes are coalesced for rows of
-//    32 elements or more. It moves raw bits (1, 2, 4 or 8 bytes), so every dtype, bfloat16
-//    included, takes one kernel per element size.
+//  - pick_kernel (index_select; gather.cu's gather too, with one index per element): one thread
+//    per output element (grid-stride), as a copy: consecutive threads read consecutive elements
+//    of a row, so reads and writes are coalesced for rows of 32 elements or more. It moves raw
+//    bits (1, 2, 4 or 8 bytes), so every dtype, bfloat16 included, takes one kernel per element
+//    size.
 //  - index_add: the boundary has filled the output with self's values. Here the index is
 //    grouped by target row on the host (a stable counting sort: each row's positions stay in
 //    index order) and uploaded; index_add_rows_kernel then runs one thread per (outer, named
@@ -37,16 +38,20 @@
 namespace wick::gpu {
 namespace {
 
-template <typename Bits>
-__global__ void index_select_kernel(Bits* out, const Bits* self, const int64_t* index,
-                                    int64_t total, FastDivmod inner, FastDivmod n, int64_t size) {
+// Output element e = (o, i, c) of [outer, n, inner] reads self[o, index, c] of [outer, size,
+// inner], with index = index[i] (index_select: one per row) or index[e] (gather: one per
+// element).
+template <typename Bits, bool kPerElement>
+__global__ void pick_kernel(Bits* out, const Bits* self, const int64_t* index, int64_t total,
+                            FastDivmod inner, FastDivmod n, int64_t size) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total;
        e += stride) {
     uint64_t row, column, o, i;
     inner.divmod(static_cast<uint64_t>(e), row, column);
     n.divmod(row, o, i);
-    const int64_t source_row = static_cast<int64_t>(o) * size + index[i];
+    const int64_t source_row =
+        static_cast<int64_t>(o) * size + index[kPerElement ? e : static_cast<int64_t>(i)];
     out[e] = self[source_row * static_cast<int64_t>(inner.divisor) + static_cast<int64_t>(column)];
   }
 }
@@ -89,22 +94,25 @@ __global__ void index_add_rows_kernel(T* out, const T* source, const int64_t* na
 
 }  // namespace
 
+void launch_pick(const OpContext& ctx, const Tensor& out, const Tensor& self, const int64_t* index,
+                 int64_t inner, int64_t n, int64_t size, bool per_element) {
+  const int64_t total = out.numel();
+  const unsigned grid = grid_for(ctx, total);
+  dispatch_by_element_size(self.dtype(), [&](auto bits) {
+    using Bits = decltype(bits);
+    auto* kernel = per_element ? pick_kernel<Bits, true> : pick_kernel<Bits, false>;
+    launch_kernel(
+        ctx, per_element ? "gather_kernel" : "index_select_kernel", kernel, grid, kBlockThreads, 0,
+        static_cast<Bits*>(out.raw_data()), static_cast<const Bits*>(self.raw_data()), index, total,
+        FastDivmod(static_cast<uint64_t>(inner)), FastDivmod(static_cast<uint64_t>(n)), size);
+  });
+}
+
 void launch_index_select(const OpCall& call) {
   OpContext ctx(call);
-  const Tensor& self = call.in(0);
-  const Tensor& out = call.out();
   const IndexLayout l = index_layout(call);
-  const int64_t total = out.numel();
-  const auto* index = static_cast<const int64_t*>(call.in(1).raw_data());
-  const unsigned grid = grid_for(ctx, total);
-  auto run = [&](auto bits) {
-    using Bits = decltype(bits);
-    launch_kernel(ctx, "index_select_kernel", index_select_kernel<Bits>, grid, kBlockThreads, 0,
-                  static_cast<Bits*>(out.raw_data()), static_cast<const Bits*>(self.raw_data()),
-                  index, total, FastDivmod(static_cast<uint64_t>(l.inner)),
-                  FastDivmod(static_cast<uint64_t>(l.n)), l.size);
-  };
-  dispatch_by_element_size(self.dtype(), run);
+  launch_pick(ctx, call.out(), call.in(0), static_cast<const int64_t*>(call.in(1).raw_data()),
+              l.inner, l.n, l.size, /*per_element=*/false);
 }
 
 void launch_index_add(const OpCall& call) {

@@ -25,10 +25,15 @@ void launch_index_add(const OpCall& call);            // index.cu
 void launch_gather(const OpCall& call);               // gather.cu
 void launch_scatter_add(const OpCall& call);          // gather.cu
 
+struct OpContext;
+// index.cu: out[o, i, c] = self[o, index, c] for out [outer, n, inner] and self [outer, size,
+// inner], index = index[i] (index_select) or index[e] of the output element (gather).
+void launch_pick(const OpContext& ctx, const Tensor& out, const Tensor& self, const int64_t* index,
+                 int64_t inner, int64_t n, int64_t size, bool per_element);
+
 // matmul_cublas.cpp: whether cuBLAS can run this matmul (float32/float64, sizes that fit its
 // int arguments), and running it.
 bool cublas_supports(const OpCall& call);
-struct OpContext;
 void launch_matmul_cublas(const OpContext& ctx, const OpCall& call);
 
 }  // namespace wick::gpu
