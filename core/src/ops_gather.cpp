@@ -77,26 +77,20 @@ Tensor gather(const Tensor& self, int64_t dim, const Tensor& index) {
   }
   const int64_t d = check_gather_index(name, self, dim, index);
   Tensor out = detail::make_empty(index.sizes(), self.dtype(), self.device(), name);
+  OpCall call;
+  call.op = OpId::gather;
+  call.num_inputs = 2;
+  call.outputs[0] = &out;
+  call.num_outputs = 1;
+  call.dim = d;
   if (out.numel() > 0) {
     const Tensor x = detail::packed(narrowed_to(self, d, index), name);
     const Tensor idx = detail::packed(index, name);
-    OpCall call;
-    call.op = OpId::gather;
     call.inputs = {&x, &idx};
-    call.num_inputs = 2;
-    call.outputs[0] = &out;
-    call.num_outputs = 1;
-    call.dim = d;
     run_kernel(call, self.device());
   }
-  OpCall record;
-  record.op = OpId::gather;
-  record.inputs = {&self, &index};  // autograd records the caller's tensors
-  record.num_inputs = 2;
-  record.outputs[0] = &out;
-  record.num_outputs = 1;
-  record.dim = d;
-  detail::maybe_record(record);
+  call.inputs = {&self, &index};  // autograd records the caller's tensors
+  detail::maybe_record(call);
   return out;
 }
 
