@@ -1,8 +1,8 @@
 // loss.cpp: mse_loss, cross_entropy and nll_loss as compositions of autograd-aware ops.
 // cross_entropy is the stable fused form: log_softmax (max-shifted in its kernel), then the
 // target's entry of each row picked with gather (ignored rows zeroed with where, so no 0 * -inf
-// can appear). Tested in
-// tests/nn/test_loss.cpp (hand-computed values, gradients, errors) and tests/nn/test_parity.cpp.
+// can appear). Tested in tests/nn/test_loss.cpp (hand-computed values, gradients, errors) and
+// tests/nn/test_parity.cpp.
 #include "wick/nn/loss.hpp"
 
 #include "loss_common.hpp"

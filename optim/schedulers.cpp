@@ -56,7 +56,9 @@ double MultiStepLR::get_lr() {
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t t_max, double eta_min)
     : LRScheduler(optimizer), t_max_(t_max), eta_min_(eta_min) {
-  WICK_CHECK(t_max >= 1, ValueError, "CosineAnnealingLR", "T_max ", t_max, " must be >= 1");
+  // Below 2^62, so that the period 2 * T_max (and the step arithmetic) fits int64.
+  WICK_CHECK(t_max >= 1 && t_max < (int64_t{1} << 62), ValueError, "CosineAnnealingLR", "T_max ",
+             t_max, " must be in [1, 2^62)");
   WICK_CHECK(eta_min >= 0 && std::isfinite(eta_min), ValueError, "CosineAnnealingLR", "eta_min ",
              eta_min, " must be a finite number >= 0");
 }

@@ -596,6 +596,7 @@ TEST_CASE("ExponentialLR, MultiStepLR, CosineAnnealingLR and LambdaLR give torch
   CHECK_THROWS_AS(optim::MultiStepLR(sgd, {0, 3}), wick::ValueError);
   CHECK_THROWS_AS(optim::MultiStepLR(sgd, {3}, std::nan("")), wick::ValueError);
   CHECK_THROWS_AS(optim::CosineAnnealingLR(sgd, 0), wick::ValueError);
+  CHECK_THROWS_AS(optim::CosineAnnealingLR(sgd, INT64_MAX), wick::ValueError);
   CHECK_THROWS_AS(optim::CosineAnnealingLR(sgd, 3, -1.0), wick::ValueError);
   CHECK_THROWS_AS(optim::LambdaLR(sgd, nullptr), wick::ValueError);
   CHECK(sgd.lr() == 1.0);

@@ -73,7 +73,7 @@ class MultiStepLR : public LRScheduler {
 
 // Cosine annealing from the base rate to eta_min over t_max steps, then back up, periodically
 // (PyTorch's CosineAnnealingLR, its recursive form: a rate set by hand between steps is
-// carried on). t_max >= 1, eta_min >= 0.
+// carried on). t_max in [1, 2^62), eta_min >= 0.
 class CosineAnnealingLR : public LRScheduler {
  public:
   CosineAnnealingLR(Optimizer& optimizer, int64_t t_max, double eta_min = 0.0);
