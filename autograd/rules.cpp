@@ -360,6 +360,12 @@ Grads scatter_add_rule(const Node& n, const Tensor& g) {
   return r;
 }
 
+// sort and topk: each value came from the position its index names along dim, and no two came
+// from one position, so the gradient is scattered back into zeros (the node saves the indices).
+Grads sort_rule(const Node& n, const Tensor& g) {
+  return {scatter_add(zeros({}, g.options()).expand(in_sizes(n, 0)), n.dim, n.result_indices(), g)};
+}
+
 const BackwardRule kNoRule{};
 
 }  // namespace
@@ -386,6 +392,7 @@ const BackwardRule& backward_rule(OpId op) {
       index_add{true, false, index_add_rule, nullptr, 0x2},
       gather{true, false, gather_rule, nullptr, 0x2},
       scatter_add{true, false, scatter_add_rule, nullptr, 0x2};
+  static const BackwardRule sort{false, false, sort_rule};
   static const BackwardRule cat{false, false, nullptr, cat_rule},
       stack{false, false, nullptr, stack_rule};
   switch (op) {
@@ -460,6 +467,8 @@ const BackwardRule& backward_rule(OpId op) {
       return gather;
     case OpId::scatter_add:
       return scatter_add;
+    case OpId::sort:
+      return sort;
     case OpId::view:
       return view;
     case OpId::transpose:

@@ -365,6 +365,22 @@ std::vector<Case> cases() {
   gather_case("gather along dim 0 of [1024, 1024], full index", kM, 0, kM, false);
   gather_case("gather along dim 0 of [1024, 1024], forward and backward (scatter_add)", kM, 0, kM,
               true);
+  // Ordering: sort rows, sort one long line, and the top-k of a classifier's and a language
+  // model's outputs (torch 1.13's CPU sort and topk; wick: kernels/cpu/sort.cpp).
+  const auto sort_case = [&](std::string name, Dims shape, int64_t k) {
+    add({std::move(name), [=] {
+           const wick::Tensor x = wick::randn(shape);
+           const torch::Tensor t_x = torch_copy(x);
+           if (k == 0) {
+             return Pair{[=] { (void)x.sort(-1); }, [=] { (void)t_x.sort(-1); }};
+           }
+           return Pair{[=] { (void)x.topk(k, -1); }, [=] { (void)t_x.topk(k, -1); }};
+         }});
+  };
+  sort_case("sort each row of [1024, 1024]", {1024, 1024}, 0);
+  sort_case("sort 2^20 floats (one line)", {1 << 20}, 0);
+  sort_case("topk 5 of each row of [4096, 1000]", {4096, 1000}, 5);
+  sort_case("topk 50 of each row of [64, 50257]", {64, 50257}, 50);
   // Factories.
   add({"randn(M)", [] {
          return Pair{[] {

@@ -73,7 +73,11 @@ void Program::run() {
         inplace();
         break;
       case 14:
-        cast_ops();
+        if (op & 16) {
+          sort_ops();  // sort, argsort, topk (ops_sort.cpp)
+        } else {
+          cast_ops();
+        }
         break;
       default:
         misc();

@@ -177,6 +177,8 @@ class Program {
 
   // ---- ops_index.cpp ----
   void index_ops();
+  // ---- ops_sort.cpp ----
+  void sort_ops();
 
   // ---- ops_inplace.cpp ----
   static std::vector<int64_t> footprint(const Tensor& t);

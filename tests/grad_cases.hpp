@@ -123,6 +123,17 @@ inline std::map<OpId, GradCase> cases() {
           const Tensor b = x[0].scatter_add(1, tensor({{3, 3}, {0, 1}}, on), x[2]);
           return a * b;
         }}},
+      {OpId::sort,
+       {{{3, 4}},
+        [](V x) {
+          // A full sort along each dim (descending too) and a top-k: products, so that the
+          // gradient depends on where each value went.
+          const Tensor w = arange(12, x[0].options()) + 1.0;
+          const Tensor rows = std::get<0>(x[0].sort(1, true));
+          const Tensor columns = std::get<0>(x[0].sort(0));
+          const Tensor top = std::get<0>(x[0].t().topk(2, 1, false));
+          return (rows.reshape({12}) * w).sum() * columns.reshape({12}).sum() + (top * top).sum();
+        }}},
       {OpId::cat,
        {{{2, 3}, {2, 1}, {2, 2}},
         [](V x) {

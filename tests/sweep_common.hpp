@@ -34,3 +34,5 @@ void sweep_layer_norm(wick::OpId op);
 void sweep_index(wick::OpId op);
 // test_gather.cpp: gather, scatter_add
 void sweep_gather(wick::OpId op);
+// test_sort.cpp
+void sweep_sort();

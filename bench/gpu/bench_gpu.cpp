@@ -234,6 +234,22 @@ void BM_scatter_add_rows(benchmark::State& state) {
   });
 }
 
+// ---- sort and topk (sort.cu) ----
+// Rows of 1000 (one tile each, the bitonic network alone) and of 2^20 (tiles, then 8 merge
+// passes). Bytes: the input read and the values and positions written, once each.
+void BM_sort_rows(benchmark::State& state) {
+  const int64_t cols = state.range(0), rows = (int64_t{1} << 24) / cols;
+  wick::Tensor x = random_gpu({rows, cols});
+  run(state, (4.0 + 4.0 + 8.0) * rows * cols, 0, false, [&] { (void)x.sort(-1); });
+}
+// The top 5 of 1000 classes for 65536 rows (an accuracy metric), and the top 50 of a 50257-word
+// vocabulary for 64 rows (a sampler): both sort the whole row, then keep k.
+void BM_topk_rows(benchmark::State& state) {
+  const int64_t cols = state.range(0), rows = state.range(1), k = state.range(2);
+  wick::Tensor x = random_gpu({rows, cols});
+  run(state, 4.0 * rows * cols + 12.0 * rows * k, 0, false, [&] { (void)x.topk(k, -1); });
+}
+
 // ---- matmul float32 ----
 void BM_matmul(benchmark::State& state) {
   const int64_t n = state.range(0);
@@ -327,6 +343,20 @@ BENCHMARK(BM_embedding_lookup)->UseManualTime()->Iterations(30)->Unit(benchmark:
 BENCHMARK(BM_embedding_backward)->UseManualTime()->Iterations(10)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_gather_rows)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_scatter_add_rows)->UseManualTime()->Iterations(10)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_sort_rows)
+    ->ArgNames({"cols"})
+    ->Arg(1000)
+    ->Arg(1 << 20)
+    ->UseManualTime()
+    ->Iterations(10)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_topk_rows)
+    ->ArgNames({"cols", "rows", "k"})
+    ->Args({1000, 65536, 5})
+    ->Args({50257, 64, 50})
+    ->UseManualTime()
+    ->Iterations(10)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_matmul)
     ->ArgNames({"n", "cublas"})
     ->ArgsProduct({{1024, 2048, 4096}, {0, 1}})

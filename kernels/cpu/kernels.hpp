@@ -25,6 +25,7 @@ void index_select_kernel(const OpCall& call);              // index.cpp
 void index_add_kernel(const OpCall& call);                 // index.cpp
 void gather_kernel(const OpCall& call);                    // gather.cpp
 void scatter_add_kernel(const OpCall& call);               // gather.cpp
+void sort_kernel(const OpCall& call);                      // sort.cpp: sort, topk
 
 }  // namespace wick::cpu
 

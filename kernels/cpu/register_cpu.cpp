@@ -72,6 +72,8 @@ void register_cpu_kernels() {
   // The same for gather and scatter_add.
   register_kernel(OpId::gather, kCPU, gather_kernel, /*computes_bf16=*/true);
   register_kernel(OpId::scatter_add, kCPU, scatter_add_kernel, /*computes_bf16=*/true);
+  // sort compares bfloat16 as float and moves its bits.
+  register_kernel(OpId::sort, kCPU, sort_kernel, /*computes_bf16=*/true);
 }
 
 }  // namespace wick

@@ -53,6 +53,8 @@ void register_cuda_backend() {
   // The same for gather and scatter_add.
   register_kernel(OpId::gather, kCUDA, run_op<launch_gather>, /*computes_bf16=*/true);
   register_kernel(OpId::scatter_add, kCUDA, run_op<launch_scatter_add>, /*computes_bf16=*/true);
+  // sort compares bfloat16 as float and moves its bits.
+  register_kernel(OpId::sort, kCUDA, run_op<launch_sort>, /*computes_bf16=*/true);
   // The matmul takes bfloat16 itself: step 10's tensor cores (gemm/10_bf16_mma.cuh).
   register_kernel(OpId::matmul, kCUDA, run_op<launch_matmul>, /*computes_bf16=*/true);
 }

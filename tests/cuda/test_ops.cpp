@@ -328,13 +328,16 @@ TEST_CASE("gpu sweep: every Kernel op has a case here", "[sweep]") {
   std::set<OpId> covered;
   for (const auto& [op, c] : unary_cases()) covered.insert(op);
   for (const auto& [op, c] : binary_cases()) covered.insert(op);
-  for (OpId op : {OpId::where, OpId::sum, OpId::mean, OpId::max, OpId::min, OpId::softmax,
-                  OpId::log_softmax, OpId::fill, OpId::arange, OpId::copy, OpId::rand, OpId::randn,
-                  OpId::matmul, OpId::layer_norm, OpId::layer_norm_backward, OpId::index_select,
-                  OpId::index_add, OpId::gather, OpId::scatter_add}) {
+  for (OpId op : {OpId::where,        OpId::sum,        OpId::mean,
+                  OpId::max,          OpId::min,        OpId::softmax,
+                  OpId::log_softmax,  OpId::fill,       OpId::arange,
+                  OpId::copy,         OpId::rand,       OpId::randn,
+                  OpId::matmul,       OpId::layer_norm, OpId::layer_norm_backward,
+                  OpId::index_select, OpId::index_add,  OpId::gather,
+                  OpId::scatter_add,  OpId::sort}) {
     // fill..matmul in this file, test_runtime.cpp and test_matmul.cpp; softmax in
     // test_softmax.cpp; layer_norm in test_norm.cpp; index_select, index_add, gather,
-    // scatter_add in test_index.cpp
+    // scatter_add in test_index.cpp; sort in test_sort.cpp
     covered.insert(op);
   }
   for (size_t i = 0; i < kNumOps; ++i) {

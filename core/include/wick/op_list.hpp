@@ -67,6 +67,8 @@ namespace wick {
   X(index_add, Kernel, true)            \
   X(gather, Kernel, true)               \
   X(scatter_add, Kernel, true)          \
+  /* ordering */                        \
+  X(sort, Kernel, true)                 \
   /* joining */                         \
   X(cat, Composite, true)               \
   X(stack, Composite, true)             \

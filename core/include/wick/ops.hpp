@@ -257,6 +257,26 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 // once, bool is a DtypeError. In place: Tensor::scatter_add_ (there is no scatter with reduce).
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 
+// ---- ordering (ops_sort.cpp) ----
+// sort: torch.sort. Each line of `a` along dim in increasing (or, descending, decreasing) order,
+// and the int64 position along dim that each value came from. NaN sorts above every number
+// (last, or first when descending), as PyTorch's; equal values (0.0 and -0.0 among them) keep
+// their order, lowest index first: the sort is always stable, so the result is one
+// permutation, the same on every device and thread count. Differentiable in a (the values).
+std::tuple<Tensor, Tensor> sort(const Tensor& a, int64_t dim = -1, bool descending = false);
+// libtorch's form with `stable` first: wick's sort is stable whatever it says.
+std::tuple<Tensor, Tensor> sort(const Tensor& a, std::optional<bool> stable, int64_t dim = -1,
+                                bool descending = false);
+// argsort: sort's indices.
+Tensor argsort(const Tensor& a, int64_t dim = -1, bool descending = false);
+// topk: torch.topk. The k largest (or, largest = false, smallest) values of each line along dim
+// and their int64 positions, in sort's order (descending for the largest), whatever `sorted`
+// says. k in [0, a.size(dim)], else an IndexError; bool is a DtypeError (as PyTorch). Ties
+// are taken lowest index first (PyTorch's topk leaves their order unspecified, so its indices
+// may differ where values are equal). Differentiable in a (the values).
+std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true,
+                                bool sorted = true);
+
 // ---- operators ----
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

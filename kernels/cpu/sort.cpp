@@ -1,0 +1,75 @@
+// sort.cpp: sort and topk on the CPU (one kernel, OpId::sort; core/src/ops_sort.cpp checks and
+// packs). Input [outer, n, inner], outputs values and int64 positions [outer, k, inner]. Each
+// line (o, c) is copied into a buffer of (key, position) entries, ordered by the total order
+// of kernels/sort_order.hpp, and its first k entries written out: the values are read back
+// from the input at each position, so every dtype, bfloat16 included, moves as its bits.
+//  - k = n (sort): std::sort of the buffer (the order has no ties, so an unstable sort gives
+//    the stable result);
+//  - k < n (topk): std::nth_element brings the first k to the front in linear time, then
+//    std::sort orders those k: n + k log k work instead of n log n.
+// Lines are split over threads, a buffer per thread. A single long line runs on one thread.
+// Tested by tests/test_sort.cpp against std::stable_sort of float64 values and by the op sweep.
+#include <algorithm>
+#include <vector>
+
+#include "../sort_order.hpp"
+#include "kernels.hpp"
+#include "loops.hpp"
+
+namespace wick::cpu {
+namespace {
+
+template <typename T, bool Descending>
+void sort_lines(const OpCall& call) {
+  using K = sort_order::Key<T>;
+  struct Entry {
+    K key;
+    int64_t position;
+  };
+  const Tensor& x = call.in(0);
+  const int64_t dim = call.dim, k = call.ints[0];
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= x.size(d);
+  for (int64_t d = dim + 1; d < x.dim(); ++d) inner *= x.size(d);
+  const int64_t n = x.size(dim);
+  const T* src = x.data_ptr<T>();
+  T* values = call.out(0).data_ptr<T>();
+  int64_t* positions = call.out(1).data_ptr<int64_t>();
+  const auto comes_first = [](const Entry& a, const Entry& b) {
+    return sort_order::before<Descending>(a.key, a.position, b.key, b.position);
+  };
+  // About n log n steps a line; at least one line a task.
+  const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1) / 8);
+  parallel_for(outer * inner, grain, [&](int64_t first_line, int64_t end_line) {
+    std::vector<Entry> entries(static_cast<size_t>(n));
+    for (int64_t line = first_line; line < end_line; ++line) {
+      const int64_t o = line / inner, c = line % inner;
+      const T* in = src + o * n * inner + c;
+      for (int64_t i = 0; i < n; ++i) entries[i] = Entry{sort_order::key_of(in[i * inner]), i};
+      const auto kept = entries.begin() + k;
+      if (k < n) std::nth_element(entries.begin(), kept, entries.end(), comes_first);
+      std::sort(entries.begin(), kept, comes_first);
+      const int64_t out_first = o * k * inner + c;
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t position = entries[j].position;
+        values[out_first + j * inner] = in[position * inner];
+        positions[out_first + j * inner] = position;
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void sort_kernel(const OpCall& call) {
+  const bool descending = call.ints[1] != 0;
+  WICK_DISPATCH_STORED(call.in(0).dtype(), {
+    if (descending) {
+      sort_lines<T, true>(call);
+    } else {
+      sort_lines<T, false>(call);
+    }
+  })
+}
+
+}  // namespace wick::cpu

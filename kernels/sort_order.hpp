@@ -1,0 +1,55 @@
+// sort_order.hpp: the total order of sort and topk (core/src/ops_sort.cpp), one definition for
+// the CPU kernel (kernels/cpu/sort.cpp) and the CUDA one (kernels/cuda/sort.cu), so that both
+// give the same permutation. An element is compared by its key (bfloat16 as float, the other
+// dtypes as they are) and then by its position along the dim:
+//  - ascending: a < b, with NaN above every number (NaN is the one value with x != x);
+//  - descending: the reverse of that for keys (NaN first);
+//  - keys that are neither below nor above each other (equal, 0.0 and -0.0, two NaNs): the
+//    lower position first, in both directions (a stable sort).
+// Positions differ within a line, so no two elements are tied: any correct sorting algorithm
+// gives the same result.
+#pragma once
+
+#include <cstdint>
+
+#include "wick/bfloat16.hpp"
+
+#if defined(__CUDACC__)
+#define WICK_SORT_HD __host__ __device__ __forceinline__
+#else
+#define WICK_SORT_HD inline
+#endif
+
+namespace wick::sort_order {
+
+template <typename T>
+struct KeyOf {
+  using type = T;
+};
+template <>
+struct KeyOf<BFloat16> {
+  using type = float;
+};
+template <typename T>
+using Key = typename KeyOf<T>::type;
+
+template <typename T>
+WICK_SORT_HD Key<T> key_of(T value) {
+  return static_cast<Key<T>>(value);
+}
+
+// a below b in ascending order.
+template <typename K>
+WICK_SORT_HD bool below(K a, K b) {
+  return a < b || (b != b && a == a);  // NOLINT(misc-redundant-expression): NaN tests
+}
+
+// Does the element (key a, position pa) come before (b, pb)?
+template <bool Descending, typename K>
+WICK_SORT_HD bool before(K a, int64_t pa, K b, int64_t pb) {
+  if (Descending ? below(b, a) : below(a, b)) return true;
+  if (Descending ? below(a, b) : below(b, a)) return false;
+  return pa < pb;
+}
+
+}  // namespace wick::sort_order

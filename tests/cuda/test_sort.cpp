@@ -1,0 +1,80 @@
+// test_sort.cpp: sort and topk on the GPU against the CPU kernel, position for position: every
+// dtype (bfloat16 included) x shapes with 0-size dims and three dims x every dim x every layout
+// the boundary packs, ascending and descending, full sorts and top-k, with ties (small
+// integers and quarters) and NaN, infinities and -0.0. Both kernels order by the total order
+// of kernels/sort_order.hpp, so the positions must be equal, and the values are the input's at
+// those positions. Lines longer than one tile (4096) take the merge passes: one and several
+// lines, an odd number of runs, lines along dim 0 (strided).
+#include "gpu_test.hpp"
+
+using namespace gpu_test;
+
+namespace {
+
+void check_same(const std::tuple<Tensor, Tensor>& gpu, const std::tuple<Tensor, Tensor>& cpu,
+                const std::string& what) {
+  check_close(std::get<1>(gpu), std::get<1>(cpu), {}, what + ": positions");
+  check_close(std::get<0>(gpu), std::get<0>(cpu), {}, what + ": values");
+}
+
+}  // namespace
+
+TEST_CASE("gpu sweep: sort and topk give the CPU's order", "[sweep]") {
+  PoisonScope poison;
+  std::vector<Dtype> dtypes = all_dtypes();
+  dtypes.push_back(kBFloat16);
+  const std::vector<Shape> shapes{{}, {0}, {1, 0, 3}, {20}, {4, 7, 9}, big2d()};
+  for (Dtype dtype : dtypes) {
+    for (const Shape& shape : shapes) {
+      const auto nd = static_cast<int64_t>(shape.size());
+      for (int64_t dim = 0; dim < std::max<int64_t>(nd, 1); ++dim) {
+        for (Layout layout : all_layouts()) {
+          Pair x = make_input(shape, dtype, layout, Domain::SmallInt, /*specials=*/true);
+          const int64_t n = nd == 0 ? 1 : shape[static_cast<size_t>(dim)];
+          const std::string what = label(x.cpu, layout) + " along dim " + std::to_string(dim);
+          for (bool descending : {false, true}) {
+            check_same(sort(x.gpu, dim, descending), sort(x.cpu, dim, descending),
+                       "sort of " + what + (descending ? ", descending" : ""));
+            if (dtype == kBool) continue;
+            for (int64_t k : {std::min<int64_t>(n, 3), n / 2}) {
+              check_same(topk(x.gpu, k, dim, descending), topk(x.cpu, k, dim, descending),
+                         "topk " + std::to_string(k) + " of " + what);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("gpu: sort and topk of lines longer than a tile (merge passes)", "[sweep]") {
+  PoisonScope poison;
+  // One line of 4096 (one tile) and 4097 (two runs, the second of one element); 3 * 4096 + 5
+  // (an odd number of runs: the last merges with nothing in the first pass); 20000 (five
+  // tiles, three passes); 3 lines of 9000; 6000 along dim 0 of [6000, 3] (strided lines).
+  const std::vector<std::pair<Shape, int64_t>> cases{
+      {{4096}, 0}, {{4097}, 0}, {{3 * 4096 + 5}, 0}, {{20000}, 0}, {{3, 9000}, 1}, {{6000, 3}, 0}};
+  for (const auto& [shape, dim] : cases) {
+    for (Dtype dtype : {kFloat32, kInt64, kFloat64, kBFloat16}) {
+      Pair x = make_input(shape, dtype, Layout::Contiguous, Domain::SmallInt, /*specials=*/true);
+      const std::string what =
+          label(x.cpu, Layout::Contiguous) + " along dim " + std::to_string(dim);
+      for (bool descending : {false, true}) {
+        check_same(sort(x.gpu, dim, descending), sort(x.cpu, dim, descending),
+                   "sort of " + what + (descending ? ", descending" : ""));
+      }
+      check_same(topk(x.gpu, 50, dim), topk(x.cpu, 50, dim), "topk 50 of " + what);
+    }
+  }
+}
+
+TEST_CASE("gpu: sort's errors, gradient, and the device works on", "[sweep]") {
+  const Tensor x = tensor({3.0f, 1.0f, 2.0f}).to(kCUDA);
+  CHECK_THROWS_AS(topk(x, 4), IndexError);
+  CHECK_THROWS_AS(topk(ones({2}, kBool).to(kCUDA), 1), DtypeError);
+  CHECK(argsort(x).to(kCPU).to_vector<int64_t>() == std::vector<int64_t>{1, 2, 0});
+  // The values' gradient goes back to their positions (as on the CPU: [10, 0, 20]).
+  Tensor leaf = tensor({3.0f, 1.0f, 2.0f}).to(kCUDA).requires_grad_();
+  (std::get<0>(leaf.topk(2)) * tensor({10.0f, 20.0f}).to(kCUDA)).sum().backward();
+  CHECK(leaf.grad().to(kCPU).to_vector<float>() == std::vector<float>{10, 0, 20});
+}
