@@ -3,7 +3,9 @@
 // line (o, c) is copied into a buffer of (key, position) entries, ordered by the total order
 // of kernels/sort_order.hpp, and its first k entries written out: the values are read back
 // from the input at each position, so every dtype, bfloat16 included, moves as its bits.
-//  - k = n (sort): std::sort of the buffer (the order has no ties, so an unstable sort gives
+//  - k = n (sort) or k >= n / 4, lines of 256 or more: the radix sort of radix_sort.hpp
+//    (stable on keys that encode the total order);
+//  - shorter lines: std::sort of the buffer (the order has no ties, so an unstable sort gives
 //    the stable result);
 //  - k < n (topk): std::nth_element brings the first k to the front in linear time, then
 //    std::sort orders those k: n + k log k work instead of n log n;
@@ -18,9 +20,13 @@
 #include "../sort_order.hpp"
 #include "kernels.hpp"
 #include "loops.hpp"
+#include "radix_sort.hpp"
 
 namespace wick::cpu {
 namespace {
+
+// Lines at least this long are radix sorted (radix_sort.hpp) when most of them is kept.
+constexpr int64_t kRadixMinLine = 256;
 
 template <typename T, bool Descending>
 void sort_lines(const OpCall& call) {
@@ -43,11 +49,28 @@ void sort_lines(const OpCall& call) {
   };
   // About n log n steps a line; at least one line a task.
   const int64_t grain = std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1) / 8);
+  // A full sort (or most of one) of a line that is not short: the radix sort.
+  const bool use_radix =
+      n >= kRadixMinLine && k * 4 >= n && (radix::key_bytes<T>() == 8 || n <= (int64_t{1} << 32));
   parallel_for(outer * inner, grain, [&](int64_t first_line, int64_t end_line) {
-    std::vector<Entry> entries(static_cast<size_t>(n));
+    std::vector<Entry> entries;
+    radix::Scratch scratch;
+    std::vector<int64_t> order;
     for (int64_t line = first_line; line < end_line; ++line) {
       const int64_t o = line / inner, c = line % inner;
       const T* in = src + o * n * inner + c;
+      const int64_t out_first = o * k * inner + c;
+      const auto write = [&](int64_t j, int64_t position) {
+        values[out_first + j * inner] = in[position * inner];
+        positions[out_first + j * inner] = position;
+      };
+      if (use_radix) {
+        order.resize(static_cast<size_t>(n));
+        radix::sort_positions<T, Descending>(in, n, inner, scratch, order.data());
+        for (int64_t j = 0; j < k; ++j) write(j, order[j]);
+        continue;
+      }
+      entries.resize(static_cast<size_t>(n));
       const auto kept = entries.begin() + k;
       if (k > 0 && k * 64 <= n) {
         // A few of many: a heap of the first k so far, the last of them on top. Most elements
@@ -67,12 +90,7 @@ void sort_lines(const OpCall& call) {
         if (k < n) std::nth_element(entries.begin(), kept, entries.end(), comes_first);
         std::sort(entries.begin(), kept, comes_first);
       }
-      const int64_t out_first = o * k * inner + c;
-      for (int64_t j = 0; j < k; ++j) {
-        const int64_t position = entries[j].position;
-        values[out_first + j * inner] = in[position * inner];
-        positions[out_first + j * inner] = position;
-      }
+      for (int64_t j = 0; j < k; ++j) write(j, entries[j].position);
     }
   });
 }
