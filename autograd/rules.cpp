@@ -328,13 +328,17 @@ Grads select_rule(const Node& n, const Tensor& g) {
   return {z};
 }
 
-// Indexing: the two ops are each other's gradients. Only the index is saved (saved_inputs).
+// Indexing: the two ops are each other's gradients. Only the index is saved (saved_inputs); the
+// forward checked its values against the same size along the dim, so the rules skip that check
+// (detail::IndexesInRange: on a GPU it is a synchronisation).
 // The zeros are one expanded 0-d tensor: index_add writes them into its output as it copies its
 // base, so the table-sized gradient is written once, then added into.
 Grads index_select_rule(const Node& n, const Tensor& g) {
+  const detail::IndexesInRange checked_by_the_forward;
   return {index_add(zeros({}, g.options()).expand(in_sizes(n, 0)), n.dim, n.input(1), g)};
 }
 Grads index_add_rule(const Node& n, const Tensor& g) {
+  const detail::IndexesInRange checked_by_the_forward;
   Grads r;
   if (n.edges[0].needed) r[0] = g;
   if (n.edges[2].needed) {
@@ -347,9 +351,11 @@ Grads index_add_rule(const Node& n, const Tensor& g) {
 // gather and scatter_add: the same pair along a dim with an index of self's rank. scatter_add's
 // src has the index's shape here (a larger src is narrowed before the op is recorded).
 Grads gather_rule(const Node& n, const Tensor& g) {
+  const detail::IndexesInRange checked_by_the_forward;
   return {scatter_add(zeros({}, g.options()).expand(in_sizes(n, 0)), n.dim, n.input(1), g)};
 }
 Grads scatter_add_rule(const Node& n, const Tensor& g) {
+  const detail::IndexesInRange checked_by_the_forward;
   Grads r;
   if (n.edges[0].needed) r[0] = g;
   if (n.edges[2].needed) {
@@ -363,6 +369,7 @@ Grads scatter_add_rule(const Node& n, const Tensor& g) {
 // sort and topk: each value came from the position its index names along dim, and no two came
 // from one position, so the gradient is scattered back into zeros (the node saves the indices).
 Grads sort_rule(const Node& n, const Tensor& g) {
+  const detail::IndexesInRange positions_of_the_forward;
   return {scatter_add(zeros({}, g.options()).expand(in_sizes(n, 0)), n.dim, n.result_indices(), g)};
 }
 

@@ -6,6 +6,7 @@
 #include "wick/nn/loss.hpp"
 
 #include "loss_common.hpp"
+#include "wick/dispatch.hpp"
 
 #include <sstream>
 
@@ -107,6 +108,9 @@ Tensor index_loss(const Rows& rows, const Tensor& weight, int64_t ignore_index, 
   // 0 to pick: the sum over none gives the zeros the where would (and zero weights, so that
   // the weighted mean is 0 / 0 = NaN, as PyTorch's).
   const bool no_classes = classes == 0;
+  // count_ignored checked every target (the callers run it first), and safe is in [0, C): the
+  // index ops need not check again (on a GPU, a synchronisation each).
+  const wick::detail::IndexesInRange targets_checked;
   Tensor row_weight;
   if (weight.defined()) {
     row_weight =

@@ -34,7 +34,7 @@ namespace {
 using sort_order::Key;
 
 // Elements a block sorts in shared memory: 4096 * (8-byte key + 4-byte position) = 48 KiB, the
-// most a block gets without opting in.
+// most a block gets without opting in (positions_offset's rounding adds nothing at 4096).
 constexpr int kTile = 4096;
 
 struct LineLayout {
@@ -51,6 +51,13 @@ __device__ __forceinline__ int64_t offset_in(const LineLayout& l, int64_t line, 
   return (static_cast<int64_t>(o) * extent + i) * width + static_cast<int64_t>(c);
 }
 
+// Where the positions start in a tile's shared memory: after the keys, rounded up to 16
+// bytes (2 bool keys end at byte 2, where an int32 may not start; a GPU faults on it).
+template <typename K>
+WICK_GPU_HD size_t positions_offset(int padded) {
+  return (static_cast<size_t>(padded) * sizeof(K) + 15) & ~size_t{15};
+}
+
 // Block b sorts tile b % tiles of line b / tiles. With one tile a line, it writes the first k
 // to values and positions; otherwise the whole tile to the runs (line-major, n per line).
 template <typename T, bool Descending>
@@ -59,7 +66,8 @@ __global__ void sort_tiles_kernel(const T* x, LineLayout l, int64_t tiles, int64
                                   int64_t* run_positions) {
   using K = Key<T>;
   K* keys = reinterpret_cast<K*>(dynamic_shared());
-  int32_t* slot_position = reinterpret_cast<int32_t*>(keys + padded);
+  int32_t* slot_position =
+      reinterpret_cast<int32_t*>(dynamic_shared() + positions_offset<K>(padded));
   const auto width = static_cast<int64_t>(l.inner.divisor);
   for (int64_t b = blockIdx.x; b < blocks; b += gridDim.x) {
     const int64_t line = b / tiles, first = (b % tiles) * kTile;
@@ -172,7 +180,7 @@ void sort_lines(const OpContext& ctx, const OpCall& call, const LineLayout& l, i
   int padded = 1;
   while (padded < std::min<int64_t>(l.n, kTile)) padded <<= 1;
   const int threads = std::clamp(padded / 2, kWarpSize, 1024);
-  const size_t shared = static_cast<size_t>(padded) * (sizeof(K) + sizeof(int32_t));
+  const size_t shared = positions_offset<K>(padded) + static_cast<size_t>(padded) * sizeof(int32_t);
   const int64_t blocks = lines * tiles;
   const unsigned grid = capped_grid(ctx, blocks, threads);
   if (tiles == 1) {

@@ -94,6 +94,26 @@ void run_in_float32(KernelFn fn, const OpCall& call, Device device);
 // Runs once before the first dispatch: registers the CPU backend, the CUDA backend where it was
 // built, and the autograd layer. Defined in src/init.cpp, the one place that knows every layer.
 void ensure_initialized();
+
+// While one is alive on this thread, the index ops (index_select, index_add, gather,
+// scatter_add) skip the range check of their index values; every other check still runs. For
+// indices that wick made or checked itself: a backward rule's saved index (checked by the
+// forward, against the same size along the dim; an in-place change since is a version error),
+// sort's positions, cross_entropy's targets after its own check. On a GPU the check is two
+// reductions and a synchronisation, which stops the host from queueing work ahead. Not for
+// user indices: an index out of range would then read or write outside the tensor.
+class IndexesInRange {
+ public:
+  IndexesInRange();
+  ~IndexesInRange();
+  IndexesInRange(const IndexesInRange&) = delete;
+  IndexesInRange& operator=(const IndexesInRange&) = delete;
+
+ private:
+  bool previous_;
+};
+// How many index range checks this thread has run (the tests count the checks a step makes).
+uint64_t index_range_checks();
 }  // namespace detail
 
 }  // namespace wick
