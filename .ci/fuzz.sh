@@ -56,6 +56,7 @@ for target in "${targets[@]}"; do
   corpus="$PWD/$build/corpus/$target"
   artifacts="$PWD/$build/artifacts/$target"
   mkdir -p "$corpus" "$artifacts"
+  export WICK_FUZZ_ARTIFACTS="$artifacts"  # fuzz_ops writes a sanitizer report's input there
   # 1. Every committed seed must pass (a regression check that needs no luck).
   if ! "$binary" -runs=0 "$seeds" >"$build/replay-$target.log" 2>&1; then
     echo "fuzz: replaying fuzz/corpus/$target failed:"; tail -40 "$build/replay-$target.log"

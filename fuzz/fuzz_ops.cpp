@@ -100,17 +100,35 @@ extern "C" const char* __asan_default_options() { return "allocator_may_return_n
 #define WICK_FUZZ_HAVE_SANITIZER_API 1
 #endif
 
+namespace {
+const uint8_t* g_input = nullptr;  // the input being run, for the death callback
+size_t g_input_size = 0;
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const bool initialised = [] {
     wick::set_debug_fill(true);  // unwritten output elements read as NaN / -1 / 255
 #if defined(WICK_FUZZ_HAVE_SANITIZER_API)
-    // A sanitizer report names the step that was running.
-    __sanitizer_set_death_callback(
-        [] { std::fprintf(stderr, "fuzz_ops: the step running was: %s\n", g_step.c_str()); });
+    // A sanitizer report names the step that was running. This replaces libFuzzer's own death
+    // callback, which writes the crashing input, so the input is written here instead, to
+    // $WICK_FUZZ_ARTIFACTS/sanitizer-crash (.ci/fuzz.sh sets it).
+    __sanitizer_set_death_callback([] {
+      std::fprintf(stderr, "fuzz_ops: the step running was: %s\n", g_step.c_str());
+      const char* dir = std::getenv("WICK_FUZZ_ARTIFACTS");
+      if (dir == nullptr || g_input == nullptr) return;
+      const std::string path = std::string(dir) + "/sanitizer-crash";
+      if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
+        std::fwrite(g_input, 1, g_input_size, f);
+        std::fclose(f);
+        std::fprintf(stderr, "fuzz_ops: the input was written to %s\n", path.c_str());
+      }
+    });
 #endif
     return true;
   }();
   (void)initialised;
+  g_input = data;
+  g_input_size = size;
   Program(data, size).run();
   return 0;
 }

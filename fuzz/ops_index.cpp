@@ -118,7 +118,8 @@ void Program::index_ops() {
     }
     if (!src_sizes.empty() && in_.below(4) == 0) {
       int64_t& e = src_sizes[in_.below(static_cast<uint32_t>(src_sizes.size()))];
-      e = in_.flag() ? e + 1 : std::max<int64_t>(e - 1, 0);
+      // One more (one less at INT64_MAX, which an empty pool tensor's dim may be).
+      e = in_.flag() && e < INT64_MAX ? e + 1 : std::max<int64_t>(e - 1, 0);
     }
     const std::optional<int64_t> src_count = numel_of(src_sizes);
     if (!src_count || *src_count > kMaxElems || strides_overflow(src_sizes)) return;

@@ -56,13 +56,18 @@ void Program::sort_ops() {
     return;
   }
 
-  // The reference: each line (o, c) of [outer, n, inner], stably sorted.
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < nd; ++i) {
-    if (i < d) outer *= rs.sizes[static_cast<size_t>(i)];
-    if (i > d) inner *= rs.sizes[static_cast<size_t>(i)];
+  // The reference: each line (o, c) of [outer, n, inner], stably sorted. A 0-d tensor is one
+  // line of one element, and its topk keeps that element for k = 0 too (as PyTorch's).
+  if (nd == 0) k = 1;
+  // An empty tensor may have a huge extent elsewhere, whose product would overflow: no lines.
+  int64_t outer = 0, inner = 1;
+  if (!rs.v.empty()) {
+    outer = 1;
+    for (int64_t i = 0; i < nd; ++i) {
+      if (i < d) outer *= rs.sizes[static_cast<size_t>(i)];
+      if (i > d) inner *= rs.sizes[static_cast<size_t>(i)];
+    }
   }
-  if (rs.v.empty()) outer = 0;  // an empty tensor may have a huge extent elsewhere
   const bool by_double = floating(rs.dtype);
   const auto below = [&](const V& a, const V& b) {
     if (!by_double) return a.i < b.i;
