@@ -329,8 +329,9 @@ Grads select_rule(const Node& n, const Tensor& g) {
 }
 
 // Indexing: the two ops are each other's gradients. Only the index is saved (saved_inputs); the
-// forward checked its values against the same size along the dim, so the rules skip that check
-// (detail::IndexesInRange: on a GPU it is a synchronisation).
+// forward checked its values against the same size along the dim, so on a GPU the rules skip
+// that check (detail::IndexesInRange: there it is a synchronisation, and the kernels guard each
+// access); a CPU index is checked again (a write through data_ptr is not a version change).
 // The zeros are one expanded 0-d tensor: index_add writes them into its output as it copies its
 // base, so the table-sized gradient is written once, then added into.
 Grads index_select_rule(const Node& n, const Tensor& g) {

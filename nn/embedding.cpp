@@ -1,4 +1,5 @@
-// embedding.cpp: functional::embedding and EmbeddingImpl (wick/nn/embedding.hpp).
+// embedding.cpp: functional::embedding, functional::one_hot and EmbeddingImpl
+// (wick/nn/embedding.hpp).
 #include "wick/nn/embedding.hpp"
 
 #include <algorithm>
@@ -90,6 +91,35 @@ Tensor functional::embedding(const Tensor& input, const Tensor& weight,
   Shape out_sizes = input.sizes();
   out_sizes.push_back(weight.size(1));
   return rows.view(out_sizes);
+}
+
+Tensor functional::one_hot(const Tensor& tensor, int64_t num_classes) {
+  const char* op = "one_hot";
+  WICK_CHECK(tensor.defined(), ValueError, op, "tensor must be defined");
+  WICK_CHECK(tensor.dtype() == kInt64, DtypeError, op,
+             "is only applicable to an int64 index tensor (as PyTorch), got ", describe(tensor));
+  WICK_CHECK(num_classes >= -1, ValueError, op,
+             "num_classes must be -1 (inferred) or at least 0, got ", num_classes);
+  int64_t classes = num_classes;
+  if (tensor.numel() == 0) {
+    WICK_CHECK(classes >= 0, ValueError, op,
+               "can not infer the number of classes from an empty tensor ", describe(tensor));
+  } else {
+    const std::vector<int64_t> bounds =
+        stack({min(tensor), max(tensor)}).to(kCPU).to_vector<int64_t>();
+    WICK_CHECK(bounds[0] >= 0, IndexError, op, "class values must be non-negative, got ", bounds[0],
+               " in ", describe(tensor));
+    if (classes == -1) {
+      WICK_CHECK(bounds[1] < std::numeric_limits<int64_t>::max(), ValueError, op, "cannot make ",
+                 bounds[1], " + 1 classes");
+      classes = bounds[1] + 1;
+    }
+    WICK_CHECK(bounds[1] < classes, IndexError, op,
+               "class values must be smaller than num_classes ", classes, ", got ", bounds[1],
+               " in ", describe(tensor));
+  }
+  const Tensor each_class = arange(classes, TensorOptions(kInt64).device(tensor.device()));
+  return eq(tensor.unsqueeze(-1), each_class).to(kInt64);
 }
 
 EmbeddingImpl::EmbeddingImpl(EmbeddingOptions options) : options_(std::move(options)) {

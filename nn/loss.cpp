@@ -110,7 +110,7 @@ Tensor index_loss(const Rows& rows, const Tensor& weight, int64_t ignore_index, 
   const bool no_classes = classes == 0;
   // count_ignored checked every target (the callers run it first), and safe is in [0, C): the
   // index ops need not check again (on a GPU, a synchronisation each).
-  const wick::detail::IndexesInRange targets_checked;
+  const wick::detail::IndexesInRange targets_checked(/*host_tensors_too=*/true);
   Tensor row_weight;
   if (weight.defined()) {
     row_weight =

@@ -256,29 +256,37 @@ TEST_CASE(
 }
 
 TEST_CASE("backward rules and cross_entropy do not check an index twice", "[gather][index]") {
-  // Each range check is two reductions and, on a GPU, a synchronisation: the forward checks a
-  // user's index once; the backward rules (detail::IndexesInRange) and cross_entropy's pick (after
-  // its own check of the targets) do not check again.
+  // Each range check is two reductions and, on a GPU, a synchronisation. cross_entropy's pick
+  // trusts the targets it has just checked (on every device); the backward rules trust device
+  // indices only (tests/cuda/test_index.cpp), so on the CPU they check again: a write through
+  // data_ptr between the forward and the backward is not a version change.
   Tensor x = arange(20, kFloat64).reshape({4, 5}).requires_grad_();
   uint64_t before = detail::index_range_checks();
   const Tensor picked = x.gather(1, tensor({{1}, {0}, {4}, {2}}));
   const Tensor rows = x.index_select(0, tensor({3, 3, 0}));
-  const Tensor sorted = std::get<0>(x.sort(1));
+  auto [sorted, positions] = x.sort(1);
   CHECK(detail::index_range_checks() == before + 2);
+  positions.data_ptr<int64_t>()[0] = 40;  // not seen by the version counter
+  CHECK_THROWS_AS(sorted.sum().backward(), IndexError);
+  positions.data_ptr<int64_t>()[0] = 0;
+  before = detail::index_range_checks();
   (picked.sum() + rows.sum() + (sorted * sorted).sum()).backward();
-  CHECK(detail::index_range_checks() == before + 2);
+  CHECK(detail::index_range_checks() == before + 3);
   // Row 3 of x ([15, ..., 19]): selected twice (+2 each), its column 2 picked (+1), and 2 x
   // from the squares of the sorted values.
   CHECK(x.grad().select(0, 3).to_vector<double>() == std::vector<double>{32, 34, 37, 38, 40});
   before = detail::index_range_checks();
   Tensor logits = arange(12, kFloat32).reshape({4, 3}).requires_grad_();
-  nn::functional::cross_entropy(logits, tensor({2, 0, 1, 1})).backward();
+  const Tensor loss = nn::functional::cross_entropy(logits, tensor({2, 0, 1, 1}));
   CHECK(detail::index_range_checks() == before);
-  // The scope ends with the rule: a user's index is checked again.
+  loss.backward();
+  CHECK(detail::index_range_checks() == before + 1);
+  // The scopes end with their owners: a user's index is checked again.
   CHECK_THROWS_AS(x.gather(1, tensor({{5}})), IndexError);
   {
-    const detail::IndexesInRange trusted;
-    const detail::IndexesInRange nested;
+    const detail::IndexesInRange device_only;
+    CHECK_THROWS_AS(x.gather(1, tensor({{5}})), IndexError);  // a CPU index: still checked
+    const detail::IndexesInRange everything(/*host_tensors_too=*/true);
   }
   CHECK_THROWS_AS(x.index_select(0, tensor({-1})), IndexError);
 }

@@ -181,6 +181,11 @@ TEST_CASE("sort and topk: PyTorch's values, NaN and ties", "[sort]") {
   std::tie(v, i) = sort(m, std::optional<bool>(true), 0, false);
   CHECK(v.to_vector<double>() == std::vector<double>{1, 0, 2, 1, 3, 2});
   CHECK(i.to_vector<int64_t>() == std::vector<int64_t>{1, 2, 2, 0, 0, 1});
+  // libtorch's argsort with `stable` first: argsort(m, true, 0) sorts along dim 0 (and
+  // argsort(m, 1) along dim 1).
+  CHECK(argsort(m, true, 0).to_vector<int64_t>() == std::vector<int64_t>{1, 2, 2, 0, 0, 1});
+  CHECK(m.argsort(true).to_vector<int64_t>() == std::vector<int64_t>{1, 0, 0, 1, 1, 0});
+  CHECK(argsort(m, 0).to_vector<int64_t>() == std::vector<int64_t>{1, 2, 2, 0, 0, 1});
   std::tie(v, i) = m.t().topk(1, 1);
   CHECK(v.to_vector<double>() == std::vector<double>{3, 2});
   CHECK(i.to_vector<int64_t>() == std::vector<int64_t>{0, 1});
@@ -222,8 +227,9 @@ TEST_CASE("sort and topk: PyTorch's errors, 0-d and empty tensors", "[sort]") {
 
 TEST_CASE("sort and topk: long lines, every thread count gives the same bits", "[sort]") {
   // 100003 floats with many ties (multiples of 1/8 in [-64, 64)), a NaN and a -0.0: the full
-  // sort and a top-10 against the stable float64 sort, on 1 thread and on 2; then 64 lines of
-  // 5000 along dim 0 (lines split over threads).
+  // sort (radix), a top-10 (heap) and a top-12500 (nth_element) against the stable float64
+  // sort; then 64 lines of 5000 along dim 0 (strided lines). The runs on 1 and 2 threads must
+  // give the same bits (the 64 lines are split over the threads; a single line is not split).
   manual_seed(7);
   const Tensor x = ((rand({100003}) * 1024.0).to(kInt64).to(kFloat32) - 512.0) / 8.0;
   ref::write_at(x, 17, std::numeric_limits<double>::quiet_NaN());
@@ -236,12 +242,14 @@ TEST_CASE("sort and topk: long lines, every thread count gives the same bits", "
     auto [v, i] = sort(x, 0, true);
     auto [tv, ti] = topk(x, 10, 0, false);
     auto [mv, mi] = sort(m, 0);
-    runs.push_back({v, i, tv, ti, mv, mi});
+    auto [nv, ni] = topk(x, 12500);
+    runs.push_back({v, i, tv, ti, mv, mi, nv, ni});
   }
   set_num_threads(threads);
   CHECK(check_sorted(x, 0, x.numel(), true, runs[0][0], runs[0][1]));
   CHECK(check_sorted(x, 0, 10, false, runs[0][2], runs[0][3]));
   CHECK(check_sorted(m, 0, 5000, false, runs[0][4], runs[0][5]));
+  CHECK(check_sorted(x, 0, 12500, true, runs[0][6], runs[0][7]));
   for (size_t j = 0; j < runs[0].size(); ++j) CHECK(same_bits(runs[0][j], runs[1][j]));
 }
 

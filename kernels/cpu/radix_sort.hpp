@@ -1,5 +1,5 @@
-// radix_sort.hpp: the full sort of one line on the CPU (kernels/cpu/sort.cpp, k = n) as a
-// least-significant-digit radix sort. A comparison sort does about log2(n) compare-and-move
+// radix_sort.hpp: the full sort of one line on the CPU (kernels/cpu/sort.cpp: a sort, or a topk
+// that keeps at least a quarter of the line) as a least-significant-digit radix sort. A comparison sort does about log2(n) compare-and-move
 // steps an element, each a branch that random data mispredicts half the time. A radix sort
 // does one counting pass, then one scatter pass per 8-bit digit of the key, without comparisons.
 //  - Each element's key becomes an unsigned integer whose order is the total order of

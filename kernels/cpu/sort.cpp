@@ -71,9 +71,11 @@ void sort_lines(const OpCall& call) {
         for (int64_t j = 0; j < k; ++j) write(j, order[j]);
         continue;
       }
-      entries.resize(static_cast<size_t>(n));
+      // The heap holds k entries; the other paths copy the whole line.
+      const bool few = k > 0 && k * 64 <= n;
+      if (entries.size() < static_cast<size_t>(few ? k : n)) entries.resize(few ? k : n);
       const auto kept = entries.begin() + k;
-      if (k > 0 && k * 64 <= n) {
+      if (few) {
         // A few of many: a heap of the first k so far, the last of them on top. Most elements
         // do not come before it: one comparison each, and no copy of the line.
         for (int64_t i = 0; i < k; ++i) entries[i] = Entry{sort_order::key_of(in[i * inner]), i};

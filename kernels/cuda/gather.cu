@@ -54,8 +54,11 @@ __global__ void scatter_add_columns_kernel(T* out, const T* src, const int64_t* 
     T* block = out + static_cast<int64_t>(o) * size * width + static_cast<int64_t>(c);
     const int64_t first = static_cast<int64_t>(o) * n * width + static_cast<int64_t>(c);
     for (int64_t i = 0; i < n; ++i) {
-      const int64_t at = first + i * width;
-      T* target = block + index[at] * width;
+      const int64_t at = first + i * width, to = index[at];
+      // Only where the boundary trusted a changed index (detail::IndexesInRange): nothing
+      // added, never a write outside the output.
+      if (to < 0 || to >= size) continue;
+      T* target = block + to * width;
       *target = add_wrapping(*target, src[at]);
     }
   }

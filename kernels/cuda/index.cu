@@ -50,8 +50,14 @@ __global__ void pick_kernel(Bits* out, const Bits* self, const int64_t* index, i
     uint64_t row, column, o, i;
     inner.divmod(static_cast<uint64_t>(e), row, column);
     n.divmod(row, o, i);
-    const int64_t source_row =
-        static_cast<int64_t>(o) * size + index[kPerElement ? e : static_cast<int64_t>(i)];
+    const int64_t at = index[kPerElement ? e : static_cast<int64_t>(i)];
+    if (at < 0 || at >= size) {
+      // Only where the boundary trusted a changed index (detail::IndexesInRange): a zero,
+      // never a read outside self.
+      out[e] = Bits{};
+      continue;
+    }
+    const int64_t source_row = static_cast<int64_t>(o) * size + at;
     out[e] = self[source_row * static_cast<int64_t>(inner.divisor) + static_cast<int64_t>(column)];
   }
 }
@@ -131,6 +137,12 @@ void launch_index_add(const OpCall& call) {
                                   cudaMemcpyDeviceToHost, ctx.stream),
                   ctx.op, ctx.device);
   WICK_CUDA_CHECK(cudaStreamSynchronize(ctx.stream), ctx.op, ctx.device);
+  // The boundary checked the values unless it trusted the index (detail::IndexesInRange); the
+  // grouping below indexes host arrays by them, so they are checked again here, on the host.
+  const auto [low, high] = std::minmax_element(index.begin(), index.end());
+  WICK_CHECK(*low >= 0 && *high < l.size, IndexError, ctx.op, "index out of range in self: dim ",
+             call.dim, " has size ", l.size, ", and the index holds values from ", *low, " to ",
+             *high);
   // positions: 0..n-1 ordered by (value, position): a stable counting sort where the row count
   // is comparable to n, else a stable comparison sort (a scatter of a few values into a huge
   // dim must not cost host memory and time in the size of the dim).

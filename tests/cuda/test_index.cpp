@@ -160,3 +160,43 @@ TEST_CASE("gpu: scatter_add with long columns of repeats gives the CPU's bits; e
   acc.scatter_add_(0, tensor({2}).to(kCUDA), full({1}, 5.0).to(kCUDA));
   CHECK(acc.to(kCPU).to_vector<float>() == std::vector<float>{0, 2, 5});
 }
+
+TEST_CASE("gpu: one_hot gives the CPU's result on the device", "[sweep]") {
+  const Tensor idx = tensor({3, 0, 2, 2, 1});
+  const Tensor got = nn::functional::one_hot(idx.to(kCUDA), 5);
+  CHECK(got.device().is_cuda());
+  check_close(got, nn::functional::one_hot(idx, 5), {}, "one_hot of 5 classes");
+  check_close(nn::functional::one_hot(idx.to(kCUDA)), nn::functional::one_hot(idx), {},
+              "one_hot of max + 1 classes");
+  CHECK_THROWS_AS(nn::functional::one_hot(idx.to(kCUDA), 3), IndexError);
+}
+
+TEST_CASE("gpu: backward rules trust a device index; the kernels still guard it", "[sweep]") {
+  // The backward rules skip the range check of a device index (a synchronisation each):
+  // detail::IndexesInRange. Where an index changed through a raw device write, the kernels
+  // still keep every access inside the tensors.
+  Tensor x = arange(20, kFloat32).reshape({4, 5}).to(kCUDA).requires_grad_();
+  const Tensor idx = tensor({{1}, {0}, {4}, {2}}).to(kCUDA);
+  const Tensor picked = x.gather(1, idx);
+  const Tensor rows = x.index_select(0, tensor({3, 3, 0}).to(kCUDA));
+  const Tensor sorted = std::get<0>(x.sort(1));
+  const uint64_t before = detail::index_range_checks();
+  (picked.sum() + rows.sum() + sorted.sum()).backward();
+  CHECK(detail::index_range_checks() == before);
+  CHECK(x.grad().to(kCPU).select(0, 3).to_vector<float>() == std::vector<float>{3, 3, 4, 3, 3});
+  // Inside the scope, an out-of-range device index: gather and index_select read zeros,
+  // scatter_add adds nothing, index_add (which groups the index on the host) refuses it.
+  const detail::IndexesInRange trusted;
+  const Tensor bad = tensor({{7}, {0}, {-3}, {2}}).to(kCUDA);
+  const Tensor table = (arange(20, kFloat32) + 1.0).reshape({4, 5}).to(kCUDA);
+  CHECK(table.gather(1, bad).to(kCPU).to_vector<float>() == std::vector<float>{0, 6, 0, 18});
+  CHECK(table.index_select(0, tensor({9, 1}).to(kCUDA)).to(kCPU).sum().item<double>() ==
+        6 + 7 + 8 + 9 + 10);
+  CHECK(scatter_add(zeros({4, 5}).to(kCUDA), 1, bad, ones({4, 1}).to(kCUDA))
+            .to(kCPU)
+            .sum()
+            .item<double>() == 2.0);
+  CHECK_THROWS_AS(
+      index_add(zeros({4, 5}).to(kCUDA), 0, tensor({5}).to(kCUDA), ones({1, 5}).to(kCUDA)),
+      IndexError);
+}

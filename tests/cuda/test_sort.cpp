@@ -49,13 +49,13 @@ TEST_CASE("gpu sweep: sort and topk give the CPU's order", "[sweep]") {
 
 TEST_CASE("gpu: sort and topk of lines longer than a tile (merge passes)", "[sweep]") {
   PoisonScope poison;
-  // One line of 4096 (one tile) and 4097 (two runs, the second of one element); 3 * 4096 + 5
-  // (an odd number of runs: the last merges with nothing in the first pass); 20000 (five
-  // tiles, three passes); 3 lines of 9000; 6000 along dim 0 of [6000, 3] (strided lines).
+  // One line of 4096 (one tile) and 4097 (two runs, the second of one element); 2 * 4096 + 7
+  // (three runs: the last merges with nothing in the first pass); 20000 (five tiles, three
+  // passes); 3 lines of 9000; 6000 along dim 0 of [6000, 3] (strided lines).
   const std::vector<std::pair<Shape, int64_t>> cases{
-      {{4096}, 0}, {{4097}, 0}, {{3 * 4096 + 5}, 0}, {{20000}, 0}, {{3, 9000}, 1}, {{6000, 3}, 0}};
+      {{4096}, 0}, {{4097}, 0}, {{2 * 4096 + 7}, 0}, {{20000}, 0}, {{3, 9000}, 1}, {{6000, 3}, 0}};
   for (const auto& [shape, dim] : cases) {
-    for (Dtype dtype : {kFloat32, kInt64, kFloat64, kBFloat16}) {
+    for (Dtype dtype : {kFloat32, kInt64, kFloat64, kBFloat16, kBool}) {
       Pair x = make_input(shape, dtype, Layout::Contiguous, Domain::SmallInt, /*specials=*/true);
       const std::string what =
           label(x.cpu, Layout::Contiguous) + " along dim " + std::to_string(dim);
@@ -63,7 +63,10 @@ TEST_CASE("gpu: sort and topk of lines longer than a tile (merge passes)", "[swe
         check_same(sort(x.gpu, dim, descending), sort(x.cpu, dim, descending),
                    "sort of " + what + (descending ? ", descending" : ""));
       }
+      if (dtype == kBool) continue;
       check_same(topk(x.gpu, 50, dim), topk(x.cpu, 50, dim), "topk 50 of " + what);
+      check_same(topk(x.gpu, 50, dim, false), topk(x.cpu, 50, dim, false),
+                 "topk 50 smallest of " + what);
     }
   }
 }

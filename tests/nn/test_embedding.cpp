@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -144,4 +145,35 @@ TEST_CASE("embedding rejects bad input with clear errors, before changing the ta
   CHECK_THROWS_AS(sparse(wick::tensor({0})), wick::ValueError);
   // After the errors everything still works.
   CHECK(emb(wick::tensor({4})).sizes() == wick::Shape{1, 2});
+}
+
+TEST_CASE("one_hot matches PyTorch, with its errors") {
+  namespace F = wick::nn::functional;
+  using wick::Shape;
+  // torch: F.one_hot(tensor([0, 2, 1])) is [[1, 0, 0], [0, 0, 1], [0, 1, 0]] (int64).
+  const wick::Tensor y = F::one_hot(wick::tensor({0, 2, 1}));
+  CHECK(y.dtype() == wick::kInt64);
+  CHECK(y.sizes() == Shape{3, 3});
+  CHECK(y.to_vector<int64_t>() == std::vector<int64_t>{1, 0, 0, 0, 0, 1, 0, 1, 0});
+  // [2, 2] with 4 classes is [2, 2, 4]; a 0-d index is a vector (torch: one_hot(tensor(2), 3) is
+  // [0, 0, 1]); an empty index with a class count is [0, C].
+  const wick::Tensor m = F::one_hot(wick::tensor({0, 3, 1, 1}).reshape({2, 2}), 4);
+  CHECK(m.sizes() == Shape{2, 2, 4});
+  CHECK(m.sum(-1).to_vector<int64_t>() == std::vector<int64_t>{1, 1, 1, 1});
+  CHECK(m.argmax(-1).to_vector<int64_t>() == std::vector<int64_t>{0, 3, 1, 1});
+  CHECK(F::one_hot(wick::tensor(int64_t{2}, wick::kInt64).reshape({}), 3).to_vector<int64_t>() ==
+        std::vector<int64_t>{0, 0, 1});
+  CHECK(F::one_hot(wick::zeros({0}, wick::kInt64), 3).sizes() == Shape{0, 3});
+  // torch's errors: "Class values must be smaller than num_classes.", "... non-negative.",
+  // "Can not infer total number of classes from empty tensor.", "one_hot is only applicable to
+  // index tensor."
+  CHECK_THROWS_WITH(F::one_hot(wick::tensor({0, 3}), 3),
+                    Catch::Contains("one_hot") && Catch::Contains("smaller than num_classes 3"));
+  CHECK_THROWS_AS(F::one_hot(wick::tensor({-1}), 3), wick::IndexError);
+  CHECK_THROWS_AS(F::one_hot(wick::zeros({0}, wick::kInt64)), wick::ValueError);
+  CHECK_THROWS_AS(F::one_hot(wick::tensor({1.0f})), wick::DtypeError);
+  CHECK_THROWS_AS(F::one_hot(wick::tensor({0}), -2), wick::ValueError);
+  CHECK_THROWS_AS(F::one_hot(wick::tensor({std::numeric_limits<int64_t>::max()})),
+                  wick::ValueError);
+  CHECK_THROWS_AS(F::one_hot(wick::Tensor()), wick::ValueError);
 }

@@ -267,8 +267,14 @@ std::tuple<Tensor, Tensor> sort(const Tensor& a, int64_t dim = -1, bool descendi
 // libtorch's form with `stable` first: wick's sort is stable whatever it says.
 std::tuple<Tensor, Tensor> sort(const Tensor& a, std::optional<bool> stable, int64_t dim = -1,
                                 bool descending = false);
-// argsort: sort's indices.
+// argsort: sort's indices. The form with `stable` first is libtorch's (argsort(x, true, 0) sorts
+// along dim 0); the sort is stable whatever it says.
 Tensor argsort(const Tensor& a, int64_t dim = -1, bool descending = false);
+// (A bool argument only: argsort(x, 1) is dim 1, not stable.)
+template <std::same_as<bool> B>
+Tensor argsort(const Tensor& a, B /*stable*/, int64_t dim = -1, bool descending = false) {
+  return argsort(a, dim, descending);
+}
 // topk: torch.topk. The k largest (or, largest = false, smallest) values of each line along dim
 // and their int64 positions, in sort's order (descending for the largest), whatever `sorted`
 // says. k in [0, a.size(dim)], else an IndexError; bool is a DtypeError (as PyTorch). Ties

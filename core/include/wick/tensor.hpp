@@ -202,6 +202,10 @@ class Tensor {
   std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1,
                                   bool descending = false) const;
   Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  template <std::same_as<bool> B>  // libtorch's form with `stable` first (see ops.hpp)
+  Tensor argsort(B /*stable*/, int64_t dim = -1, bool descending = false) const {
+    return argsort(dim, descending);
+  }
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
                                   bool sorted = true) const;
   Tensor matmul(const Tensor& other) const;

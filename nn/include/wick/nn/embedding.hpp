@@ -3,6 +3,7 @@
 // row input[...] of the table. Built on wick::index_select (one gather kernel forward; its
 // gradient is index_add, which sums repeated indices in input order on every device, so the
 // backward is deterministic). Tested against python3-torch 1.13 in tests/nn/test_embedding.cpp.
+// Also functional::one_hot, the dense form of class indices.
 #pragma once
 
 #include <optional>
@@ -61,6 +62,11 @@ using EmbeddingFuncOptions = nn::EmbeddingFuncOptions;  // libtorch's F::Embeddi
 // from the end), as PyTorch's. With max_norm the weight is changed in place (not recorded).
 Tensor embedding(const Tensor& input, const Tensor& weight,
                  const EmbeddingFuncOptions& options = {});
+// torch.nn.functional.one_hot: an int64 tensor of class indices [*] gives int64 [*, C], 1 at
+// each index and 0 elsewhere. num_classes = -1 takes C = max + 1 (an empty tensor then is a
+// ValueError, as in PyTorch); a negative class or one >= C is an IndexError. Reading the
+// values' range is one reduction pair and one copy to the host (a synchronisation on a GPU).
+Tensor one_hot(const Tensor& tensor, int64_t num_classes = -1);
 }  // namespace functional
 
 class EmbeddingOptions {
