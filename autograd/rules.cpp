@@ -374,6 +374,16 @@ Grads sort_rule(const Node& n, const Tensor& g) {
   return {scatter_add(zeros({}, g.options()).expand(in_sizes(n, 0)), n.dim, n.result_indices(), g)};
 }
 
+// cumsum: the gradient of element j is the sum of g over i >= j: g reversed along dim, summed
+// cumulatively, reversed back (as PyTorch's). The reversal is index_select with a reversed
+// arange made here, so its range needs no check.
+Grads cumsum_rule(const Node& n, const Tensor& g) {
+  const detail::IndexesInRange made_here(/*host_tensors_too=*/true);
+  const Tensor reverse =
+      arange(g.size(n.dim) - 1, -1, -1, TensorOptions(kInt64).device(g.device()));
+  return {cumsum(g.index_select(n.dim, reverse), n.dim).index_select(n.dim, reverse)};
+}
+
 const BackwardRule kNoRule{};
 
 }  // namespace
@@ -400,7 +410,7 @@ const BackwardRule& backward_rule(OpId op) {
       index_add{true, false, index_add_rule, nullptr, 0x2},
       gather{true, false, gather_rule, nullptr, 0x2},
       scatter_add{true, false, scatter_add_rule, nullptr, 0x2};
-  static const BackwardRule sort{false, false, sort_rule};
+  static const BackwardRule sort{false, false, sort_rule}, cumsum{false, false, cumsum_rule};
   static const BackwardRule cat{false, false, nullptr, cat_rule},
       stack{false, false, nullptr, stack_rule};
   switch (op) {
@@ -477,6 +487,8 @@ const BackwardRule& backward_rule(OpId op) {
       return scatter_add;
     case OpId::sort:
       return sort;
+    case OpId::cumsum:
+      return cumsum;
     case OpId::view:
       return view;
     case OpId::transpose:

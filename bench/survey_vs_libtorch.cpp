@@ -377,6 +377,14 @@ std::vector<Case> cases() {
            return Pair{[=] { (void)x.topk(k, -1); }, [=] { (void)t_x.topk(k, -1); }};
          }});
   };
+  // cumsum along the rows and along the columns of a matrix.
+  for (int64_t dim : {1, 0}) {
+    add({"cumsum of [1024, 1024] along dim " + std::to_string(dim), [dim] {
+           const wick::Tensor x = wick::randn({1024, 1024});
+           const torch::Tensor t_x = torch_copy(x);
+           return Pair{[=] { (void)x.cumsum(dim); }, [=] { (void)t_x.cumsum(dim); }};
+         }});
+  }
   sort_case("sort each row of [1024, 1024]", {1024, 1024}, 0);
   sort_case("sort 2^20 floats (one line)", {1 << 20}, 0);
   sort_case("topk 5 of each row of [4096, 1000]", {4096, 1000}, 5);

@@ -134,6 +134,14 @@ inline std::map<OpId, GradCase> cases() {
           const Tensor top = std::get<0>(x[0].t().topk(2, 1, false));
           return (rows.reshape({12}) * w).sum() * columns.reshape({12}).sum() + (top * top).sum();
         }}},
+      {OpId::cumsum,
+       {{{3, 4}},
+        [](V x) {
+          // Along each dim, and a transposed input: weighted, so the order matters.
+          const Tensor w = arange(12, x[0].options()).reshape({3, 4}) + 1.0;
+          return (x[0].cumsum(1) * w).sum() * x[0].cumsum(0).sum() +
+                 (x[0].t().cumsum(1) * w.t()).sum();
+        }}},
       {OpId::cat,
        {{{2, 3}, {2, 1}, {2, 2}},
         [](V x) {

@@ -36,3 +36,5 @@ void sweep_index(wick::OpId op);
 void sweep_gather(wick::OpId op);
 // test_sort.cpp
 void sweep_sort();
+// test_scan.cpp
+void sweep_cumsum();

@@ -26,6 +26,7 @@ void index_add_kernel(const OpCall& call);                 // index.cpp
 void gather_kernel(const OpCall& call);                    // gather.cpp
 void scatter_add_kernel(const OpCall& call);               // gather.cpp
 void sort_kernel(const OpCall& call);                      // sort.cpp: sort, topk
+void cumsum_kernel(const OpCall& call);                    // scan.cpp
 
 }  // namespace wick::cpu
 

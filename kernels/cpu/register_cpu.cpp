@@ -74,6 +74,7 @@ void register_cpu_kernels() {
   register_kernel(OpId::scatter_add, kCPU, scatter_add_kernel, /*computes_bf16=*/true);
   // sort compares bfloat16 as float and moves its bits.
   register_kernel(OpId::sort, kCPU, sort_kernel, /*computes_bf16=*/true);
+  register_kernel(OpId::cumsum, kCPU, cumsum_kernel);
 }
 
 }  // namespace wick

@@ -1,10 +1,11 @@
-// test_sort.cpp: sort and topk on the GPU against the CPU kernel, position for position: every
-// dtype (bfloat16 included) x shapes with 0-size dims and three dims x every dim x every layout
-// the boundary packs, ascending and descending, full sorts and top-k, with ties (small
-// integers and quarters) and NaN, infinities and -0.0. Both kernels order by the total order
-// of kernels/sort_order.hpp, so the positions must be equal, and the values are the input's at
-// those positions. Lines longer than one tile (4096) take the merge passes: one and several
-// lines, an odd number of runs, lines along dim 0 (strided).
+// test_sort.cpp: sort, topk and cumsum on the GPU against the CPU kernels. sort and topk,
+// position for position: every dtype (bfloat16 included) x shapes with 0-size dims and three
+// dims x every dim x every layout the boundary packs, ascending and descending, full sorts and
+// top-k, with ties (small integers and quarters) and NaN, infinities and -0.0. Both kernels
+// order by the total order of kernels/sort_order.hpp, so the positions must be equal, and the
+// values are the input's at those positions. Lines longer than one tile (4096) take the merge
+// passes: one and several lines, an odd number of runs, lines along dim 0 (strided). cumsum:
+// the same sweep, equal bits (both devices add each line in order).
 #include "gpu_test.hpp"
 
 using namespace gpu_test;
@@ -80,4 +81,29 @@ TEST_CASE("gpu: sort's errors, gradient, and the device works on", "[sweep]") {
   Tensor leaf = tensor({3.0f, 1.0f, 2.0f}).to(kCUDA).requires_grad_();
   (std::get<0>(leaf.topk(2)) * tensor({10.0f, 20.0f}).to(kCUDA)).sum().backward();
   CHECK(leaf.grad().to(kCPU).to_vector<float>() == std::vector<float>{10, 0, 20});
+}
+
+TEST_CASE("gpu sweep: cumsum gives the CPU's bits", "[sweep]") {
+  // Both devices add each line in order (float32 in float64), so the results must be equal.
+  PoisonScope poison;
+  std::vector<Dtype> dtypes = all_dtypes();
+  dtypes.push_back(kBFloat16);
+  const std::vector<Shape> shapes{{}, {0}, {1, 0, 3}, {20}, {4, 7, 9}, big2d()};
+  for (Dtype dtype : dtypes) {
+    for (const Shape& shape : shapes) {
+      const auto nd = static_cast<int64_t>(shape.size());
+      for (int64_t dim = 0; dim < std::max<int64_t>(nd, 1); ++dim) {
+        for (Layout layout : all_layouts()) {
+          Pair x = make_input(shape, dtype, layout, Domain::Any, /*specials=*/true);
+          check_close(cumsum(x.gpu, dim), cumsum(x.cpu, dim), {},
+                      "cumsum of " + label(x.cpu, layout) + " along dim " + std::to_string(dim));
+        }
+      }
+    }
+  }
+  // The gradient on the device (as on the CPU: [[6, 5, 3], [15, 11, 6]]).
+  const Tensor w = tensor({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}}).to(kCUDA);
+  Tensor x = w.clone().requires_grad_();
+  (x.cumsum(1) * w).sum().backward();
+  CHECK(x.grad().to(kCPU).to_vector<float>() == std::vector<float>{6, 5, 3, 15, 11, 6});
 }

@@ -67,8 +67,9 @@ namespace wick {
   X(index_add, Kernel, true)            \
   X(gather, Kernel, true)               \
   X(scatter_add, Kernel, true)          \
-  /* ordering */                        \
+  /* ordering and scans */              \
   X(sort, Kernel, true)                 \
+  X(cumsum, Kernel, true)               \
   /* joining */                         \
   X(cat, Composite, true)               \
   X(stack, Composite, true)             \

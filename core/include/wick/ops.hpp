@@ -257,6 +257,14 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 // once, bool is a DtypeError. In place: Tensor::scatter_add_ (there is no scatter with reduce).
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 
+// ---- scans (ops_scan.cpp) ----
+// cumsum: torch.cumsum. out[..., i, ...] = a[..., 0, ...] + ... + a[..., i, ...] along dim,
+// added in that order. bool and int64 sum to int64 (wrapping, as PyTorch's); `dtype`, where
+// given, is the result's dtype, and a is cast to it first. float32 and bfloat16 accumulate in
+// float64 (as PyTorch's CPU kernel) and round each result once; the GPU adds in the same order,
+// so both devices give the same bits. Differentiable in a.
+Tensor cumsum(const Tensor& a, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
+
 // ---- ordering (ops_sort.cpp) ----
 // sort: torch.sort. Each line of `a` along dim in increasing (or, descending, decreasing) order,
 // and the int64 position along dim that each value came from. NaN sorts above every number

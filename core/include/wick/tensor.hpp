@@ -198,6 +198,7 @@ class Tensor {
   Tensor argmax(int64_t dim, bool keepdim = false) const;
   Tensor argmin() const;
   Tensor argmin(int64_t dim, bool keepdim = false) const;
+  Tensor cumsum(int64_t dim, std::optional<Dtype> dtype = std::nullopt) const;
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
   std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1,
                                   bool descending = false) const;

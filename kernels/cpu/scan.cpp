@@ -1,0 +1,64 @@
+// scan.cpp: cumsum on the CPU (core/src/ops_scan.cpp checks, casts and packs). Input and output
+// [outer, n, inner] of one dtype (int64, float32, float64). Each line adds its elements in order
+// into an accumulator (float32 in float64, as PyTorch's CPU kernel; int64 wrapping) and writes
+// every partial sum, rounded once: the CUDA kernel (kernels/cuda/scan.cu) adds in the same
+// order, so both give the same bits. Tasks are (outer block, column range), as parallel_columns
+// splits the index ops: each walks the n elements of its columns, a row of accumulators at a
+// time, so that for inner > 1 the reads and writes go along memory.
+// Tested by tests/test_scan.cpp against float64 sums and by the op sweep.
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "kernels.hpp"
+#include "loops.hpp"
+
+namespace wick::cpu {
+namespace {
+
+template <typename T>
+void cumsum_lines(const OpCall& call) {
+  using Acc = std::conditional_t<std::is_integral_v<T>, uint64_t, double>;
+  const Tensor& x = call.in(0);
+  const int64_t dim = call.dim;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= x.size(d);
+  for (int64_t d = dim + 1; d < x.dim(); ++d) inner *= x.size(d);
+  const int64_t n = x.size(dim);
+  const T* src = x.data_ptr<T>();
+  T* dst = call.out().data_ptr<T>();
+  if (inner == 1) {
+    // Rows: the accumulator in a register. Each add waits for the previous one (4 cycles for a
+    // double), the limit of an in-order sum.
+    parallel_for(outer, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(n, 1)),
+                 [&](int64_t r0, int64_t r1) {
+                   for (int64_t r = r0; r < r1; ++r) {
+                     Acc a{0};
+                     for (int64_t i = r * n; i < (r + 1) * n; ++i) {
+                       a += static_cast<Acc>(src[i]);
+                       dst[i] = static_cast<T>(a);
+                     }
+                   }
+                 });
+    return;
+  }
+  parallel_columns(outer, inner, n, [&](int64_t o, int64_t c0, int64_t c1) {
+    std::vector<Acc> acc(static_cast<size_t>(c1 - c0), Acc{0});
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t row = (o * n + i) * inner;
+      for (int64_t c = c0; c < c1; ++c) {
+        Acc& a = acc[static_cast<size_t>(c - c0)];
+        a += static_cast<Acc>(src[row + c]);  // uint64: int64 wraps, as PyTorch's
+        dst[row + c] = static_cast<T>(a);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void cumsum_kernel(const OpCall& call) {
+  WICK_DISPATCH_NUMERIC(call.in(0).dtype(), { cumsum_lines<T>(call); })
+}
+
+}  // namespace wick::cpu
