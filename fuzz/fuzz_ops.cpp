@@ -74,7 +74,11 @@ void Program::run() {
         break;
       case 14:
         if (op & 16) {
-          sort_ops();  // sort, argsort, topk (ops_sort.cpp)
+          if (op & 32) {
+            cumsum_op();  // ops_sort.cpp
+          } else {
+            sort_ops();  // sort, argsort, topk (ops_sort.cpp)
+          }
         } else {
           cast_ops();
         }

@@ -179,6 +179,7 @@ class Program {
   void index_ops();
   // ---- ops_sort.cpp ----
   void sort_ops();
+  void cumsum_op();
 
   // ---- ops_inplace.cpp ----
   static std::vector<int64_t> footprint(const Tensor& t);

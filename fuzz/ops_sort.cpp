@@ -1,11 +1,12 @@
-// ops_sort.cpp: a fuzz_ops step: sort, argsort and topk on pool tensors (empty ones with huge
-// dims included), with dims in and out of range, k in and out of [0, n], both directions, and
-// bool (which topk refuses). The outcome follows PyTorch's rules as core/src/ops_sort.cpp
-// implements them. The values and positions come from a stable sort of each line of the
-// reference's own values (NaN above every number, descending reversing only the values' order),
-// and must be equal to wick's, not close: the order has no ties. See fuzz_ops.cpp.
+// ops_sort.cpp: fuzz_ops steps: sort, argsort and topk (and cumsum, below) on pool tensors (empty
+// ones with huge dims included), with dims in and out of range, k in and out of [0, n], both
+// directions, and bool (which topk refuses). The outcome follows PyTorch's rules as
+// core/src/ops_sort.cpp implements them. The values and positions come from a stable sort of each
+// line of the reference's own values (NaN above every number, descending reversing only the values'
+// order), and must be equal to wick's, not close: the order has no ties. See fuzz_ops.cpp.
 #include <algorithm>
 #include <numeric>
+#include <optional>
 #include <tuple>
 
 #include "ops_program.hpp"
@@ -98,6 +99,66 @@ void Program::sort_ops() {
   if (which == 1) return;
   expect_equal(values, want_values, g_step + ": values", 0);
   add(values);
+}
+
+}  // namespace wick::fuzz::ops
+
+namespace wick::fuzz::ops {
+
+// cumsum with a dim in or out of range and, sometimes, a result dtype (bool is refused). Each
+// line's values are cast to the result's dtype and added in order: floats in float64, rounded
+// once to the dtype (bfloat16 through float32, as the float32 kernel then the cast do); int64
+// wrapping. wick's kernels add in that order, so the values must be equal.
+void Program::cumsum_op() {
+  const Tensor* pa = pick();
+  if (pa == nullptr) return;
+  const Tensor& self = *pa;
+  const int64_t dim = static_cast<int64_t>(in_.below(7)) - 3;
+  std::optional<Dtype> dtype_arg;
+  if (in_.below(4) == 0) dtype_arg = dtype();
+  const Ref rs = snapshot(self);
+  const auto nd = static_cast<int64_t>(rs.sizes.size());
+  bool bad = false;
+  const int64_t d = wrap_dim_or(dim, nd, bad);
+  const Dtype out = dtype_arg ? *dtype_arg : floating(rs.dtype) ? rs.dtype : wick::kInt64;
+  bad = bad || out == wick::kBool;
+  g_step = "cumsum of " + str(self) + " along " + std::to_string(dim) +
+           (dtype_arg ? std::string(" to ") + wick::dtype_name(*dtype_arg) : "");
+  Tensor got;
+  if (!outcome(bad ? Expect::Error : Expect::Ok,
+               [&] { got = wick::cumsum(self, dim, dtype_arg); })) {
+    return;
+  }
+  Ref want{rs.sizes, out, {}};
+  want.v.resize(rs.v.size());
+  int64_t outer = 0, n = 1, inner = 1;
+  if (!rs.v.empty()) {
+    outer = 1;
+    for (int64_t i = 0; i < nd; ++i) {
+      (i < d ? outer : i == d ? n : inner) *= rs.sizes[static_cast<size_t>(i)];
+    }
+  }
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t c = 0; c < inner; ++c) {
+      double sum = 0;
+      uint64_t isum = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const auto at = static_cast<size_t>((o * n + i) * inner + c);
+        const V x = cast(rs.v[at], rs.dtype, out);
+        V& y = want.v[at];
+        if (floating(out)) {
+          sum += x.d;
+          y.d = round_to(out, sum);
+        } else {
+          isum += static_cast<uint64_t>(x.i);
+          y.i = static_cast<int64_t>(isum);
+          y.d = static_cast<double>(y.i);
+        }
+      }
+    }
+  }
+  expect_equal(got, want, g_step, 0);
+  add(got);
 }
 
 }  // namespace wick::fuzz::ops
