@@ -4,6 +4,7 @@
 // test_op_sweep.cpp.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,24 @@ inline const std::vector<ref::Layout> kLayouts = {ref::Layout::Contiguous, ref::
 
 inline std::string label(const wick::Tensor& t, ref::Layout l) {
   return wick::describe(t) + " (" + ref::layout_name(l) + ")";
+}
+
+// Every dtype (bfloat16 too) x shape x dim (dim 0 alone for a 0-d shape) x layout: the walk of
+// the ops along one dim (sort, cumsum). fn(dtype, shape, dim, layout) returns false to stop.
+template <typename Fn>
+void for_each_dim_case(const std::vector<wick::Shape>& shapes, Fn&& fn) {
+  std::vector<wick::Dtype> dtypes = ref::all_dtypes();
+  dtypes.push_back(wick::kBFloat16);
+  for (wick::Dtype dtype : dtypes) {
+    for (const wick::Shape& shape : shapes) {
+      const auto nd = static_cast<int64_t>(shape.size());
+      for (int64_t dim = 0; dim < std::max<int64_t>(nd, 1); ++dim) {
+        for (ref::Layout layout : kLayouts) {
+          if (!fn(dtype, shape, dim, layout)) return;
+        }
+      }
+    }
+  }
 }
 
 // test_op_sweep_shapes.cpp

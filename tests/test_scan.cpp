@@ -13,50 +13,42 @@ using ref::Domain;
 using ref::Layout;
 
 void sweep_cumsum() {
-  std::vector<Dtype> dtypes = ref::all_dtypes();
-  dtypes.push_back(kBFloat16);
   std::vector<Shape> shapes = kShapes;
   shapes.push_back({2, 5, 3});
-  for (Dtype dtype : dtypes) {
-    for (const Shape& shape : shapes) {
-      const auto nd = static_cast<int64_t>(shape.size());
-      for (int64_t dim = 0; dim < std::max<int64_t>(nd, 1); ++dim) {
-        for (Layout layout : kLayouts) {
-          const Tensor x = ref::make_input(shape, dtype, layout);
-          INFO("cumsum of " << label(x, layout) << " along dim " << dim);
-          ref::PoisonScope poison;
-          const Tensor y = cumsum(x, dim);
-          const Dtype want_dtype = is_floating(dtype) ? dtype : kInt64;
-          CHECK(y.dtype() == want_dtype);
-          REQUIRE(y.sizes() == shape);
-          // Partial sums in float64 along each line, in order; float32 and bfloat16 round once.
-          std::vector<double> want = ref::values(x);
-          int64_t outer = 1, n = 1, inner = 1;
-          for (int64_t d = 0; d < nd; ++d) {
-            const int64_t size = shape[static_cast<size_t>(d)];
-            (d < dim ? outer : d == dim ? n : inner) *= size;
-          }
-          for (int64_t o = 0; o < outer; ++o) {
-            for (int64_t c = 0; c < inner; ++c) {
-              double sum = 0;
-              for (int64_t i = 0; i < n; ++i) {
-                double& v = want[static_cast<size_t>((o * n + i) * inner + c)];
-                sum += v;
-                v = dtype == kFloat32 ? static_cast<double>(static_cast<float>(sum))
-                    : dtype == kBFloat16
-                        ? static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(sum))))
-                        : sum;
-              }
-            }
-          }
-          int64_t flat = 0;
-          ref::check_all(
-              y, [&](const std::vector<int64_t>&) { return want[static_cast<size_t>(flat++)]; },
-              "cumsum");
+  for_each_dim_case(shapes, [](Dtype dtype, const Shape& shape, int64_t dim, Layout layout) {
+    const auto nd = static_cast<int64_t>(shape.size());
+    const Tensor x = ref::make_input(shape, dtype, layout);
+    INFO("cumsum of " << label(x, layout) << " along dim " << dim);
+    ref::PoisonScope poison;
+    const Tensor y = cumsum(x, dim);
+    const Dtype want_dtype = is_floating(dtype) ? dtype : kInt64;
+    CHECK(y.dtype() == want_dtype);
+    REQUIRE(y.sizes() == shape);
+    // Partial sums in float64 along each line, in order; float32 and bfloat16 round once.
+    std::vector<double> want = ref::values(x);
+    int64_t outer = 1, n = 1, inner = 1;
+    for (int64_t d = 0; d < nd; ++d) {
+      const int64_t size = shape[static_cast<size_t>(d)];
+      (d < dim ? outer : d == dim ? n : inner) *= size;
+    }
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t c = 0; c < inner; ++c) {
+        double sum = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          double& v = want[static_cast<size_t>((o * n + i) * inner + c)];
+          sum += v;
+          v = dtype == kFloat32 ? static_cast<double>(static_cast<float>(sum))
+              : dtype == kBFloat16
+                  ? static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(sum))))
+                  : sum;
         }
       }
     }
-  }
+    int64_t flat = 0;
+    return ref::check_all(
+        y, [&](const std::vector<int64_t>&) { return want[static_cast<size_t>(flat++)]; },
+        "cumsum");
+  });
 }
 
 TEST_CASE("cumsum: PyTorch's values, dtypes and errors", "[scan]") {

@@ -1,7 +1,8 @@
 // radix_sort.hpp: the full sort of one line on the CPU (kernels/cpu/sort.cpp: a sort, or a topk
-// that keeps at least a quarter of the line) as a least-significant-digit radix sort. A comparison sort does about log2(n) compare-and-move
-// steps an element, each a branch that random data mispredicts half the time. A radix sort
-// does one counting pass, then one scatter pass per 8-bit digit of the key, without comparisons.
+// that keeps at least a quarter of the line) as a least-significant-digit radix sort. A comparison
+// sort does about log2(n) compare-and-move steps an element, each a branch that random data
+// mispredicts half the time. A radix sort does one counting pass, then one scatter pass per 8-bit
+// digit of the key, without comparisons.
 //  - Each element's key becomes an unsigned integer whose order is the total order of
 //    kernels/sort_order.hpp. Floats: the sign bit set for positives, every bit flipped for
 //    negatives; every NaN is made one value above +inf, and -0.0 is made 0.0 (they tie).

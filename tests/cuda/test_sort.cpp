@@ -18,10 +18,10 @@ void check_same(const std::tuple<Tensor, Tensor>& gpu, const std::tuple<Tensor, 
   check_close(std::get<0>(gpu), std::get<0>(cpu), {}, what + ": values");
 }
 
-}  // namespace
-
-TEST_CASE("gpu sweep: sort and topk give the CPU's order", "[sweep]") {
-  PoisonScope poison;
+// Every dtype (bfloat16 too) x shape (0-size dims, three dims, the big one) x dim x layout:
+// fn(dtype, shape, dim, layout).
+template <typename Fn>
+void for_each_dim_case(Fn&& fn) {
   std::vector<Dtype> dtypes = all_dtypes();
   dtypes.push_back(kBFloat16);
   const std::vector<Shape> shapes{{}, {0}, {1, 0, 3}, {20}, {4, 7, 9}, big2d()};
@@ -29,23 +29,30 @@ TEST_CASE("gpu sweep: sort and topk give the CPU's order", "[sweep]") {
     for (const Shape& shape : shapes) {
       const auto nd = static_cast<int64_t>(shape.size());
       for (int64_t dim = 0; dim < std::max<int64_t>(nd, 1); ++dim) {
-        for (Layout layout : all_layouts()) {
-          Pair x = make_input(shape, dtype, layout, Domain::SmallInt, /*specials=*/true);
-          const int64_t n = nd == 0 ? 1 : shape[static_cast<size_t>(dim)];
-          const std::string what = label(x.cpu, layout) + " along dim " + std::to_string(dim);
-          for (bool descending : {false, true}) {
-            check_same(sort(x.gpu, dim, descending), sort(x.cpu, dim, descending),
-                       "sort of " + what + (descending ? ", descending" : ""));
-            if (dtype == kBool) continue;
-            for (int64_t k : {std::min<int64_t>(n, 3), n / 2}) {
-              check_same(topk(x.gpu, k, dim, descending), topk(x.cpu, k, dim, descending),
-                         "topk " + std::to_string(k) + " of " + what);
-            }
-          }
-        }
+        for (Layout layout : all_layouts()) fn(dtype, shape, dim, layout);
       }
     }
   }
+}
+
+}  // namespace
+
+TEST_CASE("gpu sweep: sort and topk give the CPU's order", "[sweep]") {
+  PoisonScope poison;
+  for_each_dim_case([](Dtype dtype, const Shape& shape, int64_t dim, Layout layout) {
+    Pair x = make_input(shape, dtype, layout, Domain::SmallInt, /*specials=*/true);
+    const int64_t n = shape.empty() ? 1 : shape[static_cast<size_t>(dim)];
+    const std::string what = label(x.cpu, layout) + " along dim " + std::to_string(dim);
+    for (bool descending : {false, true}) {
+      check_same(sort(x.gpu, dim, descending), sort(x.cpu, dim, descending),
+                 "sort of " + what + (descending ? ", descending" : ""));
+      if (dtype == kBool) continue;
+      for (int64_t k : {std::min<int64_t>(n, 3), n / 2}) {
+        check_same(topk(x.gpu, k, dim, descending), topk(x.cpu, k, dim, descending),
+                   "topk " + std::to_string(k) + " of " + what);
+      }
+    }
+  });
 }
 
 TEST_CASE("gpu: sort and topk of lines longer than a tile (merge passes)", "[sweep]") {
@@ -86,21 +93,11 @@ TEST_CASE("gpu: sort's errors, gradient, and the device works on", "[sweep]") {
 TEST_CASE("gpu sweep: cumsum gives the CPU's bits", "[sweep]") {
   // Both devices add each line in order (float32 in float64), so the results must be equal.
   PoisonScope poison;
-  std::vector<Dtype> dtypes = all_dtypes();
-  dtypes.push_back(kBFloat16);
-  const std::vector<Shape> shapes{{}, {0}, {1, 0, 3}, {20}, {4, 7, 9}, big2d()};
-  for (Dtype dtype : dtypes) {
-    for (const Shape& shape : shapes) {
-      const auto nd = static_cast<int64_t>(shape.size());
-      for (int64_t dim = 0; dim < std::max<int64_t>(nd, 1); ++dim) {
-        for (Layout layout : all_layouts()) {
-          Pair x = make_input(shape, dtype, layout, Domain::Any, /*specials=*/true);
-          check_close(cumsum(x.gpu, dim), cumsum(x.cpu, dim), {},
-                      "cumsum of " + label(x.cpu, layout) + " along dim " + std::to_string(dim));
-        }
-      }
-    }
-  }
+  for_each_dim_case([](Dtype dtype, const Shape& shape, int64_t dim, Layout layout) {
+    Pair x = make_input(shape, dtype, layout, Domain::Any, /*specials=*/true);
+    check_close(cumsum(x.gpu, dim), cumsum(x.cpu, dim), {},
+                "cumsum of " + label(x.cpu, layout) + " along dim " + std::to_string(dim));
+  });
   // The gradient on the device (as on the CPU: [[6, 5, 3], [15, 11, 6]]).
   const Tensor w = tensor({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}}).to(kCUDA);
   Tensor x = w.clone().requires_grad_();
