@@ -192,7 +192,7 @@ TEST_CASE("sort and topk: PyTorch's errors, 0-d and empty tensors", "[sort]") {
   CHECK_THROWS_AS(topk(x, 3, 0), IndexError);
   CHECK_THROWS_AS(sort(x, 2), IndexError);
   CHECK_THROWS_AS(topk(x, 1, -3), IndexError);
-  // torch: "topk_cpu" not implemented for 'Bool'.
+  // As PyTorch, whose message is: "topk_cpu" not implemented for 'Bool'.
   CHECK_THROWS_WITH(topk(ones({3}, kBool), 1), Catch::Contains("topk") && Catch::Contains("bool"));
   CHECK_THROWS_AS(sort(Tensor()), ValueError);
   CHECK_THROWS_AS(argsort(Tensor()), ValueError);

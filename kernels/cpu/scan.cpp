@@ -20,11 +20,9 @@ template <typename T>
 void cumsum_lines(const OpCall& call) {
   using Acc = std::conditional_t<std::is_integral_v<T>, uint64_t, double>;
   const Tensor& x = call.in(0);
-  const int64_t dim = call.dim;
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < dim; ++d) outer *= x.size(d);
-  for (int64_t d = dim + 1; d < x.dim(); ++d) inner *= x.size(d);
-  const int64_t n = x.size(dim);
+  // The input as [outer, n, inner] around the dim (dispatch.hpp's packed-layout helper).
+  const GatherLayout l = gather_layout(x, x, call.dim);
+  const int64_t outer = l.outer, n = l.n, inner = l.inner;
   const T* src = x.data_ptr<T>();
   T* dst = call.out().data_ptr<T>();
   if (inner == 1) {

@@ -37,11 +37,10 @@ void sort_lines(const OpCall& call) {
     int64_t position;
   };
   const Tensor& x = call.in(0);
-  const int64_t dim = call.dim, k = call.ints[0];
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < dim; ++d) outer *= x.size(d);
-  for (int64_t d = dim + 1; d < x.dim(); ++d) inner *= x.size(d);
-  const int64_t n = x.size(dim);
+  const int64_t k = call.ints[0];
+  // The input as [outer, n, inner] around the dim (dispatch.hpp's packed-layout helper).
+  const GatherLayout l = gather_layout(x, x, call.dim);
+  const int64_t outer = l.outer, n = l.n, inner = l.inner;
   const T* src = x.data_ptr<T>();
   T* values = call.out(0).data_ptr<T>();
   int64_t* positions = call.out(1).data_ptr<int64_t>();

@@ -43,10 +43,8 @@ __global__ void cumsum_lines_kernel(const T* x, T* y, int64_t lines, FastDivmod 
 void launch_cumsum(const OpCall& call) {
   OpContext ctx(call);
   const Tensor& x = call.in(0);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < call.dim; ++d) outer *= x.size(d);
-  for (int64_t d = call.dim + 1; d < x.dim(); ++d) inner *= x.size(d);
-  const int64_t n = x.size(call.dim), lines = outer * inner;
+  const GatherLayout l = gather_layout(x, x, call.dim);  // [outer, n, inner] around dim
+  const int64_t n = l.n, inner = l.inner, lines = l.outer * l.inner;
   if (lines == 0 || n == 0) return;
   const unsigned grid = grid_for(ctx, lines);
   WICK_DISPATCH_NUMERIC(x.dtype(), {

@@ -216,14 +216,12 @@ void sort_lines(const OpContext& ctx, const OpCall& call, const LineLayout& l, i
 void launch_sort(const OpCall& call) {
   OpContext ctx(call);
   const Tensor& x = call.in(0);
+  const GatherLayout packed = gather_layout(x, x, call.dim);  // [outer, n, inner] around dim
   LineLayout l;
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < call.dim; ++d) outer *= x.size(d);
-  for (int64_t d = call.dim + 1; d < x.dim(); ++d) inner *= x.size(d);
-  l.n = x.size(call.dim);
+  l.n = packed.n;
   l.k = call.ints[0];
-  l.inner = FastDivmod(static_cast<uint64_t>(inner));
-  const int64_t lines = outer * inner;
+  l.inner = FastDivmod(static_cast<uint64_t>(packed.inner));
+  const int64_t lines = packed.outer * packed.inner;
   if (lines == 0 || l.k == 0) return;
   const bool descending = call.ints[1] != 0;
   WICK_DISPATCH_STORED(x.dtype(), {
