@@ -62,6 +62,13 @@ Grads erf_rule(const Node& n, const Tensor& g) {
 // derivatives.yaml does.
 Grads log1p_rule(const Node& n, const Tensor& g) { return {g / (n.input(0) + 1)}; }
 Grads expm1_rule(const Node& n, const Tensor& g) { return {g * (n.result() + 1)}; }
+// derivatives.yaml's forms: grad * cos(x), grad * -sin(x), -0.5 * grad * y^3, -grad * (y * y).
+Grads sin_rule(const Node& n, const Tensor& g) { return {g * cos(n.input(0))}; }
+Grads cos_rule(const Node& n, const Tensor& g) { return {g * -sin(n.input(0))}; }
+Grads rsqrt_rule(const Node& n, const Tensor& g) { return {g * -0.5 * n.result().pow(3)}; }
+Grads reciprocal_rule(const Node& n, const Tensor& g) { return {-g * (n.result() * n.result())}; }
+// floor, ceil, round, trunc and sign are flat almost everywhere: zeros, as PyTorch.
+Grads flat_rule(const Node&, const Tensor& g) { return {zeros_like(g)}; }
 // The ops above, differentiated as PyTorch's derivatives.yaml does (the same ops, rounded the
 // same way): d/dg of g (1 - y) y is sigmoid_backward(g', y), d/dy = g' g (-2 y + 1);
 // d/dg of g (1 - y^2) is tanh_backward(g', y), d/dy = g' ((-2 y) g).
@@ -394,7 +401,9 @@ const BackwardRule& backward_rule(OpId op) {
       abs{true, false, abs_rule}, exp{false, true, exp_rule}, log{true, false, log_rule},
       sqrt{false, true, sqrt_rule}, relu{false, true, relu_rule},
       sigmoid{false, true, sigmoid_rule}, tanh{false, true, tanh_rule}, erf{true, false, erf_rule},
-      log1p{true, false, log1p_rule}, expm1{false, true, expm1_rule},
+      log1p{true, false, log1p_rule}, expm1{false, true, expm1_rule}, sin{true, false, sin_rule},
+      cos{true, false, cos_rule}, rsqrt{false, true, rsqrt_rule},
+      reciprocal{false, true, reciprocal_rule}, flat{false, false, flat_rule},
       pow_scalar{true, false, pow_scalar_rule}, clamp{true, false, clamp_rule},
       add{false, false, add_rule}, sub{false, false, sub_rule}, mul{true, false, mul_rule},
       div{true, false, div_rule}, pow{true, true, pow_rule}, maximum{true, false, maximum_rule},
@@ -438,6 +447,20 @@ const BackwardRule& backward_rule(OpId op) {
       return log1p;
     case OpId::expm1:
       return expm1;
+    case OpId::sin:
+      return sin;
+    case OpId::cos:
+      return cos;
+    case OpId::rsqrt:
+      return rsqrt;
+    case OpId::reciprocal:
+      return reciprocal;
+    case OpId::floor:
+    case OpId::ceil:
+    case OpId::round:
+    case OpId::trunc:
+    case OpId::sign:
+      return flat;
     case OpId::pow_scalar:
       return pow_scalar;
     case OpId::clamp:

@@ -5,6 +5,8 @@
 // *_like options (how an empty tensor prints: test_print.cpp), relu of -0 and NaN.
 #include <cmath>
 #include <limits>
+#include <map>
+#include <string>
 
 #include "reference.hpp"
 
@@ -447,4 +449,95 @@ TEST_CASE("pytorch edges: log1p and expm1 near zero and at their edges", "[pytor
   CHECK(ints.log1p().dtype() == kFloat32);
   CHECK(ints.expm1().dtype() == kFloat32);
   CHECK(ints.log1p().to(kFloat64).to_vector<double>()[2] == static_cast<double>(std::log1p(3.0f)));
+}
+
+TEST_CASE("pytorch edges: floor, ceil, round, trunc and sign keep signed zeros and ties to even",
+          "[pytorch]") {
+  // torch 1.13 on {-0.5, 0.5, 1.5, 2.5, -2.5, -0.4, 0, -0, inf, -inf, nan}.
+  const std::vector<double> x{-0.5, 0.5, 1.5, 2.5, -2.5, -0.4, 0.0, -0.0, kInf, -kInf, kNaN};
+  const std::map<std::string, std::vector<double>> expected{
+      {"floor", {-1, 0, 1, 2, -3, -1, 0, -0.0, kInf, -kInf, kNaN}},
+      {"ceil", {-0.0, 1, 2, 3, -2, -0.0, 0, -0.0, kInf, -kInf, kNaN}},
+      {"round", {-0.0, 0, 2, 2, -2, -0.0, 0, -0.0, kInf, -kInf, kNaN}},
+      {"trunc", {-0.0, 0, 1, 2, -2, -0.0, 0, -0.0, kInf, -kInf, kNaN}},
+      {"sign", {-1, 1, 1, 1, -1, -1, 0, 0, 1, -1, 0}},
+  };
+  for (Dtype d : {kFloat32, kFloat64, kBFloat16}) {
+    const Tensor t = tensor(x).to(d);
+    for (const auto& [name, want] : expected) {
+      const Tensor r = name == "floor"   ? t.floor()
+                       : name == "ceil"  ? t.ceil()
+                       : name == "round" ? t.round()
+                       : name == "trunc" ? t.trunc()
+                                         : t.sign();
+      INFO(name << " of " << describe(t));
+      CHECK(r.dtype() == d);
+      const std::vector<double> got = r.to(kFloat64).to_vector<double>();
+      for (size_t i = 0; i < x.size(); ++i) {
+        INFO("x = " << x[i]);
+        if (std::isnan(want[i])) {
+          CHECK(std::isnan(got[i]));
+        } else {
+          CHECK(got[i] == want[i]);
+          CHECK(std::signbit(got[i]) == std::signbit(want[i]));
+        }
+      }
+    }
+  }
+  // Integers pass through in their dtype (2^62 + 1 would not survive a trip through double);
+  // bool: a DtypeError naming the op, except sign, which is the identity.
+  const Tensor big = tensor(std::vector<int64_t>{(int64_t{1} << 62) + 1, -7});
+  for (const Tensor& r : {big.floor(), big.ceil(), big.round(), big.trunc()}) {
+    CHECK(r.dtype() == kInt64);
+    CHECK(r.to_vector<int64_t>() == big.to_vector<int64_t>());
+  }
+  CHECK(big.sign().to_vector<int64_t>() == std::vector<int64_t>{1, -1});
+  const Tensor flags = tensor(std::vector<bool>{true, false});
+  CHECK_THROWS_WITH(flags.floor(), Contains("floor") && Contains("bool"));
+  CHECK_THROWS_AS(flags.round(), DtypeError);
+  CHECK(flags.sign().dtype() == kBool);
+  CHECK(flags.sign().to_vector<bool>() == std::vector<bool>{true, false});
+  // Their gradients are zeros, as PyTorch's (sign at 0 included).
+  Tensor v = tensor({1.5, -2.0, 0.0}).requires_grad_();
+  (v.floor() + v.ceil() + v.round() + v.trunc() + v.sign()).sum().backward();
+  CHECK(v.grad().to_vector<float>() == std::vector<float>{0, 0, 0});
+}
+
+TEST_CASE("pytorch edges: sin, cos, rsqrt and reciprocal", "[pytorch]") {
+  // torch 1.13 float32 sin and cos: within 1 ulp at large arguments (full range reduction).
+  const Tensor z = tensor({1e6f, 12345.678f, 3.0f, 1e30f});
+  const std::vector<float> sin_torch{-0x1.6664b2p-2f, -0x1.689610p-1f, 0x1.210386p-3f,
+                                     -0x1.951360p-1f};
+  const std::vector<float> cos_torch{0x1.df9dfap-1f, 0x1.6b7c40p-1f, -0x1.fae04cp-1f,
+                                     -0x1.392444p-1f};
+  const std::vector<float> s = z.sin().to_vector<float>(), c = z.cos().to_vector<float>();
+  for (size_t i = 0; i < s.size(); ++i) {
+    CHECK(std::abs(s[i] - sin_torch[i]) <=
+          std::abs(std::nextafter(sin_torch[i], 0.f) - sin_torch[i]));
+    CHECK(std::abs(c[i] - cos_torch[i]) <=
+          std::abs(std::nextafter(cos_torch[i], 0.f) - cos_torch[i]));
+  }
+  // bfloat16 computes in float32 and rounds once: torch's values exactly.
+  const Tensor b = tensor({0.5, 1.0, 100.0, 3.140625}).to(kBFloat16);
+  CHECK(b.sin().to(kFloat64).to_vector<double>() ==
+        std::vector<double>{0.478515625, 0.83984375, -0.5078125, 0.00096893310546875});
+  CHECK(b.cos().to(kFloat64).to_vector<double>() ==
+        std::vector<double>{0.87890625, 0.5390625, 0.86328125, -1.0});
+  CHECK(b.rsqrt().to(kFloat64).to_vector<double>() ==
+        std::vector<double>{1.4140625, 1.0, 0.10009765625, 0.5625});
+  CHECK(b.reciprocal().to(kFloat64).to_vector<double>() ==
+        std::vector<double>{2.0, 1.0, 0.010009765625, 0.318359375});
+  // Zeros, infinities and negatives.
+  const Tensor y = tensor({0.0, -0.0, 4.0, kInf, -1.0});
+  const std::vector<double> r = y.rsqrt().to(kFloat64).to_vector<double>();
+  CHECK((r[0] == kInf && r[1] == -kInf && r[2] == 0.5 && r[3] == 0.0 && std::isnan(r[4])));
+  CHECK(y.reciprocal().to(kFloat64).to_vector<double>() ==
+        std::vector<double>{kInf, -kInf, 0.25, 0.0, -1.0});
+  // Integers and bools compute in float32.
+  const Tensor ints = tensor(std::vector<int64_t>{1, -2, 4});
+  CHECK(ints.reciprocal().dtype() == kFloat32);
+  CHECK(ints.reciprocal().to_vector<float>() == std::vector<float>{1.0f, -0.5f, 0.25f});
+  CHECK(tensor(std::vector<bool>{true, false}).rsqrt().to_vector<float>() ==
+        std::vector<float>{1.0f, std::numeric_limits<float>::infinity()});
+  CHECK(ints.sin().dtype() == kFloat32);
 }

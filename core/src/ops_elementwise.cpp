@@ -360,7 +360,21 @@ Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
     case OpId::erf:
     case OpId::log1p:
     case OpId::expm1:
+    case OpId::sin:
+    case OpId::cos:
+    case OpId::rsqrt:
+    case OpId::reciprocal:
       compute = float_of(compute);
+      break;
+    case OpId::floor:
+    case OpId::ceil:
+    case OpId::round:
+    case OpId::trunc:
+      reject_bool(op, a, "rounding is not implemented for bool");
+      break;
+    case OpId::sign:
+      // The sign of a bool is itself (PyTorch returns a copy); the kernels see numbers only.
+      if (a.dtype() == kBool) return a.clone();
       break;
     case OpId::neg:
       reject_bool(op, a, "negation of a bool tensor is not supported");
@@ -482,6 +496,15 @@ Tensor sigmoid(const Tensor& a) { return unary(OpId::sigmoid, a); }
 Tensor erf(const Tensor& a) { return unary(OpId::erf, a); }
 Tensor log1p(const Tensor& a) { return unary(OpId::log1p, a); }
 Tensor expm1(const Tensor& a) { return unary(OpId::expm1, a); }
+Tensor sin(const Tensor& a) { return unary(OpId::sin, a); }
+Tensor cos(const Tensor& a) { return unary(OpId::cos, a); }
+Tensor rsqrt(const Tensor& a) { return unary(OpId::rsqrt, a); }
+Tensor reciprocal(const Tensor& a) { return unary(OpId::reciprocal, a); }
+Tensor floor(const Tensor& a) { return unary(OpId::floor, a); }
+Tensor ceil(const Tensor& a) { return unary(OpId::ceil, a); }
+Tensor round(const Tensor& a) { return unary(OpId::round, a); }
+Tensor trunc(const Tensor& a) { return unary(OpId::trunc, a); }
+Tensor sign(const Tensor& a) { return unary(OpId::sign, a); }
 Tensor tanh(const Tensor& a) { return unary(OpId::tanh, a); }
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
@@ -589,6 +612,15 @@ Tensor Tensor::sigmoid() const { return wick::sigmoid(*this); }
 Tensor Tensor::erf() const { return wick::erf(*this); }
 Tensor Tensor::log1p() const { return wick::log1p(*this); }
 Tensor Tensor::expm1() const { return wick::expm1(*this); }
+Tensor Tensor::sin() const { return wick::sin(*this); }
+Tensor Tensor::cos() const { return wick::cos(*this); }
+Tensor Tensor::rsqrt() const { return wick::rsqrt(*this); }
+Tensor Tensor::reciprocal() const { return wick::reciprocal(*this); }
+Tensor Tensor::floor() const { return wick::floor(*this); }
+Tensor Tensor::ceil() const { return wick::ceil(*this); }
+Tensor Tensor::round() const { return wick::round(*this); }
+Tensor Tensor::trunc() const { return wick::trunc(*this); }
+Tensor Tensor::sign() const { return wick::sign(*this); }
 Tensor Tensor::tanh() const { return wick::tanh(*this); }
 Tensor Tensor::pow(const Scalar& e) const { return wick::pow(*this, e); }
 Tensor Tensor::pow(const Tensor& e) const { return wick::pow(*this, e); }

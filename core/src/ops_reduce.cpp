@@ -172,6 +172,32 @@ Tensor amax(const Tensor& a, int64_t dim, bool keepdim) {
 Tensor amin(const Tensor& a, int64_t dim, bool keepdim) {
   return reduce(OpId::min, a, {dim}, false, keepdim, false, "amin").values;
 }
+Tensor amax(const Tensor& a, const Shape& dims, bool keepdim) {
+  return reduce(OpId::max, a, dims, dims.empty(), keepdim, false, "amax").values;
+}
+Tensor amin(const Tensor& a, const Shape& dims, bool keepdim) {
+  return reduce(OpId::min, a, dims, dims.empty(), keepdim, false, "amin").values;
+}
+// log(sum(exp(a))) with the largest element m taken out first, so that exp cannot overflow:
+// log(sum(exp(a - m))) + m, as PyTorch's. An infinite m is replaced by 0 (a row of -inf gives
+// -inf, a row with +inf gives +inf, not NaN from inf - inf); m is a constant for autograd, whose
+// gradient through the rest is softmax(a) * g. Integers and bool compute in float32.
+Tensor logsumexp(const Tensor& a, const Shape& dims, bool keepdim) {
+  detail::check_defined("logsumexp", {&a});
+  const Tensor x = is_floating(a.dtype()) ? a : a.to(kFloat32);
+  (void)reduce_mask(dims, x.dim(), dims.empty(), "logsumexp");  // the dims' errors, named
+  // Nothing reduced over (a zero-size dim): the sum of no exps is 0, its log -inf, as PyTorch;
+  // max would refuse it.
+  if (x.numel() == 0) return log(sum(exp(x), dims, keepdim));
+  Tensor m = amax(x.detach(), dims, /*keepdim=*/true);
+  m = where(isinf(m), scalar_tensor(0, m.options()), m);
+  const Tensor total = log(sum(exp(x - m), dims, keepdim));
+  // m has size 1 in the reduced dims; summing over them drops them, exactly.
+  return total + (keepdim ? m : sum(m, dims, false));
+}
+Tensor logsumexp(const Tensor& a, int64_t dim, bool keepdim) {
+  return logsumexp(a, Shape{dim}, keepdim);
+}
 Tensor argmax(const Tensor& a) {
   return reduce(OpId::max, flat(no_bool(a, "argmax")), {0}, false, false, true, "argmax").indices;
 }
@@ -200,6 +226,8 @@ std::tuple<Tensor, Tensor> Tensor::max(int64_t d, bool k) const { return wick::m
 Tensor Tensor::min() const { return wick::min(*this); }
 std::tuple<Tensor, Tensor> Tensor::min(int64_t d, bool k) const { return wick::min(*this, d, k); }
 Tensor Tensor::amax(int64_t d, bool k) const { return wick::amax(*this, d, k); }
+Tensor Tensor::logsumexp(int64_t d, bool k) const { return wick::logsumexp(*this, d, k); }
+Tensor Tensor::logsumexp(const Shape& d, bool k) const { return wick::logsumexp(*this, d, k); }
 Tensor Tensor::amin(int64_t d, bool k) const { return wick::amin(*this, d, k); }
 Tensor Tensor::argmax() const { return wick::argmax(*this); }
 Tensor Tensor::argmax(int64_t d, bool k) const { return wick::argmax(*this, d, k); }

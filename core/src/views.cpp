@@ -319,6 +319,77 @@ Tensor squeeze(const Tensor& a) { return a.squeeze(); }
 Tensor squeeze(const Tensor& a, int64_t d) { return a.squeeze(d); }
 Tensor permute(const Tensor& a, const Shape& dims) { return a.permute(dims); }
 Tensor narrow(const Tensor& a, int64_t d, int64_t s, int64_t l) { return a.narrow(d, s, l); }
+
+// ---- splitting into views (each piece a narrow or select, so autograd follows) ----
+namespace {
+int64_t split_dim(const Tensor& a, int64_t d, const char* op) {
+  detail::check_defined(op, {&a});
+  WICK_CHECK(a.dim() > 0, IndexError, op, "needs a tensor of at least 1 dim, got ", describe(a));
+  return wrap_dim(d, a.dim(), op);
+}
+}  // namespace
+
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t d) {
+  const int64_t w = split_dim(a, d, "split");
+  const int64_t n = a.size(w);
+  WICK_CHECK(split_size > 0 || (split_size == 0 && n == 0), ValueError, "split", "split_size ",
+             split_size, " must be positive (0 only for a dim of size 0), for dim ", d, " of ",
+             describe(a));
+  if (n == 0) return {a.narrow(w, 0, 0)};
+  std::vector<Tensor> pieces;
+  for (int64_t start = 0; start < n; start += split_size) {
+    pieces.push_back(a.narrow(w, start, std::min(split_size, n - start)));
+  }
+  return pieces;
+}
+
+std::vector<Tensor> split(const Tensor& a, const Shape& split_sizes, int64_t d) {
+  const int64_t w = split_dim(a, d, "split");
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    WICK_CHECK(s >= 0 && !__builtin_add_overflow(total, s, &total), ValueError, "split",
+               "split_sizes ", split_sizes, " must be non-negative and sum to dim ", d, " of ",
+               describe(a));
+  }
+  WICK_CHECK(total == a.size(w), ValueError, "split", "split_sizes ", split_sizes, " sum to ",
+             total, ", not to the size of dim ", d, " of ", describe(a));
+  std::vector<Tensor> pieces;
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    pieces.push_back(a.narrow(w, start, s));
+    start += s;
+  }
+  return pieces;
+}
+
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t d) {
+  const int64_t w = split_dim(a, d, "chunk");
+  WICK_CHECK(chunks > 0, ValueError, "chunk", "chunks must be positive, got ", chunks, " for ",
+             describe(a));
+  const int64_t n = a.size(w);
+  // As PyTorch: pieces of ceil(n / chunks), so there may be fewer than chunks; a dim of size 0
+  // gives chunks empty pieces.
+  if (n == 0) return std::vector<Tensor>(static_cast<size_t>(chunks), a.narrow(w, 0, 0));
+  return split(a, n / chunks + (n % chunks != 0), w);
+}
+
+std::vector<Tensor> unbind(const Tensor& a, int64_t d) {
+  const int64_t w = split_dim(a, d, "unbind");
+  std::vector<Tensor> pieces;
+  for (int64_t i = 0; i < a.size(w); ++i) pieces.push_back(a.select(w, i));
+  return pieces;
+}
+
+std::vector<Tensor> Tensor::split(int64_t size, int64_t d) const {
+  return wick::split(*this, size, d);
+}
+std::vector<Tensor> Tensor::split(const Shape& sizes, int64_t d) const {
+  return wick::split(*this, sizes, d);
+}
+std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
+  return wick::chunk(*this, chunks, d);
+}
+std::vector<Tensor> Tensor::unbind(int64_t d) const { return wick::unbind(*this, d); }
 Tensor select(const Tensor& a, int64_t d, int64_t i) { return a.select(d, i); }
 
 }  // namespace wick

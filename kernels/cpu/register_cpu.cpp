@@ -44,8 +44,11 @@ void register_cpu_kernels() {
   reg(OpId::randn, random_kernel);
   // The elementwise kernels take bfloat16 themselves, widening in registers (loops.hpp,
   // in_compute_type); the others get float32 copies from run_kernel.
-  for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu, OpId::sigmoid,
-                  OpId::tanh, OpId::erf, OpId::log1p, OpId::expm1, OpId::pow_scalar, OpId::clamp}) {
+  for (OpId op :
+       {OpId::neg,     OpId::abs,   OpId::exp,        OpId::log,   OpId::sqrt,  OpId::relu,
+        OpId::sigmoid, OpId::tanh,  OpId::erf,        OpId::log1p, OpId::expm1, OpId::sin,
+        OpId::cos,     OpId::rsqrt, OpId::reciprocal, OpId::floor, OpId::ceil,  OpId::round,
+        OpId::trunc,   OpId::sign,  OpId::pow_scalar, OpId::clamp}) {
     register_kernel(op, kCPU, unary_kernel, /*computes_bf16=*/true);
   }
   for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,

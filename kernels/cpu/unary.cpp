@@ -1,6 +1,7 @@
-// unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, log1p, expm1, pow with a scalar
-// exponent, and clamp, for the dtypes the boundary lets through (floating for
-// exp/log/sqrt/sigmoid/tanh/erf/log1p/expm1, int64 and floating for the rest). NaN propagates as in
+// unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, log1p, expm1, sin, cos, rsqrt,
+// reciprocal, floor, ceil, round, trunc, sign, pow with a scalar exponent, and clamp, for the
+// dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh/erf/log1p/expm1/sin/
+// cos/rsqrt/reciprocal, int64 and floating for the rest). NaN propagates as in
 // PyTorch (relu(nan) = nan). float32 exp, log, sigmoid and tanh use vec_math.hpp's straight-line
 // versions (2-3 ulp): unit-stride runs go to vec_kernels.cpp's AVX-512/AVX2/baseline clones, other
 // runs use the same code one element at a time, so the result does not depend on the layout. 4.6x
@@ -112,6 +113,27 @@ void run_unary(const OpCall& call) {
         map1_exact([](T x) { return std::abs(x); });
       }
       break;
+    case OpId::floor:
+    case OpId::ceil:
+    case OpId::round:
+    case OpId::trunc:
+      if constexpr (std::is_same_v<T, int64_t>) {
+        map1([](T x) { return x; });  // integers are integral already (PyTorch copies them)
+      } else if (call.op == OpId::floor) {
+        map1_exact([](T x) { return std::floor(x); });
+      } else if (call.op == OpId::ceil) {
+        map1_exact([](T x) { return std::ceil(x); });
+      } else if (call.op == OpId::round) {
+        // Ties to even in the default rounding mode, as PyTorch (std::round goes away from 0).
+        map1_exact([](T x) { return std::nearbyint(x); });
+      } else {
+        map1_exact([](T x) { return std::trunc(x); });
+      }
+      break;
+    case OpId::sign:
+      // (0 < x) - (x < 0), as PyTorch 1.13: NaN and -0 give +0.
+      map1_exact([](T x) { return static_cast<T>(int(T(0) < x) - int(x < T(0))); });
+      break;
     case OpId::relu:
       // NaN (the compare fails) and -0 (PyTorch 1.13's relu(-0.) is -0.) pass through.
       map1_exact([](T x) { return T(0) > x ? T(0) : x; });
@@ -214,6 +236,18 @@ void run_unary(const OpCall& call) {
             break;
           case OpId::expm1:
             map1([](T x) { return std::expm1(x); });
+            break;
+          case OpId::sin:
+            map1([](T x) { return std::sin(x); });
+            break;
+          case OpId::cos:
+            map1([](T x) { return std::cos(x); });
+            break;
+          case OpId::rsqrt:
+            map1([](T x) { return T(1) / std::sqrt(x); });
+            break;
+          case OpId::reciprocal:
+            map1([](T x) { return T(1) / x; });
             break;
           default:
             break;

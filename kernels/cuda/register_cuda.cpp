@@ -29,8 +29,11 @@ void register_cuda_backend() {
   register_kernel(OpId::copy, kCUDA, run_op<launch_copy>, /*computes_bf16=*/true);
   reg(OpId::rand, run_op<launch_random>);
   reg(OpId::randn, run_op<launch_random>);
-  for (OpId op : {OpId::neg, OpId::abs, OpId::exp, OpId::log, OpId::sqrt, OpId::relu, OpId::sigmoid,
-                  OpId::tanh, OpId::erf, OpId::log1p, OpId::expm1, OpId::pow_scalar, OpId::clamp}) {
+  for (OpId op :
+       {OpId::neg,     OpId::abs,   OpId::exp,        OpId::log,   OpId::sqrt,  OpId::relu,
+        OpId::sigmoid, OpId::tanh,  OpId::erf,        OpId::log1p, OpId::expm1, OpId::sin,
+        OpId::cos,     OpId::rsqrt, OpId::reciprocal, OpId::floor, OpId::ceil,  OpId::round,
+        OpId::trunc,   OpId::sign,  OpId::pow_scalar, OpId::clamp}) {
     reg(op, run_op<launch_unary>);
   }
   for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,

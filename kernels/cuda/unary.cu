@@ -1,6 +1,7 @@
-// unary.cu: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, log1p, expm1, pow with a scalar
-// exponent, and clamp, for the dtypes the boundary lets through (floating for
-// exp/log/sqrt/sigmoid/tanh/erf/log1p/expm1, int64 and floating for the rest), on elementwise.cuh's
+// unary.cu: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, log1p, expm1, sin, cos, rsqrt,
+// reciprocal, floor, ceil, round, trunc, sign, pow with a scalar exponent, and clamp, for the
+// dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh/erf/log1p/expm1/sin/
+// cos/rsqrt/reciprocal, int64 and floating for the rest), on elementwise.cuh's
 // engine (vectorised when contiguous). Semantics are those of kernels/cpu/unary.cpp: NaN propagates
 // (relu(nan) = nan, clamp(nan) = nan), int64 neg/abs wrap (done in uint64), int64 pow by squaring
 // with PyTorch's rule for negative exponents, pow(x, 2) = x * x. Functions are CUDA's
@@ -155,6 +156,42 @@ struct Expm1Op {
     return expm1(x);  // expm1f for float: within 1 ulp (CUDA Math API)
   }
 };
+struct SinOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return sin(x);  // sinf for float: within 2 ulp (CUDA Math API), full range reduction
+  }
+};
+struct CosOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return cos(x);  // cosf for float: within 2 ulp (CUDA Math API)
+  }
+};
+// Rounding to integral values: exact, so both devices give the same bits. int64 passes through.
+template <OpId kOp>
+struct RoundingOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    if constexpr (std::is_same_v<T, int64_t>) {
+      return x;
+    } else if constexpr (kOp == OpId::floor) {
+      return floor(x);
+    } else if constexpr (kOp == OpId::ceil) {
+      return ceil(x);
+    } else if constexpr (kOp == OpId::round) {
+      return rint(x);  // ties to even, as the CPU's nearbyint and PyTorch
+    } else {
+      return trunc(x);
+    }
+  }
+};
+struct SignOp {
+  template <typename T>
+  __device__ T operator()(T x) const {
+    return static_cast<T>(int(T(0) < x) - int(x < T(0)));  // NaN and -0 give +0, as the CPU
+  }
+};
 struct SigmoidOp {
   template <typename T>
   __device__ T operator()(T x) const {
@@ -176,6 +213,21 @@ void run_unary(const OpContext& ctx, const OpCall& call) {
       return;
     case OpId::relu:
       run(ReluOp{});
+      return;
+    case OpId::floor:
+      run(RoundingOp<OpId::floor>{});
+      return;
+    case OpId::ceil:
+      run(RoundingOp<OpId::ceil>{});
+      return;
+    case OpId::round:
+      run(RoundingOp<OpId::round>{});
+      return;
+    case OpId::trunc:
+      run(RoundingOp<OpId::trunc>{});
+      return;
+    case OpId::sign:
+      run(SignOp{});
       return;
     case OpId::clamp: {
       run(ClampOp<T>{call.has_a, call.has_b, call.has_a ? call.scalar_a.to<T>() : T(0),
@@ -233,6 +285,18 @@ void run_unary(const OpContext& ctx, const OpCall& call) {
         return;
       case OpId::expm1:
         run(Expm1Op{});
+        return;
+      case OpId::sin:
+        run(SinOp{});
+        return;
+      case OpId::cos:
+        run(CosOp{});
+        return;
+      case OpId::rsqrt:
+        run(RsqrtOp{});
+        return;
+      case OpId::reciprocal:
+        run(ReciprocalOp{});
         return;
       default:
         break;

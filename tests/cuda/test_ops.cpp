@@ -7,7 +7,9 @@
 // transcendental functions within 1e-6 relative (float32) and 1e-14 (float64); sums and means
 // within 1e-6 relative plus 1e-6 of the sum of |x|; softmax within 1e-5 relative (1e-12 float64).
 #include <algorithm>
+#include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -54,6 +56,16 @@ std::map<OpId, UnaryCase> unary_cases() {
       {OpId::erf, {[](const Tensor& t) { return t.erf(); }, Domain::Any, kTranscend32}},
       {OpId::log1p, {[](const Tensor& t) { return t.log1p(); }, Domain::Positive, kTranscend32}},
       {OpId::expm1, {[](const Tensor& t) { return t.expm1(); }, Domain::Any, kTranscend32}},
+      {OpId::sin, {[](const Tensor& t) { return t.sin(); }, Domain::Any, kTranscend32}},
+      {OpId::cos, {[](const Tensor& t) { return t.cos(); }, Domain::Any, kTranscend32}},
+      {OpId::rsqrt, {[](const Tensor& t) { return t.rsqrt(); }, Domain::Positive, kTranscend32}},
+      {OpId::reciprocal,
+       {[](const Tensor& t) { return t.reciprocal(); }, Domain::Positive, kExact32}},
+      {OpId::floor, {[](const Tensor& t) { return t.floor(); }, Domain::Any, kExact32}},
+      {OpId::ceil, {[](const Tensor& t) { return t.ceil(); }, Domain::Any, kExact32}},
+      {OpId::round, {[](const Tensor& t) { return t.round(); }, Domain::Any, kExact32}},
+      {OpId::trunc, {[](const Tensor& t) { return t.trunc(); }, Domain::Any, kExact32}},
+      {OpId::sign, {[](const Tensor& t) { return t.sign(); }, Domain::Any, kExact32}},
       {OpId::pow_scalar,
        {[](const Tensor& t) { return t.pow(3); }, Domain::SmallInt, kTranscend32}},
       {OpId::clamp, {[](const Tensor& t) { return t.clamp(-2, 2); }, Domain::Any, kExact32}},
@@ -575,4 +587,35 @@ TEST_CASE("gpu: bfloat16 casts and ops give the CPU's bits", "[bf16]") {
   CHECK(p_gpu.dtype() == kBFloat16);
   // Each product is a sum of K terms of size ~1: float32 order differences stay near 1e-5 of K.
   check_close(p_gpu, p_cpu, {0x1p-7, 1e-5 * static_cast<double>(big2d()[1])}, "bfloat16 matmul");
+}
+
+TEST_CASE(
+    "gpu: the composite ops (isnan, logical, masked_fill, tril, logsumexp, split) run on "
+    "the device as on the CPU",
+    "[sweep]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  const Tensor x = tensor({{1.0, std::nan(""), inf}, {-inf, 0.0, -2.5}});
+  const Tensor d = x.to(kCUDA);
+  check_close(d.isnan(), x.isnan(), {}, "isnan");
+  check_close(d.isinf(), x.isinf(), {}, "isinf");
+  check_close(d.isfinite(), x.isfinite(), {}, "isfinite");
+  check_close(logical_xor(d, d.t().narrow(0, 0, 1).t()), logical_xor(x, x.t().narrow(0, 0, 1).t()),
+              {}, "logical_xor");
+  check_close(d.any(1), x.any(1), {}, "any");
+  check_close(d.all(), x.all(), {}, "all");
+  const Tensor mask = tensor({true, false, true});
+  const Tensor filled = d.masked_fill(mask.to(kCUDA), -1.0);
+  CHECK(filled.device().is_cuda());
+  check_close(filled, x.masked_fill(mask, -1.0), {}, "masked_fill");
+  CHECK_THROWS_AS(d.masked_fill(mask, -1.0), DeviceError);
+  const Tensor m = randn({2, 5, 4});
+  check_close(m.to(kCUDA).tril(-1), m.tril(-1), {}, "tril");
+  check_close(m.to(kCUDA).triu(2), m.triu(2), {}, "triu");
+  check_close(m.to(kCUDA).logsumexp(Shape{0, 2}, true), m.logsumexp(Shape{0, 2}, true),
+              {1e-6, 1e-6}, "logsumexp");
+  check_close(x.to(kCUDA).logsumexp(1), x.logsumexp(1), {1e-6, 1e-6}, "logsumexp with inf");
+  const std::vector<Tensor> pieces = m.to(kCUDA).chunk(2, 1);
+  REQUIRE(pieces.size() == 2);
+  check_close(pieces[1], m.chunk(2, 1)[1], {}, "chunk");
+  check_close(d.sin(), x.sin(), {2e-7, 1e-7}, "sin with inf and nan");
 }

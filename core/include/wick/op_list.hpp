@@ -31,6 +31,15 @@ namespace wick {
   X(erf, Kernel, true)                  \
   X(log1p, Kernel, true)                \
   X(expm1, Kernel, true)                \
+  X(sin, Kernel, true)                  \
+  X(cos, Kernel, true)                  \
+  X(rsqrt, Kernel, true)                \
+  X(reciprocal, Kernel, true)           \
+  X(floor, Kernel, true)                \
+  X(ceil, Kernel, true)                 \
+  X(round, Kernel, true)                \
+  X(trunc, Kernel, true)                \
+  X(sign, Kernel, true)                 \
   X(pow_scalar, Kernel, true)           \
   X(clamp, Kernel, true)                \
   /* binary elementwise */              \

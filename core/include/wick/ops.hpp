@@ -123,6 +123,18 @@ Tensor tanh(const Tensor& a);
 Tensor erf(const Tensor& a);    // the error function (GELU's exact form uses it)
 Tensor log1p(const Tensor& a);  // log(1 + a), exact near 0 where log(1 + a) rounds 1 + a first
 Tensor expm1(const Tensor& a);  // exp(a) - 1, exact near 0
+Tensor sin(const Tensor& a);
+Tensor cos(const Tensor& a);
+Tensor rsqrt(const Tensor& a);       // 1 / sqrt(a)
+Tensor reciprocal(const Tensor& a);  // 1 / a; int64 and bool give float32, as PyTorch
+// Rounding to an integral value: int64 passes through (a copy), bool is a DtypeError, as in
+// PyTorch. round is to nearest, ties to even (round(0.5) = 0, round(2.5) = 2).
+Tensor floor(const Tensor& a);
+Tensor ceil(const Tensor& a);
+Tensor round(const Tensor& a);
+Tensor trunc(const Tensor& a);
+// -1, 0 or 1 in a's dtype (bool: a itself); sign(nan) = 0 and sign(-0.) = 0, as PyTorch 1.13.
+Tensor sign(const Tensor& a);
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
 Tensor clamp_min(const Tensor& a, const Scalar& min);
 Tensor clamp_max(const Tensor& a, const Scalar& max);
@@ -147,6 +159,34 @@ Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
 // with Python numbers; on the condition's device.
 Tensor where(const Tensor& condition, const Scalar& a, const Scalar& b);
 bool equal(const Tensor& a, const Tensor& b);  // same sizes and values
+
+// ---- tests of values, logical ops, masks (ops_logical.cpp; bool results) ----
+// Made of comparisons, sum and where, so they run on every device. Integer and bool tensors
+// are never NaN or infinite.
+Tensor isnan(const Tensor& a);
+Tensor isinf(const Tensor& a);
+Tensor isfinite(const Tensor& a);  // neither NaN nor infinite
+// The truth of a number is "!= 0" (NaN is true), as PyTorch's; operands broadcast.
+Tensor logical_not(const Tensor& a);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_xor(const Tensor& a, const Tensor& b);
+// Whether any (all) elements are true, over everything or one dim; an empty set gives false
+// (true), as PyTorch's.
+Tensor any(const Tensor& a);
+Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor all(const Tensor& a);
+Tensor all(const Tensor& a, int64_t dim, bool keepdim = false);
+// a with value where the bool mask holds; a and mask broadcast (the result takes the broadcast
+// shape, as torch 1.13's masked_fill). The value is converted to a's dtype as fill_ does (an
+// out-of-range number is a ValueError); a 0-d tensor value gets the gradient of the masked
+// elements. A non-bool mask is a DtypeError (PyTorch 1.13 still takes uint8 with a warning).
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Scalar& value);
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value);
+// The lower (upper) triangle of the last two dims: elements with col - row <= diagonal
+// (>= diagonal) kept, the others 0; batches of matrices in the leading dims.
+Tensor tril(const Tensor& a, int64_t diagonal = 0);
+Tensor triu(const Tensor& a, int64_t diagonal = 0);
 bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8);
 
 // ---- reductions (dim may be negative; several dims as a Shape) ----
@@ -186,6 +226,12 @@ std::tuple<Tensor, Tensor> max(const Tensor& a, int64_t dim, bool keepdim = fals
 std::tuple<Tensor, Tensor> min(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor amax(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor amin(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor amax(const Tensor& a, const Shape& dims, bool keepdim = false);  // empty dims: all
+Tensor amin(const Tensor& a, const Shape& dims, bool keepdim = false);
+// log(sum(exp(a))) over dims (empty: all), without overflow: the largest element is taken out
+// first, as torch.logsumexp. A zero-size dim gives -inf; integers give float32.
+Tensor logsumexp(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor logsumexp(const Tensor& a, const Shape& dims, bool keepdim = false);
 Tensor argmax(const Tensor& a);  // index into the flattened tensor
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor argmin(const Tensor& a);
@@ -229,6 +275,13 @@ Tensor squeeze(const Tensor& a, int64_t dim);
 Tensor permute(const Tensor& a, const Shape& dims);
 Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
+// Views of a along dim, as torch.split, torch.chunk and torch.unbind. split(a, n): pieces of n
+// (the last smaller); split(a, {2, 8}): pieces of those sizes, which must sum to a.size(dim);
+// chunk(a, k): pieces of ceil(size / k), so possibly fewer than k; unbind: every index selected.
+std::vector<Tensor> split(const Tensor& a, int64_t split_size, int64_t dim = 0);
+std::vector<Tensor> split(const Tensor& a, const Shape& split_sizes, int64_t dim = 0);
+std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim = 0);
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 
 // ---- indexing (ops_index.cpp) ----

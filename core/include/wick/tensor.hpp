@@ -113,6 +113,10 @@ class Tensor {
   Tensor squeeze() const;
   Tensor squeeze(int64_t dim) const;
   Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> split(const Shape& split_sizes, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
   Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
                std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
   Tensor select(int64_t dim, int64_t index) const;
@@ -145,6 +149,28 @@ class Tensor {
   Tensor erf() const;
   Tensor log1p() const;
   Tensor expm1() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor rsqrt() const;
+  Tensor reciprocal() const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor trunc() const;
+  Tensor sign() const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  Tensor logical_not() const;
+  Tensor any() const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor& masked_fill_(const Tensor& mask, const Scalar& value);
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
   Tensor tanh() const;
   Tensor pow(const Scalar& exponent) const;
   Tensor pow(const Tensor& exponent) const;
@@ -193,6 +219,8 @@ class Tensor {
   Tensor min() const;
   std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   Tensor amax(int64_t dim, bool keepdim = false) const;
+  Tensor logsumexp(int64_t dim, bool keepdim = false) const;
+  Tensor logsumexp(const Shape& dims, bool keepdim = false) const;
   Tensor amin(int64_t dim, bool keepdim = false) const;
   Tensor argmax() const;
   Tensor argmax(int64_t dim, bool keepdim = false) const;
