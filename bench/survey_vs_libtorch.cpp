@@ -146,6 +146,19 @@ std::vector<Case> cases() {
   add(unary("abs", kM, [](const auto& a) { return a.abs(); }));
   add(unary("tanh", kM, [](const auto& a) { return a.tanh(); }));
   add(unary("sigmoid", kM, [](const auto& a) { return a.sigmoid(); }));
+  add(unary("sin", kM, [](const auto& a) { return a.sin(); }));
+  add(unary("cos", kM, [](const auto& a) { return a.cos(); }));
+  add(unary(
+      "rsqrt", kM, [](const auto& a) { return a.rsqrt(); }, Fill::kPositive));
+  add(unary("floor", kM, [](const auto& a) { return a.floor(); }));
+  add(unary("round", kM, [](const auto& a) { return a.round(); }));
+  add(unary("sign", kM, [](const auto& a) { return a.sign(); }));
+  // Composites (wick: several ops each, core/src/ops_logical.cpp; libtorch: one kernel).
+  add(unary("isnan", kM, [](const auto& a) { return a.isnan(); }));
+  add(unary("masked_fill(a > 0, 0)", kM,
+            [](const auto& a) { return a.masked_fill(a.gt(0.0), 0.0); }));
+  add(unary("tril", kM, [](const auto& a) { return a.tril(); }));
+  add(unary("logsumexp along dim 1", kM, [](const auto& a) { return a.logsumexp(1); }));
   add(unary("a + 1", kM, [](const auto& a) { return a + 1.0; }));
   add(unary(
       "1 / a", kM, [](const auto& a) { return 1.0 / a; }, Fill::kPositive));
@@ -362,6 +375,34 @@ std::vector<Case> cases() {
                        torch::nn::functional::cross_entropy(leaf, t_classes).backward();
                      }};
        }});
+  // A CNN layer: 3x3 convolution (padding 1) of [32, 16, 32, 32] to 32 channels, then a 2x2 max
+  // pool; forward, and forward and backward (wick: im2col by index_select and one matmul,
+  // nn/conv.cpp; libtorch 1.13: its own CPU convolution).
+  for (bool backward : {false, true}) {
+    add({std::string("conv2d 3x3 [32, 16, 32, 32] -> 32 channels + max_pool2d 2") +
+             (backward ? ", forward and backward" : ""),
+         [backward] {
+           const wick::Tensor x = wick::randn({32, 16, 32, 32});
+           const wick::Tensor w = wick::randn({32, 16, 3, 3}) * 0.1;
+           const torch::Tensor t_x = torch_copy(x), t_w = torch_copy(w);
+           return Pair{[=] {
+                         namespace F = wick::nn::functional;
+                         auto leaf = w.detach().requires_grad_(backward);
+                         auto y = F::max_pool2d(
+                             F::conv2d(x, leaf, wick::nn::Conv2dFuncOptions().padding(1)),
+                             wick::nn::MaxPool2dOptions(2));
+                         if (backward) y.sum().backward();
+                       },
+                       [=] {
+                         namespace F = torch::nn::functional;
+                         auto leaf = t_w.detach().requires_grad_(backward);
+                         auto y =
+                             F::max_pool2d(F::conv2d(t_x, leaf, F::Conv2dFuncOptions().padding(1)),
+                                           F::MaxPool2dFuncOptions(2));
+                         if (backward) y.sum().backward();
+                       }};
+         }});
+  }
   gather_case("gather along dim 0 of [1024, 1024], full index", kM, 0, kM, false);
   gather_case("gather along dim 0 of [1024, 1024], forward and backward (scatter_add)", kM, 0, kM,
               true);

@@ -207,6 +207,12 @@ void run_unary(const OpCall& call) {
           case OpId::log:
             map_f32<S, vec::log_f32, vec::log_bf16, vec::log>(out, call.in(0));
             return;
+          case OpId::sin:
+            map_f32<S, vec::sin_f32, vec::sin_bf16, vec::sin>(out, call.in(0));
+            return;
+          case OpId::cos:
+            map_f32<S, vec::cos_f32, vec::cos_bf16, vec::cos>(out, call.in(0));
+            return;
           default:
             break;
         }

@@ -39,6 +39,26 @@ WICK_VEC_CLONES void log_f32(const float* x, float* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = log(x[i]);
 }
 
+// sin and cos: the vectorised in-range form everywhere, then libm for the few arguments past
+// kTrigLimit, inf and NaN (found by a second, cheap pass only when the first saw one).
+namespace {
+template <bool kCos>
+[[gnu::always_inline]] inline void trig_f32(const float* x, float* y, int64_t n) {
+  int out_of_range = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    y[i] = kCos ? cos_in_range(x[i]) : sin_in_range(x[i]);
+    out_of_range |= trig_in_range(x[i]) ? 0 : 1;
+  }
+  if (out_of_range == 0) return;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!trig_in_range(x[i])) y[i] = kCos ? cos(x[i]) : sin(x[i]);
+  }
+}
+}  // namespace
+
+WICK_VEC_CLONES void sin_f32(const float* x, float* y, int64_t n) { trig_f32<false>(x, y, n); }
+WICK_VEC_CLONES void cos_f32(const float* x, float* y, int64_t n) { trig_f32<true>(x, y, n); }
+
 namespace {
 // bfloat16 in chunks through a float32 buffer: widen, the float32 loop, round. Written as one
 // loop, GCC vectorised it 16 elements wide (the width of the 16-bit loads), spilled exp's
@@ -70,6 +90,16 @@ WICK_VEC_CLONES void sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
 WICK_VEC_CLONES void tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
   map_bf16(
       x, y, n, [](float v) __attribute__((always_inline)) { return tanh(v); });
+}
+
+WICK_VEC_CLONES void sin_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  map_bf16(
+      x, y, n, [](float v) __attribute__((always_inline)) { return sin(v); });
+}
+
+WICK_VEC_CLONES void cos_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  map_bf16(
+      x, y, n, [](float v) __attribute__((always_inline)) { return cos(v); });
 }
 
 WICK_VEC_CLONES void log_bf16(const uint16_t* x, uint16_t* y, int64_t n) {

@@ -14,6 +14,8 @@ void exp_f32(const float* x, float* y, int64_t n);
 void sigmoid_f32(const float* x, float* y, int64_t n);
 void tanh_f32(const float* x, float* y, int64_t n);
 void log_f32(const float* x, float* y, int64_t n);
+void sin_f32(const float* x, float* y, int64_t n);  // vec_math.hpp's sin and cos
+void cos_f32(const float* x, float* y, int64_t n);
 
 // The same on bfloat16 bit patterns: each element widened, the float32 function, the result
 // rounded once (the bits of the float32 op followed by a cast).
@@ -21,6 +23,8 @@ void exp_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void sigmoid_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void log_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void sin_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void cos_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).

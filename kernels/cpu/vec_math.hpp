@@ -9,6 +9,7 @@
 // measured in bench/cpu/.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -149,6 +150,60 @@ constexpr uint32_t kRoundShiftBits = 0x4B400000u;
   const float result = ax < 0.625f ? small : big;
   // NaN, and +-0 with its sign (tanh(-0.) is -0. in PyTorch; the polynomial gives +0).
   return (x != x || x == 0.0f) ? x : result;
+}
+
+// sin and cos of a float, computed in double precision so that a plain reduction and Taylor
+// polynomials are enough (libm's sinf is a call per element, which no loop vectorises: 0.14x
+// libtorch's speed, docs/cpu-kernels.md):
+//  - x = k pi/2 + r with k the nearest integer to x 2/pi (the kRoundShift trick in double: the
+//    sum's low bits hold k) and pi/2 in two parts, the first with 33 significant bits, so that
+//    k * kPiOver2Hi is exact for |k| < 2^20 and r is exact to about 2^-80;
+//  - sin r and cos r by their Taylor series to r^11 and r^12 (|r| <= pi/4: truncation below
+//    1e-11 relative, far under float's 6e-8);
+//  - the quadrant k mod 4 picks sin r or cos r and the sign (cos x is sin of the next quadrant).
+// The double result is rounded once to float: within 1 ulp of the correctly rounded value
+// (tests/cpu_gemm/test_cpu_kernels.cpp). Valid for |x| < kTrigLimit; larger arguments, inf and
+// NaN are the callers' to hand to libm (trig_in_range), whose reduction is exact at any size.
+constexpr float kTrigLimit = 1048576.0f;  // 2^20: |k| < 2^20 * 2 / pi
+[[gnu::always_inline]] inline bool trig_in_range(float x) { return (x < 0 ? -x : x) < kTrigLimit; }
+
+[[gnu::always_inline]] inline float sin_quadrant(float x, uint64_t quadrant_shift) {
+  constexpr double kTwoOverPi = 0.636619772367581343076;
+  constexpr double kPiOver2Hi = 1.5707963267341256141662597656250;  // 33 bits of pi/2
+  constexpr double kPiOver2Lo = 6.077100506506192601e-11;           // pi/2 - kPiOver2Hi
+  constexpr double kShift = 6755399441055744.0;                     // 1.5 * 2^52
+  const double d = x;
+  const double shifted = d * kTwoOverPi + kShift;
+  const double k = shifted - kShift;
+  uint64_t q;
+  std::memcpy(&q, &shifted, sizeof q);  // low bits: k in two's complement
+  q += quadrant_shift;
+  const double r = (d - k * kPiOver2Hi) - k * kPiOver2Lo;
+  const double r2 = r * r;
+  // r (1 + r^2 p(r^2)) rather than r + r^3 p: keeps sin(-0.) = -0. Horner's form: Estrin's
+  // (as exp's above) measured no faster here (1.8-2.1 ms against 1.9 for 2^20), as the loop
+  // is bound by its 512-bit double operations rather than by the chain.
+  const double sin_r =
+      r * (1.0 + r2 * (-1.0 / 6 +
+                       r2 * (1.0 / 120 +
+                             r2 * (-1.0 / 5040 + r2 * (1.0 / 362880 + r2 * (-1.0 / 39916800))))));
+  const double cos_r =
+      1.0 +
+      r2 * (-0.5 + r2 * (1.0 / 24 +
+                         r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 +
+                                                                      r2 * (1.0 / 479001600))))));
+  const double v = (q & 1u) ? cos_r : sin_r;
+  return static_cast<float>((q & 2u) ? -v : v);
+}
+[[gnu::always_inline]] inline float sin_in_range(float x) { return sin_quadrant(x, 0); }
+[[gnu::always_inline]] inline float cos_in_range(float x) { return sin_quadrant(x, 1); }
+
+// The scalar forms, for strided runs and any argument: the same bits as the loops.
+inline float sin(float x) {
+  return trig_in_range(x) ? sin_in_range(x) : static_cast<float>(std::sin(static_cast<double>(x)));
+}
+inline float cos(float x) {
+  return trig_in_range(x) ? cos_in_range(x) : static_cast<float>(std::cos(static_cast<double>(x)));
 }
 
 }  // namespace wick::cpu::vec

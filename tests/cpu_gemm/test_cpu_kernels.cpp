@@ -124,6 +124,46 @@ TEST_CASE("vec math: float exp, log, sigmoid and tanh within a few ulp of float6
   CHECK(strided_mismatch == 0);
 }
 
+TEST_CASE("vec math: float sin and cos within 1 ulp of float64 libm, at any argument",
+          "[kernels]") {
+  // The sample covers every magnitude: the in-range form below 2^20, libm's past it, inf and
+  // NaN; near multiples of pi/2 the results are small and the reduction's error shows most.
+  // Measured when written: 0.5001 ulp for sin, 0.50004 for cos (the double result rounded once).
+  std::vector<float> xs = sample_floats();
+  for (int k = -20000; k <= 20000; ++k) {
+    const double m = k * 1.5707963267948966;
+    for (float f : {static_cast<float>(m), std::nextafter(static_cast<float>(m), 1e30f),
+                    std::nextafter(static_cast<float>(m), -1e30f)}) {
+      xs.push_back(f);
+    }
+  }
+  for (float f : {1048575.9f, 1048576.0f, -1048576.0f, 1e6f}) xs.push_back(f);
+  const Tensor x = tensor(xs, {static_cast<int64_t>(xs.size())});
+  const std::vector<float> s = floats_of(x.sin()), c = floats_of(x.cos());
+  double worst_sin = 0, worst_cos = 0;
+  int64_t special_wrong = 0, scalar_mismatch = 0;
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const double want_s = std::sin(static_cast<double>(xs[i]));
+    const double want_c = std::cos(static_cast<double>(xs[i]));
+    if (std::isfinite(xs[i])) {
+      worst_sin = std::max(worst_sin, ulps(s[i], want_s));
+      worst_cos = std::max(worst_cos, ulps(c[i], want_c));
+      if (xs[i] == 0.0f && std::signbit(s[i]) != std::signbit(xs[i])) ++special_wrong;
+    } else if (!std::isnan(s[i]) || !std::isnan(c[i])) {
+      ++special_wrong;
+    }
+    const float ss = cpu::vec::sin(xs[i]), sc = cpu::vec::cos(xs[i]);
+    if (std::memcmp(&ss, &s[i], sizeof ss) != 0 || std::memcmp(&sc, &c[i], sizeof sc) != 0) {
+      ++scalar_mismatch;
+    }
+  }
+  INFO("max ulp: sin " << worst_sin << ", cos " << worst_cos);
+  CHECK(worst_sin <= 1.0);
+  CHECK(worst_cos <= 1.0);
+  CHECK(special_wrong == 0);
+  CHECK(scalar_mismatch == 0);  // the clones and the strided path give the same bits
+}
+
 TEST_CASE("reductions: rows, columns and several dims, vectorised paths", "[kernels]") {
   std::mt19937 rng(7);
   std::normal_distribution<double> dist;

@@ -200,3 +200,29 @@ TEST_CASE("gpu: backward rules trust a device index; the kernels still guard it"
       index_add(zeros({4, 5}).to(kCUDA), 0, tensor({5}).to(kCUDA), ones({1, 5}).to(kCUDA)),
       IndexError);
 }
+
+TEST_CASE("gpu: conv2d and pooling (im2col by index_select) match the CPU, forward and backward",
+          "[sweep]") {
+  namespace F = nn::functional;
+  const Tensor x = randn({2, 4, 7, 6});
+  const Tensor w = randn({6, 2, 3, 2});
+  const Tensor b = randn({6});
+  const auto options = nn::Conv2dFuncOptions().stride({2, 1}).padding(1).dilation({1, 2}).groups(2);
+  auto run = [&](Device device) {
+    Tensor xd = x.to(device).requires_grad_(), wd = w.to(device).requires_grad_();
+    Tensor bd = b.to(device).requires_grad_();
+    const Tensor y = F::conv2d(xd, wd, nn::Conv2dFuncOptions(options).bias(bd));
+    const Tensor pooled = F::max_pool2d(y, nn::MaxPool2dOptions(2).stride(1).padding(1));
+    const Tensor averaged =
+        F::avg_pool2d(y, nn::AvgPool2dOptions(3).padding(1).count_include_pad(false));
+    (pooled.sum() + (averaged * averaged).sum()).backward();
+    return std::vector<Tensor>{y.detach(), pooled.detach(), averaged.detach(),
+                               xd.grad(),  wd.grad(),       bd.grad()};
+  };
+  const std::vector<Tensor> gpu = run(kCUDA), cpu = run(kCPU);
+  const char* names[] = {"conv2d", "max_pool2d", "avg_pool2d", "d input", "d weight", "d bias"};
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    CHECK(gpu[i].device().is_cuda());
+    check_close(gpu[i], cpu[i], {1e-5, 1e-5}, names[i]);
+  }
+}

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "wick/nn/batchnorm.hpp"
+#include "wick/nn/conv.hpp"
 #include "wick/nn/embedding.hpp"
 #include "wick/nn/layers.hpp"
 #include "wick/nn/loss.hpp"

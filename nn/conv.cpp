@@ -1,0 +1,294 @@
+// conv.cpp: conv2d, max_pool2d and avg_pool2d as im2col (one index_select) and then a matmul
+// or a reduction over the window, so both devices and autograd come from existing ops.
+//
+// The input [N, C, H, W] is laid out as rows [C * H * W + 1, N]: one row per input position
+// holding that position of every image, plus one last row of the padding value (0, or -inf for
+// max). A window element is then a row index: the row of (c, ih, iw), or the padding row where
+// (ih, iw) falls outside the image. Selecting rows in the order (c, ki, kj, oh, ow) gives the
+// columns [C * kh * kw, OH * OW * N] in one index_select, whose every copy is a contiguous row of
+// N elements; conv2d is then one matmul of the weight [O, C * kh * kw] with them (groups: a
+// batch of g such products), and pooling a max or mean over the kh * kw rows of each (c, oh, ow).
+// Backward, index_select's rule adds the columns' gradients back into the rows with index_add,
+// in index order.
+#include "wick/nn/conv.hpp"
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "wick/autograd.hpp"
+
+namespace wick::nn {
+namespace {
+
+struct Window {
+  Size2 kernel, stride, padding, dilation;
+};
+
+struct Geometry {
+  int64_t channels, height, width;  // of the input
+  int64_t out_h, out_w;
+};
+
+// The output size along one dim, or a ShapeError naming op.
+int64_t out_size(const char* op, const Tensor& input, int64_t in, int64_t k, int64_t s, int64_t p,
+                 int64_t d) {
+  const int64_t span = d * (k - 1) + 1;
+  const int64_t padded = in + 2 * p;
+  WICK_CHECK(padded >= span, ShapeError, op, "the input ", describe(input), " padded by ", p,
+             " is smaller than the kernel (", k, " with dilation ", d, ")");
+  return (padded - span) / s + 1;
+}
+
+void check_window(const char* op, const Window& w) {
+  WICK_CHECK(w.kernel.h > 0 && w.kernel.w > 0, ValueError, op,
+             "kernel size must be positive, got (", w.kernel.h, ", ", w.kernel.w, ")");
+  WICK_CHECK(w.stride.h > 0 && w.stride.w > 0, ValueError, op, "stride must be positive, got (",
+             w.stride.h, ", ", w.stride.w, ")");
+  WICK_CHECK(w.padding.h >= 0 && w.padding.w >= 0, ValueError, op,
+             "padding must be non-negative, got (", w.padding.h, ", ", w.padding.w, ")");
+  WICK_CHECK(w.dilation.h > 0 && w.dilation.w > 0, ValueError, op,
+             "dilation must be positive, got (", w.dilation.h, ", ", w.dilation.w, ")");
+  // Sizes past this could overflow the index arithmetic; no real image comes near it.
+  constexpr int64_t kLimit = int64_t{1} << 24;
+  for (int64_t v : {w.kernel.h, w.kernel.w, w.stride.h, w.stride.w, w.padding.h, w.padding.w,
+                    w.dilation.h, w.dilation.w}) {
+    WICK_CHECK(v < kLimit, ValueError, op, "window parameter ", v, " is too large");
+  }
+}
+
+// The input as 4-D, and whether it came unbatched ([C, H, W]).
+std::pair<Tensor, bool> batched(const char* op, const Tensor& input) {
+  WICK_CHECK(input.defined(), ValueError, op, "the input is undefined");
+  WICK_CHECK(input.dim() == 3 || input.dim() == 4, ShapeError, op,
+             "expected a 3-D (unbatched) or 4-D (batched) input, got ", describe(input));
+  WICK_CHECK(input.is_floating_point(), DtypeError, op, "expected a floating input, got ",
+             describe(input));
+  return {input.dim() == 3 ? input.unsqueeze(0) : input, input.dim() == 3};
+}
+
+Geometry geometry(const char* op, const Tensor& x, const Window& w) {
+  check_window(op, w);
+  Geometry g{x.size(1), x.size(2), x.size(3), 0, 0};
+  g.out_h = out_size(op, x, g.height, w.kernel.h, w.stride.h, w.padding.h, w.dilation.h);
+  g.out_w = out_size(op, x, g.width, w.kernel.w, w.stride.w, w.padding.w, w.dilation.w);
+  int64_t total = g.channels;
+  bool overflow = false;
+  for (int64_t f : {w.kernel.h, w.kernel.w, g.out_h, g.out_w}) {
+    overflow = overflow || __builtin_mul_overflow(total, f, &total);
+  }
+  WICK_CHECK(!overflow && total < (int64_t{1} << 40), ShapeError, op, "the im2col index for ",
+             describe(x), " would have ", total, " elements");
+  return g;
+}
+
+// The row indices (c, ki, kj, oh, ow) -> input row, as an int64 tensor on `device`. Rows past
+// the image read row C * H * W (the padding row). Kept per (geometry, window, device) in a
+// small cache: a training loop asks for the same one every step, and on a GPU it would
+// otherwise be built and copied over each time.
+Tensor window_rows(const Geometry& g, const Window& w, Device device) {
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                         int64_t, int64_t, int64_t, int, int>;
+  const Key key{g.channels,    g.height,     g.width,      w.kernel.h,
+                w.kernel.w,    w.stride.h,   w.stride.w,   w.padding.h,
+                w.padding.w,   w.dilation.h, w.dilation.w, static_cast<int>(device.type()),
+                device.index()};
+  static std::mutex mutex;
+  // Never destroyed: device tensors must not be freed after the CUDA runtime has shut down.
+  static auto* cache = new std::map<Key, Tensor>();
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    const auto found = cache->find(key);
+    if (found != cache->end()) return found->second;
+  }
+  const int64_t kh = w.kernel.h, kw = w.kernel.w, oh_n = g.out_h, ow_n = g.out_w;
+  const int64_t pad_row = g.channels * g.height * g.width;
+  Tensor rows = empty({g.channels * kh * kw * oh_n * ow_n}, TensorOptions(kInt64));
+  int64_t* out = rows.data_ptr<int64_t>();
+  for (int64_t c = 0; c < g.channels; ++c) {
+    for (int64_t ki = 0; ki < kh; ++ki) {
+      for (int64_t kj = 0; kj < kw; ++kj) {
+        for (int64_t oh = 0; oh < oh_n; ++oh) {
+          const int64_t ih = oh * w.stride.h - w.padding.h + ki * w.dilation.h;
+          for (int64_t ow = 0; ow < ow_n; ++ow) {
+            const int64_t iw = ow * w.stride.w - w.padding.w + kj * w.dilation.w;
+            const bool inside = ih >= 0 && ih < g.height && iw >= 0 && iw < g.width;
+            *out++ = inside ? (c * g.height + ih) * g.width + iw : pad_row;
+          }
+        }
+      }
+    }
+  }
+  if (!device.is_cpu()) rows = rows.to(device);
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (cache->size() >= 32) cache->clear();  // a bound, not an LRU: shapes rarely vary this much
+  cache->emplace(key, rows);
+  return rows;
+}
+
+// [C * kh * kw, OH * OW, N]: every window element of every output position of every image.
+Tensor im2col(const Tensor& x, const Geometry& g, const Window& w, double pad_value) {
+  const int64_t n = x.size(0);
+  // Rows [C * H * W, N] (a copy: the images' positions become rows), then the padding row.
+  const Tensor positions = x.reshape({n, g.channels * g.height * g.width}).t();
+  const Tensor pad = full({1, n}, pad_value, x.options().requires_grad(false));
+  const Tensor table = cat({positions, pad}, 0);
+  const Tensor rows = window_rows(g, w, x.device());
+  // The index is built here, in range by construction: the boundary need not check it.
+  const wick::detail::IndexesInRange in_range(/*host_tensors_too=*/true);
+  return table.index_select(0, rows).reshape(
+      {g.channels * w.kernel.h * w.kernel.w, g.out_h * g.out_w, n});
+}
+
+// [X, OH * OW, N] -> [N, X, OH, OW], contiguous as PyTorch's results.
+Tensor to_images(const Tensor& cols, const Geometry& g, bool unbatched) {
+  const int64_t n = cols.size(2);
+  Tensor out = cols.permute({2, 0, 1}).contiguous().reshape({n, cols.size(0), g.out_h, g.out_w});
+  return unbatched ? out.squeeze(0) : out;
+}
+
+}  // namespace
+
+Tensor functional::conv2d(const Tensor& input, const Tensor& weight,
+                          const Conv2dFuncOptions& options) {
+  const char* op = "conv2d";
+  auto [x, unbatched] = batched(op, input);
+  WICK_CHECK(weight.defined() && weight.dim() == 4, ShapeError, op,
+             "expected a 4-D weight [out, in / groups, kh, kw], got ",
+             weight.defined() ? describe(weight) : std::string("undefined"));
+  const int64_t groups = options.groups();
+  WICK_CHECK(groups > 0, ValueError, op, "groups must be positive, got ", groups);
+  const int64_t out_channels = weight.size(0);
+  WICK_CHECK(x.size(1) == weight.size(1) * groups, ShapeError, op, "the input ", describe(input),
+             " has ", x.size(1), " channels; the weight ", describe(weight), " with groups ",
+             groups, " expects ", weight.size(1) * groups);
+  WICK_CHECK(out_channels % groups == 0, ShapeError, op, "the weight's ", out_channels,
+             " output channels are not divisible by groups ", groups);
+  const Tensor& bias = options.bias();
+  WICK_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_channels), ShapeError, op,
+             "expected a bias of [", out_channels, "], got ", describe(bias));
+  WICK_CHECK(weight.dtype() == x.dtype() && (!bias.defined() || bias.dtype() == x.dtype()),
+             DtypeError, op, "the input ", describe(input), ", weight ", describe(weight),
+             bias.defined() ? " and bias " + describe(bias) : std::string(),
+             " must have one dtype");
+  WICK_CHECK(weight.device() == x.device() && (!bias.defined() || bias.device() == x.device()),
+             DeviceError, op, "the input ", describe(input), ", weight ", describe(weight),
+             bias.defined() ? " and bias " + describe(bias) : std::string(),
+             " must be on one device");
+  const Window w{
+      {weight.size(2), weight.size(3)}, options.stride(), options.padding(), options.dilation()};
+  const Geometry g = geometry(op, x, w);
+  const int64_t n = x.size(0), k = weight.size(1) * w.kernel.h * w.kernel.w;
+  const int64_t positions = g.out_h * g.out_w;
+  // [g, C / g * kh * kw, OH * OW * N]: the columns of each group are consecutive rows.
+  const Tensor cols = im2col(x, g, w, 0.0).reshape({groups, k, positions * n});
+  // [g, O / g, k] x [g, k, OH * OW * N] -> [O, OH * OW, N].
+  Tensor out = matmul(weight.reshape({groups, out_channels / groups, k}), cols)
+                   .reshape({out_channels, positions, n});
+  if (bias.defined()) out = out + bias.reshape({out_channels, 1, 1});
+  return to_images(out, g, unbatched);
+}
+
+Tensor functional::max_pool2d(const Tensor& input, const MaxPool2dOptions& options) {
+  const char* op = "max_pool2d";
+  auto [x, unbatched] = batched(op, input);
+  const Window w{options.kernel_size(), options.stride(), options.padding(), options.dilation()};
+  // As PyTorch: padding at most half the kernel, so that no window is padding only.
+  WICK_CHECK(2 * w.padding.h <= w.kernel.h && 2 * w.padding.w <= w.kernel.w, ValueError, op,
+             "padding (", w.padding.h, ", ", w.padding.w,
+             ") should be at most half of the kernel (", w.kernel.h, ", ", w.kernel.w, ")");
+  const Geometry g = geometry(op, x, w);
+  const int64_t n = x.size(0), window = w.kernel.h * w.kernel.w;
+  const Tensor cols = im2col(x, g, w, -std::numeric_limits<double>::infinity())
+                          .reshape({g.channels, window, g.out_h * g.out_w, n});
+  // max with indices: its gradient goes to one element per window (the first largest), as
+  // PyTorch's max_pool2d backward.
+  const Tensor best = std::get<0>(max(cols, 1));
+  return to_images(best, g, unbatched);
+}
+
+Tensor functional::avg_pool2d(const Tensor& input, const AvgPool2dOptions& options) {
+  const char* op = "avg_pool2d";
+  auto [x, unbatched] = batched(op, input);
+  const Window w{options.kernel_size(), options.stride(), options.padding(), 1};
+  WICK_CHECK(2 * w.padding.h <= w.kernel.h && 2 * w.padding.w <= w.kernel.w, ValueError, op,
+             "padding (", w.padding.h, ", ", w.padding.w,
+             ") should be at most half of the kernel (", w.kernel.h, ", ", w.kernel.w, ")");
+  const Geometry g = geometry(op, x, w);
+  const int64_t n = x.size(0), window = w.kernel.h * w.kernel.w;
+  const int64_t positions = g.out_h * g.out_w;
+  const Tensor cols = im2col(x, g, w, 0.0).reshape({g.channels, window, positions, n});
+  if (options.count_include_pad()) return to_images(mean(cols, 1), g, unbatched);
+  // Divide by the elements inside the image: the window's rows that are not the padding row,
+  // counted from the index (the same for every channel).
+  const Tensor rows = window_rows(g, w, kCPU).reshape({g.channels, window, positions}).select(0, 0);
+  const Tensor inside = ne(rows, g.channels * g.height * g.width).sum(0).to(x.dtype());
+  return to_images(sum(cols, 1) / inside.to(x.device()).reshape({1, positions, 1}), g, unbatched);
+}
+
+Conv2dImpl::Conv2dImpl(const Conv2dOptions& options) : options_(options) {
+  const char* op = "nn::Conv2d";
+  const int64_t in = options.in_channels(), out = options.out_channels(), g = options.groups();
+  WICK_CHECK(in > 0 && out > 0, ValueError, op,
+             "in_channels and out_channels must be positive, got ", in, " and ", out);
+  WICK_CHECK(g > 0 && in % g == 0 && out % g == 0, ValueError, op, "groups ", g,
+             " must divide in_channels ", in, " and out_channels ", out);
+  check_window(op,
+               {options.kernel_size(), options.stride(), options.padding(), options.dilation()});
+  weight = register_parameter(
+      "weight", empty({out, in / g, options.kernel_size().h, options.kernel_size().w}));
+  if (options.bias()) bias = register_parameter("bias", empty({out}));
+  reset_parameters();
+}
+
+void Conv2dImpl::reset_parameters() {
+  NoGradGuard no_grad;
+  // kaiming_uniform_(a = sqrt(5)) gives bound 1 / sqrt(fan_in), as for Linear; the bias too.
+  const int64_t fan_in = weight.size(1) * weight.size(2) * weight.size(3);
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+  auto fill_uniform = [bound](Tensor& t) {
+    t.copy_(rand(t.sizes(), t.options()) * (2 * bound) - bound);
+  };
+  fill_uniform(weight);
+  if (bias.defined()) fill_uniform(bias);
+}
+
+Tensor Conv2dImpl::forward(const Tensor& input) const {
+  return functional::conv2d(input, weight,
+                            Conv2dFuncOptions()
+                                .bias(bias)
+                                .stride(options_.stride())
+                                .padding(options_.padding())
+                                .dilation(options_.dilation())
+                                .groups(options_.groups()));
+}
+
+namespace {
+std::string pair_text(const Size2& s) { return wick::detail::str_cat("(", s.h, ", ", s.w, ")"); }
+}  // namespace
+
+std::string Conv2dImpl::extra_repr() const {
+  std::string text = wick::detail::str_cat(options_.in_channels(), ", ", options_.out_channels(),
+                                           ", kernel_size=", pair_text(options_.kernel_size()),
+                                           ", stride=", pair_text(options_.stride()));
+  if (!(options_.padding() == Size2(0))) text += ", padding=" + pair_text(options_.padding());
+  if (!(options_.dilation() == Size2(1))) text += ", dilation=" + pair_text(options_.dilation());
+  if (options_.groups() != 1) text += wick::detail::str_cat(", groups=", options_.groups());
+  if (!options_.bias()) text += ", bias=False";
+  return text;
+}
+
+std::string MaxPool2dImpl::extra_repr() const {
+  return "kernel_size=" + pair_text(options_.kernel_size()) +
+         ", stride=" + pair_text(options_.stride()) + ", padding=" + pair_text(options_.padding()) +
+         ", dilation=" + pair_text(options_.dilation());
+}
+
+std::string AvgPool2dImpl::extra_repr() const {
+  return "kernel_size=" + pair_text(options_.kernel_size()) +
+         ", stride=" + pair_text(options_.stride()) + ", padding=" + pair_text(options_.padding());
+}
+
+}  // namespace wick::nn

@@ -1,0 +1,164 @@
+// conv.hpp: 2-D convolution and pooling over NCHW tensors (Conv2d, MaxPool2d, AvgPool2d and
+// their functional forms), as libtorch's. Each is made of ops that already run on both devices
+// and have backward rules: the input's windows are gathered with one index_select (im2col,
+// padding read from one extra element), then one matmul with the weight (conv2d), or max or
+// mean over the window (pooling). So the gradient is index_add's scatter of the windows' rows,
+// in a fixed order (the same bits on every run). Unbatched [C, H, W] inputs are taken, as in
+// PyTorch. Not supported: ceil_mode and divisor_override for pooling, padding modes other than
+// zeros, and "same" padding strings. Tested in tests/nn/test_conv.cpp against torch 1.13's
+// values and by gradcheck.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "wick/nn/module.hpp"
+#include "wick/ops.hpp"
+
+namespace wick::nn {
+
+// Two sizes (height, width); one number means both, as libtorch's ExpandingArray<2>.
+struct Size2 {
+  Size2(int64_t both) : h(both), w(both) {}  // NOLINT: implicit, as libtorch's stride(2)
+  Size2(int64_t height, int64_t width) : h(height), w(width) {}
+  int64_t h, w;
+  bool operator==(const Size2&) const = default;
+};
+
+#define WICK_CONV_OPTION(Class, type, name) \
+  Class& name(const type& v) {              \
+    name##_ = v;                            \
+    return *this;                           \
+  }                                         \
+  const type& name() const { return name##_; }
+
+// F::conv2d's options: bias (undefined: none), stride, padding, dilation, groups.
+class Conv2dFuncOptions {
+ public:
+  WICK_CONV_OPTION(Conv2dFuncOptions, Tensor, bias)
+  WICK_CONV_OPTION(Conv2dFuncOptions, Size2, stride)
+  WICK_CONV_OPTION(Conv2dFuncOptions, Size2, padding)
+  WICK_CONV_OPTION(Conv2dFuncOptions, Size2, dilation)
+  WICK_CONV_OPTION(Conv2dFuncOptions, int64_t, groups)
+
+ private:
+  Tensor bias_;
+  Size2 stride_ = 1, padding_ = 0, dilation_ = 1;
+  int64_t groups_ = 1;
+};
+
+// Pooling's options; stride defaults to the kernel size, as PyTorch's.
+class MaxPool2dOptions {
+ public:
+  MaxPool2dOptions(Size2 kernel_size) : kernel_size_(kernel_size) {}  // NOLINT: implicit
+  WICK_CONV_OPTION(MaxPool2dOptions, Size2, kernel_size)
+  MaxPool2dOptions& stride(const Size2& v) {
+    stride_ = v;
+    stride_given_ = true;
+    return *this;
+  }
+  Size2 stride() const { return stride_given_ ? stride_ : kernel_size_; }
+  WICK_CONV_OPTION(MaxPool2dOptions, Size2, padding)
+  WICK_CONV_OPTION(MaxPool2dOptions, Size2, dilation)
+
+ private:
+  Size2 kernel_size_, stride_ = 1, padding_ = 0, dilation_ = 1;
+  bool stride_given_ = false;
+};
+
+// count_include_pad: whether padded zeros count in the mean (PyTorch's default: true).
+class AvgPool2dOptions {
+ public:
+  AvgPool2dOptions(Size2 kernel_size) : kernel_size_(kernel_size) {}  // NOLINT: implicit
+  WICK_CONV_OPTION(AvgPool2dOptions, Size2, kernel_size)
+  AvgPool2dOptions& stride(const Size2& v) {
+    stride_ = v;
+    stride_given_ = true;
+    return *this;
+  }
+  Size2 stride() const { return stride_given_ ? stride_ : kernel_size_; }
+  WICK_CONV_OPTION(AvgPool2dOptions, Size2, padding)
+  WICK_CONV_OPTION(AvgPool2dOptions, bool, count_include_pad)
+
+ private:
+  Size2 kernel_size_, stride_ = 1, padding_ = 0;
+  bool stride_given_ = false, count_include_pad_ = true;
+};
+
+namespace functional {
+// input [N, C, H, W] (or [C, H, W]), weight [O, C / groups, kh, kw], bias [O]: the output
+// [N, O, OH, OW] with OH = (H + 2 padding - dilation (kh - 1) - 1) / stride + 1, as
+// torch.nn.functional.conv2d (a cross-correlation). Floating dtypes; every operand on one device.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
+// The largest element of each window (padding never wins: it is -inf); NaN propagates.
+Tensor max_pool2d(const Tensor& input, const MaxPool2dOptions& options);
+// The mean of each window.
+Tensor avg_pool2d(const Tensor& input, const AvgPool2dOptions& options);
+}  // namespace functional
+
+// Conv2d's options, as libtorch's: Conv2dOptions(in, out, kernel).stride(2).padding(1).
+class Conv2dOptions {
+ public:
+  Conv2dOptions(int64_t in_channels, int64_t out_channels, Size2 kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  WICK_CONV_OPTION(Conv2dOptions, int64_t, in_channels)
+  WICK_CONV_OPTION(Conv2dOptions, int64_t, out_channels)
+  WICK_CONV_OPTION(Conv2dOptions, Size2, kernel_size)
+  WICK_CONV_OPTION(Conv2dOptions, Size2, stride)
+  WICK_CONV_OPTION(Conv2dOptions, Size2, padding)
+  WICK_CONV_OPTION(Conv2dOptions, Size2, dilation)
+  WICK_CONV_OPTION(Conv2dOptions, int64_t, groups)
+  WICK_CONV_OPTION(Conv2dOptions, bool, bias)
+
+ private:
+  int64_t in_channels_, out_channels_;
+  Size2 kernel_size_, stride_ = 1, padding_ = 0, dilation_ = 1;
+  int64_t groups_ = 1;
+  bool bias_ = true;
+};
+#undef WICK_CONV_OPTION
+
+// weight [out, in / groups, kh, kw] and bias [out] start as PyTorch's reset_parameters()
+// leaves them: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in = in / groups * kh * kw (weight
+// first, then bias, drawn with wick::rand). float32 on the CPU; Module::to moves or casts.
+class Conv2dImpl : public Module {
+ public:
+  explicit Conv2dImpl(const Conv2dOptions& options);
+  Conv2dImpl(int64_t in_channels, int64_t out_channels, Size2 kernel_size)
+      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
+  Tensor forward(const Tensor& input) const;
+  void reset_parameters();
+  std::string extra_repr() const override;
+  const Conv2dOptions& options() const { return options_; }
+
+  Tensor weight;
+  Tensor bias;  // undefined with bias(false)
+
+ private:
+  Conv2dOptions options_;
+};
+WICK_MODULE(Conv2d);
+
+class MaxPool2dImpl : public Module {
+ public:
+  explicit MaxPool2dImpl(const MaxPool2dOptions& options) : options_(options) {}
+  Tensor forward(const Tensor& input) const { return functional::max_pool2d(input, options_); }
+  std::string extra_repr() const override;
+
+ private:
+  MaxPool2dOptions options_;
+};
+WICK_MODULE(MaxPool2d);
+
+class AvgPool2dImpl : public Module {
+ public:
+  explicit AvgPool2dImpl(const AvgPool2dOptions& options) : options_(options) {}
+  Tensor forward(const Tensor& input) const { return functional::avg_pool2d(input, options_); }
+  std::string extra_repr() const override;
+
+ private:
+  AvgPool2dOptions options_;
+};
+WICK_MODULE(AvgPool2d);
+
+}  // namespace wick::nn
