@@ -250,6 +250,23 @@ void BM_topk_rows(benchmark::State& state) {
   run(state, 4.0 * rows * cols + 12.0 * rows * k, 0, false, [&] { (void)x.topk(k, -1); });
 }
 
+// ---- conv2d (nn/conv.cpp: im2col by index_select, then one matmul) ----
+// A ResNet-style layer: 3x3, padding 1, [32, 64, 56, 56] -> 64 channels; forward alone, and
+// forward and backward (input and weight gradients). Flops: 2 N O C kh kw OH OW forward, three
+// times that with the backward; the im2col copy (9x the input) is not counted.
+void BM_conv2d(benchmark::State& state) {
+  const bool backward = state.range(0) == 1;
+  const int64_t n = 32, c = 64, hw = 56;
+  wick::Tensor x = random_gpu({n, c, hw, hw}), w = random_gpu({c, c, 3, 3});
+  const double flops = 2.0 * n * c * c * 9 * hw * hw * (backward ? 3 : 1);
+  run(state, 0, flops, false, [&] {
+    namespace F = wick::nn::functional;
+    wick::Tensor xl = x.detach().requires_grad_(backward), wl = w.detach().requires_grad_(backward);
+    wick::Tensor y = F::conv2d(xl, wl, wick::nn::Conv2dFuncOptions().padding(1));
+    if (backward) y.sum().backward();
+  });
+}
+
 // ---- matmul float32 ----
 void BM_matmul(benchmark::State& state) {
   const int64_t n = state.range(0);
@@ -357,6 +374,13 @@ BENCHMARK(BM_topk_rows)
     ->UseManualTime()
     ->Iterations(10)
     ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_conv2d)
+    ->ArgNames({"backward"})
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_matmul)
     ->ArgNames({"n", "cublas"})
     ->ArgsProduct({{1024, 2048, 4096}, {0, 1}})
