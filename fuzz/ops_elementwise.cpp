@@ -8,9 +8,11 @@ namespace wick::fuzz::ops {
 void Program::unary() {
   const Tensor* a = pick();
   if (a == nullptr) return;
-  const Un op = static_cast<Un>(in_.below(10));
-  static const char* kNames[] = {"neg",  "abs",     "exp",  "log",        "sqrt",
-                                 "relu", "sigmoid", "tanh", "pow_scalar", "clamp"};
+  const Un op = static_cast<Un>(in_.below(19));
+  static const char* kNames[] = {"neg",  "abs",     "exp",   "log",        "sqrt",
+                                 "relu", "sigmoid", "tanh",  "pow_scalar", "clamp",
+                                 "sin",  "cos",     "rsqrt", "reciprocal", "floor",
+                                 "ceil", "round",   "trunc", "sign"};
   const Ref x = snapshot(*a);
   Scalar e, lo, hi;
   bool has_lo = false, has_hi = false;
@@ -35,7 +37,19 @@ void Program::unary() {
     case Un::sqrt:
     case Un::sigmoid:
     case Un::tanh:
+    case Un::sin:
+    case Un::cos:
+    case Un::rsqrt:
+    case Un::reciprocal:
       k = float_of(k);
+      break;
+    case Un::floor:
+    case Un::ceil:
+    case Un::round:
+    case Un::trunc:
+      if (is_bool) expect = Expect::Error;
+      break;
+    case Un::sign:
       break;
     case Un::neg:
     case Un::abs:
@@ -113,6 +127,36 @@ void Program::unary() {
             }
             ulps = 8;
             break;
+          case Un::sin:
+            out = std::sin(d);
+            ulps = 4;  // bfloat16: rounded from a float32 result
+            break;
+          case Un::cos:
+            out = std::cos(d);
+            ulps = 4;
+            break;
+          case Un::rsqrt:
+            out = 1.0 / std::sqrt(d);
+            ulps = 2;
+            break;
+          case Un::reciprocal:
+            out = 1.0 / d;
+            break;
+          case Un::floor:
+            out = std::floor(d);
+            break;
+          case Un::ceil:
+            out = std::ceil(d);
+            break;
+          case Un::round:
+            out = std::nearbyint(d);  // ties to even
+            break;
+          case Un::trunc:
+            out = std::trunc(d);
+            break;
+          case Un::sign:
+            out = static_cast<double>((0.0 < d) - (d < 0.0));  // NaN and -0 give +0
+            break;
           case Un::clamp:
             out = d;
             if (lov && hiv && (std::isnan(lov->d) || std::isnan(hiv->d))) {
@@ -143,6 +187,15 @@ void Program::unary() {
             r.i = i;
             if (lov && r.i < lov->i) r.i = lov->i;
             if (hiv && r.i > hiv->i) r.i = hiv->i;
+            break;
+          case Un::floor:
+          case Un::ceil:
+          case Un::round:
+          case Un::trunc:
+            r.i = i;  // integers pass through
+            break;
+          case Un::sign:
+            r.i = (i > 0) - (i < 0);  // bool: itself
             break;
           default:
             fail("integer unary op reached the reference");
@@ -184,6 +237,33 @@ void Program::unary() {
           case Un::clamp:
             out = wick::clamp(*a, has_lo ? std::optional<Scalar>(lo) : std::nullopt,
                               has_hi ? std::optional<Scalar>(hi) : std::nullopt);
+            break;
+          case Un::sin:
+            out = in_.flag() ? a->sin() : wick::sin(*a);
+            break;
+          case Un::cos:
+            out = a->cos();
+            break;
+          case Un::rsqrt:
+            out = wick::rsqrt(*a);
+            break;
+          case Un::reciprocal:
+            out = a->reciprocal();
+            break;
+          case Un::floor:
+            out = wick::floor(*a);
+            break;
+          case Un::ceil:
+            out = a->ceil();
+            break;
+          case Un::round:
+            out = wick::round(*a);
+            break;
+          case Un::trunc:
+            out = a->trunc();
+            break;
+          case Un::sign:
+            out = wick::sign(*a);
             break;
         }
       })) {

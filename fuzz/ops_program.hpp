@@ -139,7 +139,27 @@ class Program {
     }
   }
 
-  enum class Un { neg, abs, exp, log, sqrt, relu, sigmoid, tanh, pow_scalar, clamp };
+  enum class Un {
+    neg,
+    abs,
+    exp,
+    log,
+    sqrt,
+    relu,
+    sigmoid,
+    tanh,
+    pow_scalar,
+    clamp,
+    sin,
+    cos,
+    rsqrt,
+    reciprocal,
+    floor,
+    ceil,
+    round,
+    trunc,
+    sign
+  };
   enum class Red { sum, mean, max, min, amax, amin, argmax, argmin };
 
   // ---- ops_create.cpp ----

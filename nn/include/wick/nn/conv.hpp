@@ -47,42 +47,53 @@ class Conv2dFuncOptions {
   int64_t groups_ = 1;
 };
 
-// Pooling's options; stride defaults to the kernel size, as PyTorch's.
-class MaxPool2dOptions {
+// What both poolings take: kernel_size, stride (the kernel size unless set, as PyTorch's) and
+// padding; each setter returns the derived options, so calls chain.
+template <class Self>
+class Pool2dOptionsBase {
  public:
-  MaxPool2dOptions(Size2 kernel_size) : kernel_size_(kernel_size) {}  // NOLINT: implicit
-  WICK_CONV_OPTION(MaxPool2dOptions, Size2, kernel_size)
-  MaxPool2dOptions& stride(const Size2& v) {
-    stride_ = v;
+  explicit Pool2dOptionsBase(Size2 kernel_size) : kernel_size_(kernel_size) {}
+  Self& kernel_size(const Size2& v) { return set(kernel_size_, v); }
+  const Size2& kernel_size() const { return kernel_size_; }
+  Self& stride(const Size2& v) {
     stride_given_ = true;
-    return *this;
+    return set(stride_, v);
   }
   Size2 stride() const { return stride_given_ ? stride_ : kernel_size_; }
-  WICK_CONV_OPTION(MaxPool2dOptions, Size2, padding)
-  WICK_CONV_OPTION(MaxPool2dOptions, Size2, dilation)
+  Self& padding(const Size2& v) { return set(padding_, v); }
+  const Size2& padding() const { return padding_; }
 
- private:
-  Size2 kernel_size_, stride_ = 1, padding_ = 0, dilation_ = 1;
-  bool stride_given_ = false;
-};
-
-// count_include_pad: whether padded zeros count in the mean (PyTorch's default: true).
-class AvgPool2dOptions {
- public:
-  AvgPool2dOptions(Size2 kernel_size) : kernel_size_(kernel_size) {}  // NOLINT: implicit
-  WICK_CONV_OPTION(AvgPool2dOptions, Size2, kernel_size)
-  AvgPool2dOptions& stride(const Size2& v) {
-    stride_ = v;
-    stride_given_ = true;
-    return *this;
+ protected:
+  template <typename T>
+  Self& set(T& field, const T& v) {
+    field = v;
+    return static_cast<Self&>(*this);
   }
-  Size2 stride() const { return stride_given_ ? stride_ : kernel_size_; }
-  WICK_CONV_OPTION(AvgPool2dOptions, Size2, padding)
-  WICK_CONV_OPTION(AvgPool2dOptions, bool, count_include_pad)
 
  private:
   Size2 kernel_size_, stride_ = 1, padding_ = 0;
-  bool stride_given_ = false, count_include_pad_ = true;
+  bool stride_given_ = false;
+};
+
+class MaxPool2dOptions : public Pool2dOptionsBase<MaxPool2dOptions> {
+ public:
+  MaxPool2dOptions(Size2 kernel_size) : Pool2dOptionsBase(kernel_size) {}  // NOLINT: implicit
+  MaxPool2dOptions& dilation(const Size2& v) { return set(dilation_, v); }
+  const Size2& dilation() const { return dilation_; }
+
+ private:
+  Size2 dilation_ = 1;
+};
+
+// count_include_pad: whether padded zeros count in the mean (PyTorch's default: true).
+class AvgPool2dOptions : public Pool2dOptionsBase<AvgPool2dOptions> {
+ public:
+  AvgPool2dOptions(Size2 kernel_size) : Pool2dOptionsBase(kernel_size) {}  // NOLINT: implicit
+  AvgPool2dOptions& count_include_pad(bool v) { return set(count_include_pad_, v); }
+  bool count_include_pad() const { return count_include_pad_; }
+
+ private:
+  bool count_include_pad_ = true;
 };
 
 namespace functional {
