@@ -1,10 +1,10 @@
 // examples/train_cnn.cpp: a small convolutional network learns to tell four shapes apart.
 // The images (12x12, generated here with a fixed seed) hold one vertical bar, horizontal bar,
-// diagonal or hollow square at a random place, with noise. The model is two blocks of
-// Conv2d(3x3, padding 1) -> ReLU -> MaxPool2d(2), then a Linear layer on the flattened
-// features; CrossEntropyLoss and Adam, minibatches of 32. Prints the loss and training accuracy
-// per epoch, then the accuracy on a fresh test set (expected >= 95%; the run fails otherwise).
-// Trains on the GPU if there is one. Run as a test by tests/nn.
+// diagonal or hollow square at a random place, with noise. The model is a Sequential of two
+// blocks of Conv2d(3x3, padding 1) -> ReLU -> MaxPool2d(2), then Flatten and a Linear layer;
+// CrossEntropyLoss and Adam, minibatches of 32. Prints the loss and training accuracy per epoch,
+// then the accuracy on a fresh test set (expected >= 95%; the run fails otherwise). Trains on the
+// GPU if there is one. Run as a test by tests/nn.
 #include <wick/wick.hpp>
 
 #include <algorithm>
@@ -53,29 +53,14 @@ DataSet make_shapes(int per_class, uint32_t seed) {
   return data;
 }
 
-// [N, 1, 12, 12] -> [N, 8, 6, 6] -> [N, 16, 3, 3] -> [N, 4].
-struct ConvNet {
-  nn::Sequential features{nn::Conv2d(nn::Conv2dOptions(1, 8, 3).padding(1)),
-                          nn::ReLU(),
-                          nn::MaxPool2d(nn::MaxPool2dOptions(2)),
-                          nn::Conv2d(nn::Conv2dOptions(8, 16, 3).padding(1)),
-                          nn::ReLU(),
-                          nn::MaxPool2d(nn::MaxPool2dOptions(2))};
-  nn::Linear classifier{16 * 3 * 3, kClasses};
-
-  wick::Tensor operator()(const wick::Tensor& x) const {
-    return classifier(features(x).reshape({x.size(0), -1}));
-  }
-  std::vector<wick::Tensor> parameters() const {
-    std::vector<wick::Tensor> all = features->parameters();
-    for (const wick::Tensor& p : classifier->parameters()) all.push_back(p);
-    return all;
-  }
-  void to(wick::Device device) {
-    features->to(device);
-    classifier->to(device);
-  }
-};
+// [N, 1, 12, 12] -> [N, 8, 6, 6] -> [N, 16, 3, 3] -> [N, 144] -> [N, 4].
+nn::Sequential make_convnet() {
+  return nn::Sequential(nn::Conv2d(nn::Conv2dOptions(1, 8, 3).padding(1)), nn::ReLU(),
+                        nn::MaxPool2d(nn::MaxPool2dOptions(2)),
+                        nn::Conv2d(nn::Conv2dOptions(8, 16, 3).padding(1)), nn::ReLU(),
+                        nn::MaxPool2d(nn::MaxPool2dOptions(2)), nn::Flatten(),
+                        nn::Linear(16 * 3 * 3, kClasses));
+}
 
 }  // namespace
 
@@ -84,10 +69,10 @@ int main() {
   std::printf("training on %s\n", device.is_cuda() ? "the GPU" : "the CPU");
   wick::manual_seed(0);
   const DataSet train = make_shapes(200, 1), test = make_shapes(100, 2);
-  ConvNet model;
-  model.to(device);
+  nn::Sequential model = make_convnet();
+  model->to(device);
   nn::CrossEntropyLoss criterion;
-  wick::optim::Adam optimizer(model.parameters(), wick::optim::AdamOptions(0.01));
+  wick::optim::Adam optimizer(model->parameters(), wick::optim::AdamOptions(0.01));
 
   const int64_t batch = 32, n = train.size(), pixels = kSide * kSide;
   std::vector<int64_t> order(static_cast<size_t>(n));

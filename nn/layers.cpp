@@ -48,6 +48,22 @@ Tensor functional::silu(const Tensor& input) {
   return input * sigmoid(input);
 }
 
+Tensor functional::leaky_relu(const Tensor& input, double negative_slope) {
+  WICK_CHECK(input.defined() && input.is_floating_point(), DtypeError, "leaky_relu", "input ",
+             describe(input), " must be a floating-point tensor");
+  // gt fails for NaN, which then takes the other branch: NaN * slope is NaN.
+  return where(gt(input, 0), input, input * negative_slope);
+}
+
+std::string LeakyReLUImpl::extra_repr() const {
+  return wick::detail::str_cat("negative_slope=", negative_slope_);
+}
+std::string SoftmaxImpl::extra_repr() const { return wick::detail::str_cat("dim=", dim_); }
+std::string LogSoftmaxImpl::extra_repr() const { return wick::detail::str_cat("dim=", dim_); }
+std::string FlattenImpl::extra_repr() const {
+  return wick::detail::str_cat("start_dim=", start_dim_, ", end_dim=", end_dim_);
+}
+
 GELUImpl::GELUImpl(std::string approximate) : approximate_(std::move(approximate)) {
   check_gelu_mode(approximate_);
 }

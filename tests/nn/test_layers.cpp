@@ -190,3 +190,38 @@ TEST_CASE("GELU (exact and tanh) and SiLU match python3-torch 1.13 and pass grad
   CHECK(wick::autograd::gradcheck([](const std::vector<Tensor>& in) { return nn::F::silu(in[0]); },
                                   {a}) == "");
 }
+
+TEST_CASE("LeakyReLU, Softmax, LogSoftmax and Flatten modules", "[nn]") {
+  // torch 1.13: leaky_relu([-2, 0, -0, 3, nan], 0.1) = [-0.2, 0, -0, 3, nan]; the gradient is
+  // the slope at 0 and at NaN.
+  Tensor x = wick::tensor({-2.0, 0.0, -0.0, 3.0, std::nan("")}).requires_grad_();
+  nn::LeakyReLU leaky(0.1);
+  const Tensor y = leaky(x);
+  const std::vector<float> v = y.to_vector<float>();
+  CHECK(v[0] == -0.2f);
+  CHECK((v[1] == 0.0f && !std::signbit(v[1])));
+  CHECK((v[2] == 0.0f && std::signbit(v[2])));
+  CHECK(v[3] == 3.0f);
+  CHECK(std::isnan(v[4]));
+  y.sum().backward();
+  CHECK(x.grad().to_vector<float>() == std::vector<float>{0.1f, 0.1f, 0.1f, 1.0f, 0.1f});
+  CHECK(leaky->extra_repr() == "negative_slope=0.1");
+  CHECK(nn::LeakyReLU()->extra_repr() == "negative_slope=0.01");
+  CHECK_THROWS_AS(nn::functional::leaky_relu(wick::tensor({1, 2})), wick::DtypeError);
+
+  const Tensor m = wick::randn({3, 4});
+  CHECK(wick::equal(nn::Softmax(1)(m), wick::softmax(m, 1)));
+  CHECK(wick::equal(nn::LogSoftmax(0)(m), wick::log_softmax(m, 0)));
+  CHECK(nn::Softmax(-1)->extra_repr() == "dim=-1");
+
+  // Flatten: everything but the batch dim by default; a view of a contiguous input.
+  const Tensor images = wick::randn({2, 3, 4, 5});
+  const Tensor flat = nn::Flatten()(images);
+  CHECK(flat.sizes() == wick::Shape{2, 60});
+  CHECK(flat.storage().get() == images.storage().get());
+  CHECK(nn::Flatten(0, 1)(images).sizes() == wick::Shape{6, 4, 5});
+  CHECK(nn::Flatten()->extra_repr() == "start_dim=1, end_dim=-1");
+  // In a Sequential, after a convolution.
+  nn::Sequential net(nn::Conv2d(3, 2, 3), nn::LeakyReLU(), nn::Flatten(), nn::Linear(2 * 2 * 3, 1));
+  CHECK(net(images).sizes() == wick::Shape{2, 1});
+}

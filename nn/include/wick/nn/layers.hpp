@@ -1,9 +1,8 @@
 // layers.hpp: Linear (PyTorch's default initialisation), the activations ReLU, Sigmoid, Tanh,
-// GELU and SiLU,
-// Dropout, LayerNorm and Sequential, each an Impl class plus its handle (WICK_MODULE). Forward
-// passes are built from autograd-aware ops only, so their gradients come from autograd's rules.
-// Tested in tests/nn/test_module.cpp (init bounds, shapes, chaining) and by the PyTorch parity
-// test (tests/nn/test_parity.cpp).
+// GELU, SiLU, LeakyReLU, Softmax and LogSoftmax, Flatten, Dropout, LayerNorm and Sequential, each
+// an Impl class plus its handle (WICK_MODULE). Forward passes are built from autograd-aware ops
+// only, so their gradients come from autograd's rules. Tested in tests/nn/test_module.cpp (init
+// bounds, shapes, chaining) and by the PyTorch parity test (tests/nn/test_parity.cpp).
 #pragma once
 
 #include <concepts>
@@ -36,6 +35,8 @@ Tensor layer_norm(const Tensor& input, const Shape& normalized_shape,
 Tensor gelu(const Tensor& input, const std::string& approximate = "none");
 // x * sigmoid(x) (SiLU, also called swish).
 Tensor silu(const Tensor& input);
+// where(x > 0, x, x * negative_slope) (NaN passes, as PyTorch's); floating inputs only.
+Tensor leaky_relu(const Tensor& input, double negative_slope = 0.01);
 }  // namespace functional
 
 // y = x W^T + b. weight [out_features, in_features] and bias [out_features] start as PyTorch's
@@ -97,6 +98,58 @@ class SiLUImpl : public Module {
   Tensor forward(const Tensor& input) const { return functional::silu(input); }
 };
 WICK_MODULE(SiLU);
+
+// x where x > 0, negative_slope * x elsewhere (NaN passes), as torch.nn.LeakyReLU.
+class LeakyReLUImpl : public Module {
+ public:
+  explicit LeakyReLUImpl(double negative_slope = 0.01) : negative_slope_(negative_slope) {}
+  Tensor forward(const Tensor& input) const {
+    return functional::leaky_relu(input, negative_slope_);
+  }
+  std::string extra_repr() const override;
+
+ private:
+  double negative_slope_;
+};
+WICK_MODULE(LeakyReLU);
+
+// softmax and log_softmax over dim, as torch.nn.Softmax(dim) and LogSoftmax(dim).
+class SoftmaxImpl : public Module {
+ public:
+  explicit SoftmaxImpl(int64_t dim) : dim_(dim) {}
+  Tensor forward(const Tensor& input) const { return softmax(input, dim_); }
+  std::string extra_repr() const override;
+
+ private:
+  int64_t dim_;
+};
+WICK_MODULE(Softmax);
+
+class LogSoftmaxImpl : public Module {
+ public:
+  explicit LogSoftmaxImpl(int64_t dim) : dim_(dim) {}
+  Tensor forward(const Tensor& input) const { return log_softmax(input, dim_); }
+  std::string extra_repr() const override;
+
+ private:
+  int64_t dim_;
+};
+WICK_MODULE(LogSoftmax);
+
+// Dims start_dim..end_dim merged into one (a view where the layout allows), as
+// torch.nn.Flatten: by default everything but the batch dim, so a convolution's [N, C, H, W]
+// output feeds a Linear layer inside a Sequential.
+class FlattenImpl : public Module {
+ public:
+  explicit FlattenImpl(int64_t start_dim = 1, int64_t end_dim = -1)
+      : start_dim_(start_dim), end_dim_(end_dim) {}
+  Tensor forward(const Tensor& input) const { return flatten(input, start_dim_, end_dim_); }
+  std::string extra_repr() const override;
+
+ private:
+  int64_t start_dim_, end_dim_;
+};
+WICK_MODULE(Flatten);
 
 // functional::dropout with this module's p while it is in training mode (train()), the input
 // itself in eval().
