@@ -256,11 +256,17 @@ void Conv2dImpl::reset_parameters() {
 }
 
 Tensor Conv2dImpl::forward(const Tensor& input) const {
-  return functional::conv2d(input, weight,
+  const Size2 p = options_.padding();
+  const bool zeros = options_.padding_mode() == kZeros;
+  const Tensor x =
+      zeros ? input
+            : functional::pad(input,
+                              PadFuncOptions({p.w, p.w, p.h, p.h}).mode(options_.padding_mode()));
+  return functional::conv2d(x, weight,
                             Conv2dFuncOptions()
                                 .bias(bias)
                                 .stride(options_.stride())
-                                .padding(options_.padding())
+                                .padding(zeros ? p : Size2(0))
                                 .dilation(options_.dilation())
                                 .groups(options_.groups()));
 }
@@ -277,6 +283,12 @@ std::string Conv2dImpl::extra_repr() const {
   if (!(options_.dilation() == Size2(1))) text += ", dilation=" + pair_text(options_.dilation());
   if (options_.groups() != 1) text += wick::detail::str_cat(", groups=", options_.groups());
   if (!options_.bias()) text += ", bias=False";
+  if (options_.padding_mode() != kZeros) {
+    const PadMode m = options_.padding_mode();
+    text += std::string(", padding_mode=") + (m == kReflect     ? "reflect"
+                                              : m == kReplicate ? "replicate"
+                                                                : "circular");
+  }
   return text;
 }
 

@@ -219,6 +219,11 @@ TEST_CASE("gpu: conv2d and pooling (im2col by index_select) match the CPU, forwa
     return std::vector<Tensor>{y.detach(), pooled.detach(), averaged.detach(),
                                xd.grad(),  wd.grad(),       bd.grad()};
   };
+  // pad's index_select modes and its constant mode on the device.
+  for (nn::PadMode mode : {nn::kConstant, nn::kReflect, nn::kReplicate, nn::kCircular}) {
+    const nn::PadFuncOptions pad = nn::PadFuncOptions({2, 1, 1, 3}).mode(mode).value(-1.5);
+    check_close(F::pad(x.to(kCUDA), pad), F::pad(x, pad), {}, "pad");
+  }
   const std::vector<Tensor> gpu = run(kCUDA), cpu = run(kCPU);
   const char* names[] = {"conv2d", "max_pool2d", "avg_pool2d", "d input", "d weight", "d bias"};
   for (size_t i = 0; i < gpu.size(); ++i) {

@@ -307,3 +307,53 @@ TEST_CASE("a small CNN learns to tell two patterns apart", "[nn][conv]") {
   }
   CHECK(last < 0.1 * first);
 }
+
+TEST_CASE("functional::pad in its four modes, and Conv2d's padding_mode", "[nn][conv]") {
+  const Tensor x = arange(6, kFloat32).reshape({1, 2, 3});
+  auto values = [](const Tensor& t) { return t.contiguous().to_vector<float>(); };
+  using V = std::vector<float>;
+  // torch 1.13, F.pad(x, ...) on arange(6).reshape(1, 2, 3):
+  CHECK(values(F::pad(x, nn::PadFuncOptions({1, 2}))) == V{0, 0, 1, 2, 0, 0, 0, 3, 4, 5, 0, 0});
+  CHECK(values(F::pad(x, nn::PadFuncOptions({2, 1}).mode(nn::kReflect))) ==
+        V{2, 1, 0, 1, 2, 1, 5, 4, 3, 4, 5, 4});
+  CHECK(values(F::pad(x, nn::PadFuncOptions({2, 1}).mode(nn::kReplicate))) ==
+        V{0, 0, 0, 1, 2, 2, 3, 3, 3, 4, 5, 5});
+  CHECK(values(F::pad(x, nn::PadFuncOptions({2, 1}).mode(nn::kCircular))) ==
+        V{1, 2, 0, 1, 2, 0, 4, 5, 3, 4, 5, 3});
+  // Negative amounts crop; two dims; a value.
+  const Tensor cropped = F::pad(x, nn::PadFuncOptions({-1, 1, 1, 0}).value(9));
+  CHECK(cropped.sizes() == Shape{1, 3, 3});
+  CHECK(values(cropped) == V{9, 9, 9, 1, 2, 9, 4, 5, 9});
+  CHECK(F::pad(x, nn::PadFuncOptions({0, 0, 0, 0, 1, 1})).sizes() == Shape{3, 2, 3});
+  // The gradient of a mirrored element is the sum of its copies'.
+  Tensor leaf = arange(3, kFloat64).reshape({1, 3}).requires_grad_();
+  F::pad(leaf, nn::PadFuncOptions({2, 2}).mode(nn::kReflect)).sum().backward();
+  CHECK(leaf.grad().to_vector<double>() == std::vector<double>{2, 3, 2});
+  const std::string grads = autograd::gradcheck(
+      [](const std::vector<Tensor>& in) {
+        return F::pad(in[0], nn::PadFuncOptions({1, 2, 2, 1}).mode(nn::kCircular)) +
+               F::pad(in[0], nn::PadFuncOptions({1, 2, 2, 1}).mode(nn::kReplicate));
+      },
+      {randn({2, 3, 4}, TensorOptions(kFloat64)).requires_grad_()});
+  CHECK(grads == "");
+  // Errors, as PyTorch's.
+  CHECK_THROWS_WITH(F::pad(x, nn::PadFuncOptions({3, 0}).mode(nn::kReflect)),
+                    Contains("pad") && Contains("reflect") && Contains("[1, 2, 3]"));
+  CHECK_THROWS_AS(F::pad(x, nn::PadFuncOptions({1})), ValueError);
+  CHECK_THROWS_AS(F::pad(arange(3, kFloat32), nn::PadFuncOptions({1, 1}).mode(nn::kReflect)),
+                  ValueError);
+  CHECK_THROWS_AS(F::pad(x, nn::PadFuncOptions({-4, 0})), ValueError);
+  CHECK_THROWS_AS(F::pad(x, nn::PadFuncOptions({-1, 0}).mode(nn::kReplicate)), ValueError);
+  CHECK_THROWS_AS(F::pad(x, nn::PadFuncOptions({1, 1, 1, 1, 1, 1, 1, 1})), ValueError);
+
+  // Conv2d with a padding mode pads first, then convolves without padding.
+  manual_seed(5);
+  nn::Conv2d conv(nn::Conv2dOptions(2, 3, 3).padding({1, 2}).padding_mode(nn::kCircular));
+  const Tensor img = randn({2, 2, 5, 6});
+  const Tensor want = F::conv2d(F::pad(img, nn::PadFuncOptions({2, 2, 1, 1}).mode(nn::kCircular)),
+                                conv->weight, nn::Conv2dFuncOptions().bias(conv->bias));
+  CHECK(equal(conv(img), want));
+  CHECK(conv(img).sizes() == Shape{2, 3, 5, 8});
+  CHECK(conv->extra_repr() ==
+        "2, 3, kernel_size=(3, 3), stride=(1, 1), padding=(1, 2), padding_mode=circular");
+}

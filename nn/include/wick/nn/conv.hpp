@@ -13,6 +13,7 @@
 #include <string>
 
 #include "wick/nn/module.hpp"
+#include "wick/nn/padding.hpp"
 #include "wick/ops.hpp"
 
 namespace wick::nn {
@@ -120,12 +121,16 @@ class Conv2dOptions {
   WICK_CONV_OPTION(Conv2dOptions, Size2, dilation)
   WICK_CONV_OPTION(Conv2dOptions, int64_t, groups)
   WICK_CONV_OPTION(Conv2dOptions, bool, bias)
+  // kZeros (the default), kReflect, kReplicate or kCircular: the input is padded by
+  // functional::pad in that mode, then convolved without padding (as PyTorch's Conv2d).
+  WICK_CONV_OPTION(Conv2dOptions, PadMode, padding_mode)
 
  private:
   int64_t in_channels_, out_channels_;
   Size2 kernel_size_, stride_ = 1, padding_ = 0, dilation_ = 1;
   int64_t groups_ = 1;
   bool bias_ = true;
+  PadMode padding_mode_ = kZeros;
 };
 #undef WICK_CONV_OPTION
 
