@@ -58,8 +58,7 @@ Tensor functional::leaky_relu(const Tensor& input, double negative_slope) {
 std::string LeakyReLUImpl::extra_repr() const {
   return wick::detail::str_cat("negative_slope=", negative_slope_);
 }
-std::string SoftmaxImpl::extra_repr() const { return wick::detail::str_cat("dim=", dim_); }
-std::string LogSoftmaxImpl::extra_repr() const { return wick::detail::str_cat("dim=", dim_); }
+std::string DimModule::extra_repr() const { return wick::detail::str_cat("dim=", dim_); }
 std::string FlattenImpl::extra_repr() const {
   return wick::detail::str_cat("start_dim=", start_dim_, ", end_dim=", end_dim_);
 }

@@ -113,26 +113,28 @@ class LeakyReLUImpl : public Module {
 };
 WICK_MODULE(LeakyReLU);
 
-// softmax and log_softmax over dim, as torch.nn.Softmax(dim) and LogSoftmax(dim).
-class SoftmaxImpl : public Module {
+// softmax and log_softmax over dim, as torch.nn.Softmax(dim) and LogSoftmax(dim); the base
+// holds the dim and prints it.
+class DimModule : public Module {
  public:
-  explicit SoftmaxImpl(int64_t dim) : dim_(dim) {}
-  Tensor forward(const Tensor& input) const { return softmax(input, dim_); }
+  explicit DimModule(int64_t dim) : dim_(dim) {}
   std::string extra_repr() const override;
 
- private:
+ protected:
   int64_t dim_;
+};
+
+class SoftmaxImpl : public DimModule {
+ public:
+  using DimModule::DimModule;
+  Tensor forward(const Tensor& input) const { return softmax(input, dim_); }
 };
 WICK_MODULE(Softmax);
 
-class LogSoftmaxImpl : public Module {
+class LogSoftmaxImpl : public DimModule {
  public:
-  explicit LogSoftmaxImpl(int64_t dim) : dim_(dim) {}
+  using DimModule::DimModule;
   Tensor forward(const Tensor& input) const { return log_softmax(input, dim_); }
-  std::string extra_repr() const override;
-
- private:
-  int64_t dim_;
 };
 WICK_MODULE(LogSoftmax);
 
