@@ -25,6 +25,7 @@ namespace {
 
 struct Window {
   Size2 kernel, stride, padding, dilation;
+  bool ceil_mode = false;  // pooling: a last, partial window where floor division drops it
 };
 
 struct Geometry {
@@ -32,14 +33,19 @@ struct Geometry {
   int64_t out_h, out_w;
 };
 
-// The output size along one dim, or a ShapeError naming op.
+// The output size along one dim, or a ShapeError naming op. With ceil_mode, as PyTorch's
+// pooling_output_shape: the division rounds up, but the last window must start inside the
+// input or its left padding.
 int64_t out_size(const char* op, const Tensor& input, int64_t in, int64_t k, int64_t s, int64_t p,
-                 int64_t d) {
+                 int64_t d, bool ceil_mode) {
   const int64_t span = d * (k - 1) + 1;
   const int64_t padded = in + 2 * p;
   WICK_CHECK(padded >= span, ShapeError, op, "the input ", describe(input), " padded by ", p,
              " is smaller than the kernel (", k, " with dilation ", d, ")");
-  return (padded - span) / s + 1;
+  if (!ceil_mode) return (padded - span) / s + 1;
+  int64_t out = (padded - span + s - 1) / s + 1;
+  if ((out - 1) * s >= in + p) --out;
+  return out;
 }
 
 void check_window(const char* op, const Window& w) {
@@ -72,8 +78,10 @@ std::pair<Tensor, bool> batched(const char* op, const Tensor& input) {
 Geometry geometry(const char* op, const Tensor& x, const Window& w) {
   check_window(op, w);
   Geometry g{x.size(1), x.size(2), x.size(3), 0, 0};
-  g.out_h = out_size(op, x, g.height, w.kernel.h, w.stride.h, w.padding.h, w.dilation.h);
-  g.out_w = out_size(op, x, g.width, w.kernel.w, w.stride.w, w.padding.w, w.dilation.w);
+  g.out_h =
+      out_size(op, x, g.height, w.kernel.h, w.stride.h, w.padding.h, w.dilation.h, w.ceil_mode);
+  g.out_w =
+      out_size(op, x, g.width, w.kernel.w, w.stride.w, w.padding.w, w.dilation.w, w.ceil_mode);
   int64_t total = g.channels;
   bool overflow = false;
   for (int64_t f : {w.kernel.h, w.kernel.w, g.out_h, g.out_w}) {
@@ -90,10 +98,14 @@ Geometry geometry(const char* op, const Tensor& x, const Window& w) {
 // otherwise be built and copied over each time.
 Tensor window_rows(const Geometry& g, const Window& w, Device device) {
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                         int64_t, int64_t, int64_t, int, int>;
-  const Key key{g.channels,    g.height,     g.width,      w.kernel.h,
-                w.kernel.w,    w.stride.h,   w.stride.w,   w.padding.h,
-                w.padding.w,   w.dilation.h, w.dilation.w, static_cast<int>(device.type()),
+                         int64_t, int64_t, int64_t, int64_t, int64_t, int, int>;
+  const Key key{g.channels,    g.height,
+                g.width,       w.kernel.h,
+                w.kernel.w,    w.stride.h,
+                w.stride.w,    w.padding.h,
+                w.padding.w,   w.dilation.h,
+                w.dilation.w,  g.out_h,
+                g.out_w,       static_cast<int>(device.type()),
                 device.index()};
   static std::mutex mutex;
   // Never destroyed: device tensors must not be freed after the CUDA runtime has shut down.
@@ -140,6 +152,29 @@ Tensor im2col(const Tensor& x, const Geometry& g, const Window& w, double pad_va
   const wick::detail::IndexesInRange in_range(/*host_tensors_too=*/true);
   return table.index_select(0, rows).reshape(
       {g.channels * w.kernel.h * w.kernel.w, g.out_h * g.out_w, n});
+}
+
+// For each output position, how many of its window's elements lie inside the image, or with
+// padded inside the image and its padding: [OH * OW] float64 on the CPU.
+Tensor window_counts(const Geometry& g, const Window& w, bool padded) {
+  const int64_t ph = padded ? w.padding.h : 0, pw = padded ? w.padding.w : 0;
+  auto span = [](int64_t start, int64_t k, int64_t d, int64_t lo, int64_t hi) {
+    int64_t inside = 0;
+    for (int64_t i = 0; i < k; ++i) inside += (start + i * d >= lo && start + i * d < hi) ? 1 : 0;
+    return inside;
+  };
+  Tensor counts = empty({g.out_h * g.out_w}, TensorOptions(kFloat64));
+  double* out = counts.data_ptr<double>();
+  for (int64_t oh = 0; oh < g.out_h; ++oh) {
+    const int64_t rows =
+        span(oh * w.stride.h - w.padding.h, w.kernel.h, w.dilation.h, -ph, g.height + ph);
+    for (int64_t ow = 0; ow < g.out_w; ++ow) {
+      const int64_t cols =
+          span(ow * w.stride.w - w.padding.w, w.kernel.w, w.dilation.w, -pw, g.width + pw);
+      *out++ = static_cast<double>(rows * cols);
+    }
+  }
+  return counts;
 }
 
 // [X, OH * OW, N] -> [N, X, OH, OW], contiguous as PyTorch's results.
@@ -194,7 +229,8 @@ Tensor functional::conv2d(const Tensor& input, const Tensor& weight,
 Tensor functional::max_pool2d(const Tensor& input, const MaxPool2dOptions& options) {
   const char* op = "max_pool2d";
   auto [x, unbatched] = batched(op, input);
-  const Window w{options.kernel_size(), options.stride(), options.padding(), options.dilation()};
+  const Window w{options.kernel_size(), options.stride(), options.padding(), options.dilation(),
+                 options.ceil_mode()};
   // As PyTorch: padding at most half the kernel, so that no window is padding only.
   WICK_CHECK(2 * w.padding.h <= w.kernel.h && 2 * w.padding.w <= w.kernel.w, ValueError, op,
              "padding (", w.padding.h, ", ", w.padding.w,
@@ -212,7 +248,8 @@ Tensor functional::max_pool2d(const Tensor& input, const MaxPool2dOptions& optio
 Tensor functional::avg_pool2d(const Tensor& input, const AvgPool2dOptions& options) {
   const char* op = "avg_pool2d";
   auto [x, unbatched] = batched(op, input);
-  const Window w{options.kernel_size(), options.stride(), options.padding(), 1};
+  const Window w{options.kernel_size(), options.stride(), options.padding(), 1,
+                 options.ceil_mode()};
   WICK_CHECK(2 * w.padding.h <= w.kernel.h && 2 * w.padding.w <= w.kernel.w, ValueError, op,
              "padding (", w.padding.h, ", ", w.padding.w,
              ") should be at most half of the kernel (", w.kernel.h, ", ", w.kernel.w, ")");
@@ -220,12 +257,12 @@ Tensor functional::avg_pool2d(const Tensor& input, const AvgPool2dOptions& optio
   const int64_t n = x.size(0), window = w.kernel.h * w.kernel.w;
   const int64_t positions = g.out_h * g.out_w;
   const Tensor cols = im2col(x, g, w, 0.0).reshape({g.channels, window, positions, n});
-  if (options.count_include_pad()) return to_images(mean(cols, 1), g, unbatched);
-  // Divide by the elements inside the image: the window's rows that are not the padding row,
-  // counted from the index (the same for every channel).
-  const Tensor rows = window_rows(g, w, kCPU).reshape({g.channels, window, positions}).select(0, 0);
-  const Tensor inside = ne(rows, g.channels * g.height * g.width).sum(0).to(x.dtype());
-  return to_images(sum(cols, 1) / inside.to(x.device()).reshape({1, positions, 1}), g, unbatched);
+  if (options.count_include_pad() && !w.ceil_mode) return to_images(mean(cols, 1), g, unbatched);
+  // Otherwise each window's divisor is its own, as PyTorch's: the elements inside the image
+  // (count_include_pad false), or inside the padded image (a ceil_mode window can reach past it).
+  const Tensor counts =
+      window_counts(g, w, options.count_include_pad()).to(x.dtype()).to(x.device());
+  return to_images(sum(cols, 1) / counts.reshape({1, positions, 1}), g, unbatched);
 }
 
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& options) : options_(options) {

@@ -357,3 +357,39 @@ TEST_CASE("functional::pad in its four modes, and Conv2d's padding_mode", "[nn][
   CHECK(conv->extra_repr() ==
         "2, 3, kernel_size=(3, 3), stride=(1, 1), padding=(1, 2), padding_mode=circular");
 }
+
+TEST_CASE("pooling with ceil_mode keeps the last partial window, as torch 1.13", "[nn][conv]") {
+  const Tensor x = arange(2 * 3 * 7 * 6, kFloat64).reshape({2, 3, 7, 6}).sin();
+  // torch: F.max_pool2d(x, 3, stride=2, padding=1, ceil_mode=True) etc. on this x.
+  const Tensor m1 = F::max_pool2d(x, nn::MaxPool2dOptions(3).stride(2).padding(1).ceil_mode(true));
+  CHECK(m1.sizes() == Shape{2, 3, 4, 4});
+  CHECK(m1.sum().item<double>() == Approx(47.26763882252482).epsilon(1e-12));
+  const Tensor m2 = F::max_pool2d(x, nn::MaxPool2dOptions({2, 3}).stride(2).ceil_mode(true));
+  CHECK(m2.sizes() == Shape{2, 3, 4, 3});
+  CHECK(m2.sum().item<double>() == Approx(40.031469560619044).epsilon(1e-12));
+  const Tensor a1 = F::avg_pool2d(x, nn::AvgPool2dOptions(3).stride(2).padding(1).ceil_mode(true));
+  CHECK(a1.sizes() == Shape{2, 3, 4, 4});
+  CHECK(a1.sum().item<double>() == Approx(0.13891644455055296).epsilon(1e-12));
+  const Tensor a2 = F::avg_pool2d(
+      x, nn::AvgPool2dOptions(3).stride(2).padding(1).ceil_mode(true).count_include_pad(false));
+  CHECK(a2.sum().item<double>() == Approx(0.3200688673520695).epsilon(1e-12));
+  const Tensor a3 = F::avg_pool2d(x, nn::AvgPool2dOptions({2, 3}).stride(2).ceil_mode(true));
+  CHECK(a3.sizes() == Shape{2, 3, 4, 3});
+  CHECK(a3.sum().item<double>() == Approx(0.4471390658792721).epsilon(1e-12));
+  // One row of 5 with windows of 2: [1, 3, 4] and [0.5, 2.5, 4] (the last window holds one
+  // element, and is divided by one); with padding 1 the windows start at -1, 1, 3.
+  const Tensor row = arange(5, kFloat32).reshape({1, 1, 1, 5});
+  CHECK(F::max_pool2d(row, nn::MaxPool2dOptions({1, 2}).ceil_mode(true)).to_vector<float>() ==
+        std::vector<float>{1, 3, 4});
+  CHECK(F::avg_pool2d(row, nn::AvgPool2dOptions({1, 2}).ceil_mode(true)).to_vector<float>() ==
+        std::vector<float>{0.5f, 2.5f, 4});
+  CHECK(F::max_pool2d(row,
+                      nn::MaxPool2dOptions({1, 2}).stride({1, 2}).padding({0, 1}).ceil_mode(true))
+            .to_vector<float>() == std::vector<float>{0, 2, 4});
+  const std::string grads = autograd::gradcheck(
+      [](const std::vector<Tensor>& in) {
+        return F::avg_pool2d(in[0], nn::AvgPool2dOptions(2).padding(1).stride(3).ceil_mode(true));
+      },
+      {randn({1, 2, 5, 4}, TensorOptions(kFloat64)).requires_grad_()});
+  CHECK(grads == "");
+}

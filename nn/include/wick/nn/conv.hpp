@@ -4,8 +4,8 @@
 // padding read from one extra element), then one matmul with the weight (conv2d), or max or
 // mean over the window (pooling). So the gradient is index_add's scatter of the windows' rows,
 // in a fixed order (the same bits on every run). Unbatched [C, H, W] inputs are taken, as in
-// PyTorch. Not supported: ceil_mode and divisor_override for pooling, padding modes other than
-// zeros, and "same" padding strings. Tested in tests/nn/test_conv.cpp against torch 1.13's
+// PyTorch. Not supported: divisor_override and return_indices for pooling, and "same" padding
+// strings. Tested in tests/nn/test_conv.cpp against torch 1.13's
 // values and by gradcheck.
 #pragma once
 
@@ -63,6 +63,9 @@ class Pool2dOptionsBase {
   Size2 stride() const { return stride_given_ ? stride_ : kernel_size_; }
   Self& padding(const Size2& v) { return set(padding_, v); }
   const Size2& padding() const { return padding_; }
+  // A last, partial window where the floor division would drop it (PyTorch's ceil_mode).
+  Self& ceil_mode(bool v) { return set(ceil_mode_, v); }
+  bool ceil_mode() const { return ceil_mode_; }
 
  protected:
   template <typename T>
@@ -73,7 +76,7 @@ class Pool2dOptionsBase {
 
  private:
   Size2 kernel_size_, stride_ = 1, padding_ = 0;
-  bool stride_given_ = false;
+  bool stride_given_ = false, ceil_mode_ = false;
 };
 
 class MaxPool2dOptions : public Pool2dOptionsBase<MaxPool2dOptions> {
