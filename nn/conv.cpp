@@ -92,6 +92,15 @@ Geometry geometry(const char* op, const Tensor& x, const Window& w) {
   return g;
 }
 
+// geometry() for pooling, whose padding must be at most half the kernel (as PyTorch's), so
+// that no window is padding only.
+Geometry pooling_geometry(const char* op, const Tensor& x, const Window& w) {
+  WICK_CHECK(2 * w.padding.h <= w.kernel.h && 2 * w.padding.w <= w.kernel.w, ValueError, op,
+             "padding (", w.padding.h, ", ", w.padding.w,
+             ") should be at most half of the kernel (", w.kernel.h, ", ", w.kernel.w, ")");
+  return geometry(op, x, w);
+}
+
 // The row indices (c, ki, kj, oh, ow) -> input row, as an int64 tensor on `device`. Rows past
 // the image read row C * H * W (the padding row). Kept per (geometry, window, device) in a
 // small cache: a training loop asks for the same one every step, and on a GPU it would
@@ -231,11 +240,7 @@ Tensor functional::max_pool2d(const Tensor& input, const MaxPool2dOptions& optio
   auto [x, unbatched] = batched(op, input);
   const Window w{options.kernel_size(), options.stride(), options.padding(), options.dilation(),
                  options.ceil_mode()};
-  // As PyTorch: padding at most half the kernel, so that no window is padding only.
-  WICK_CHECK(2 * w.padding.h <= w.kernel.h && 2 * w.padding.w <= w.kernel.w, ValueError, op,
-             "padding (", w.padding.h, ", ", w.padding.w,
-             ") should be at most half of the kernel (", w.kernel.h, ", ", w.kernel.w, ")");
-  const Geometry g = geometry(op, x, w);
+  const Geometry g = pooling_geometry(op, x, w);
   const int64_t n = x.size(0), window = w.kernel.h * w.kernel.w;
   const Tensor cols = im2col(x, g, w, -std::numeric_limits<double>::infinity())
                           .reshape({g.channels, window, g.out_h * g.out_w, n});
@@ -250,10 +255,7 @@ Tensor functional::avg_pool2d(const Tensor& input, const AvgPool2dOptions& optio
   auto [x, unbatched] = batched(op, input);
   const Window w{options.kernel_size(), options.stride(), options.padding(), 1,
                  options.ceil_mode()};
-  WICK_CHECK(2 * w.padding.h <= w.kernel.h && 2 * w.padding.w <= w.kernel.w, ValueError, op,
-             "padding (", w.padding.h, ", ", w.padding.w,
-             ") should be at most half of the kernel (", w.kernel.h, ", ", w.kernel.w, ")");
-  const Geometry g = geometry(op, x, w);
+  const Geometry g = pooling_geometry(op, x, w);
   const int64_t n = x.size(0), window = w.kernel.h * w.kernel.w;
   const int64_t positions = g.out_h * g.out_w;
   const Tensor cols = im2col(x, g, w, 0.0).reshape({g.channels, window, positions, n});
