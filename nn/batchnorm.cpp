@@ -1,9 +1,12 @@
-// batchnorm.cpp: batch_norm and BatchNorm1d from mean, var and elementwise ops. The batch
+// batchnorm.cpp: batch_norm and BatchNorm1d/2d/3d from mean, var and elementwise ops. The batch
 // statistics are taken over every dim but the channel dim; the normalisation is written as
 // PyTorch's CPU kernel orders it, (x - mean) * (1 / sqrt(var + eps)) * weight + bias.
 #include "wick/nn/batchnorm.hpp"
 
+#include <algorithm>
 #include <sstream>
+#include <string>
+#include <utility>
 
 #include "wick/autograd.hpp"
 
@@ -29,8 +32,8 @@ void check_channel_tensor(const Tensor& t, const char* what, const Tensor& input
 Tensor functional::batch_norm(const Tensor& input, const Tensor& running_mean,
                               const Tensor& running_var, const BatchNormFuncOptions& options) {
   WICK_CHECK(input.defined(), ValueError, "batch_norm", "input must be a defined tensor");
-  WICK_CHECK(input.dim() == 2 || input.dim() == 3, ShapeError, "batch_norm", "input ",
-             describe(input), " must be [N, C] or [N, C, L]");
+  WICK_CHECK(input.dim() >= 2, ShapeError, "batch_norm", "input ", describe(input),
+             " must be [N, C, ...], of 2 or more dims");
   WICK_CHECK(input.is_floating_point(), DtypeError, "batch_norm", "input ", describe(input),
              " must be floating point");
   WICK_CHECK(running_mean.defined() == running_var.defined(), ValueError, "batch_norm",
@@ -39,9 +42,10 @@ Tensor functional::batch_norm(const Tensor& input, const Tensor& running_mean,
   check_channel_tensor(running_var, "running_var", input);
   check_channel_tensor(options.weight(), "weight", input);
   check_channel_tensor(options.bias(), "bias", input);
-  const Shape reduce_dims = input.dim() == 2 ? Shape{0} : Shape{0, 2};
-  const Shape channel_shape =
-      input.dim() == 2 ? Shape{1, input.size(1)} : Shape{1, input.size(1), 1};
+  Shape reduce_dims{0};
+  Shape channel_shape = Shape::filled(static_cast<size_t>(input.dim()), 1);  // [1, C, 1, ...]
+  channel_shape[1] = input.size(1);
+  for (int64_t d = 2; d < input.dim(); ++d) reduce_dims.push_back(d);
   const int64_t per_channel = input.size(1) == 0 ? 0 : input.numel() / input.size(1);
   WICK_CHECK(options.training() || running_mean.defined(), ValueError, "batch_norm",
              "running_mean and running_var must be given in evaluation mode (training false)");
@@ -71,9 +75,11 @@ Tensor functional::batch_norm(const Tensor& input, const Tensor& running_mean,
   return out;
 }
 
-BatchNorm1dImpl::BatchNorm1dImpl(BatchNorm1dOptions options) : options_(options) {
+BatchNormImplBase::BatchNormImplBase(BatchNormOptions options, const char* name,
+                                     std::vector<int64_t> input_dims)
+    : options_(options), op_(std::string("nn::") + name), input_dims_(std::move(input_dims)) {
   const int64_t c = options_.num_features();
-  WICK_CHECK(c > 0, ValueError, "nn::BatchNorm1d", "num_features ", c, " must be positive");
+  WICK_CHECK(c > 0, ValueError, op_.c_str(), "num_features ", c, " must be positive");
   if (options_.affine()) {
     weight = register_parameter("weight", ones({c}));
     bias = register_parameter("bias", zeros({c}));
@@ -85,7 +91,7 @@ BatchNorm1dImpl::BatchNorm1dImpl(BatchNorm1dOptions options) : options_(options)
   }
 }
 
-void BatchNorm1dImpl::reset_running_stats() {
+void BatchNormImplBase::reset_running_stats() {
   if (!options_.track_running_stats()) return;
   NoGradGuard no_grad;
   Tensor rm = running_mean, rv = running_var, count = num_batches_tracked;
@@ -94,11 +100,14 @@ void BatchNorm1dImpl::reset_running_stats() {
   count.fill_(0);
 }
 
-Tensor BatchNorm1dImpl::forward(const Tensor& input) const {
-  WICK_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3), ShapeError,
-             "nn::BatchNorm1d", "expected a 2-D or 3-D input, got ",
+Tensor BatchNormImplBase::forward(const Tensor& input) const {
+  const bool rank_ok = input.defined() && std::find(input_dims_.begin(), input_dims_.end(),
+                                                    input.dim()) != input_dims_.end();
+  WICK_CHECK(rank_ok, ShapeError, op_.c_str(), "expected a ",
+             input_dims_.size() == 2 ? "2-D or 3-D" : std::to_string(input_dims_[0]) + "-D",
+             " input, got ",
              input.defined() ? describe(input) : std::string("an undefined tensor"));
-  WICK_CHECK(input.size(1) == options_.num_features(), ShapeError, "nn::BatchNorm1d", "input ",
+  WICK_CHECK(input.size(1) == options_.num_features(), ShapeError, op_.c_str(), "input ",
              describe(input), " has ", input.size(1), " channels (dim 1), the module ",
              options_.num_features());
   std::optional<double> momentum = options_.momentum();
@@ -118,7 +127,7 @@ Tensor BatchNorm1dImpl::forward(const Tensor& input) const {
                                     .eps(options_.eps()));
 }
 
-std::string BatchNorm1dImpl::extra_repr() const {
+std::string BatchNormImplBase::extra_repr() const {
   std::ostringstream out;
   out << options_.num_features() << ", eps=" << options_.eps() << ", momentum=";
   if (options_.momentum()) {

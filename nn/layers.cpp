@@ -154,4 +154,22 @@ std::shared_ptr<Module> SequentialImpl::operator[](size_t index) const {
   return named_children()[index].second;
 }
 
+void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
+  WICK_CHECK(module != nullptr, ValueError, "nn::ModuleList", "cannot hold an empty module");
+  register_module(std::to_string(modules_.size()), module);
+  modules_.push_back(std::move(module));
+}
+
+void ModuleListImpl::extend(const ModuleListImpl& other) {
+  // Copied first, so that list->extend(*list) doubles the list rather than looping for ever.
+  const std::vector<std::shared_ptr<Module>> added = other.modules_;
+  for (const auto& module : added) push_back(module);
+}
+
+std::shared_ptr<Module> ModuleListImpl::operator[](size_t index) const {
+  WICK_CHECK(index < modules_.size(), IndexError, "nn::ModuleList", "index ", index,
+             " is out of range for a ModuleList of ", modules_.size(), " modules");
+  return modules_[index];
+}
+
 }  // namespace wick::nn

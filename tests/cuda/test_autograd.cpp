@@ -223,6 +223,28 @@ TEST_CASE("gpu autograd: BatchNorm1d on the device", "[autograd]") {
   check_gradient(gpu_bn(xg).detach(), cpu_bn(xc).detach(), "batch_norm: eval values");
 }
 
+TEST_CASE("gpu autograd: BatchNorm2d and GroupNorm on the device", "[autograd]") {
+  // [N, C, H, W] float32 device tensors against float64 on the CPU: a training step's values and
+  // input gradients, and BatchNorm2d's running variance.
+  const Tensor x = grad_cases::input({4, 6, 3, 2}, false, 9) * 1.5 - 0.5;
+  nn::BatchNorm2d cpu_bn(6), gpu_bn(6);
+  nn::GroupNorm cpu_gn(3, 6), gpu_gn(3, 6);
+  cpu_bn->to(kFloat64);
+  cpu_gn->to(kFloat64);
+  gpu_bn->to(kCUDA);
+  gpu_gn->to(kCUDA);
+  const Tensor xc = x.detach().requires_grad_();
+  const Tensor xg = x.detach().to(kCUDA, kFloat32).requires_grad_();
+  const Tensor cpu_out = cpu_gn(cpu_bn(xc)), gpu_out = gpu_gn(gpu_bn(xg));
+  REQUIRE(gpu_out.device().is_cuda());
+  check_gradient(gpu_out.detach(), cpu_out.detach(), "batch_norm2d then group_norm values");
+  cpu_out.backward(seed_for(cpu_out, TensorOptions(kFloat64)));
+  gpu_out.backward(seed_for(gpu_out, TensorOptions().dtype(kFloat32).device(kCUDA)));
+  check_gradient(xg.grad(), xc.grad(), "input gradient");
+  check_gradient(gpu_gn->weight.grad(), cpu_gn->weight.grad(), "group_norm: weight gradient");
+  check_gradient(gpu_bn->running_var, cpu_bn->running_var, "batch_norm2d: running_var");
+}
+
 TEST_CASE("gpu autograd: Embedding with padding_idx and max_norm on the device", "[autograd]") {
   // A float32 device table against the same float64 table on the CPU: values after max_norm's
   // in-place renormalisation, outputs, and the table's gradient (repeated tokens and padding).

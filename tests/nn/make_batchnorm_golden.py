@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes batchnorm_golden.inc: torch.nn.BatchNorm1d (python3-torch 1.13, float64) through two
+"""Writes batchnorm_golden.inc: torch.nn.BatchNorm1d, 2d and 3d (python3-torch 1.13, float64) through two
 training steps and one eval step, for tests/nn/test_batchnorm.cpp: the outputs, the running
 statistics after each training step, and the gradients of sum(out * seed) for the input,
 weight and bias of the first step.
@@ -13,7 +13,9 @@ from golden_util import fmt, ints, wave
 
 def case(name, shape, momentum):
     c = shape[1]
-    bn = torch.nn.BatchNorm1d(c, momentum=momentum).double()
+    module = {2: torch.nn.BatchNorm1d, 3: torch.nn.BatchNorm1d, 4: torch.nn.BatchNorm2d,
+              5: torch.nn.BatchNorm3d}[len(shape)]
+    bn = module(c, momentum=momentum).double()
     with torch.no_grad():
         bn.weight.copy_(wave([c], 0.3, 0.5, 1.0))
         bn.bias.copy_(wave([c], 1.1, 0.3))
@@ -46,6 +48,8 @@ def main():
     case("[N, C, L]", [4, 3, 5], 0.1)
     case("[N, C], momentum 0.4", [5, 4], 0.4)
     case("[N, C, L], cumulative average", [3, 2, 4], None)
+    case("[N, C, H, W] (2d)", [3, 4, 3, 2], 0.1)
+    case("[N, C, D, H, W] (3d), cumulative average", [2, 3, 2, 3, 2], None)
     print("};")
 
 

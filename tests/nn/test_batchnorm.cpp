@@ -1,4 +1,4 @@
-// test_batchnorm.cpp: BatchNorm1d against torch.nn.BatchNorm1d (python3-torch 1.13, float64;
+// test_batchnorm.cpp: BatchNorm1d/2d/3d against torch.nn's (python3-torch 1.13, float64;
 // batchnorm_golden.inc from make_batchnorm_golden.py) through two training steps and an eval
 // step: outputs, running statistics (momentum and the cumulative average), gradients of input,
 // weight and bias; float32 too; gradcheck; buffers saved and moved; errors.
@@ -28,11 +28,12 @@ struct BatchNormCase {
 
 #include "batchnorm_golden.inc"
 
+template <typename BatchNormModule>
 void check_case(const BatchNormCase& c, wick::Dtype dtype, double rel) {
   INFO("case " << c.name << " in " << dtype);
   const auto opts = wick::TensorOptions(dtype);
   const wick::Shape shape(c.shape);
-  nn::BatchNorm1d bn(nn::BatchNorm1dOptions(c.shape[1]).momentum(c.momentum));
+  BatchNormModule bn(nn::BatchNormOptions(c.shape[1]).momentum(c.momentum));
   bn->to(dtype);
   {
     wick::NoGradGuard no_grad;
@@ -48,33 +49,47 @@ void check_case(const BatchNormCase& c, wick::Dtype dtype, double rel) {
                "d weight and d bias");
   check_values(bn->running_mean, c.mean1, rel, "running_mean after step 1");
   check_values(bn->running_var, c.var1, rel, "running_var after step 1");
-  CHECK(bn->num_batches_tracked.item<int64_t>() == 1);
+  CHECK(bn->num_batches_tracked.template item<int64_t>() == 1);
   check_values(bn(wick::tensor(c.x2, shape, opts)), c.out2, rel, "training output, step 2");
   check_values(bn->running_mean, c.mean2, rel, "running_mean after step 2");
   check_values(bn->running_var, c.var2, rel, "running_var after step 2");
-  CHECK(bn->num_batches_tracked.item<int64_t>() == 2);
+  CHECK(bn->num_batches_tracked.template item<int64_t>() == 2);
   CHECK_FALSE(bn->running_mean.requires_grad());
   bn->eval();
   check_values(bn(wick::tensor(c.x3, shape, opts)), c.out3, rel, "eval output");
-  CHECK(bn->num_batches_tracked.item<int64_t>() == 2);  // eval leaves the statistics alone
+  CHECK(bn->num_batches_tracked.template item<int64_t>() == 2);  // eval leaves the statistics alone
   check_values(bn->running_mean, c.mean2, rel, "running_mean after eval");
+}
+
+// The module torch used for the case: BatchNorm1d for 2 and 3 dims, 2d for 4, 3d for 5.
+void check_case_by_rank(const BatchNormCase& c, wick::Dtype dtype, double rel) {
+  if (c.shape.size() <= 3) {
+    check_case<nn::BatchNorm1d>(c, dtype, rel);
+  } else if (c.shape.size() == 4) {
+    check_case<nn::BatchNorm2d>(c, dtype, rel);
+  } else {
+    check_case<nn::BatchNorm3d>(c, dtype, rel);
+  }
 }
 
 }  // namespace
 
-TEST_CASE("BatchNorm1d matches PyTorch in float64 and float32") {
-  REQUIRE(kBatchNormCases.size() == 4);
-  for (const BatchNormCase& c : kBatchNormCases) check_case(c, wick::kFloat64, 1e-12);
-  for (const BatchNormCase& c : kBatchNormCases) check_case(c, wick::kFloat32, 5e-6);
+TEST_CASE("BatchNorm1d, 2d and 3d match PyTorch in float64 and float32") {
+  REQUIRE(kBatchNormCases.size() == 6);
+  for (const BatchNormCase& c : kBatchNormCases) check_case_by_rank(c, wick::kFloat64, 1e-12);
+  for (const BatchNormCase& c : kBatchNormCases) check_case_by_rank(c, wick::kFloat32, 5e-6);
 }
 
 TEST_CASE("batch_norm passes gradcheck in input, weight and bias") {
   const auto opts = wick::TensorOptions(wick::kFloat64).requires_grad(true);
   wick::manual_seed(31);
-  Tensor x = wick::randn({4, 3, 2}, opts), w = wick::randn({3}, opts), b = wick::randn({3}, opts);
+  Tensor w = wick::randn({3}, opts), b = wick::randn({3}, opts);
   Tensor rm = wick::zeros({3}, wick::kFloat64), rv = wick::ones({3}, wick::kFloat64);
-  for (bool training : {true, false}) {
-    CHECK(wick::autograd::gradcheck(
+  for (const wick::Shape& shape : {wick::Shape{4, 3, 2}, wick::Shape{2, 3, 2, 2}})
+    for (bool training : {true, false}) {
+      Tensor x = wick::randn(shape, opts);
+      CHECK(
+          wick::autograd::gradcheck(
               [&](const std::vector<Tensor>& in) {
                 return nn::F::batch_norm(
                            in[0], rm, rv,
@@ -82,7 +97,7 @@ TEST_CASE("batch_norm passes gradcheck in input, weight and bias") {
                     .reshape({-1});
               },
               {x, w, b}) == "");
-  }
+    }
 }
 
 TEST_CASE("BatchNorm1d's buffers: names, saving, moving, options") {
@@ -95,6 +110,10 @@ TEST_CASE("BatchNorm1d's buffers: names, saving, moving, options") {
   printed << bn;
   CHECK(printed.str() ==
         "BatchNorm1d(4, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)");
+  std::ostringstream printed2d;
+  printed2d << nn::BatchNorm2d(nn::BatchNorm2dOptions(8).momentum(std::nullopt));
+  CHECK(printed2d.str() ==
+        "BatchNorm2d(8, eps=1e-05, momentum=None, affine=True, track_running_stats=True)");
   bn->to(wick::kFloat64);
   CHECK(bn->running_var.dtype() == wick::kFloat64);
   CHECK(bn->num_batches_tracked.dtype() == wick::kInt64);  // integer buffers keep their dtype
@@ -126,6 +145,14 @@ TEST_CASE("BatchNorm1d rejects bad input with clear errors") {
                     Catch::Contains("BatchNorm1d") && Catch::Contains("[4, 5]"));
   CHECK_THROWS_AS(bn(wick::zeros({4})), wick::ShapeError);
   CHECK_THROWS_AS(bn(wick::zeros({2, 3, 4, 5})), wick::ShapeError);
+  nn::BatchNorm2d bn2d(3);
+  CHECK_THROWS_WITH(
+      bn2d(wick::zeros({4, 3})),
+      Catch::Contains("nn::BatchNorm2d: expected a 4-D input") && Catch::Contains("[4, 3]"));
+  CHECK_THROWS_AS(nn::BatchNorm3d(nn::BatchNorm3dOptions(2))(wick::zeros({2, 2, 3, 3})),
+                  wick::ShapeError);
+  CHECK_THROWS_WITH(nn::BatchNorm2d(-1), Catch::Contains("nn::BatchNorm2d: num_features -1"));
+  CHECK_THROWS_AS(nn::F::batch_norm(wick::zeros({4}), Tensor(), Tensor()), wick::ShapeError);
   CHECK_THROWS_WITH(bn(wick::zeros({1, 3})), Catch::Contains("more than 1 value per channel"));
   CHECK_THROWS_AS(bn(wick::zeros({4, 3}, wick::kInt64)), wick::DtypeError);
   CHECK_THROWS_AS(nn::BatchNorm1d(0), wick::ValueError);

@@ -225,3 +225,69 @@ TEST_CASE("LeakyReLU, Softmax, LogSoftmax and Flatten modules", "[nn]") {
   nn::Sequential net(nn::Conv2d(3, 2, 3), nn::LeakyReLU(), nn::Flatten(), nn::Linear(2 * 2 * 3, 1));
   CHECK(net(images).sizes() == wick::Shape{2, 1});
 }
+
+namespace {
+// A residual stack that owns its blocks through a ModuleList, as PyTorch models do.
+struct StackImpl : nn::Module {
+  explicit StackImpl(int64_t width) {
+    layers = register_module("layers", nn::ModuleList());
+    for (int i = 0; i < 3; ++i) layers->push_back(nn::Linear(width, width));
+    layers->push_back(nn::Sequential(nn::ReLU()));
+  }
+  Tensor forward(const Tensor& x) {
+    Tensor h = x;
+    for (size_t i = 0; i + 1 < layers->size(); ++i) {
+      h = h + layers->at<nn::LinearImpl>(i).forward(h);
+    }
+    return layers->ptr<nn::SequentialImpl>(layers->size() - 1)->forward(h);
+  }
+  nn::ModuleList layers{nullptr};
+};
+WICK_MODULE(Stack);
+}  // namespace
+
+TEST_CASE("ModuleList: names, indexing, iteration, extend, errors", "[nn]") {
+  Stack stack(4);
+  std::vector<std::string> names;
+  for (const auto& [name, p] : stack->named_parameters()) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"layers.0.weight", "layers.0.bias", "layers.1.weight",
+                                          "layers.1.bias", "layers.2.weight", "layers.2.bias"});
+  size_t visited = 0;
+  for (const auto& module : *stack->layers) visited += module != nullptr;
+  CHECK(visited == 4);
+  CHECK(stack->layers->ptr<nn::LinearImpl>(3) == nullptr);  // the Sequential
+  // The owner's forward runs and trains: the loss falls over a few SGD steps.
+  wick::manual_seed(5);
+  const Tensor x = wick::randn({16, 4});
+  const Tensor target = wick::relu(x * 0.5 + 0.25);
+  wick::optim::SGD sgd(stack->parameters(), wick::optim::SGDOptions(0.05));
+  double first = 0, last = 0;
+  for (int step = 0; step < 30; ++step) {
+    sgd.zero_grad();
+    Tensor loss = wick::nn::functional::mse_loss(stack(x), target);
+    loss.backward();
+    sgd.step();
+    (step == 0 ? first : last) = loss.item<double>();
+  }
+  CHECK(last < 0.5 * first);
+  // extend shares the modules; extending a list by itself doubles it.
+  nn::ModuleList list(nn::Linear(2, 2), nn::ReLU());
+  nn::ModuleList more;
+  more->extend(*list);
+  CHECK(more->size() == 2);
+  CHECK(more[0] == list[0]);
+  list->extend(*list);
+  CHECK(list->size() == 4);
+  CHECK(list->parameters().size() == 2);  // shared modules appear once
+  std::ostringstream printed;
+  printed << more;
+  CHECK(printed.str() ==
+        "ModuleList(\n  (0): Linear(in_features=2, out_features=2, bias=true)\n  (1): ReLU()\n)");
+  CHECK_THROWS_WITH(list[7], Catch::Contains("nn::ModuleList") && Catch::Contains("index 7") &&
+                                 Catch::Contains("4 modules"));
+  CHECK_THROWS_AS(list[7], wick::IndexError);
+  CHECK_THROWS_WITH(list->at<nn::LinearImpl>(1), Catch::Contains("ReLU"));
+  CHECK_THROWS_AS(list->push_back(nn::Linear(nullptr)), wick::ValueError);
+  CHECK_THROWS_AS(list->push_back(list.ptr()), wick::ValueError);  // a cycle
+  CHECK(list->size() == 4);  // the refused pushes left it as it was
+}

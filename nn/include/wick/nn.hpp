@@ -6,6 +6,7 @@
 #include "wick/nn/batchnorm.hpp"
 #include "wick/nn/conv.hpp"
 #include "wick/nn/embedding.hpp"
+#include "wick/nn/groupnorm.hpp"
 #include "wick/nn/layers.hpp"
 #include "wick/nn/loss.hpp"
 #include "wick/nn/loss_pointwise.hpp"

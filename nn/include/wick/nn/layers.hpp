@@ -227,4 +227,46 @@ class SequentialImpl : public Module {
 };
 WICK_MODULE(Sequential);
 
+// Holds modules in a list for the owner's forward to call as it likes (torch.nn.ModuleList):
+// no forward of its own. Children are named "0", "1", ..., so an owner that registers the list
+// as "layers" has parameters "layers.0.weight", as PyTorch's state_dict names them.
+class ModuleListImpl : public Module {
+ public:
+  ModuleListImpl() = default;
+  template <typename... Modules>
+  requires(sizeof...(Modules) > 0) explicit ModuleListImpl(Modules&&... modules) {
+    (push_back(std::forward<Modules>(modules)), ...);
+  }
+
+  template <typename Holder>
+  requires std::derived_from<typename Holder::Impl, Module>
+  void push_back(const Holder& holder) { push_back(holder.ptr()); }
+  void push_back(std::shared_ptr<Module> module);
+  // Appends every module of other (shared, not copied).
+  void extend(const ModuleListImpl& other);
+
+  size_t size() const { return modules_.size(); }
+  bool is_empty() const { return modules_.empty(); }
+  // The i-th module (IndexError past the end); ptr<Impl> casts it (nullptr if it is not one),
+  // at<Impl> gives a reference (ValueError if it is not one).
+  std::shared_ptr<Module> operator[](size_t index) const;
+  template <typename Impl>
+  std::shared_ptr<Impl> ptr(size_t index) const {
+    return std::dynamic_pointer_cast<Impl>((*this)[index]);
+  }
+  template <typename Impl>
+  Impl& at(size_t index) const {
+    std::shared_ptr<Impl> module = ptr<Impl>(index);
+    WICK_CHECK(module != nullptr, ValueError, "nn::ModuleList", "module ", index, " (",
+               (*this)[index]->name(), ") is not of the requested type");
+    return *module;
+  }
+  auto begin() const { return modules_.begin(); }
+  auto end() const { return modules_.end(); }
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
+};
+WICK_MODULE(ModuleList);
+
 }  // namespace wick::nn

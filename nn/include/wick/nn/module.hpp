@@ -139,6 +139,10 @@ class ModuleHolder {
   decltype(auto) operator()(Args&&... args) const {
     return impl().forward(std::forward<Args>(args)...);
   }
+  // Indexes containers: sequential[0], list[i] (as libtorch's handles do).
+  template <typename Index>
+  requires requires(Impl& m, Index i) { m[i]; }
+  decltype(auto) operator[](Index index) const { return impl()[index]; }
 
  private:
   Impl& impl() const {
