@@ -313,6 +313,10 @@ class Engine final : public AutogradHooks {
         kept = kept.defined() ? kept + grad : grad.clone();
       }
       const BackwardRule& rule = backward_rule(node->op);
+      if (rule.add_into != nullptr && add_into_pending(*node, rule, grad)) {
+        if (!retain_graph) release(*node);
+        continue;
+      }
       // record() gave every node of a list_fn op its list, and no other node one.
       const bool listed = rule.list_fn != nullptr;
       std::array<Tensor, 3> fixed_grads;
@@ -337,7 +341,13 @@ class Engine final : public AutogradHooks {
           }
           if (e.node) {
             Tensor& slot = e.node->pending_grad;
-            slot = slot.defined() ? slot + g : g;
+            if (!slot.defined()) {
+              slot = std::move(g);
+            } else if (stealable(slot) && slot.sizes() == g.sizes()) {
+              slot.add_(g);  // no one else holds it: summed in place, no new buffer
+            } else {
+              slot = slot + g;
+            }
           } else {
             accumulate(leaf, std::move(g));
           }
@@ -369,6 +379,24 @@ class Engine final : public AutogradHooks {
   }
 
  private:
+  // A view node (slice, select) whose input comes from another node: when that node's pending
+  // gradient already exists and is held by no one else, adds grad into its covered part in
+  // place and returns true; otherwise false, and the rule runs as usual.
+  static bool add_into_pending(const Node& node, const BackwardRule& rule, const Tensor& grad) {
+    if (node.num_inputs != 1) return false;
+    const Edge& e = node.edge(0);
+    if (!e.needed || !e.node) return false;
+    Tensor& slot = e.node->pending_grad;
+    const InputMeta& meta = node.meta(0);
+    if (!slot.defined() || !stealable(slot) || slot.sizes() != meta.sizes ||
+        grad.dtype() != meta.dtype || grad.device() != meta.device || slot.dtype() != meta.dtype ||
+        slot.device() != meta.device) {
+      return false;
+    }
+    rule.add_into(node, grad, slot);
+    return true;
+  }
+
   static void release(Node& node) {
     node.released = true;
     for (SavedTensor& s : node.inputs) s.data = Tensor();

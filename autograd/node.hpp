@@ -90,6 +90,11 @@ struct BackwardRule {
   // the table it reads from, so an optimizer step on an embedding between the forward and the
   // backward is no version error (as in PyTorch).
   unsigned saved_inputs = 0x7;
+  // For view ops (slice, select): adds grad in place into the part of input 0's full gradient
+  // that the view covers. The engine calls it instead of fn once that gradient exists and no one
+  // else holds it, so the 50 selects of an RNN's time steps cost 50 slices, not 50 zero-filled
+  // copies of the whole sequence added one by one.
+  void (*add_into)(const Node& node, const Tensor& grad, Tensor& input_grad) = nullptr;
 };
 const BackwardRule& backward_rule(OpId op);
 

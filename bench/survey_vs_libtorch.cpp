@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -400,6 +401,36 @@ std::vector<Case> cases() {
                              F::max_pool2d(F::conv2d(t_x, leaf, F::Conv2dFuncOptions().padding(1)),
                                            F::MaxPool2dFuncOptions(2));
                          if (backward) y.sum().backward();
+                       }};
+         }});
+  }
+  // A recurrent layer: LSTM 256 -> 256 over 50 steps of a batch of 32, forward, and forward and
+  // backward through time (wick: one input matmul per layer, then per step a [32, 256] x
+  // [256, 1024] matmul and the gate ops, nn/rnn.cpp; libtorch 1.13: its CPU LSTM).
+  for (bool backward : {false, true}) {
+    add({std::string("LSTM 256 -> 256, 50 steps, batch 32") +
+             (backward ? ", forward and backward" : ""),
+         [backward] {
+           wick::nn::LSTM lstm(256, 256);
+           torch::nn::LSTM t_lstm(256, 256);
+           {
+             torch::NoGradGuard no_grad;
+             const auto ours = lstm->parameters();
+             const auto theirs = t_lstm->parameters();
+             for (size_t i = 0; i < ours.size(); ++i) theirs[i].copy_(torch_copy(ours[i]));
+           }
+           const wick::Tensor x = wick::randn({50, 32, 256});
+           const torch::Tensor t_x = torch_copy(x);
+           return Pair{[=] {
+                         std::optional<wick::NoGradGuard> no_grad;
+                         if (!backward) no_grad.emplace();
+                         auto out = std::get<0>(lstm(x));
+                         if (backward) out.sum().backward();
+                       },
+                       [=]() mutable {
+                         torch::AutoGradMode mode(backward);
+                         auto out = std::get<0>(t_lstm->forward(t_x));
+                         if (backward) out.sum().backward();
                        }};
          }});
   }

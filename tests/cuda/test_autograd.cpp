@@ -245,6 +245,44 @@ TEST_CASE("gpu autograd: BatchNorm2d and GroupNorm on the device", "[autograd]")
   check_gradient(gpu_bn->running_var, cpu_bn->running_var, "batch_norm2d: running_var");
 }
 
+TEST_CASE("gpu autograd: LSTM and GRU through time on the device", "[autograd]") {
+  // A bidirectional two-layer LSTM feeding a GRU, float32 on the device against the same
+  // parameters in float64 on the CPU: outputs, final states, input and weight gradients.
+  const Tensor x = grad_cases::input({5, 3, 4}, false, 11);
+  nn::LSTM cpu_lstm(nn::LSTMOptions(4, 3).num_layers(2).bidirectional(true));
+  nn::GRU cpu_gru(nn::GRUOptions(6, 2).batch_first(true));
+  nn::LSTM gpu_lstm(nn::LSTMOptions(4, 3).num_layers(2).bidirectional(true));
+  nn::GRU gpu_gru(nn::GRUOptions(6, 2).batch_first(true));
+  {
+    NoGradGuard no_grad;
+    std::vector<Tensor> cpu_params = cpu_lstm->parameters(), gpu_params = gpu_lstm->parameters();
+    for (const Tensor& p : cpu_gru->parameters()) cpu_params.push_back(p);
+    for (const Tensor& p : gpu_gru->parameters()) gpu_params.push_back(p);
+    for (size_t i = 0; i < cpu_params.size(); ++i) gpu_params[i].copy_(cpu_params[i]);
+  }
+  cpu_lstm->to(kFloat64);
+  cpu_gru->to(kFloat64);
+  gpu_lstm->to(kCUDA);
+  gpu_gru->to(kCUDA);
+  const Tensor xc = x.detach().requires_grad_();
+  const Tensor xg = x.detach().to(kCUDA, kFloat32).requires_grad_();
+  auto run = [](nn::LSTM& lstm, nn::GRU& gru, const Tensor& input) {
+    auto [seq, state] = lstm(input);
+    auto [out, h] = gru(seq.transpose(0, 1));
+    return cat({out.reshape({-1}), h.reshape({-1}), std::get<1>(state).reshape({-1})});
+  };
+  const Tensor cpu_out = run(cpu_lstm, cpu_gru, xc), gpu_out = run(gpu_lstm, gpu_gru, xg);
+  REQUIRE(gpu_out.device().is_cuda());
+  check_gradient(gpu_out.detach(), cpu_out.detach(), "lstm then gru values");
+  cpu_out.backward(seed_for(cpu_out, TensorOptions(kFloat64)));
+  gpu_out.backward(seed_for(gpu_out, TensorOptions().dtype(kFloat32).device(kCUDA)));
+  check_gradient(xg.grad(), xc.grad(), "input gradient");
+  check_gradient(gpu_lstm->parameters()[4].grad(), cpu_lstm->parameters()[4].grad(),
+                 "lstm weight_ih_l0_reverse gradient");
+  check_gradient(gpu_gru->parameters()[1].grad(), cpu_gru->parameters()[1].grad(),
+                 "gru weight_hh_l0 gradient");
+}
+
 TEST_CASE("gpu autograd: Embedding with padding_idx and max_norm on the device", "[autograd]") {
   // A float32 device table against the same float64 table on the CPU: values after max_norm's
   // in-place renormalisation, outputs, and the table's gradient (repeated tokens and padding).

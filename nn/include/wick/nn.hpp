@@ -12,6 +12,7 @@
 #include "wick/nn/loss_pointwise.hpp"
 #include "wick/nn/module.hpp"
 #include "wick/nn/padding.hpp"
+#include "wick/nn/rnn.hpp"
 #include "wick/nn/utils.hpp"
 #include "wick/serialize.hpp"
 
