@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -267,6 +268,24 @@ void BM_conv2d(benchmark::State& state) {
   });
 }
 
+// A recurrent layer: LSTM 512 -> 512 over 100 steps of a batch of 64, forward, and forward and
+// backward through time. Flops: 2 * 4H * (in + H) per sample and step forward, three times that
+// with the backward; the gate ops are not counted (they are launch-bound at this size).
+void BM_lstm(benchmark::State& state) {
+  const bool backward = state.range(0) == 1;
+  const int64_t steps = 100, batch = 64, width = 512;
+  wick::nn::LSTM lstm(width, width);
+  lstm->to(wick::kCUDA);
+  wick::Tensor x = random_gpu({steps, batch, width});
+  const double flops = 2.0 * 4 * width * (2 * width) * batch * steps * (backward ? 3 : 1);
+  run(state, 0, flops, false, [&] {
+    std::optional<wick::NoGradGuard> no_grad;
+    if (!backward) no_grad.emplace();
+    wick::Tensor out = std::get<0>(lstm(x));
+    if (backward) out.sum().backward();
+  });
+}
+
 // ---- matmul float32 ----
 void BM_matmul(benchmark::State& state) {
   const int64_t n = state.range(0);
@@ -380,6 +399,13 @@ BENCHMARK(BM_conv2d)
     ->Arg(1)
     ->UseManualTime()
     ->Iterations(10)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_lstm)
+    ->ArgNames({"backward"})
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Iterations(5)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_matmul)
     ->ArgNames({"n", "cublas"})
