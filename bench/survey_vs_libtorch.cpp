@@ -214,6 +214,10 @@ std::vector<Case> cases() {
   add(unary("sum() of int64", kM,
             [](const auto& a) { return a.to(LibOf<decltype(a)>::i64).sum(); }));
   add(unary("sum(0) of [1024,4096]", {1024, 4096}, [](const auto& a) { return a.sum(0); }));
+  // The batch sum of a batched product in a transposed layout (a broadcast weight's gradient):
+  // the kept dims are transposed, so no kept dim is innermost in memory order.
+  add(unary("sum(0) of [64,1024,256].transpose(1,2)", {64, 1024, 256},
+            [](const auto& a) { return a.transpose(1, 2).sum(0); }));
   // Softmax.
   add(unary("log_softmax(1)", kM, [](const auto& a) { return a.log_softmax(1); }));
   add(unary("softmax(1) of [16384,64]", {16384, 64}, [](const auto& a) { return a.softmax(1); }));

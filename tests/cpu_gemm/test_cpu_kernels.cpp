@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -323,6 +324,51 @@ TEST_CASE("reductions: the value-only extreme (amax) gives max's bits", "[kernel
   t.select(0, 3).select(0, 100).fill_(std::nan(""));  // a row with a NaN
   Tensor amax = t.amax(1), values = std::get<0>(t.max(1));
   CHECK(std::memcmp(amax.data_ptr<float>(), values.data_ptr<float>(), 7 * sizeof(float)) == 0);
+}
+
+TEST_CASE("reductions: kept dims whose unit-stride dim is not last (outer_reduce_permuted)",
+          "[kernels]") {
+  // sum(0) of a transposed [B, N, K] view (a broadcast weight's gradient): the rows are folded
+  // with the unit-stride kept dim moved last, then copied out in kept order. The result must be
+  // the reduction of the same values laid out contiguously, bit for bit (the same row order),
+  // indices included, for several kept shapes, a NaN and a tie.
+  manual_seed(23);
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    for (auto [b, n, k] : {std::tuple<int64_t, int64_t, int64_t>{5, 7, 3},
+                           {9, 600, 4},
+                           {3, 2, 1030},
+                           {70, 33, 17}}) {
+      INFO(dtype_name(dtype) << " [" << b << ", " << n << ", " << k << "]");
+      Tensor base = randn({b, n, k}, dtype);
+      base.select(0, 2).select(0, 1).fill_(NAN);
+      base.select(0, 1).select(0, 0).fill_(50);
+      base.select(0, 3 % b).select(0, 0).fill_(50);  // a tie in row 0's outputs
+      const Tensor view = base.transpose(1, 2);      // [b, k, n], kept strides (1, k)
+      const Tensor packed = view.contiguous();
+      auto same = [](const Tensor& x, const Tensor& y) {
+        CHECK(x.sizes() == y.sizes());
+        const std::vector<double> xv = doubles_of(x), yv = doubles_of(y);
+        for (size_t i = 0; i < xv.size(); ++i) {
+          INFO("output " << i);
+          CHECK((xv[i] == yv[i] || (std::isnan(xv[i]) && std::isnan(yv[i]))));
+        }
+      };
+      same(view.sum(0), packed.sum(0));
+      same(view.mean(0), packed.mean(0));
+      same(view.amin(0), packed.amin(0));
+      auto [mx, imx] = view.max(0);
+      auto [pmx, pimx] = packed.max(0);
+      same(mx, pmx);
+      same(imx, pimx);
+      auto [mn, imn] = view.min(0, /*keepdim=*/true);
+      auto [pmn, pimn] = packed.min(0, true);
+      same(mn, pmn);
+      same(imn, pimn);
+      // Four dims, two reduced: [b, k, 2, n] from a permuted [b, 2, n, k].
+      const Tensor four = randn({b, 2, n, k}, dtype).permute({0, 3, 1, 2});
+      same(four.sum({0, 2}), four.contiguous().sum({0, 2}));
+    }
+  }
 }
 
 TEST_CASE("reductions: over dim 0 of narrow outputs (the row-wise walk from 2 columns)",
