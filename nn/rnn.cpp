@@ -198,9 +198,16 @@ std::tuple<Tensor, std::vector<Tensor>> RNNImplBase::run(const Tensor& input,
   return {output, final_states};
 }
 
+namespace {
+// RNN and RNNCell take tanh or relu only.
+RNNMode rnn_mode(Nonlinearity nonlinearity, const char* op) {
+  WICK_CHECK(nonlinearity != kGELU, ValueError, op, "nonlinearity must be kTanh or kReLU");
+  return nonlinearity == kReLU ? RNNMode::kRNNReLU : RNNMode::kRNNTanh;
+}
+}  // namespace
+
 RNNImpl::RNNImpl(const RNNOptions& options)
-    : RNNImplBase(options.nonlinearity() == kReLU ? RNNMode::kRNNReLU : RNNMode::kRNNTanh,
-                  options.layout(), "RNN"),
+    : RNNImplBase(rnn_mode(options.nonlinearity(), "nn::RNN"), options.layout(), "RNN"),
       options_(options) {}
 
 std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, const Tensor& hx) const {
@@ -277,8 +284,7 @@ std::vector<Tensor> RNNCellImplBase::step(const Tensor& input, std::vector<Tenso
 }
 
 RNNCellImpl::RNNCellImpl(const RNNCellOptions& options)
-    : RNNCellImplBase(options.nonlinearity() == kReLU ? RNNMode::kRNNReLU : RNNMode::kRNNTanh,
-                      options, "RNNCell") {}
+    : RNNCellImplBase(rnn_mode(options.nonlinearity(), "nn::RNNCell"), options, "RNNCell") {}
 
 Tensor RNNCellImpl::forward(const Tensor& input, const Tensor& hx) const {
   return step(input, {hx})[0];

@@ -3,6 +3,7 @@
 // by tests/nn.
 #pragma once
 
+#include "wick/nn/attention.hpp"
 #include "wick/nn/batchnorm.hpp"
 #include "wick/nn/conv.hpp"
 #include "wick/nn/embedding.hpp"
@@ -13,6 +14,7 @@
 #include "wick/nn/module.hpp"
 #include "wick/nn/padding.hpp"
 #include "wick/nn/rnn.hpp"
+#include "wick/nn/transformer.hpp"
 #include "wick/nn/utils.hpp"
 #include "wick/serialize.hpp"
 

@@ -17,10 +17,12 @@
 
 namespace wick::nn {
 
-// RNN's activation: h' = tanh(...) or relu(...).
-enum class Nonlinearity { kTanh, kReLU };
+// An activation named in options: RNN's h' = tanh(...) or relu(...) (kGELU is refused there),
+// and a Transformer layer's feed-forward activation (relu or gelu).
+enum class Nonlinearity { kTanh, kReLU, kGELU };
 inline constexpr Nonlinearity kTanh = Nonlinearity::kTanh;
 inline constexpr Nonlinearity kReLU = Nonlinearity::kReLU;
+inline constexpr Nonlinearity kGELU = Nonlinearity::kGELU;
 
 namespace detail {
 // The fields every recurrent layer's options hold, as the shared base takes them.
