@@ -438,6 +438,41 @@ std::vector<Case> cases() {
                        }};
          }});
   }
+  // A Transformer encoder layer: d_model 256, 8 heads, feed-forward 1024, over 128 positions of
+  // a batch of 16, post-norm, no dropout; forward, and forward and backward (wick: composed of
+  // linear, batched matmul, softmax and layer_norm, nn/attention.cpp; libtorch 1.13: its
+  // TransformerEncoderLayer's general path, the same decomposition).
+  for (bool backward : {false, true}) {
+    add({std::string("TransformerEncoderLayer 256, 8 heads, [128, 16]") +
+             (backward ? ", forward and backward" : ""),
+         [backward] {
+           wick::nn::TransformerEncoderLayer layer(
+               wick::nn::TransformerEncoderLayerOptions(256, 8).dim_feedforward(1024).dropout(0.0));
+           torch::nn::TransformerEncoderLayer t_layer(
+               torch::nn::TransformerEncoderLayerOptions(256, 8).dim_feedforward(1024).dropout(
+                   0.0));
+           {
+             torch::NoGradGuard no_grad;
+             auto theirs = t_layer->named_parameters();
+             for (const auto& [name, p] : layer->named_parameters()) {
+               theirs[name].copy_(torch_copy(p));
+             }
+           }
+           const wick::Tensor x = wick::randn({128, 16, 256});
+           const torch::Tensor t_x = torch_copy(x);
+           return Pair{[=] {
+                         std::optional<wick::NoGradGuard> no_grad;
+                         if (!backward) no_grad.emplace();
+                         auto out = layer(x);
+                         if (backward) out.sum().backward();
+                       },
+                       [=]() mutable {
+                         torch::AutoGradMode mode(backward);
+                         auto out = t_layer->forward(t_x);
+                         if (backward) out.sum().backward();
+                       }};
+         }});
+  }
   gather_case("gather along dim 0 of [1024, 1024], full index", kM, 0, kM, false);
   gather_case("gather along dim 0 of [1024, 1024], forward and backward (scatter_add)", kM, 0, kM,
               true);

@@ -283,6 +283,36 @@ TEST_CASE("gpu autograd: LSTM and GRU through time on the device", "[autograd]")
                  "gru weight_hh_l0 gradient");
 }
 
+TEST_CASE("gpu autograd: a Transformer encoder layer with masks on the device", "[autograd]") {
+  // A post-norm encoder layer (its MultiheadAttention with a causal bool mask and a padding
+  // mask), float32 on the device against the same parameters in float64 on the CPU: outputs,
+  // input gradient and the attention's projection gradient.
+  const Tensor x = grad_cases::input({5, 2, 8}, false, 13);
+  auto options = nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(16).dropout(0.0);
+  nn::TransformerEncoderLayer cpu_layer(options), gpu_layer(options);
+  {
+    NoGradGuard no_grad;
+    std::vector<Tensor> from = cpu_layer->parameters(), to = gpu_layer->parameters();
+    for (size_t i = 0; i < from.size(); ++i) to[i].copy_(from[i]);
+  }
+  cpu_layer->to(kFloat64);
+  gpu_layer->to(kCUDA);
+  const Tensor causal = triu(ones({5, 5}, kBool), 1);
+  Tensor padding = zeros({2, 5}, kBool);
+  padding.select(0, 0).narrow(0, 4, 1).fill_(true);
+  const Tensor xc = x.detach().requires_grad_();
+  const Tensor xg = x.detach().to(kCUDA, kFloat32).requires_grad_();
+  const Tensor cpu_out = cpu_layer(xc, causal, padding);
+  const Tensor gpu_out = gpu_layer(xg, causal.to(kCUDA), padding.to(kCUDA));
+  REQUIRE(gpu_out.device().is_cuda());
+  check_gradient(gpu_out.detach(), cpu_out.detach(), "encoder layer values");
+  cpu_out.backward(seed_for(cpu_out, TensorOptions(kFloat64)));
+  gpu_out.backward(seed_for(gpu_out, TensorOptions().dtype(kFloat32).device(kCUDA)));
+  check_gradient(xg.grad(), xc.grad(), "input gradient");
+  check_gradient(gpu_layer->self_attn->in_proj_weight.grad(),
+                 cpu_layer->self_attn->in_proj_weight.grad(), "in_proj_weight gradient");
+}
+
 TEST_CASE("gpu autograd: Embedding with padding_idx and max_norm on the device", "[autograd]") {
   // A float32 device table against the same float64 table on the CPU: values after max_norm's
   // in-place renormalisation, outputs, and the table's gradient (repeated tokens and padding).

@@ -129,3 +129,179 @@ TEST_CASE("MultiheadAttention and the Transformer encoder match PyTorch", "[nn][
   for (const AttentionCase& c : kAttentionCases) check_case(c, wick::kFloat64, 1e-11);
   for (const AttentionCase& c : kAttentionCases) check_case(c, wick::kFloat32, 5e-5);
 }
+
+TEST_CASE("scaled_dot_product_attention against a float64 loop, with masks", "[nn][attention]") {
+  wick::manual_seed(51);
+  const Tensor q = wick::randn({2, 3, 4}, wick::kFloat64),
+               k = wick::randn({2, 5, 4}, wick::kFloat64);
+  const Tensor v = wick::randn({2, 5, 6}, wick::kFloat64);
+  Tensor bool_mask = wick::zeros({3, 5}, wick::kBool);
+  bool_mask.select(0, 1).narrow(0, 2, 3).fill_(true);  // row 1 may attend keys 0 and 1 only
+  const Tensor float_mask = wick::randn({3, 5}, wick::kFloat64);
+  const std::vector<double> qv = q.to_vector<double>(), kv = k.to_vector<double>();
+  const std::vector<double> vv = v.to_vector<double>(), fv = float_mask.to_vector<double>();
+  const std::vector<double> bv = bool_mask.to(wick::kFloat64).to_vector<double>();
+  // mode 0: no mask, 1: bool, 2: float, 3: causal.
+  auto reference = [&](int mode) {
+    std::vector<double> out;
+    for (int64_t b = 0; b < 2; ++b) {
+      for (int64_t i = 0; i < 3; ++i) {
+        std::vector<double> score(5);
+        double top = -INFINITY;
+        for (int64_t j = 0; j < 5; ++j) {
+          double s = 0;
+          for (int64_t d = 0; d < 4; ++d) {
+            s += qv[static_cast<size_t>((b * 3 + i) * 4 + d)] *
+                 kv[static_cast<size_t>((b * 5 + j) * 4 + d)];
+          }
+          s /= 2.0;  // sqrt(4)
+          if (mode == 1 && bv[static_cast<size_t>(i * 5 + j)] != 0) s = -INFINITY;
+          if (mode == 2) s += fv[static_cast<size_t>(i * 5 + j)];
+          if (mode == 3 && j > i) s = -INFINITY;
+          score[static_cast<size_t>(j)] = s;
+          top = std::max(top, s);
+        }
+        double total = 0;
+        for (double& s : score) total += (s = std::exp(s - top));
+        for (int64_t d = 0; d < 6; ++d) {
+          double acc = 0;
+          for (int64_t j = 0; j < 5; ++j) {
+            acc += score[static_cast<size_t>(j)] / total *
+                   vv[static_cast<size_t>((b * 5 + j) * 6 + d)];
+          }
+          out.push_back(acc);
+        }
+      }
+    }
+    return out;
+  };
+  namespace F = nn::functional;
+  check_values(F::scaled_dot_product_attention(q, k, v), reference(0), 1e-12, "no mask");
+  check_values(F::scaled_dot_product_attention(q, k, v, bool_mask), reference(1), 1e-12, "bool");
+  check_values(F::scaled_dot_product_attention(q, k, v, float_mask), reference(2), 1e-12, "float");
+  check_values(F::scaled_dot_product_attention(q, k, v, {}, 0.0, true), reference(3), 1e-12,
+               "causal");
+  CHECK(wick::autograd::gradcheck(
+            [&](const std::vector<Tensor>& in) {
+              return F::scaled_dot_product_attention(in[0], in[1], in[2], float_mask).reshape({-1});
+            },
+            {q.detach().requires_grad_(), k.detach().requires_grad_(),
+             v.detach().requires_grad_()}) == "");
+  CHECK_THROWS_AS(F::scaled_dot_product_attention(q, k.narrow(2, 0, 3), v), wick::ShapeError);
+  CHECK_THROWS_AS(F::scaled_dot_product_attention(q, k, v, bool_mask, 0.0, true), wick::ValueError);
+  CHECK_THROWS_AS(F::scaled_dot_product_attention(q, k, v, wick::zeros({3, 5}, wick::kInt64)),
+                  wick::DtypeError);
+}
+
+TEST_CASE("MultiheadAttention: names, printing, initialisation, dropout, gradcheck",
+          "[nn][attention]") {
+  nn::MultiheadAttention mha(nn::MultiheadAttentionOptions(8, 2).dropout(0.5));
+  std::vector<std::string> names;
+  for (const auto& [name, p] : mha->named_parameters()) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight",
+                                          "out_proj.bias"});
+  CHECK(wick::equal(mha->in_proj_bias, wick::zeros({24})));
+  CHECK(wick::equal(mha->out_proj->bias, wick::zeros({8})));
+  // Xavier uniform: |w| <= sqrt(6 / (8 + 24)).
+  CHECK(wick::abs(mha->in_proj_weight).max().item<float>() <= std::sqrt(6.0f / 32.0f));
+  std::ostringstream printed;
+  printed << mha;
+  CHECK(printed.str() ==
+        "MultiheadAttention(\n  embed_dim=8, num_heads=2, dropout=0.5\n  (out_proj): "
+        "Linear(in_features=8, "
+        "out_features=8, bias=true)\n)");
+  const Tensor x = wick::randn({4, 2, 8});
+  // Dropout on the weights in training: two calls differ; in eval they agree.
+  CHECK_FALSE(wick::equal(std::get<0>(mha(x, x, x)), std::get<0>(mha(x, x, x))));
+  mha->eval();
+  CHECK(wick::equal(std::get<0>(mha(x, x, x)), std::get<0>(mha(x, x, x))));
+  // Each row of the averaged weights sums to 1.
+  const Tensor weights = std::get<1>(mha(x, x, x));
+  CHECK(wick::allclose(weights.sum({2}), wick::ones({2, 4}), 1e-5, 1e-6));
+  nn::MultiheadAttention small(nn::MultiheadAttentionOptions(4, 2).kdim(3).vdim(2));
+  small->to(wick::kFloat64);
+  const auto opts = wick::TensorOptions(wick::kFloat64).requires_grad(true);
+  wick::manual_seed(52);
+  CHECK(wick::autograd::gradcheck(
+            [&](const std::vector<Tensor>& in) {
+              auto [out, w] = small(in[0], in[1], in[2]);
+              return wick::cat({out.reshape({-1}), w.reshape({-1})});
+            },
+            {wick::randn({3, 2, 4}, opts), wick::randn({5, 2, 3}, opts),
+             wick::randn({5, 2, 2}, opts)}) == "");
+}
+
+TEST_CASE("attention and the encoder reject bad input with clear errors", "[nn][attention]") {
+  CHECK_THROWS_WITH(nn::MultiheadAttention(6, 4), Catch::Contains("nn::MultiheadAttention") &&
+                                                      Catch::Contains("embed_dim 6") &&
+                                                      Catch::Contains("num_heads 4"));
+  CHECK_THROWS_AS(nn::MultiheadAttention(nn::MultiheadAttentionOptions(4, 2).add_bias_kv(true)),
+                  wick::ValueError);
+  nn::MultiheadAttention mha(8, 2);
+  const Tensor x = wick::randn({4, 2, 8});
+  CHECK_THROWS_WITH(mha(x, wick::randn({4, 2, 7}), x),
+                    Catch::Contains("[4, 2, 7]") && Catch::Contains("kdim 8"));
+  CHECK_THROWS_AS(mha(x, x, wick::randn({3, 2, 8})), wick::ShapeError);
+  CHECK_THROWS_AS(mha(x, wick::randn({4, 8}), x), wick::ShapeError);
+  CHECK_THROWS_WITH(mha(x, x, x, wick::zeros({2, 3}, wick::kBool)),
+                    Catch::Contains("key_padding_mask") && Catch::Contains("[2, 4]"));
+  CHECK_THROWS_WITH(mha(x, x, x, Tensor(), true, wick::zeros({4, 5}, wick::kBool)),
+                    Catch::Contains("attn_mask") && Catch::Contains("[4, 4] or [4, 4, 4]"));
+  CHECK_THROWS_AS(mha(x, x, x, Tensor(), true, wick::zeros({4, 4}, wick::kInt64)),
+                  wick::DtypeError);
+  CHECK_THROWS_AS(mha(x.to(wick::kFloat64), x.to(wick::kFloat64), x.to(wick::kFloat64)),
+                  wick::DtypeError);
+  CHECK_THROWS_AS(
+      nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2).activation(nn::kTanh)),
+      wick::ValueError);
+  CHECK_THROWS_AS(nn::TransformerEncoder(nn::TransformerEncoderOptions(
+                      nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2)), 0)),
+                  wick::ValueError);
+  CHECK_THROWS_AS(nn::RNN(nn::RNNOptions(2, 3).nonlinearity(nn::kGELU)), wick::ValueError);
+  // Still works after the refusals.
+  CHECK(std::get<0>(mha(x, x, x)).sizes() == wick::Shape{4, 2, 8});
+}
+
+TEST_CASE("the encoder: clones, names, and a model that learns to sort", "[nn][attention]") {
+  wick::manual_seed(9);
+  nn::TransformerEncoderLayer layer(
+      nn::TransformerEncoderLayerOptions(16, 2).dim_feedforward(32).dropout(0.0).batch_first(true));
+  nn::TransformerEncoder encoder(nn::TransformerEncoderOptions(layer, 2));
+  CHECK(encoder->named_parameters()[0].first == "layers.0.self_attn.in_proj_weight");
+  CHECK(encoder->named_parameters().back().first == "layers.1.norm2.bias");
+  // The clones start equal to the prototype and are separate tensors.
+  const auto& first = encoder->layers->at<nn::TransformerEncoderLayerImpl>(0);
+  CHECK(wick::equal(first.linear1->weight, layer->linear1->weight));
+  CHECK(first.linear1->weight.data_ptr<float>() != layer->linear1->weight.data_ptr<float>());
+  // Tokens 0..7 in 6 positions; the target at each position is the sorted sequence's token
+  // there, which needs every position to see the others. 250 Adam steps bring the error rate
+  // under 10% (chance: 87.5%).
+  nn::Embedding embed(8, 16);
+  const Tensor positions = wick::randn({1, 6, 16}) * 0.5;
+  nn::Linear head(16, 8);
+  std::vector<Tensor> params = encoder->parameters();
+  for (const auto& m : {embed->parameters(), head->parameters()}) {
+    params.insert(params.end(), m.begin(), m.end());
+  }
+  wick::optim::Adam adam(params, wick::optim::AdamOptions(0.003));
+  auto batch = [](int64_t n) {
+    const Tensor tokens = (wick::rand({n, 6}) * 8).to(wick::kInt64).clamp(0, 7);
+    return std::make_pair(tokens, std::get<0>(tokens.sort(1)));
+  };
+  auto logits_of = [&](const Tensor& tokens) {
+    return head(encoder(embed(tokens) + positions)).reshape({-1, 8});
+  };
+  for (int step = 0; step < 250; ++step) {
+    auto [tokens, target] = batch(64);
+    Tensor loss = nn::functional::cross_entropy(logits_of(tokens), target.reshape({-1}));
+    adam.zero_grad();
+    loss.backward();
+    adam.step();
+  }
+  auto [tokens, target] = batch(256);
+  const Tensor predicted = wick::argmax(logits_of(tokens), 1);
+  const double errors =
+      wick::ne(predicted, target.reshape({-1})).to(wick::kFloat64).mean().item<double>();
+  INFO("error rate " << errors);
+  CHECK(errors < 0.1);
+}
