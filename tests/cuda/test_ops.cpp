@@ -619,3 +619,37 @@ TEST_CASE(
   check_close(pieces[1], m.chunk(2, 1)[1], {}, "chunk");
   check_close(d.sin(), x.sin(), {2e-7, 1e-7}, "sin with inf and nan");
 }
+
+TEST_CASE("gpu: flip, roll, repeat, diag, norm, masked_select and the samplers run on the device",
+          "[sweep]") {
+  const Tensor m = randn({3, 4, 5});
+  const Tensor d = m.to(kCUDA);
+  check_close(d.flip({0, 2}), m.flip({0, 2}), {}, "flip");
+  check_close(d.roll({2, -1}, {1, 2}), m.roll({2, -1}, {1, 2}), {}, "roll");
+  check_close(d.repeat({2, 1, 1, 3}), m.repeat({2, 1, 1, 3}), {}, "repeat");
+  check_close(d.repeat_interleave(2, 1), m.repeat_interleave(2, 1), {}, "repeat_interleave");
+  check_close(d.select(0, 1).diag(1), m.select(0, 1).diag(1), {}, "diag of a matrix");
+  check_close(diag(d.select(1, 0).select(0, 2), -2), diag(m.select(1, 0).select(0, 2), -2), {},
+              "diag of a vector");
+  check_close(d.norm(2, {2}), m.norm(2, {2}), {1e-6, 1e-6}, "norm");
+  const Tensor mask = gt(m, 0.5);
+  const Tensor picked = d.masked_select(mask.to(kCUDA));
+  CHECK(picked.device().is_cuda());
+  check_close(picked, m.masked_select(mask), {}, "masked_select");
+  check_close(d.nonzero(), m.nonzero(), {}, "nonzero");
+  // The samplers draw from the same Philox stream on both devices: one seed, the same values.
+  auto draws = [](Device device) {
+    manual_seed(99);
+    const auto on = TensorOptions(kInt64).device(device);
+    const Tensor w = tensor({{1.0, 0.0, 3.0, 4.0}, {2.0, 2.0, 0.5, 0.0}}).to(device);
+    return std::vector<Tensor>{randint(-5, 7, {300}, on), randperm(257, on),
+                               bernoulli(full({200}, 0.3, TensorOptions(kFloat32).device(device))),
+                               multinomial(w, 50, true), multinomial(w, 3, false)};
+  };
+  const std::vector<Tensor> cpu = draws(kCPU), gpu = draws(kCUDA);
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    INFO("sampler " << i);
+    CHECK(gpu[i].device().is_cuda());
+    check_close(gpu[i], cpu[i], {}, "sampler");
+  }
+}

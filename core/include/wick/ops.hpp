@@ -284,6 +284,68 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
 std::vector<Tensor> unbind(const Tensor& a, int64_t dim = 0);
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 
+// ---- arrangements of the ops above (ops_compose.cpp, ops_sample.cpp) ----
+// No kernels of their own: both devices and autograd come with the ops they are made of.
+// flip: the elements along each of dims in reverse order (torch.flip; a copy).
+Tensor flip(const Tensor& a, const Shape& dims);
+// roll: the elements shifted by shifts[i] along dims[i], wrapping around (torch.roll); with no
+// dims, one shift over the flattened tensor, shaped back.
+Tensor roll(const Tensor& a, const Shape& shifts, const Shape& dims = {});
+// repeat: a tiled repeats[i] times along dim i (Tensor.repeat); repeats may have more entries
+// than a has dims (new leading dims), not fewer. tile: fewer allowed (ones put in front).
+Tensor repeat(const Tensor& a, const Shape& repeats);
+Tensor tile(const Tensor& a, const Shape& repeats);
+// repeat_interleave: each element repeated `repeats` times in place along dim; without a dim,
+// over the flattened tensor.
+Tensor repeat_interleave(const Tensor& a, int64_t repeats,
+                         std::optional<int64_t> dim = std::nullopt);
+// diag: of a 1-D tensor, the square matrix with it on diagonal `diagonal` (above the main one
+// when positive); of a 2-D tensor, that diagonal as 1-D. trace: the main diagonal's sum.
+Tensor diag(const Tensor& a, int64_t diagonal = 0);
+Tensor trace(const Tensor& a);
+// dot: two 1-D tensors of one length and dtype (0-d result); outer: [n] and [m] -> [n, m];
+// bmm: [b, n, k] and [b, k, m] -> [b, n, m], no broadcasting (as torch.bmm); addmm:
+// beta * c + alpha * (a @ b) with c broadcasting to [n, m] (beta 0 ignores c, NaN included).
+Tensor dot(const Tensor& a, const Tensor& b);
+Tensor outer(const Tensor& a, const Tensor& b);
+Tensor bmm(const Tensor& a, const Tensor& b);
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta = 1,
+             const Scalar& alpha = 1);
+// norm: the p-norm over dims (every dim when empty) of a floating tensor: p = 2 (default),
+// 1, inf, -inf (largest, smallest magnitude), 0 (the count of nonzeros), or any other p > 0.
+// At a zero vector the 2-norm's gradient is 0, as PyTorch's, not 0 * inf = NaN.
+Tensor norm(const Tensor& a, double p = 2, const Shape& dims = {}, bool keepdim = false);
+// lerp: a + weight * (b - a), in PyTorch's two forms (b - (b - a) * (1 - weight) where
+// |weight| >= 0.5), so that weight 1 gives b exactly.
+Tensor lerp(const Tensor& a, const Tensor& b, const Scalar& weight);
+Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& weight);
+Tensor square(const Tensor& a);
+// nonzero: the int64 positions [K, a.dim()] of the K nonzero elements (NaN counts), in
+// row-major order; masked_select: the elements of a where the bool mask holds (a and mask
+// broadcast), as 1-D. Their sizes depend on the values, so each copies the mask to the host
+// (a synchronisation on a GPU). masked_select is differentiable in a.
+Tensor nonzero(const Tensor& a);
+Tensor masked_select(const Tensor& a, const Tensor& mask);
+// linspace: steps values from start to end evenly spaced (float32 unless options say
+// otherwise), computed in double from both ends as PyTorch does; logspace: base ** linspace.
+Tensor linspace(double start, double end, int64_t steps, TensorOptions options = {});
+Tensor logspace(double start, double end, int64_t steps, double base = 10.0,
+                TensorOptions options = {});
+// Random (from wick's Philox stream, so manual_seed repeats them on either device):
+// randint: integers uniform in [low, high) (int64 unless options give a dtype; high - low at
+// most 2^53); randperm: a uniformly random permutation of 0..n-1 (int64); bernoulli: 1 with
+// probability p (each element of p in [0, 1]), else 0, in p's dtype; multinomial: num_samples
+// class indices per row of nonnegative weights [C] or [N, C] (normalised here), with
+// replacement or without (then num_samples at most a row's count of nonzero weights; the
+// indices in the order drawn). Checking p and the weights costs one host copy.
+Tensor randint(int64_t low, int64_t high, const Shape& size,
+               std::optional<TensorOptions> options = std::nullopt);
+Tensor randint(int64_t high, const Shape& size,
+               std::optional<TensorOptions> options = std::nullopt);
+Tensor randperm(int64_t n, std::optional<TensorOptions> options = std::nullopt);
+Tensor bernoulli(const Tensor& p);
+Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement = false);
+
 // ---- indexing (ops_index.cpp) ----
 // index_select: the rows index[0], index[1], ... of `a` along dim, as torch.index_select (an
 // int64 vector index; any value outside [0, a.size(dim)) is an IndexError). Differentiable in a.

@@ -237,6 +237,23 @@ class Tensor {
   }
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
                                   bool sorted = true) const;
+  // select(0, index), as libtorch's t[i].
+  Tensor operator[](int64_t index) const;
+  Tensor flip(const Shape& dims) const;
+  Tensor roll(const Shape& shifts, const Shape& dims = {}) const;
+  Tensor repeat(const Shape& repeats) const;
+  Tensor tile(const Shape& repeats) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  Tensor trace() const;
+  Tensor dot(const Tensor& other) const;
+  Tensor outer(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor norm(double p = 2, const Shape& dims = {}, bool keepdim = false) const;
+  Tensor lerp(const Tensor& end, const Scalar& weight) const;
+  Tensor square() const;
+  Tensor nonzero() const;
+  Tensor masked_select(const Tensor& mask) const;
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& other) const;
   Tensor softmax(int64_t dim) const;

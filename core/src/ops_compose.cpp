@@ -1,0 +1,271 @@
+// ops_compose.cpp: shape and linear-algebra ops that are arrangements of other ops: flip and
+// roll (index_select, narrow and cat), repeat, tile and repeat_interleave (expand and
+// reshape), diag and trace (index_select, index_add), dot, outer, bmm and addmm (matmul and
+// broadcasting), norm (sums, amax/amin, a sqrt guarded at zero), lerp, square, nonzero and
+// masked_select (a host copy of the mask, then index_select). Checked here with the op's
+// name, then built from ops whose rules give the gradients.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace {
+
+TensorOptions int64_on(const Tensor& t) { return TensorOptions(kInt64).device(t.device()); }
+
+// Each dim of dims wrapped into [0, ndim), none repeated.
+std::vector<int64_t> distinct_dims(const char* op, const Shape& dims, int64_t ndim) {
+  std::vector<int64_t> out;
+  for (int64_t d : dims) {
+    const int64_t w = detail::wrap_dim(d, ndim, op);
+    WICK_CHECK(std::find(out.begin(), out.end(), w) == out.end(), ValueError, op, "dim ", d,
+               " appears more than once in ", dims);
+    out.push_back(w);
+  }
+  return out;
+}
+
+void check_floating(const char* op, const Tensor& a) {
+  WICK_CHECK(is_floating(a.dtype()), DtypeError, op, "needs a floating-point tensor, got ",
+             describe(a));
+}
+
+}  // namespace
+
+Tensor flip(const Tensor& a, const Shape& dims) {
+  detail::check_defined("flip", {&a});
+  Tensor out = a;
+  for (int64_t d : distinct_dims("flip", dims, std::max<int64_t>(a.dim(), 1))) {
+    if (a.dim() == 0) break;  // a 0-d tensor has nothing to reverse
+    const int64_t n = a.size(d);
+    out = index_select(out, d, arange(n - 1, -1, -1, int64_on(a)));
+  }
+  return a.dim() == 0 || dims.empty() ? out.clone() : out;
+}
+
+Tensor roll(const Tensor& a, const Shape& shifts, const Shape& dims) {
+  detail::check_defined("roll", {&a});
+  if (dims.empty()) {
+    WICK_CHECK(shifts.size() == 1, ValueError, "roll",
+               "without dims, exactly one shift is taken (over the flattened tensor), got ",
+               shifts);
+    return roll(a.reshape({-1}), shifts, {0}).reshape(a.sizes());
+  }
+  WICK_CHECK(shifts.size() == dims.size(), ValueError, "roll", "shifts ", shifts, " and dims ",
+             dims, " must have the same length");
+  const std::vector<int64_t> wrapped = distinct_dims("roll", dims, a.dim());
+  Tensor out = a;
+  for (size_t i = 0; i < wrapped.size(); ++i) {
+    const int64_t d = wrapped[i], n = a.size(d);
+    if (n == 0) continue;
+    const int64_t s = ((shifts[i] % n) + n) % n;  // in [0, n)
+    if (s == 0) continue;
+    out = cat({out.narrow(d, n - s, s), out.narrow(d, 0, n - s)}, d);
+  }
+  return out.is_same(a) ? a.clone() : out;
+}
+
+Tensor repeat(const Tensor& a, const Shape& repeats) {
+  detail::check_defined("repeat", {&a});
+  const auto extra = static_cast<int64_t>(repeats.size()) - a.dim();
+  WICK_CHECK(extra >= 0, ShapeError, "repeat", "repeats ", repeats,
+             " must have at least as many entries as ", describe(a), " has dims");
+  Shape interleaved, expanded, result;
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    const int64_t r = repeats[i];
+    WICK_CHECK(r >= 0, ValueError, "repeat", "repeats ", repeats, " must not be negative");
+    const int64_t size =
+        static_cast<int64_t>(i) < extra ? 1 : a.size(static_cast<int64_t>(i) - extra);
+    // [.., 1, size, ..] expanded to [.., r, size, ..]: the whole dim repeated r times.
+    interleaved.push_back(1);
+    interleaved.push_back(size);
+    expanded.push_back(r);
+    expanded.push_back(size);
+    result.push_back(r * size);
+  }
+  if (repeats.empty()) return a.clone();
+  return a.reshape(interleaved).expand(expanded).reshape(result);
+}
+
+Tensor tile(const Tensor& a, const Shape& repeats) {
+  detail::check_defined("tile", {&a});
+  Shape full = repeats;
+  while (static_cast<int64_t>(full.size()) < a.dim()) full.insert(0, 1);
+  return repeat(a, full);
+}
+
+Tensor repeat_interleave(const Tensor& a, int64_t repeats, std::optional<int64_t> dim) {
+  detail::check_defined("repeat_interleave", {&a});
+  WICK_CHECK(repeats >= 0, ValueError, "repeat_interleave", "repeats ", repeats,
+             " must not be negative");
+  if (!dim) return repeat_interleave(a.reshape({-1}), repeats, 0);
+  const int64_t d = detail::wrap_dim(*dim, a.dim(), "repeat_interleave");
+  Shape expanded = a.sizes(), result = a.sizes();
+  expanded.insert(static_cast<size_t>(d) + 1, repeats);
+  result[static_cast<size_t>(d)] *= repeats;
+  return a.unsqueeze(d + 1).expand(expanded).reshape(result);
+}
+
+Tensor diag(const Tensor& a, int64_t diagonal) {
+  detail::check_defined("diag", {&a});
+  WICK_CHECK(a.dim() == 1 || a.dim() == 2, ShapeError, "diag", "needs a 1-D or 2-D tensor, got ",
+             describe(a));
+  const int64_t row_offset = diagonal < 0 ? -diagonal : 0, col_offset = diagonal > 0 ? diagonal : 0;
+  if (a.dim() == 1) {
+    // Element i goes to (i + row_offset, i + col_offset) of an [m, m] matrix, m = n + |k|.
+    const int64_t n = a.size(0), m = n + std::abs(diagonal);
+    const Tensor positions = arange(n, int64_on(a)) * (m + 1) + (row_offset * m + col_offset);
+    return index_add(zeros({m * m}, a.options()), 0, positions, a).reshape({m, m});
+  }
+  const int64_t rows = a.size(0), cols = a.size(1);
+  const int64_t length = std::max<int64_t>(0, std::min(rows - row_offset, cols - col_offset));
+  const Tensor positions =
+      arange(length, int64_on(a)) * (cols + 1) + (row_offset * cols + col_offset);
+  return index_select(a.reshape({-1}), 0, positions);
+}
+
+Tensor trace(const Tensor& a) {
+  detail::check_defined("trace", {&a});
+  WICK_CHECK(a.dim() == 2, ShapeError, "trace", "needs a 2-D tensor, got ", describe(a));
+  return diag(a).sum();
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  detail::check_defined("dot", {&a, &b});
+  WICK_CHECK(a.dim() == 1 && b.dim() == 1 && a.size(0) == b.size(0), ShapeError, "dot",
+             "needs two 1-D tensors of one length, got ", describe(a), " and ", describe(b));
+  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "dot", "needs one dtype, got ", describe(a),
+             " and ", describe(b));
+  return matmul(a, b);
+}
+
+Tensor outer(const Tensor& a, const Tensor& b) {
+  detail::check_defined("outer", {&a, &b});
+  WICK_CHECK(a.dim() == 1 && b.dim() == 1, ShapeError, "outer", "needs two 1-D tensors, got ",
+             describe(a), " and ", describe(b));
+  return mul(a.unsqueeze(1), b.unsqueeze(0));
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  detail::check_defined("bmm", {&a, &b});
+  WICK_CHECK(a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0) && a.size(2) == b.size(1),
+             ShapeError, "bmm", "needs [b, n, k] and [b, k, m], got ", describe(a), " and ",
+             describe(b));
+  return matmul(a, b);
+}
+
+Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,
+             const Scalar& alpha) {
+  detail::check_defined("addmm", {&c, &a, &b});
+  WICK_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0), ShapeError, "addmm",
+             "needs [n, k] and [k, m] matrices, got ", describe(a), " and ", describe(b));
+  Tensor product = matmul(a, b);
+  const Shape out_shape = broadcast_shapes(c.sizes(), product.sizes());
+  WICK_CHECK(out_shape == product.sizes(), ShapeError, "addmm", "c ", describe(c),
+             " must broadcast to the product's ", product.sizes());
+  if (alpha.to_double() != 1.0) product = product * alpha;
+  if (beta.to_double() == 0.0) return product;  // c is ignored, NaN and inf included
+  return beta.to_double() == 1.0 ? c + product : c * beta + product;
+}
+
+Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim) {
+  detail::check_defined("norm", {&a});
+  check_floating("norm", a);
+  WICK_CHECK(p >= 0 || std::isinf(p), ValueError, "norm", "p ", p, " must be 0, positive or +-inf");
+  if (std::isinf(p)) return p > 0 ? amax(abs(a), dims, keepdim) : amin(abs(a), dims, keepdim);
+  if (p == 0) return sum(ne(a.detach(), 0), dims, keepdim).to(a.dtype());
+  if (p == 1) return sum(abs(a), dims, keepdim);
+  const Tensor powered = p == 2 ? a * a : pow(abs(a), p);
+  const Tensor total = sum(powered, dims, keepdim);
+  // root(total) with total = 0 replaced by 1 inside the root: the chosen branch is 0 there, so
+  // no gradient flows into the root's infinite slope at zero.
+  const Tensor zero = eq(total.detach(), 0);
+  const Tensor safe = where(zero, ones_like(total), total);
+  const Tensor root = p == 2 ? sqrt(safe) : pow(safe, 1.0 / p);
+  return where(zero, zeros_like(total), root);
+}
+
+Tensor lerp(const Tensor& a, const Tensor& b, const Scalar& weight) {
+  detail::check_defined("lerp", {&a, &b});
+  const double w = weight.to_double();
+  return std::abs(w) < 0.5 ? a + (b - a) * w : b - (b - a) * (1.0 - w);
+}
+
+Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& weight) {
+  detail::check_defined("lerp", {&a, &b, &weight});
+  const Tensor diff = b - a;
+  return where(lt(abs(weight.detach()), 0.5), a + weight * diff, b - diff * (1 - weight));
+}
+
+Tensor square(const Tensor& a) {
+  detail::check_defined("square", {&a});
+  return a * a;
+}
+
+Tensor nonzero(const Tensor& a) {
+  detail::check_defined("nonzero", {&a});
+  const std::vector<int64_t> flags = ne(a.detach(), 0).to(kInt64).to(kCPU).to_vector<int64_t>();
+  const int64_t ndim = a.dim();
+  std::vector<int64_t> positions;
+  for (int64_t i = 0; i < static_cast<int64_t>(flags.size()); ++i) {
+    if (flags[static_cast<size_t>(i)] == 0) continue;
+    int64_t rest = i;
+    const size_t at = positions.size();
+    positions.resize(at + static_cast<size_t>(ndim));
+    for (int64_t d = ndim - 1; d >= 0; --d) {
+      positions[at + static_cast<size_t>(d)] = rest % a.size(d);
+      rest /= a.size(d);
+    }
+  }
+  const auto found = static_cast<int64_t>(ndim == 0 ? std::count(flags.begin(), flags.end(), 1)
+                                                    : positions.size() / static_cast<size_t>(ndim));
+  return tensor(positions, Shape{found, ndim}, int64_on(a));
+}
+
+Tensor masked_select(const Tensor& a, const Tensor& mask) {
+  detail::check_defined("masked_select", {&a, &mask});
+  detail::check_same_device("masked_select", {&a, &mask});
+  WICK_CHECK(mask.dtype() == kBool, DtypeError, "masked_select", "mask ", describe(mask),
+             " must be bool");
+  Shape shape;
+  try {
+    shape = broadcast_shapes(a.sizes(), mask.sizes());
+  } catch (const ShapeError&) {
+    detail::fail<ShapeError>("masked_select", "the shapes do not broadcast: ", describe(a), " and ",
+                             describe(mask));
+  }
+  const Tensor flat_mask = mask.expand(shape).reshape({-1});
+  const Tensor picked = nonzero(flat_mask).reshape({-1});
+  return index_select(a.expand(shape).reshape({-1}), 0, picked);
+}
+
+Tensor Tensor::operator[](int64_t index) const { return select(0, index); }
+Tensor Tensor::flip(const Shape& dims) const { return wick::flip(*this, dims); }
+Tensor Tensor::roll(const Shape& shifts, const Shape& dims) const {
+  return wick::roll(*this, shifts, dims);
+}
+Tensor Tensor::repeat(const Shape& repeats) const { return wick::repeat(*this, repeats); }
+Tensor Tensor::tile(const Shape& repeats) const { return wick::tile(*this, repeats); }
+Tensor Tensor::repeat_interleave(int64_t repeats, std::optional<int64_t> dim) const {
+  return wick::repeat_interleave(*this, repeats, dim);
+}
+Tensor Tensor::diag(int64_t diagonal) const { return wick::diag(*this, diagonal); }
+Tensor Tensor::trace() const { return wick::trace(*this); }
+Tensor Tensor::dot(const Tensor& other) const { return wick::dot(*this, other); }
+Tensor Tensor::outer(const Tensor& other) const { return wick::outer(*this, other); }
+Tensor Tensor::bmm(const Tensor& other) const { return wick::bmm(*this, other); }
+Tensor Tensor::norm(double p, const Shape& dims, bool keepdim) const {
+  return wick::norm(*this, p, dims, keepdim);
+}
+Tensor Tensor::lerp(const Tensor& end, const Scalar& weight) const {
+  return wick::lerp(*this, end, weight);
+}
+Tensor Tensor::square() const { return wick::square(*this); }
+Tensor Tensor::nonzero() const { return wick::nonzero(*this); }
+Tensor Tensor::masked_select(const Tensor& mask) const { return wick::masked_select(*this, mask); }
+
+}  // namespace wick
