@@ -10,24 +10,10 @@
 
 #include "wick/autograd.hpp"
 
+#include "channel_checks.hpp"
+
 namespace wick::nn {
 
-namespace {
-
-void check_channel_tensor(const Tensor& t, const char* what, const Tensor& input) {
-  if (!t.defined()) return;
-  WICK_CHECK(t.dim() == 1 && t.size(0) == input.size(1), ShapeError, "batch_norm", what, " ",
-             describe(t), " must be [", input.size(1), "], one per channel of input ",
-             describe(input));
-  WICK_CHECK(t.device() == input.device(), DeviceError, "batch_norm", what, " ", describe(t),
-             " and input ", describe(input), " are on different devices");
-  // As PyTorch's "mixed dtype" check; it also comes before the running statistics change, so a
-  // refused call leaves them as they were.
-  WICK_CHECK(t.dtype() == input.dtype(), DtypeError, "batch_norm", what, " ", describe(t),
-             " must have the dtype of input ", describe(input));
-}
-
-}  // namespace
 
 Tensor functional::batch_norm(const Tensor& input, const Tensor& running_mean,
                               const Tensor& running_var, const BatchNormFuncOptions& options) {
@@ -38,13 +24,12 @@ Tensor functional::batch_norm(const Tensor& input, const Tensor& running_mean,
              " must be floating point");
   WICK_CHECK(running_mean.defined() == running_var.defined(), ValueError, "batch_norm",
              "running_mean and running_var must both be given or both be undefined");
-  check_channel_tensor(running_mean, "running_mean", input);
-  check_channel_tensor(running_var, "running_var", input);
-  check_channel_tensor(options.weight(), "weight", input);
-  check_channel_tensor(options.bias(), "bias", input);
+  detail::check_channel_tensor("batch_norm", running_mean, "running_mean", input);
+  detail::check_channel_tensor("batch_norm", running_var, "running_var", input);
+  detail::check_channel_tensor("batch_norm", options.weight(), "weight", input);
+  detail::check_channel_tensor("batch_norm", options.bias(), "bias", input);
   Shape reduce_dims{0};
-  Shape channel_shape = Shape::filled(static_cast<size_t>(input.dim()), 1);  // [1, C, 1, ...]
-  channel_shape[1] = input.size(1);
+  const Shape channel_shape = detail::channel_shape(input);
   for (int64_t d = 2; d < input.dim(); ++d) reduce_dims.push_back(d);
   const int64_t per_channel = input.size(1) == 0 ? 0 : input.numel() / input.size(1);
   WICK_CHECK(options.training() || running_mean.defined(), ValueError, "batch_norm",

@@ -4,22 +4,10 @@
 
 #include <sstream>
 
+#include "channel_checks.hpp"
+
 namespace wick::nn {
 
-namespace {
-
-void check_channel_tensor(const Tensor& t, const char* what, const Tensor& input) {
-  if (!t.defined()) return;
-  WICK_CHECK(t.dim() == 1 && t.size(0) == input.size(1), ShapeError, "group_norm", what, " ",
-             describe(t), " must be [", input.size(1), "], one per channel of input ",
-             describe(input));
-  WICK_CHECK(t.device() == input.device(), DeviceError, "group_norm", what, " ", describe(t),
-             " and input ", describe(input), " are on different devices");
-  WICK_CHECK(t.dtype() == input.dtype(), DtypeError, "group_norm", what, " ", describe(t),
-             " must have the dtype of input ", describe(input));
-}
-
-}  // namespace
 
 Tensor functional::group_norm(const Tensor& input, const GroupNormFuncOptions& options) {
   WICK_CHECK(input.defined(), ValueError, "group_norm", "input must be a defined tensor");
@@ -31,8 +19,8 @@ Tensor functional::group_norm(const Tensor& input, const GroupNormFuncOptions& o
   WICK_CHECK(groups > 0 && input.size(1) % groups == 0, ShapeError, "group_norm", "the ",
              input.size(1), " channels of input ", describe(input), " must split into num_groups ",
              groups, " equal groups");
-  check_channel_tensor(options.weight(), "weight", input);
-  check_channel_tensor(options.bias(), "bias", input);
+  detail::check_channel_tensor("group_norm", options.weight(), "weight", input);
+  detail::check_channel_tensor("group_norm", options.bias(), "bias", input);
   const int64_t batch = input.size(0);
   Tensor out = input;
   if (input.numel() > 0) {
@@ -41,8 +29,7 @@ Tensor functional::group_norm(const Tensor& input, const GroupNormFuncOptions& o
     const Tensor var = wick::var(rows, {2}, /*unbiased=*/false, /*keepdim=*/true);
     out = ((rows - mean) * (var + options.eps()).pow(-0.5)).reshape(input.sizes());
   }
-  Shape channel_shape = Shape::filled(static_cast<size_t>(input.dim()), 1);  // [1, C, 1, ...]
-  channel_shape[1] = input.size(1);
+  const Shape channel_shape = detail::channel_shape(input);
   if (options.weight().defined()) out = out * options.weight().reshape(channel_shape);
   if (options.bias().defined()) out = out + options.bias().reshape(channel_shape);
   return out;

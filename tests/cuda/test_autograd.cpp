@@ -313,6 +313,32 @@ TEST_CASE("gpu autograd: a Transformer encoder layer with masks on the device", 
                  cpu_layer->self_attn->in_proj_weight.grad(), "in_proj_weight gradient");
 }
 
+TEST_CASE("gpu autograd: conv1d and adaptive_avg_pool2d on the device", "[autograd]") {
+  namespace F = nn::functional;
+  const Tensor x = grad_cases::input({2, 4, 9}, false, 17);
+  const Tensor w = grad_cases::input({6, 2, 3}, false, 18);
+  const Tensor img = grad_cases::input({2, 3, 5, 7}, false, 19);
+  auto run = [](const Tensor& input, const Tensor& weight, const Tensor& image) {
+    const Tensor y = F::conv1d(input, weight,
+                               nn::Conv1dFuncOptions().stride(2).padding(1).dilation(2).groups(2));
+    const Tensor p = F::adaptive_avg_pool2d(image, nn::Size2(3, 2));
+    return cat({y.reshape({-1}), p.reshape({-1})});
+  };
+  const Tensor xc = x.detach().requires_grad_(), wc = w.detach().requires_grad_();
+  const Tensor ic = img.detach().requires_grad_();
+  const Tensor xg = x.detach().to(kCUDA, kFloat32).requires_grad_();
+  const Tensor wg = w.detach().to(kCUDA, kFloat32).requires_grad_();
+  const Tensor ig = img.detach().to(kCUDA, kFloat32).requires_grad_();
+  const Tensor cpu_out = run(xc, wc, ic), gpu_out = run(xg, wg, ig);
+  REQUIRE(gpu_out.device().is_cuda());
+  check_gradient(gpu_out.detach(), cpu_out.detach(), "conv1d and pool values");
+  cpu_out.backward(seed_for(cpu_out, TensorOptions(kFloat64)));
+  gpu_out.backward(seed_for(gpu_out, TensorOptions().dtype(kFloat32).device(kCUDA)));
+  check_gradient(xg.grad(), xc.grad(), "conv1d input gradient");
+  check_gradient(wg.grad(), wc.grad(), "conv1d weight gradient");
+  check_gradient(ig.grad(), ic.grad(), "pool input gradient");
+}
+
 TEST_CASE("gpu autograd: Embedding with padding_idx and max_norm on the device", "[autograd]") {
   // A float32 device table against the same float64 table on the CPU: values after max_norm's
   // in-place renormalisation, outputs, and the table's gradient (repeated tokens and padding).

@@ -393,3 +393,85 @@ TEST_CASE("pooling with ceil_mode keeps the last partial window, as torch 1.13",
       {randn({1, 2, 5, 4}, TensorOptions(kFloat64)).requires_grad_()});
   CHECK(grads == "");
 }
+
+TEST_CASE("conv1d against a direct float64 loop; Conv1d, AdaptiveAvgPool2d, Identity", "[nn]") {
+  namespace F = wick::nn::functional;
+  wick::manual_seed(61);
+  const Tensor x = wick::randn({2, 4, 9}, wick::kFloat64);
+  const Tensor w = wick::randn({6, 2, 3}, wick::kFloat64), b = wick::randn({6}, wick::kFloat64);
+  const int64_t stride = 2, pad = 1, dil = 2, groups = 2;
+  const Tensor y = F::conv1d(
+      x, w,
+      wick::nn::Conv1dFuncOptions().bias(b).stride(stride).padding(pad).dilation(dil).groups(
+          groups));
+  const int64_t out_len = (9 + 2 * pad - dil * 2 - 1) / stride + 1;
+  REQUIRE(y.sizes() == wick::Shape{2, 6, out_len});
+  const auto xv = x.to_vector<double>(), wv = w.to_vector<double>(), bv = b.to_vector<double>();
+  const auto yv = y.to_vector<double>();
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t o = 0; o < 6; ++o) {
+      for (int64_t t = 0; t < out_len; ++t) {
+        double want = bv[static_cast<size_t>(o)];
+        const int64_t g = o / 3;  // 3 outputs per group, 2 inputs per group
+        for (int64_t c = 0; c < 2; ++c) {
+          for (int64_t j = 0; j < 3; ++j) {
+            const int64_t at = t * stride - pad + j * dil;
+            if (at < 0 || at >= 9) continue;
+            want += wv[static_cast<size_t>((o * 2 + c) * 3 + j)] *
+                    xv[static_cast<size_t>((n * 4 + g * 2 + c) * 9 + at)];
+          }
+        }
+        CHECK(yv[static_cast<size_t>((n * 6 + o) * out_len + t)] == Approx(want).epsilon(1e-12));
+      }
+    }
+  }
+  CHECK(wick::autograd::gradcheck(
+            [](const std::vector<Tensor>& in) {
+              return F::conv1d(in[0], in[1], wick::nn::Conv1dFuncOptions().padding(2).bias(in[2]))
+                  .reshape({-1});
+            },
+            {wick::randn({2, 3, 5}, wick::kFloat64).requires_grad_(),
+             wick::randn({2, 3, 2}, wick::kFloat64).requires_grad_(),
+             wick::randn({2}, wick::kFloat64).requires_grad_()}) == "");
+  // The module: shapes, unbatched input, reflect padding, printing as PyTorch's.
+  wick::nn::Conv1d conv(
+      wick::nn::Conv1dOptions(4, 6, 3).stride(2).padding(1).dilation(2).groups(2));
+  std::ostringstream printed;
+  printed << conv;
+  CHECK(printed.str() ==
+        "Conv1d(4, 6, kernel_size=(3,), stride=(2,), padding=(1,), dilation=(2,), groups=2)");
+  CHECK(conv(wick::randn({4, 9})).sizes() == wick::Shape{6, 4});
+  wick::nn::Conv1d reflect(
+      wick::nn::Conv1dOptions(1, 1, 3).padding(1).padding_mode(wick::nn::kReflect).bias(false));
+  {
+    wick::NoGradGuard no_grad;
+    reflect->weight.fill_(1.0);
+  }
+  // [1, 2, 3, 4] reflected to [2, 1, 2, 3, 4, 3]: window sums 5, 6, 9, 10.
+  CHECK(reflect(wick::tensor({1.0f, 2.0f, 3.0f, 4.0f}).reshape({1, 1, 4})).to_vector<float>() ==
+        std::vector<float>{5, 6, 9, 10});
+  CHECK_THROWS_WITH(F::conv1d(wick::zeros({2, 3, 5}), wick::zeros({2, 2, 3})),
+                    Catch::Contains("conv1d") && Catch::Contains("3 channels"));
+  CHECK_THROWS_AS(F::conv1d(wick::zeros({2, 3, 5, 1}), wick::zeros({2, 3, 3})), wick::ShapeError);
+  CHECK_THROWS_AS(wick::nn::Conv1d(wick::nn::Conv1dOptions(3, 4, 3).groups(2)), wick::ValueError);
+  // AdaptiveAvgPool2d: torch 1.13's values for 5 x 6 -> 3 x 4 (uneven bins), and the global pool.
+  const Tensor grid = wick::arange(30, wick::kFloat32).reshape({1, 1, 5, 6});
+  wick::nn::AdaptiveAvgPool2d pool(wick::nn::Size2(3, 4));
+  const std::vector<float> pooled = pool(grid).to_vector<float>();
+  const std::vector<float> torch_pooled{3.5,  4.5,  6.5,  7.5,  12.5, 13.5,
+                                        15.5, 16.5, 21.5, 22.5, 24.5, 25.5};
+  REQUIRE(pooled.size() == torch_pooled.size());
+  for (size_t i = 0; i < pooled.size(); ++i)
+    CHECK(pooled[i] == Approx(torch_pooled[i]).epsilon(1e-6));
+  CHECK(wick::nn::AdaptiveAvgPool2d(1)(grid).item<float>() == Approx(14.5));
+  CHECK(wick::autograd::gradcheck(
+            [](const std::vector<Tensor>& in) {
+              return F::adaptive_avg_pool2d(in[0], wick::nn::Size2(2, 3)).reshape({-1});
+            },
+            {wick::randn({2, 5, 7}, wick::kFloat64).requires_grad_()}) == "");
+  CHECK_THROWS_AS(F::adaptive_avg_pool2d(wick::zeros({4, 4}), 2), wick::ShapeError);
+  CHECK_THROWS_AS(F::adaptive_avg_pool2d(wick::zeros({1, 4, 4}), 0), wick::ValueError);
+  wick::nn::Identity identity;
+  const Tensor same = wick::randn({3});
+  CHECK(identity(same).is_same(same));
+}
