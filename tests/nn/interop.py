@@ -3,9 +3,10 @@
 /usr/bin/python3. Exits 77 (CTest's SKIP_RETURN_CODE) when torch is not importable.
 
   interop.py tensors <interop_tool> <workdir>
-      wick writes tensors and an MLP; we read them with tests/golden/safetensors_min.py (and
+      wick writes tensors, an MLP, an LSTM and a Transformer encoder layer; we read them with tests/golden/safetensors_min.py (and
       PyPI's safetensors when installed), check every value bit for bit, load the MLP's file
-      into torch.nn.Sequential with strict=True and compare outputs; then we write the same
+      into torch.nn.Sequential (the others into torch's LSTM and TransformerEncoderLayer) with
+      strict=True and compare outputs; then we write the same
       tensors and a torch MLP for wick to read and check (interop_tool check).
   interop.py mlp <prefix>
       reads the model and data set that examples/train_mlp saved (<prefix>.model.safetensors,
@@ -89,6 +90,28 @@ def check_tensors(tool, work):
         err = (model(io["x"]) - io["y"]).abs().max().item()
     print(f"wick MLP in torch: max |torch - wick| = {err:.3g}")
     if not err <= 1e-6:
+        failures += 1
+
+    # wick's LSTM and Transformer encoder layer load into torch's with strict=True (the names
+    # are PyTorch's) and compute wick's outputs.
+    lstm = torch.nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True)
+    state, _ = safetensors_min.load(os.path.join(work, "wick_lstm.safetensors"))
+    lstm.load_state_dict(state, strict=True)
+    io, _ = safetensors_min.load(os.path.join(work, "wick_lstm_io.safetensors"))
+    with torch.no_grad():
+        out, (_, c) = lstm(io["x"])
+        err = max((out - io["y"]).abs().max().item(), (c - io["c"]).abs().max().item())
+    print(f"wick LSTM in torch: max |torch - wick| = {err:.3g}")
+    if not err <= 1e-5:
+        failures += 1
+    encoder = torch.nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0).eval()
+    state, _ = safetensors_min.load(os.path.join(work, "wick_encoder.safetensors"))
+    encoder.load_state_dict(state, strict=True)
+    io, _ = safetensors_min.load(os.path.join(work, "wick_encoder_io.safetensors"))
+    with torch.no_grad():
+        err = (encoder(io["x"], src_mask=io["mask"]) - io["y"]).abs().max().item()
+    print(f"wick TransformerEncoderLayer in torch: max |torch - wick| = {err:.3g}")
+    if not err <= 1e-5:
         failures += 1
 
     # Now the other way: torch writes, wick reads and checks.

@@ -56,7 +56,24 @@ int write(const std::filesystem::path& dir) {
   wick::save(mlp, dir / "wick_mlp.safetensors");
   Tensor x = wick::randn({7, 3});
   wick::save({{"x", x}, {"y", mlp(x)}}, dir / "wick_mlp_io.safetensors");
-  std::printf("wrote wick_tensors, wick_mlp, wick_mlp_io in %s\n", dir.c_str());
+  // Recurrent and attention models: their state dicts carry PyTorch's names, so torch loads
+  // them with strict=True and must compute the same outputs.
+  nn::LSTM lstm(nn::LSTMOptions(3, 4).num_layers(2).bidirectional(true).batch_first(true));
+  wick::save(lstm, dir / "wick_lstm.safetensors");
+  Tensor seq = wick::randn({2, 5, 3});
+  auto [lstm_out, lstm_state] = lstm(seq);
+  wick::save({{"x", seq}, {"y", lstm_out}, {"c", std::get<1>(lstm_state)}},
+             dir / "wick_lstm_io.safetensors");
+  nn::TransformerEncoderLayer encoder(
+      nn::TransformerEncoderLayerOptions(8, 2).dim_feedforward(16).dropout(0.0));
+  encoder->eval();
+  wick::save(encoder, dir / "wick_encoder.safetensors");
+  Tensor src = wick::randn({6, 2, 8});
+  Tensor causal = wick::triu(wick::ones({6, 6}, wick::kBool), 1);
+  wick::save({{"x", src}, {"mask", causal}, {"y", encoder(src, causal)}},
+             dir / "wick_encoder_io.safetensors");
+  std::printf("wrote wick_tensors, wick_mlp, wick_lstm, wick_encoder (and their io) in %s\n",
+              dir.c_str());
   return 0;
 }
 
