@@ -11,8 +11,18 @@ def wave(shape, phase, scale=2.0, shift=0.0):
                         dtype=torch.float64).reshape(shape)
 
 
+def number(v):
+    # C++ spellings of the non-finite values (<cmath>'s macros); repr keeps every other digit.
+    v = float(v)
+    if math.isnan(v):
+        return "NAN"
+    if math.isinf(v):
+        return "INFINITY" if v > 0 else "-INFINITY"
+    return repr(v)
+
+
 def fmt(t):
-    return "{" + ", ".join(repr(float(v)) for v in t.flatten().tolist()) + "}"
+    return "{" + ", ".join(number(v) for v in t.flatten().tolist()) + "}"
 
 
 def ints(values):

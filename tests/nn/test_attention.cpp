@@ -1,9 +1,11 @@
-// test_attention.cpp: MultiheadAttention, TransformerEncoderLayer and TransformerEncoder against
+// test_attention.cpp: MultiheadAttention, the Transformer encoder and decoder (layers and
+// stacks) and nn::Transformer against
 // torch.nn's (python3-torch 1.13, float64; attention_golden.inc from make_attention_golden.py):
 // outputs, attention weights, and the gradients of the inputs and every parameter, in float64
 // and float32; scaled_dot_product_attention; gradcheck; names; errors.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -62,6 +64,40 @@ void check_case(const AttentionCase& c, wick::Dtype dtype, double rel) {
     run = [=](const std::vector<Tensor>& in, const Tensor& padding, const Tensor& mask) {
       return mha(in[0], in[1], in[2], padding, need_weights, mask, average);
     };
+  } else if (c.kind == "transformer") {
+    nn::Transformer model(nn::TransformerOptions(k[0], k[1])
+                              .dim_feedforward(k[2])
+                              .dropout(0.0)
+                              .num_encoder_layers(k[6])
+                              .num_decoder_layers(k[7]));
+    module = model.ptr();
+    run = [=](const std::vector<Tensor>& in, const Tensor& padding, const Tensor& mask) {
+      return std::make_tuple(
+          model(in[0], in[1], Tensor(), mask, Tensor(), padding, Tensor(), padding), Tensor());
+    };
+  } else if (c.kind == "decoder") {
+    auto layer_options = nn::TransformerDecoderLayerOptions(k[0], k[1])
+                             .dim_feedforward(k[2])
+                             .dropout(0.0)
+                             .norm_first(k[3] != 0)
+                             .activation(k[4] != 0 ? nn::kGELU : nn::kReLU)
+                             .batch_first(k[5] != 0);
+    if (k[6] == 0) {
+      nn::TransformerDecoderLayer layer(layer_options);
+      module = layer.ptr();
+      run = [=](const std::vector<Tensor>& in, const Tensor& padding, const Tensor& mask) {
+        return std::make_tuple(layer(in[0], in[1], mask, Tensor(), Tensor(), padding), Tensor());
+      };
+    } else {
+      auto options =
+          nn::TransformerDecoderOptions(nn::TransformerDecoderLayer(layer_options), k[6]);
+      if (k[7] != 0) options.norm(nn::LayerNorm(wick::Shape{k[0]}));
+      nn::TransformerDecoder decoder(options);
+      module = decoder.ptr();
+      run = [=](const std::vector<Tensor>& in, const Tensor& padding, const Tensor& mask) {
+        return std::make_tuple(decoder(in[0], in[1], mask, Tensor(), Tensor(), padding), Tensor());
+      };
+    }
   } else {
     auto layer_options = nn::TransformerEncoderLayerOptions(k[0], k[1])
                              .dim_feedforward(k[2])
@@ -124,8 +160,9 @@ void check_case(const AttentionCase& c, wick::Dtype dtype, double rel) {
 
 }  // namespace
 
-TEST_CASE("MultiheadAttention and the Transformer encoder match PyTorch", "[nn][attention]") {
-  REQUIRE(kAttentionCases.size() == 7);
+TEST_CASE("MultiheadAttention, the Transformer encoder and decoder, Transformer match PyTorch",
+          "[nn][attention]") {
+  REQUIRE(kAttentionCases.size() == 11);
   for (const AttentionCase& c : kAttentionCases) check_case(c, wick::kFloat64, 1e-11);
   for (const AttentionCase& c : kAttentionCases) check_case(c, wick::kFloat32, 5e-5);
 }
@@ -304,4 +341,38 @@ TEST_CASE("the encoder: clones, names, and a model that learns to sort", "[nn][a
       wick::ne(predicted, target.reshape({-1})).to(wick::kFloat64).mean().item<double>();
   INFO("error rate " << errors);
   CHECK(errors < 0.1);
+}
+
+TEST_CASE("Transformer: names, xavier initialisation, the causal mask, a decoder's errors",
+          "[nn][attention]") {
+  nn::Transformer model(nn::TransformerOptions(16, 4)
+                            .num_encoder_layers(2)
+                            .num_decoder_layers(1)
+                            .dim_feedforward(32)
+                            .dropout(0.0));
+  const auto named = model->named_parameters();
+  CHECK(named.front().first == "encoder.layers.0.self_attn.in_proj_weight");
+  CHECK(named.back().first == "decoder.norm.bias");
+  bool has_cross_attention = false;
+  for (const auto& [name, p] : named) {
+    has_cross_attention |= name == "decoder.layers.0.multihead_attn.out_proj.weight";
+    if (p.dim() >= 2) {  // xavier-uniform: |w| <= sqrt(6 / (fan_out + fan_in))
+      INFO(name);
+      CHECK(wick::abs(p).max().item<float>() <=
+            std::sqrt(6.0f / static_cast<float>(p.size(0) + p.size(1))));
+    }
+  }
+  CHECK(has_cross_attention);
+  const Tensor mask = nn::Transformer::Impl::generate_square_subsequent_mask(3);
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(mask.to_vector<float>() == std::vector<float>{0, -inf, -inf, 0, 0, -inf, 0, 0, 0});
+  const Tensor src = wick::randn({5, 2, 16}), tgt = wick::randn({3, 2, 16});
+  CHECK(model(src, tgt, Tensor(), mask).sizes() == wick::Shape{3, 2, 16});
+  nn::TransformerDecoderLayer layer(nn::TransformerDecoderLayerOptions(16, 4).dim_feedforward(8));
+  CHECK_THROWS_WITH(layer(tgt, wick::randn({5, 2, 12})),
+                    Catch::Contains("nn::MultiheadAttention") && Catch::Contains("[5, 2, 12]"));
+  CHECK_THROWS_AS(layer(tgt, src, wick::zeros({3, 4}, wick::kBool)), wick::ShapeError);
+  CHECK_THROWS_AS(nn::TransformerDecoder(nn::TransformerDecoderOptions(layer, 0)),
+                  wick::ValueError);
+  CHECK(layer(tgt, src).sizes() == wick::Shape{3, 2, 16});
 }
