@@ -637,6 +637,13 @@ TEST_CASE("gpu: flip, roll, repeat, diag, norm, masked_select and the samplers r
   CHECK(picked.device().is_cuda());
   check_close(picked, m.masked_select(mask), {}, "masked_select");
   check_close(d.nonzero(), m.nonzero(), {}, "nonzero");
+  // libtorch's indexing: basic indices, an int64 pair and a mask, on the device.
+  using indexing::Slice;
+  const Tensor rows = tensor({2, 0}), cols = tensor({1, 4});
+  check_close(d.index({Slice(), rows.to(kCUDA), cols.to(kCUDA)}), m.index({Slice(), rows, cols}),
+              {}, "index pair");
+  check_close(d.index({1, Slice(1, 3), "..."}), m.index({1, Slice(1, 3), "..."}), {}, "index");
+  check_close(d.index({mask.to(kCUDA)}), m.index({mask}), {}, "index by mask");
   // The samplers draw from the same Philox stream on both devices: one seed, the same values.
   auto draws = [](Device device) {
     manual_seed(99);

@@ -13,6 +13,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "wick/indexing.hpp"
 #include "wick/tensor.hpp"
 
 namespace wick {

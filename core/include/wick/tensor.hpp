@@ -6,6 +6,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <new>
@@ -27,6 +28,9 @@
 namespace wick {
 
 class Tensor;
+namespace indexing {
+class TensorIndex;  // wick/indexing.hpp
+}
 struct AutogradMeta;  // below: the grad, and the graph node that made this tensor
 class Node;           // defined by the autograd layer; core only holds pointers to it
 
@@ -239,6 +243,11 @@ class Tensor {
                                   bool sorted = true) const;
   // select(0, index), as libtorch's t[i].
   Tensor operator[](int64_t index) const;
+  // libtorch's indexing (wick/indexing.hpp): x.index({Slice(), 0}), x.index_put_({mask}, 0.0).
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
   Tensor flip(const Shape& dims) const;
   Tensor roll(const Shape& shifts, const Shape& dims = {}) const;
   Tensor repeat(const Shape& repeats) const;

@@ -1,0 +1,199 @@
+// indexing.cpp: Tensor::index and index_put_ (wick/indexing.hpp). One walk over the indices
+// with a position `dim` in the result so far: an integer selects (dim stays), a slice slices
+// (dim + 1), None and a bool add a dim, Ellipsis skips the dims no later index consumes. int64
+// tensors next to each other are gathered together at the end: their dims are flattened into
+// one, the broadcast indices turned into one linear index, one index_select, and the dim
+// reshaped to the indices' broadcast shape. A bool tensor is a run of int64 tensors too, the
+// columns of its nonzero().
+#include <string_view>
+#include <variant>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+
+using indexing::EllipsisIndexType;
+using indexing::Slice;
+using indexing::TensorIndex;
+
+indexing::TensorIndex::TensorIndex(const char* text) : value_(EllipsisIndexType{}) {
+  WICK_CHECK(text != nullptr && std::string_view(text) == "...", ValueError, "index",
+             "the only string index is \"...\" (Ellipsis), got \"",
+             text == nullptr ? "(null)" : text, "\"");
+}
+
+namespace {
+
+constexpr const char* kOp = "index";
+
+// The dims of the indexed tensor an index consumes: 1 for an integer, a slice or an int64
+// tensor, a bool tensor's rank, 0 for None, Ellipsis and bools.
+int64_t consumed(const TensorIndex& index) {
+  const auto& v = index.value();
+  if (std::holds_alternative<int64_t>(v) || std::holds_alternative<Slice>(v)) return 1;
+  if (const Tensor* t = std::get_if<Tensor>(&v)) return t->dtype() == kBool ? t->dim() : 1;
+  return 0;
+}
+
+// Gathers result's dims [first, first + count) at the int64 index tensors `picks` (one per
+// dim, broadcasting): the dims become the picks' broadcast shape.
+Tensor gather_run(const Tensor& result, int64_t first, const std::vector<Tensor>& picks) {
+  const auto count = static_cast<int64_t>(picks.size());
+  Shape shape = picks[0].sizes();
+  for (const Tensor& p : picks) {
+    try {
+      shape = broadcast_shapes(shape, p.sizes());
+    } catch (const ShapeError&) {
+      detail::fail<ShapeError>(kOp,
+                               "the tensor indices do not broadcast together: ", describe(picks[0]),
+                               " and ", describe(p));
+    }
+  }
+  // The linear index into the flattened dims, each pick checked against its own dim's size
+  // (index_select checks the linear one, which would miss [0, 5] in a [3, 4]).
+  Tensor linear;
+  for (int64_t k = 0; k < count; ++k) {
+    const int64_t size = result.size(first + k);
+    Tensor p = picks[static_cast<size_t>(k)];
+    WICK_CHECK(p.dtype() == kInt64, DtypeError, kOp, "tensor indices must be int64 or bool, got ",
+               describe(p));
+    detail::check_same_device(kOp, {&result, &p});
+    p = where(lt(p, 0), p + size, p);  // negative counts from the end
+    if (p.numel() > 0) {
+      const Tensor out_of_range = logical_or(lt(p, 0), ge(p, size)).any();
+      WICK_CHECK(!out_of_range.to(kCPU).item<bool>(), IndexError, kOp, "index ",
+                 describe(picks[static_cast<size_t>(k)]), " is out of range for dim ", first + k,
+                 " of size ", size);
+    }
+    linear = linear.defined() ? linear * size + p : p;
+  }
+  linear = linear.expand(shape).reshape({-1});
+  const Tensor flat = result.flatten(first, first + count - 1);
+  Shape out_shape;
+  for (int64_t d = 0; d < first; ++d) out_shape.push_back(result.size(d));
+  for (int64_t s : shape) out_shape.push_back(s);
+  for (int64_t d = first + count; d < result.dim(); ++d) out_shape.push_back(result.size(d));
+  return index_select(flat, first, linear).reshape(out_shape);
+}
+
+}  // namespace
+
+Tensor Tensor::index(std::initializer_list<TensorIndex> indices) const {
+  return index(std::vector<TensorIndex>(indices));
+}
+
+Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
+  detail::check_defined(kOp, {this});
+  int64_t total = 0, ellipses = 0;
+  for (const TensorIndex& i : indices) {
+    total += consumed(i);
+    ellipses += std::holds_alternative<EllipsisIndexType>(i.value());
+  }
+  WICK_CHECK(ellipses <= 1, IndexError, kOp, "an index can have only one Ellipsis");
+  WICK_CHECK(total <= dim(), IndexError, kOp, "too many indices for ", describe(*this), ": ", total,
+             " dims indexed");
+  Tensor result = *this;
+  int64_t d = 0;            // the next dim of `result` to index
+  int64_t run_first = -1;   // the first dim of the pending run of tensor indices
+  std::vector<Tensor> run;  // its int64 indices, one per dim
+  bool run_done = false;    // a run ended already (a second one is refused)
+  auto end_run = [&] {
+    if (run.empty()) return;
+    result = gather_run(result, run_first, run);
+    Shape shape = run[0].sizes();  // the run's dims became the broadcast shape
+    for (const Tensor& p : run) shape = broadcast_shapes(shape, p.sizes());
+    d = run_first + static_cast<int64_t>(shape.size());
+    run.clear();
+    run_done = true;
+  };
+  for (const TensorIndex& index : indices) {
+    const auto& v = index.value();
+    if (const Tensor* t = std::get_if<Tensor>(&v)) {
+      WICK_CHECK(t->defined(), ValueError, kOp, "a tensor index is undefined");
+      WICK_CHECK(!run_done || !run.empty(), ValueError, kOp,
+                 "tensor indices separated by other indices are not supported (PyTorch moves "
+                 "their dims to the front); index in two steps");
+      if (run.empty()) run_first = d;
+      if (t->dtype() == kBool) {
+        // A mask over the next t->dim() dims: their sizes must match; its nonzero positions'
+        // columns index those dims together.
+        for (int64_t k = 0; k < t->dim(); ++k) {
+          WICK_CHECK(t->size(k) == result.size(d + k), IndexError, kOp, "mask ", describe(*t),
+                     " does not match dims ", d, ".. of ", describe(result));
+        }
+        const Tensor positions = wick::nonzero(*t);  // [K, t->dim()]
+        for (int64_t k = 0; k < t->dim(); ++k) run.push_back(positions.select(1, k));
+        if (t->dim() == 0) {  // a 0-d mask: a new dim of size 1 or 0
+          end_run();
+          result = result.unsqueeze(d);
+          if (!t->to(kCPU).item<bool>()) result = result.narrow(d, 0, 0);
+          ++d;
+          continue;
+        }
+        d += t->dim();
+      } else {
+        run.push_back(*t);
+        ++d;
+      }
+      continue;
+    }
+    end_run();
+    if (const int64_t* i = std::get_if<int64_t>(&v)) {
+      WICK_CHECK(d < result.dim(), IndexError, kOp, "too many indices for ", describe(*this));
+      result = result.select(d, *i);
+    } else if (const Slice* s = std::get_if<Slice>(&v)) {
+      result = result.slice(d, s->start(), s->stop(), s->step());
+      ++d;
+    } else if (const bool* b = std::get_if<bool>(&v)) {
+      result = result.unsqueeze(d);
+      if (!*b) result = result.narrow(d, 0, 0);
+      ++d;
+    } else if (std::holds_alternative<TensorIndex::NewDim>(v)) {
+      result = result.unsqueeze(d);
+      ++d;
+    } else {  // Ellipsis: skip the dims that no later index consumes
+      d += dim() - total;
+    }
+  }
+  end_run();
+  // Nothing was copied by basic indices alone: x.index({}) is x itself, a view, as PyTorch's.
+  return result;
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
+  bool has_int_tensor = false;
+  for (const TensorIndex& i : indices) {
+    if (const Tensor* t = std::get_if<Tensor>(&i.value())) has_int_tensor |= t->dtype() != kBool;
+  }
+  WICK_CHECK(!has_int_tensor, ValueError, "index_put_",
+             "int64 tensor indices are not supported; use index_add_ or scatter_add_");
+  // A lone mask of this tensor's shape: masked_fill_ in place.
+  if (indices.size() == 1) {
+    if (const Tensor* t = std::get_if<Tensor>(&indices.begin()->value())) {
+      WICK_CHECK(t->sizes() == sizes(), IndexError, "index_put_", "mask ", describe(*t),
+                 " must have the shape of ", describe(*this));
+      return masked_fill_(*t, value);
+    }
+  }
+  for (const TensorIndex& i : indices) {
+    WICK_CHECK(!std::holds_alternative<Tensor>(i.value()), ValueError, "index_put_",
+               "a bool mask must be the only index (x.index_put_({mask}, v))");
+  }
+  Tensor view = index(std::vector<TensorIndex>(indices));  // basic indices give a view
+  view.fill_(value);
+  return *this;
+}
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
+  for (const TensorIndex& i : indices) {
+    WICK_CHECK(!std::holds_alternative<Tensor>(i.value()), ValueError, "index_put_",
+               "tensor indices with a tensor value are not supported: use where(mask, value, x) "
+               "or index_add_; basic indices (integers, Slice, None, Ellipsis) are");
+  }
+  Tensor view = index(std::vector<TensorIndex>(indices));
+  view.copy_(value.expand(view.sizes()));
+  return *this;
+}
+
+}  // namespace wick

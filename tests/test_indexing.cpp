@@ -1,0 +1,96 @@
+// test_indexing.cpp: Tensor::index and index_put_ with libtorch's index kinds against
+// python3-torch 1.13's values (written out below): integers, Slice, None, Ellipsis and "...",
+// bools, int64 tensors (alone, side by side, broadcast, negative) and bool masks; views where
+// PyTorch gives views; gradients; errors.
+#include <catch2/catch.hpp>
+#include <vector>
+#include <wick/wick.hpp>
+
+using namespace wick;
+using indexing::Ellipsis;
+using indexing::None;
+using indexing::Slice;
+
+namespace {
+std::vector<int64_t> ints(const Tensor& t) { return t.to(kInt64).to_vector<int64_t>(); }
+}  // namespace
+
+TEST_CASE("index: basic indices give torch's values, as views", "[indexing]") {
+  const Tensor x = arange(24).reshape({2, 3, 4});
+  CHECK(ints(x.index({Slice(), 0})) == std::vector<int64_t>{0, 1, 2, 3, 12, 13, 14, 15});
+  CHECK(ints(x.index({"...", Slice(None, 2)})) ==
+        std::vector<int64_t>{0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21});
+  const Tensor stepped = x.index({1, None, Slice(None, None, 2)});
+  CHECK(stepped.sizes() == Shape{1, 2, 4});
+  CHECK(ints(stepped) == std::vector<int64_t>{12, 13, 14, 15, 20, 21, 22, 23});
+  CHECK(x.index({true}).sizes() == Shape{1, 2, 3, 4});
+  CHECK(x.index({false}).sizes() == Shape{0, 2, 3, 4});
+  CHECK(ints(x.index({Ellipsis, -1})) == std::vector<int64_t>{3, 7, 11, 15, 19, 23});
+  CHECK(x.index({}).sizes() == x.sizes());
+  // Basic indices make views: a write through one shows in x.
+  Tensor y = zeros({3, 4});
+  Tensor row = y.index({1, Slice(1, 3)});
+  row.fill_(5.0);
+  CHECK(y.to_vector<float>()[5] == 5.0f);
+}
+
+TEST_CASE("index: int64 and bool tensor indices as PyTorch's advanced indexing", "[indexing]") {
+  const Tensor x = arange(24).reshape({2, 3, 4});
+  CHECK(ints(x.index({0, tensor({2, 0})})) == std::vector<int64_t>{8, 9, 10, 11, 0, 1, 2, 3});
+  // Two tensors side by side pick elements together.
+  CHECK(ints(x.index({Slice(), tensor({0, 2}), tensor({1, 3})})) ==
+        std::vector<int64_t>{1, 11, 13, 23});
+  // Broadcast and negative: [[0, 1], [1, 0]] with the ints after it.
+  const Tensor picked = x.index({tensor({0, 1, 1, 0}).reshape({2, 2}), 0, 0});
+  CHECK(picked.sizes() == Shape{2, 2});
+  CHECK(ints(picked) == std::vector<int64_t>{0, 12, 12, 0});
+  CHECK(ints(x.index({tensor({-1}), 0, -1})) == std::vector<int64_t>{15});
+  // A mask over the next dims.
+  const Tensor mask = gt(x.index({0}), 5);
+  CHECK(ints(x.index({0}).index({mask})) == std::vector<int64_t>{6, 7, 8, 9, 10, 11});
+  const Tensor both = x.index({Slice(), mask});
+  CHECK(both.sizes() == Shape{2, 6});
+  CHECK(ints(both) == std::vector<int64_t>{6, 7, 8, 9, 10, 11, 18, 19, 20, 21, 22, 23});
+  // The classifier's pick: logits[arange(n), target], differentiable.
+  const Tensor logits = randn({4, 5}, kFloat64).requires_grad_();
+  const Tensor target = tensor({4, 0, 2, 2});
+  const Tensor chosen = logits.index({arange(4), target});
+  CHECK(chosen.sizes() == Shape{4});
+  chosen.sum().backward();
+  const std::vector<double> g = logits.grad().to_vector<double>();
+  CHECK(g[4] == 1.0);
+  CHECK(g[5] == 1.0);
+  CHECK(g[12] == 1.0);
+  CHECK(g[17] == 1.0);
+  CHECK(logits.grad().sum().item<double>() == 4.0);
+}
+
+TEST_CASE("index_put_: basic indices and a mask, as PyTorch's setitem", "[indexing]") {
+  Tensor y = zeros({3, 4});
+  y.index_put_({1, Slice(1, 3)}, 5.0);
+  y.index_put_({Slice(), -1}, tensor({1.0f, 2.0f, 3.0f}));
+  CHECK(y.to_vector<float>() == std::vector<float>{0, 0, 0, 1, 0, 5, 5, 2, 0, 0, 0, 3});
+  Tensor z = arange(6, kFloat32).reshape({2, 3});
+  z.index_put_({gt(z, 2.0)}, 0.0);
+  CHECK(z.to_vector<float>() == std::vector<float>{0, 1, 2, 0, 0, 0});
+}
+
+TEST_CASE("index and index_put_ reject what they cannot do, with clear errors", "[indexing]") {
+  const Tensor x = arange(24).reshape({2, 3, 4});
+  CHECK_THROWS_WITH(x.index({0, 0, 0, 0}),
+                    Catch::Contains("index") && Catch::Contains("too many indices"));
+  CHECK_THROWS_AS(x.index({Ellipsis, "...", 0}), IndexError);
+  CHECK_THROWS_AS(x.index({"..x"}), ValueError);
+  CHECK_THROWS_WITH(x.index({tensor({0}), Slice(), tensor({1})}),
+                    Catch::Contains("separated by other indices"));
+  CHECK_THROWS_WITH(x.index({tensor({5})}),
+                    Catch::Contains("out of range") && Catch::Contains("size 2"));
+  CHECK_THROWS_AS(x.index({tensor({0.5})}), DtypeError);
+  CHECK_THROWS_AS(x.index({ones({3}, kBool)}), IndexError);  // the mask's shape is wrong
+  CHECK_THROWS_AS(x.index({Slice(None, None, -1)}), ValueError);
+  Tensor y = zeros({3, 4});
+  CHECK_THROWS_AS(y.index_put_({tensor({0, 1})}, 1.0), ValueError);
+  CHECK_THROWS_AS(y.index_put_({gt(y, 0.0)}, ones({2})), ValueError);
+  CHECK_THROWS_AS(y.index_put_({ones({4}, kBool)}, 1.0), IndexError);
+  CHECK(y.sum().item<float>() == 0.0f);  // nothing was written by the refused calls
+}
