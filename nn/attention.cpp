@@ -213,7 +213,7 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
   Tensor returned_weights;
   if (options.need_weights) {
     returned_weights = weights.reshape({batch, heads, tgt_len, src_len});
-    if (options.average_attn_weights) returned_weights = returned_weights.mean({1});
+    if (options.average_attn_weights) returned_weights = returned_weights.mean(1);
     if (!batched) returned_weights = returned_weights.squeeze(0);
   }
   return {output, returned_weights};

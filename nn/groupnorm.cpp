@@ -25,8 +25,8 @@ Tensor functional::group_norm(const Tensor& input, const GroupNormFuncOptions& o
   Tensor out = input;
   if (input.numel() > 0) {
     const Tensor rows = input.reshape({batch, groups, -1});
-    const Tensor mean = wick::mean(rows, {2}, /*keepdim=*/true);
-    const Tensor var = wick::var(rows, {2}, /*unbiased=*/false, /*keepdim=*/true);
+    const Tensor mean = wick::mean(rows, 2, /*keepdim=*/true);
+    const Tensor var = wick::var(rows, 2, /*unbiased=*/false, /*keepdim=*/true);
     out = ((rows - mean) * (var + options.eps()).pow(-0.5)).reshape(input.sizes());
   }
   const Shape channel_shape = detail::channel_shape(input);

@@ -163,7 +163,7 @@ TEST_CASE("randint, randperm, bernoulli, multinomial: ranges, frequencies, seeds
   const Tensor p = tensor({0.0, 0.25, 1.0}).repeat({10000, 1});
   const Tensor drawn = bernoulli(p);
   CHECK(drawn.dtype() == kFloat32);
-  const std::vector<double> rate = doubles(drawn.mean({0}));
+  const std::vector<double> rate = doubles(drawn.mean(0));
   CHECK(rate[0] == 0.0);
   CHECK(std::abs(rate[1] - 0.25) < 5 * std::sqrt(0.25 * 0.75 / 10000));
   CHECK(rate[2] == 1.0);

@@ -254,7 +254,7 @@ TEST_CASE("MultiheadAttention: names, printing, initialisation, dropout, gradche
   CHECK(wick::equal(std::get<0>(mha(x, x, x)), std::get<0>(mha(x, x, x))));
   // Each row of the averaged weights sums to 1.
   const Tensor weights = std::get<1>(mha(x, x, x));
-  CHECK(wick::allclose(weights.sum({2}), wick::ones({2, 4}), 1e-5, 1e-6));
+  CHECK(wick::allclose(weights.sum(2), wick::ones({2, 4}), 1e-5, 1e-6));
   nn::MultiheadAttention small(nn::MultiheadAttentionOptions(4, 2).kdim(3).vdim(2));
   small->to(wick::kFloat64);
   const auto opts = wick::TensorOptions(wick::kFloat64).requires_grad(true);
