@@ -45,6 +45,17 @@ Tensor mask_of(int kind, const std::vector<int64_t>& shape, const std::vector<do
   return kind == 1 ? wick::ne(t, 0.0) : t.to(dtype);
 }
 
+// An encoder or decoder layer's options from a golden config {E, heads, feed-forward,
+// norm_first, gelu, batch_first, ...} (the decoder's options are the encoder's class).
+nn::TransformerEncoderLayerOptions layer_options_of(const std::vector<int64_t>& k) {
+  return nn::TransformerEncoderLayerOptions(k[0], k[1])
+      .dim_feedforward(k[2])
+      .dropout(0.0)
+      .norm_first(k[3] != 0)
+      .activation(k[4] != 0 ? nn::kGELU : nn::kReLU)
+      .batch_first(k[5] != 0);
+}
+
 void check_case(const AttentionCase& c, wick::Dtype dtype, double rel) {
   INFO("case " << c.name << " in " << dtype);
   const auto opts = wick::TensorOptions(dtype);
@@ -76,12 +87,7 @@ void check_case(const AttentionCase& c, wick::Dtype dtype, double rel) {
           model(in[0], in[1], Tensor(), mask, Tensor(), padding, Tensor(), padding), Tensor());
     };
   } else if (c.kind == "decoder") {
-    auto layer_options = nn::TransformerDecoderLayerOptions(k[0], k[1])
-                             .dim_feedforward(k[2])
-                             .dropout(0.0)
-                             .norm_first(k[3] != 0)
-                             .activation(k[4] != 0 ? nn::kGELU : nn::kReLU)
-                             .batch_first(k[5] != 0);
+    const auto layer_options = layer_options_of(k);
     if (k[6] == 0) {
       nn::TransformerDecoderLayer layer(layer_options);
       module = layer.ptr();
@@ -99,12 +105,7 @@ void check_case(const AttentionCase& c, wick::Dtype dtype, double rel) {
       };
     }
   } else {
-    auto layer_options = nn::TransformerEncoderLayerOptions(k[0], k[1])
-                             .dim_feedforward(k[2])
-                             .dropout(0.0)
-                             .norm_first(k[3] != 0)
-                             .activation(k[4] != 0 ? nn::kGELU : nn::kReLU)
-                             .batch_first(k[5] != 0);
+    const auto layer_options = layer_options_of(k);
     if (k[6] == 0) {
       nn::TransformerEncoderLayer layer(layer_options);
       module = layer.ptr();
