@@ -73,6 +73,27 @@ TEST_CASE("index_put_: basic indices and a mask, as PyTorch's setitem", "[indexi
   Tensor z = arange(6, kFloat32).reshape({2, 3});
   z.index_put_({gt(z, 2.0)}, 0.0);
   CHECK(z.to_vector<float>() == std::vector<float>{0, 1, 2, 0, 0, 0});
+  // Tensor indices: rows, element pairs, a mask with one value per picked element; torch:
+  //   w = torch.zeros(3, 4); w[torch.tensor([2, 0])] = torch.tensor([1., 2, 3, 4])
+  //   w[torch.tensor([1, 1]), torch.tensor([0, 3])] = 7; w[w == 0] = torch.arange(2.)
+  Tensor w = zeros({3, 4});
+  w.index_put_({tensor({2, 0})}, tensor({1.0f, 2.0f, 3.0f, 4.0f}));
+  w.index_put_({tensor({1, 1}), tensor({0, 3})}, 7.0);
+  w.index_put_({eq(w, 0.0)}, arange(2, kFloat32));
+  CHECK(w.to_vector<float>() == std::vector<float>{1, 2, 3, 4, 7, 0, 1, 7, 1, 2, 3, 4});
+  // A transposed (non-contiguous) target, a bool target, and the gradient of the values.
+  Tensor t = zeros({4, 3}).t();
+  t.index_put_({Slice(), tensor({1, 3})}, 9.0);
+  CHECK(t.contiguous().to_vector<float>() ==
+        std::vector<float>{0, 9, 0, 9, 0, 9, 0, 9, 0, 9, 0, 9});
+  Tensor flags = zeros({4}, kBool);
+  flags.index_put_({tensor({1, 2})}, true);
+  CHECK(ints(flags) == std::vector<int64_t>{0, 1, 1, 0});
+  const Tensor values = tensor({2.0, 3.0}, kFloat64).requires_grad_();
+  Tensor base = zeros({5}, kFloat64);
+  base.index_put_({tensor({4, 0})}, values);
+  (base * tensor({1.0, 2.0, 3.0, 4.0, 5.0}, kFloat64)).sum().backward();
+  CHECK(values.grad().to_vector<double>() == std::vector<double>{5.0, 1.0});
 }
 
 TEST_CASE("index and index_put_ reject what they cannot do, with clear errors", "[indexing]") {
@@ -89,8 +110,10 @@ TEST_CASE("index and index_put_ reject what they cannot do, with clear errors", 
   CHECK_THROWS_AS(x.index({ones({3}, kBool)}), IndexError);  // the mask's shape is wrong
   CHECK_THROWS_AS(x.index({Slice(None, None, -1)}), ValueError);
   Tensor y = zeros({3, 4});
-  CHECK_THROWS_AS(y.index_put_({tensor({0, 1})}, 1.0), ValueError);
-  CHECK_THROWS_AS(y.index_put_({gt(y, 0.0)}, ones({2})), ValueError);
+  CHECK_THROWS_AS(y.index_put_({tensor({0, 5})}, 1.0), IndexError);
+  CHECK_THROWS_WITH(y.index_put_({tensor({0, 1})}, ones({3})),
+                    Catch::Contains("index_put_") && Catch::Contains("does not broadcast"));
   CHECK_THROWS_AS(y.index_put_({ones({4}, kBool)}, 1.0), IndexError);
+  CHECK_THROWS_AS(y.index_put_({1}, ones({5})), ShapeError);
   CHECK(y.sum().item<float>() == 0.0f);  // nothing was written by the refused calls
 }

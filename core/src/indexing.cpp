@@ -161,24 +161,56 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
   return result;
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
-  bool has_int_tensor = false;
+namespace {
+
+bool has_tensor_index(std::initializer_list<TensorIndex> indices) {
   for (const TensorIndex& i : indices) {
-    if (const Tensor* t = std::get_if<Tensor>(&i.value())) has_int_tensor |= t->dtype() != kBool;
+    if (std::holds_alternative<Tensor>(i.value())) return true;
   }
-  WICK_CHECK(!has_int_tensor, ValueError, "index_put_",
-             "int64 tensor indices are not supported; use index_add_ or scatter_add_");
+  return false;
+}
+
+// x[indices] = value where the indices pick elements (tensor indices): the flat positions of
+// the picked elements are the same indexing applied to arange(numel); the new values go in as
+// one out-of-place index_add of (value - old), then one copy_ into x, so any layout works and
+// autograd sees a copy_ of an expression of x and value. Repeated positions are undefined, as
+// in PyTorch (here their differences add up).
+void put_by_positions(Tensor& self, std::initializer_list<TensorIndex> indices,
+                      const Tensor& value) {
+  detail::check_same_device("index_put_", {&self, &value});
+  const Tensor positions = arange(self.numel(), TensorOptions(kInt64).device(self.device()))
+                               .reshape(self.sizes())
+                               .index(std::vector<TensorIndex>(indices));
+  // bool has no subtraction: the sums run in int64, and copy_ casts back.
+  const Dtype work = self.dtype() == kBool ? kInt64 : self.dtype();
+  Tensor source;
+  try {
+    source = value.to(work).expand(positions.sizes());
+  } catch (const ShapeError&) {
+    detail::fail<ShapeError>("index_put_", "value ", describe(value),
+                             " does not broadcast to the indexed shape ", positions.sizes());
+  }
+  // A copy, not a view: x must share its storage with no one when copy_ writes into it, or
+  // autograd refuses the write of a value that requires grad.
+  const Tensor flat = self.to(work).reshape({-1}).clone();
+  const Tensor picked = positions.reshape({-1});
+  const Tensor delta = source.reshape({-1}) - flat.index_select(0, picked);
+  self.copy_(flat.index_add(0, picked, delta).reshape(self.sizes()));
+}
+
+}  // namespace
+
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Scalar& value) {
   // A lone mask of this tensor's shape: masked_fill_ in place.
   if (indices.size() == 1) {
-    if (const Tensor* t = std::get_if<Tensor>(&indices.begin()->value())) {
-      WICK_CHECK(t->sizes() == sizes(), IndexError, "index_put_", "mask ", describe(*t),
-                 " must have the shape of ", describe(*this));
+    if (const Tensor* t = std::get_if<Tensor>(&indices.begin()->value());
+        t != nullptr && t->dtype() == kBool && t->sizes() == sizes()) {
       return masked_fill_(*t, value);
     }
   }
-  for (const TensorIndex& i : indices) {
-    WICK_CHECK(!std::holds_alternative<Tensor>(i.value()), ValueError, "index_put_",
-               "a bool mask must be the only index (x.index_put_({mask}, v))");
+  if (has_tensor_index(indices)) {
+    put_by_positions(*this, indices, full({}, value, TensorOptions(dtype()).device(device())));
+    return *this;
   }
   Tensor view = index(std::vector<TensorIndex>(indices));  // basic indices give a view
   view.fill_(value);
@@ -186,13 +218,18 @@ Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Sca
 }
 
 Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
-  for (const TensorIndex& i : indices) {
-    WICK_CHECK(!std::holds_alternative<Tensor>(i.value()), ValueError, "index_put_",
-               "tensor indices with a tensor value are not supported: use where(mask, value, x) "
-               "or index_add_; basic indices (integers, Slice, None, Ellipsis) are");
+  detail::check_defined("index_put_", {this, &value});
+  if (has_tensor_index(indices)) {
+    put_by_positions(*this, indices, value);
+    return *this;
   }
   Tensor view = index(std::vector<TensorIndex>(indices));
-  view.copy_(value.expand(view.sizes()));
+  try {
+    view.copy_(value.expand(view.sizes()));
+  } catch (const ShapeError&) {
+    detail::fail<ShapeError>("index_put_", "value ", describe(value),
+                             " does not broadcast to the indexed shape ", view.sizes());
+  }
   return *this;
 }
 

@@ -644,6 +644,10 @@ TEST_CASE("gpu: flip, roll, repeat, diag, norm, masked_select and the samplers r
               {}, "index pair");
   check_close(d.index({1, Slice(1, 3), "..."}), m.index({1, Slice(1, 3), "..."}), {}, "index");
   check_close(d.index({mask.to(kCUDA)}), m.index({mask}), {}, "index by mask");
+  Tensor put_cpu = m.clone(), put_gpu = d.clone();
+  put_cpu.index_put_({rows, Slice(), 1}, -7.0);
+  put_gpu.index_put_({rows.to(kCUDA), Slice(), 1}, -7.0);
+  check_close(put_gpu, put_cpu, {}, "index_put_ with a tensor index");
   // The samplers draw from the same Philox stream on both devices: one seed, the same values.
   auto draws = [](Device device) {
     manual_seed(99);

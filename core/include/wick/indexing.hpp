@@ -9,8 +9,9 @@
 //   x.index({"...", Slice(None, 2)})     x[..., :2]   (Ellipsis or "...")
 //   logits.index({arange(n), target})    logits[arange(n), target]
 //   x.index_put_({mask}, 0.0)            x[mask] = 0
+//   x.index_put_({rows}, values)         x[rows] = values   (repeated rows: undefined, as PyTorch)
 // Not supported (a ValueError that says so): tensor indices separated by other indices (PyTorch
-// moves their result dims to the front there), and index_put_ with int64 tensor indices.
+// moves their result dims to the front there).
 #pragma once
 
 #include <cstdint>
