@@ -14,7 +14,6 @@
 
 namespace wick::nn {
 
-
 Tensor functional::batch_norm(const Tensor& input, const Tensor& running_mean,
                               const Tensor& running_var, const BatchNormFuncOptions& options) {
   WICK_CHECK(input.defined(), ValueError, "batch_norm", "input must be a defined tensor");

@@ -8,7 +8,6 @@
 
 namespace wick::nn {
 
-
 Tensor functional::group_norm(const Tensor& input, const GroupNormFuncOptions& options) {
   WICK_CHECK(input.defined(), ValueError, "group_norm", "input must be a defined tensor");
   WICK_CHECK(input.dim() >= 2, ShapeError, "group_norm", "input ", describe(input),
