@@ -11,6 +11,8 @@
 
 #include "wick/autograd.hpp"
 
+#include "init_uniform.hpp"
+
 namespace wick::nn {
 
 namespace {
@@ -36,12 +38,6 @@ Tensor attention_weights(const Tensor& q, const Tensor& k, const Tensor& mask, d
   Tensor weights = softmax(scores, -1);
   if (dropout_p > 0) weights = functional::dropout(weights, dropout_p, true);
   return weights;
-}
-
-// Xavier (Glorot) uniform: U(-b, b), b = sqrt(6 / (fan_in + fan_out)), for a [out, in] weight.
-void xavier_uniform(Tensor t) {
-  const double bound = std::sqrt(6.0 / static_cast<double>(t.size(0) + t.size(1)));
-  t.copy_(rand(t.sizes(), t.options()) * (2 * bound) - bound);
 }
 
 }  // namespace
@@ -104,11 +100,11 @@ MultiheadAttentionImpl::MultiheadAttentionImpl(const MultiheadAttentionOptions& 
 void MultiheadAttentionImpl::reset_parameters() {
   NoGradGuard no_grad;
   if (same_dims_) {
-    xavier_uniform(in_proj_weight);
+    detail::xavier_uniform(in_proj_weight);
   } else {
-    xavier_uniform(q_proj_weight);
-    xavier_uniform(k_proj_weight);
-    xavier_uniform(v_proj_weight);
+    detail::xavier_uniform(q_proj_weight);
+    detail::xavier_uniform(k_proj_weight);
+    detail::xavier_uniform(v_proj_weight);
   }
   if (in_proj_bias.defined()) {
     Tensor bias = in_proj_bias;

@@ -20,6 +20,8 @@
 
 #include "wick/autograd.hpp"
 
+#include "init_uniform.hpp"
+
 namespace wick::nn {
 namespace {
 
@@ -287,11 +289,8 @@ void Conv2dImpl::reset_parameters() {
   // kaiming_uniform_(a = sqrt(5)) gives bound 1 / sqrt(fan_in), as for Linear; the bias too.
   const int64_t fan_in = weight.size(1) * weight.size(2) * weight.size(3);
   const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  auto fill_uniform = [bound](Tensor& t) {
-    t.copy_(rand(t.sizes(), t.options()) * (2 * bound) - bound);
-  };
-  fill_uniform(weight);
-  if (bias.defined()) fill_uniform(bias);
+  detail::fill_uniform(weight, bound);
+  if (bias.defined()) detail::fill_uniform(bias, bound);
 }
 
 Tensor Conv2dImpl::forward(const Tensor& input) const {

@@ -7,6 +7,8 @@
 
 #include "wick/autograd.hpp"
 
+#include "init_uniform.hpp"
+
 namespace wick::nn {
 
 Tensor functional::conv1d(const Tensor& input, const Tensor& weight,
@@ -53,7 +55,7 @@ Conv1dImpl::Conv1dImpl(const Conv1dOptions& options) : options_(options) {
 void Conv1dImpl::reset_parameters() {
   NoGradGuard no_grad;
   const double bound = 1.0 / std::sqrt(static_cast<double>(weight.size(1) * weight.size(2)));
-  for (Tensor t : parameters()) t.copy_(rand(t.sizes(), t.options()) * (2 * bound) - bound);
+  for (const Tensor& t : parameters()) detail::fill_uniform(t, bound);
 }
 
 Tensor Conv1dImpl::forward(const Tensor& input) const {

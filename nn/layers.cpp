@@ -7,6 +7,8 @@
 #include "wick/autograd.hpp"
 #include "wick/nn/layers.hpp"
 
+#include "init_uniform.hpp"
+
 namespace wick::nn {
 
 Tensor functional::linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
@@ -91,12 +93,8 @@ void LinearImpl::reset_parameters() {
   // kaiming_uniform_(a = sqrt(5)): gain = sqrt(2 / (1 + a^2)) = sqrt(1/3), std = gain /
   // sqrt(fan_in), bound = sqrt(3) * std = 1 / sqrt(fan_in). The bias uses the same bound.
   const double bound = in_features_ > 0 ? 1.0 / std::sqrt(static_cast<double>(in_features_)) : 0;
-  auto fill_uniform = [bound](Tensor& t) {
-    Tensor u = rand(t.sizes(), t.options());  // U[0, 1)
-    t.copy_(u * (2 * bound) - bound);         // U[-bound, bound)
-  };
-  fill_uniform(weight);
-  if (bias.defined()) fill_uniform(bias);
+  detail::fill_uniform(weight, bound);
+  if (bias.defined()) detail::fill_uniform(bias, bound);
 }
 
 Tensor LinearImpl::forward(const Tensor& input) const {

@@ -11,6 +11,8 @@
 #include "wick/autograd.hpp"
 #include "wick/nn/layers.hpp"
 
+#include "init_uniform.hpp"
+
 namespace wick::nn {
 
 using detail::RNNLayout;
@@ -86,10 +88,10 @@ void check_state(const std::string& op, const char* what, const Tensor& state,
 }
 
 // Every parameter U(-1/sqrt(H), 1/sqrt(H)), as PyTorch's reset_parameters.
-void fill_uniform(const std::vector<Tensor>& parameters, int64_t hidden_size) {
+void init_parameters(const std::vector<Tensor>& parameters, int64_t hidden_size) {
   NoGradGuard no_grad;
   const double bound = 1.0 / std::sqrt(static_cast<double>(hidden_size));
-  for (Tensor t : parameters) t.copy_(rand(t.sizes(), t.options()) * (2 * bound) - bound);
+  for (const Tensor& t : parameters) detail::fill_uniform(t, bound);
 }
 
 // PyTorch's extra_repr: sizes, then only what differs from the defaults.
@@ -135,7 +137,7 @@ RNNImplBase::RNNImplBase(RNNMode mode, const RNNLayout& layout, const char* name
   reset_parameters();
 }
 
-void RNNImplBase::reset_parameters() { fill_uniform(parameters(), layout_.hidden_size); }
+void RNNImplBase::reset_parameters() { init_parameters(parameters(), layout_.hidden_size); }
 
 std::string RNNImplBase::extra_repr() const { return describe_layout(layout_); }
 
@@ -250,7 +252,7 @@ RNNCellImplBase::RNNCellImplBase(RNNMode mode, const RNNCellOptions& options, co
   reset_parameters();
 }
 
-void RNNCellImplBase::reset_parameters() { fill_uniform(parameters(), options_.hidden_size()); }
+void RNNCellImplBase::reset_parameters() { init_parameters(parameters(), options_.hidden_size()); }
 
 std::string RNNCellImplBase::extra_repr() const {
   std::ostringstream out;

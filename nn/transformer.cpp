@@ -11,6 +11,8 @@
 
 #include "wick/autograd.hpp"
 
+#include "init_uniform.hpp"
+
 namespace wick::nn {
 
 namespace {
@@ -184,8 +186,7 @@ TransformerImpl::TransformerImpl(const TransformerOptions& options) {
   NoGradGuard no_grad;
   for (Tensor p : parameters()) {
     if (p.dim() < 2) continue;
-    const double bound = std::sqrt(6.0 / static_cast<double>(p.size(0) + p.size(1)));
-    p.copy_(rand(p.sizes(), p.options()) * (2 * bound) - bound);
+    detail::xavier_uniform(p);
   }
 }
 

@@ -100,10 +100,9 @@ Tensor Tensor::index(const std::vector<TensorIndex>& indices) const {
   bool run_done = false;    // a run ended already (a second one is refused)
   auto end_run = [&] {
     if (run.empty()) return;
+    const int64_t dims_after_run = result.dim() - run_first - static_cast<int64_t>(run.size());
     result = gather_run(result, run_first, run);
-    Shape shape = run[0].sizes();  // the run's dims became the broadcast shape
-    for (const Tensor& p : run) shape = broadcast_shapes(shape, p.sizes());
-    d = run_first + static_cast<int64_t>(shape.size());
+    d = result.dim() - dims_after_run;  // past the broadcast dims the run became
     run.clear();
     run_done = true;
   };
