@@ -396,14 +396,55 @@ Grads sort_rule(const Node& n, const Tensor& g) {
   return {scatter_add(zeros({}, g.options()).expand(in_sizes(n, 0)), n.dim, n.result_indices(), g)};
 }
 
-// cumsum: the gradient of element j is the sum of g over i >= j: g reversed along dim, summed
-// cumulatively, reversed back (as PyTorch's). The reversal is index_select with a reversed
-// arange made here, so its range needs no check.
-Grads cumsum_rule(const Node& n, const Tensor& g) {
+// g reversed along dim: index_select with a reversed arange made here, so its range needs no
+// check (and the reversal is differentiable).
+Tensor reversed(const Tensor& g, int64_t dim) {
   const detail::IndexesInRange made_here(/*host_tensors_too=*/true);
   const Tensor reverse =
-      arange(g.size(n.dim) - 1, -1, -1, TensorOptions(kInt64).device(g.device()));
-  return {cumsum(g.index_select(n.dim, reverse), n.dim).index_select(n.dim, reverse)};
+      arange(g.size(dim) - 1, -1, -1, TensorOptions(kInt64).device(g.device()));
+  return g.index_select(dim, reverse);
+}
+// Element j of the result: the sum of g over i >= j.
+Tensor reverse_cumsum(const Tensor& g, int64_t dim) {
+  return reversed(cumsum(reversed(g, dim), dim), dim);
+}
+
+// cumsum: the gradient of element j is the sum of g over i >= j: g reversed along dim, summed
+// cumulatively, reversed back (as PyTorch's).
+Grads cumsum_rule(const Node& n, const Tensor& g) { return {reverse_cumsum(g, n.dim)}; }
+
+// The product of the elements before each one along dim (1 for the first).
+Tensor exclusive_cumprod(const Tensor& x, int64_t dim) {
+  const int64_t len = x.size(dim);
+  return cat({ones_like(x.narrow(dim, 0, 1)), cumprod(x.narrow(dim, 0, len - 1), dim)}, dim);
+}
+
+// prod along dim (the output kept as size 1 there): the gradient of x_j is g times the product
+// of the others, the product of those before j times that of those after it. No division, so
+// a zero gets the product of the rest and, with two zeros in a line, every element gets 0.
+Grads prod_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  if (x.size(n.dim) == 0) return {zeros_like(x)};
+  const Tensor before = exclusive_cumprod(x, n.dim);
+  const Tensor after = reversed(exclusive_cumprod(reversed(x, n.dim), n.dim), n.dim);
+  return {g * (before * after)};
+}
+
+// cumprod: d y_i / d x_j = prod_{k <= i, k != j} x_k for i >= j. Before a line's first zero
+// that is y_i / x_j, so the gradient is reverse_cumsum(g y) / x (PyTorch's formula). At the
+// first zero z it is y_{z-1} times the product of x over (z, i]: the cumprod y' of x with x_z
+// replaced by 1, so the gradient there is reverse_cumsum(g y') at z. After z every product
+// holds x_z = 0: the gradient is 0.
+Grads cumprod_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  const int64_t dim = n.dim;
+  const Tensor is_zero = eq(x, 0);
+  const Tensor zeros_so_far = cumsum(is_zero, dim);
+  const Tensor before_zero = eq(zeros_so_far, 0);
+  const Tensor first_zero = logical_and(is_zero, eq(zeros_so_far, 1));
+  const Tensor no_zero_part = reverse_cumsum(g * n.result(), dim) / where(before_zero, x, 1.0);
+  const Tensor zero_part = reverse_cumsum(g * cumprod(where(first_zero, 1.0, x), dim), dim);
+  return {where(before_zero, no_zero_part, where(first_zero, zero_part, 0.0))};
 }
 
 const BackwardRule kNoRule{};
@@ -435,7 +476,8 @@ const BackwardRule& backward_rule(OpId op) {
       index_add{true, false, index_add_rule, nullptr, 0x2},
       gather{true, false, gather_rule, nullptr, 0x2},
       scatter_add{true, false, scatter_add_rule, nullptr, 0x2};
-  static const BackwardRule sort{false, false, sort_rule}, cumsum{false, false, cumsum_rule};
+  static const BackwardRule sort{false, false, sort_rule}, cumsum{false, false, cumsum_rule},
+      cumprod{true, true, cumprod_rule}, prod{true, false, prod_rule};
   static const BackwardRule cat{false, false, nullptr, cat_rule},
       stack{false, false, nullptr, stack_rule};
   switch (op) {
@@ -528,6 +570,10 @@ const BackwardRule& backward_rule(OpId op) {
       return sort;
     case OpId::cumsum:
       return cumsum;
+    case OpId::cumprod:
+      return cumprod;
+    case OpId::prod:
+      return prod;
     case OpId::view:
       return view;
     case OpId::transpose:

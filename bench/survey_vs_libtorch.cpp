@@ -496,6 +496,49 @@ std::vector<Case> cases() {
            return Pair{[=] { (void)x.cumsum(dim); }, [=] { (void)t_x.cumsum(dim); }};
          }});
   }
+  // cumprod and prod along the rows and the columns; values near 1 so nothing overflows.
+  for (int64_t dim : {1, 0}) {
+    add({"cumprod of [1024, 1024] along dim " + std::to_string(dim), [dim] {
+           const wick::Tensor x = wick::rand({1024, 1024}) * 0.01 + 0.995;
+           const torch::Tensor t_x = torch_copy(x);
+           return Pair{[=] { (void)x.cumprod(dim); }, [=] { (void)t_x.cumprod(dim); }};
+         }});
+    add({"prod of [4096, 1024] along dim " + std::to_string(dim), [dim] {
+           const wick::Tensor x = wick::rand({4096, 1024}) * 0.01 + 0.995;
+           const torch::Tensor t_x = torch_copy(x);
+           return Pair{[=] { (void)x.prod(dim); }, [=] { (void)t_x.prod(dim); }};
+         }});
+  }
+  add({"prod of 2^22 floats", [] {
+         const wick::Tensor x = wick::rand({1 << 22}) * 0.001 + 0.9995;
+         const torch::Tensor t_x = torch_copy(x);
+         return Pair{[=] { (void)x.prod(); }, [=] { (void)t_x.prod(); }};
+       }});
+  // median and kthvalue of each row (sort, topk and a gather in wick; quickselect in PyTorch).
+  add({"median of each row of [1024, 1001]", [] {
+         const wick::Tensor x = wick::randn({1024, 1001});
+         const torch::Tensor t_x = torch_copy(x);
+         return Pair{[=] { (void)x.median(1); }, [=] { (void)t_x.median(1); }};
+       }});
+  add({"kthvalue 10 of each row of [1024, 1001]", [] {
+         const wick::Tensor x = wick::randn({1024, 1001});
+         const torch::Tensor t_x = torch_copy(x);
+         return Pair{[=] { (void)x.kthvalue(10, 1); }, [=] { (void)t_x.kthvalue(10, 1); }};
+       }});
+  // einsum: attention scores, and a three-operand contraction.
+  add({"einsum bhqd,bhkd->bhqk [8, 8, 128, 64]", [] {
+         const wick::Tensor q = wick::randn({8, 8, 128, 64}), k = wick::randn({8, 8, 128, 64});
+         const torch::Tensor t_q = torch_copy(q), t_k = torch_copy(k);
+         return Pair{[=] { (void)wick::einsum("bhqd,bhkd->bhqk", {q, k}); },
+                     [=] { (void)torch::einsum("bhqd,bhkd->bhqk", {t_q, t_k}); }};
+       }});
+  add({"einsum ij,jk,kl->il [256, 512, 512, 256]", [] {
+         const wick::Tensor a = wick::randn({256, 512}), b = wick::randn({512, 512}),
+                            c = wick::randn({512, 256});
+         const torch::Tensor t_a = torch_copy(a), t_b = torch_copy(b), t_c = torch_copy(c);
+         return Pair{[=] { (void)wick::einsum("ij,jk,kl->il", {a, b, c}); },
+                     [=] { (void)torch::einsum("ij,jk,kl->il", {t_a, t_b, t_c}); }};
+       }});
   sort_case("sort each row of [1024, 1024]", {1024, 1024}, 0);
   sort_case("sort 2^20 floats (one line)", {1 << 20}, 0);
   sort_case("topk 5 of each row of [4096, 1000]", {4096, 1000}, 5);

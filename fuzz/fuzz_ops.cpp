@@ -75,7 +75,11 @@ void Program::run() {
       case 14:
         if (op & 16) {
           if (op & 32) {
-            cumsum_op();  // ops_sort.cpp
+            if (op & 64) {
+              order_stats_op();  // kthvalue, median, nanmedian (ops_sort.cpp)
+            } else {
+              scan_op();  // cumsum, cumprod, prod (ops_sort.cpp)
+            }
           } else {
             sort_ops();  // sort, argsort, topk (ops_sort.cpp)
           }

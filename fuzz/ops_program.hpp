@@ -199,7 +199,8 @@ class Program {
   void index_ops();
   // ---- ops_sort.cpp ----
   void sort_ops();
-  void cumsum_op();
+  void scan_op();
+  void order_stats_op();
 
   // ---- ops_inplace.cpp ----
   static std::vector<int64_t> footprint(const Tensor& t);

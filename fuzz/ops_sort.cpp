@@ -1,5 +1,5 @@
-// ops_sort.cpp: fuzz_ops steps: sort, argsort and topk (and cumsum, below) on pool tensors (empty
-// ones with huge dims included), with dims in and out of range, k in and out of [0, n], both
+// ops_sort.cpp: fuzz_ops steps: sort, argsort and topk (and, below, cumsum, cumprod and prod,
+// and kthvalue, median and nanmedian) on pool tensors (empty ones with huge dims included), with dims in and out of range, k in and out of [0, n], both
 // directions, and bool (which topk refuses). The outcome follows PyTorch's rules as
 // core/src/ops_sort.cpp implements them. The values and positions come from a stable sort of each
 // line of the reference's own values (NaN above every number, descending reversing only the values'
@@ -105,60 +105,257 @@ void Program::sort_ops() {
 
 namespace wick::fuzz::ops {
 
-// cumsum with a dim in or out of range and, sometimes, a result dtype (bool is refused). Each
-// line's values are cast to the result's dtype and added in order: floats in float64, rounded
-// once to the dtype (bfloat16 through float32, as the float32 kernel then the cast do); int64
-// wrapping. wick's kernels add in that order, so the values must be equal.
-void Program::cumsum_op() {
+// cumsum, cumprod and prod with a dim in or out of range (prod: or over everything, kept or
+// not) and, sometimes, a result dtype (bool is refused, except by prod, where it means "every
+// element nonzero"). Each line's values are cast to the result's dtype and combined as the
+// kernels combine them: scans in order, prod of a row (inner == 1: the last dim, or
+// everything) in kernels/cpu/prod.cpp's eight lanes and fixed tree, of a column in order;
+// floats in float64, rounded once to the dtype (bfloat16 through float32, as the float32
+// kernel then the cast do); int64 wrapping. So the values must be equal.
+void Program::scan_op() {
   const Tensor* pa = pick();
   if (pa == nullptr) return;
   const Tensor& self = *pa;
-  const int64_t dim = static_cast<int64_t>(in_.below(7)) - 3;
+  enum Kind { kCumsum, kCumprod, kProd };
+  const auto kind = static_cast<Kind>(in_.below(3));
+  const int64_t dim = static_cast<int64_t>(in_.below(8)) - 3;  // prod: 4 means everything
+  const bool keepdim = in_.below(2) == 1;
   std::optional<Dtype> dtype_arg;
   if (in_.below(4) == 0) dtype_arg = dtype();
   const Ref rs = snapshot(self);
   const auto nd = static_cast<int64_t>(rs.sizes.size());
+  const bool over_all = kind == kProd && dim == 4;
   bool bad = false;
-  const int64_t d = wrap_dim_or(dim, nd, bad);
-  const Dtype out = dtype_arg ? *dtype_arg : floating(rs.dtype) ? rs.dtype : wick::kInt64;
-  bad = bad || out == wick::kBool;
-  g_step = "cumsum of " + str(self) + " along " + std::to_string(dim) +
-           (dtype_arg ? std::string(" to ") + wick::dtype_name(*dtype_arg) : "");
-  Tensor got;
-  if (!outcome(bad ? Expect::Error : Expect::Ok,
-               [&] { got = wick::cumsum(self, dim, dtype_arg); })) {
-    return;
-  }
-  Ref want{rs.sizes, out, {}};
-  want.v.resize(rs.v.size());
-  int64_t outer = 0, n = 1, inner = 1;
-  if (!rs.v.empty()) {
-    outer = 1;
-    for (int64_t i = 0; i < nd; ++i) {
-      (i < d ? outer : i == d ? n : inner) *= rs.sizes[static_cast<size_t>(i)];
+  const int64_t d = over_all ? 0 : wrap_dim_or(dim, nd, bad);
+  const bool to_bool = dtype_arg == wick::kBool;
+  const Dtype out = to_bool                     ? wick::kInt64  // as 0 and 1, then cast
+                    : dtype_arg                 ? *dtype_arg
+                    : floating(rs.dtype) ? rs.dtype
+                                         : wick::kInt64;
+  bad = bad || (to_bool && kind != kProd);
+  static const char* const kNames[] = {"cumsum", "cumprod", "prod"};
+  g_step = std::string(kNames[kind]) + " of " + str(self) +
+           (over_all ? std::string(" over everything") : " along " + std::to_string(dim)) +
+           (dtype_arg ? std::string(" to ") + wick::dtype_name(*dtype_arg) : "") +
+           (kind == kProd && keepdim ? " keepdim" : "");
+  // The lines: [outer, n, inner] around d (everything: one line). An empty tensor may have a
+  // huge extent elsewhere: products saturate (0 stays 0).
+  int64_t outer = 1, n = 1, inner = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t& part = over_all || i == d ? n : i < d ? outer : inner;
+    const int64_t size = rs.sizes[static_cast<size_t>(i)];
+    if (part != 0 && (size == 0 || __builtin_mul_overflow(part, size, &part))) {
+      part = size == 0 ? 0 : INT64_MAX;
     }
   }
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t c = 0; c < inner; ++c) {
-      double sum = 0;
-      uint64_t isum = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        const auto at = static_cast<size_t>((o * n + i) * inner + c);
-        const V x = cast(rs.v[at], rs.dtype, out);
-        V& y = want.v[at];
-        if (floating(out)) {
-          sum += x.d;
-          y.d = round_to(out, sum);
-        } else {
-          isum += static_cast<uint64_t>(x.i);
-          y.i = static_cast<int64_t>(isum);
-          y.d = static_cast<double>(y.i);
+  // The product of [0, 3037000500] over dim 0: billions of ones, too big to run.
+  int64_t outputs = 0;
+  if (kind == kProd && !bad &&
+      (__builtin_mul_overflow(outer, inner, &outputs) || outputs > kMaxElems)) {
+    return;
+  }
+  Tensor got;
+  if (!outcome(bad ? Expect::Error : Expect::Ok, [&] {
+        switch (kind) {
+          case kCumsum:
+            got = wick::cumsum(self, dim, dtype_arg);
+            break;
+          case kCumprod:
+            got = wick::cumprod(self, dim, dtype_arg);
+            break;
+          case kProd:
+            got = over_all ? wick::prod(self, dtype_arg) : wick::prod(self, dim, keepdim, dtype_arg);
+            break;
+        }
+      })) {
+    return;
+  }
+  auto value_of = [&](int64_t o, int64_t i, int64_t c) {
+    const V x = cast(rs.v[static_cast<size_t>((o * n + i) * inner + c)], rs.dtype,
+                     to_bool ? wick::kBool : out);
+    return to_bool ? cast(x, wick::kBool, wick::kInt64) : x;
+  };
+  struct Acc {
+    double d;
+    uint64_t i;
+  };
+  auto combine = [&](Acc a, const V& x) {
+    if (kind == kCumsum) return Acc{a.d + x.d, a.i + static_cast<uint64_t>(x.i)};
+    return Acc{a.d * x.d, a.i * static_cast<uint64_t>(x.i)};
+  };
+  auto result = [&](Acc a) {
+    V y;
+    if (floating(out)) {
+      y.d = round_to(out, a.d);
+    } else {
+      y.i = static_cast<int64_t>(a.i);
+      y.d = static_cast<double>(y.i);
+    }
+    return y;
+  };
+  const Acc identity = kind == kCumsum ? Acc{0, 0} : Acc{1, 1};
+  Ref want{rs.sizes, out, {}};
+  if (kind != kProd) {
+    want.v.resize(rs.v.size());
+    for (int64_t o = 0; o < outer && !rs.v.empty(); ++o) {
+      for (int64_t c = 0; c < inner; ++c) {
+        Acc a = identity;
+        for (int64_t i = 0; i < n; ++i) {
+          a = combine(a, value_of(o, i, c));
+          want.v[static_cast<size_t>((o * n + i) * inner + c)] = result(a);
         }
       }
     }
+  } else {
+    want.sizes.clear();
+    for (int64_t i = 0; i < nd && !over_all; ++i) {
+      if (i != d) {
+        want.sizes.push_back(rs.sizes[static_cast<size_t>(i)]);
+      } else if (keepdim) {
+        want.sizes.push_back(1);
+      }
+    }
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t c = 0; c < inner; ++c) {
+        Acc a = identity;
+        if (inner == 1 && n <= 16384) {
+          // One block: element i into lane i % 8, then (0 1) (2 3) (4 5) (6 7) and up.
+          Acc lane[8] = {identity, identity, identity, identity,
+                         identity, identity, identity, identity};
+          for (int64_t i = 0; i < n; ++i) lane[i % 8] = combine(lane[i % 8], value_of(o, i, c));
+          for (int width = 1; width < 8; width *= 2) {
+            for (int k = 0; k < 8; k += 2 * width) {
+              lane[k] = Acc{lane[k].d * lane[k + width].d, lane[k].i * lane[k + width].i};
+            }
+          }
+          a = lane[0];
+        } else {
+          for (int64_t i = 0; i < n; ++i) a = combine(a, value_of(o, i, c));
+        }
+        want.v.push_back(result(a));
+      }
+    }
+    if (to_bool) {
+      want.dtype = wick::kBool;
+      for (V& v : want.v) v = cast(v, wick::kInt64, wick::kBool);
+    }
   }
-  expect_equal(got, want, g_step, 0);
+  const bool rows_beyond_one_block = kind == kProd && inner == 1 && n > 16384;
+  expect_equal(got, want, g_step, rows_beyond_one_block ? 64 : 0);
   add(got);
+}
+
+
+// kthvalue (k in and out of [1, n]), median and nanmedian over a dim (in or out of range) or,
+// for median and nanmedian, over everything. The reference sorts each line stably (NaN above
+// every number) and picks: the k-th; median: the line's first NaN if it has one, else the
+// ((n - 1) / 2 + 1)-th; nanmedian: the lower median of the numbers (the first NaN for a line
+// of NaNs). Values and positions must be equal. bool is refused, as is a zero-size line (but
+// the median of no elements at all is NaN, for floats).
+void Program::order_stats_op() {
+  const Tensor* pa = pick();
+  if (pa == nullptr) return;
+  const Tensor& self = *pa;
+  enum Which { kKth, kMedian, kNanmedian };
+  const auto which = static_cast<Which>(in_.below(3));
+  const int64_t dim = static_cast<int64_t>(in_.below(8)) - 3;  // 4: everything (medians)
+  const bool keepdim = in_.flag();
+  const Ref rs = snapshot(self);
+  const auto nd = static_cast<int64_t>(rs.sizes.size());
+  const bool over_all = which != kKth && dim == 4;
+  bool bad = rs.dtype == wick::kBool;
+  const int64_t d = over_all ? 0 : wrap_dim_or(dim, nd, bad);
+  int64_t n = 1, outer = 1, inner = 1;
+  for (int64_t i = 0; i < nd; ++i) {
+    int64_t& part = over_all || i == d ? n : i < d ? outer : inner;
+    const int64_t size = rs.sizes[static_cast<size_t>(i)];
+    if (part != 0 && (size == 0 || __builtin_mul_overflow(part, size, &part))) {
+      part = size == 0 ? 0 : INT64_MAX;
+    }
+  }
+  int64_t k = 1;
+  if (which == kKth) {
+    const uint32_t form = in_.below(4);
+    k = form == 0 ? 0 : form == 1 && n < INT64_MAX ? n + 1 : 1 + in_.below(static_cast<uint32_t>(std::min<int64_t>(n, 64)) + 1);
+    bad = bad || k < 1 || k > n;
+  } else if (over_all) {
+    bad = bad || (n == 0 && !floating(rs.dtype));
+  } else {
+    bad = bad || n == 0;
+  }
+  static const char* const kNames[] = {"kthvalue", "median", "nanmedian"};
+  g_step = std::string(kNames[which]) + " of " + str(self) +
+           (over_all ? std::string(" over everything") : " along " + std::to_string(dim)) +
+           (which == kKth ? " k " + std::to_string(k) : "") + (keepdim ? " keepdim" : "");
+  // Too many lines to walk (an empty line's extent elsewhere is huge): refused anyway, or the
+  // outputs are empty; only run what the reference can follow.
+  int64_t lines = 0;
+  if (!bad && (__builtin_mul_overflow(outer, inner, &lines) || lines > kMaxElems)) return;
+  Tensor values, positions;
+  if (!outcome(bad ? Expect::Error : Expect::Ok, [&] {
+        switch (which) {
+          case kKth:
+            std::tie(values, positions) = wick::kthvalue(self, k, dim, keepdim);
+            break;
+          case kMedian:
+            if (over_all) {
+              values = wick::median(self);
+            } else {
+              std::tie(values, positions) = wick::median(self, dim, keepdim);
+            }
+            break;
+          case kNanmedian:
+            if (over_all) {
+              values = wick::nanmedian(self);
+            } else {
+              std::tie(values, positions) = wick::nanmedian(self, dim, keepdim);
+            }
+            break;
+        }
+      })) {
+    return;
+  }
+  Shape out_sizes;
+  for (int64_t i = 0; i < nd && !over_all; ++i) {
+    if (i != d) {
+      out_sizes.push_back(rs.sizes[static_cast<size_t>(i)]);
+    } else if (keepdim) {
+      out_sizes.push_back(1);
+    }
+  }
+  Ref want_values{out_sizes, rs.dtype, {}}, want_positions{out_sizes, wick::kInt64, {}};
+  const bool by_double = floating(rs.dtype);
+  auto is_nan = [&](const V& v) { return by_double && std::isnan(v.d); };
+  std::vector<int64_t> order(static_cast<size_t>(lines > 0 ? n : 0));
+  for (int64_t o = 0; o < outer && lines > 0 && n > 0; ++o) {
+    for (int64_t c = 0; c < inner; ++c) {
+      const auto at = [&](int64_t i) { return rs.v[static_cast<size_t>((o * n + i) * inner + c)]; };
+      std::iota(order.begin(), order.end(), int64_t{0});
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        if (!by_double) return at(a).i < at(b).i;
+        return at(a).d < at(b).d || (std::isnan(at(b).d) && !std::isnan(at(a).d));
+      });
+      int64_t nans = 0;
+      for (int64_t i = 0; i < n; ++i) nans += is_nan(at(i)) ? 1 : 0;
+      const int64_t pick = which == kKth      ? k - 1
+                           : which == kMedian ? (nans > 0 ? n - nans : (n - 1) / 2)
+                                              : std::max<int64_t>(n - nans - 1, 0) / 2;
+      const int64_t from = order[static_cast<size_t>(pick)];
+      want_values.v.push_back(at(from));
+      V p;
+      p.i = from;
+      p.d = static_cast<double>(from);
+      want_positions.v.push_back(p);
+    }
+  }
+  if (over_all && n == 0) {
+    V nan;
+    nan.d = std::nan("");
+    want_values.v.push_back(nan);
+  }
+  expect_equal(values, want_values, g_step + ": values", 0);
+  if (!over_all) expect_equal(positions, want_positions, g_step + ": positions", 0);
+  add(values);
 }
 
 }  // namespace wick::fuzz::ops

@@ -152,6 +152,24 @@ inline std::map<OpId, GradCase> cases() {
           return (x[0].cumsum(1) * w).sum() * x[0].cumsum(0).sum() +
                  (x[0].t().cumsum(1) * w.t()).sum();
         }}},
+      {OpId::cumprod,
+       {{{3, 4}},
+        [](V x) {
+          // Along each dim and a transposed input, with a zero in one line (x * 0 keeps the
+          // graph: the zero's gradient is the product of the others).
+          const Tensor w = arange(12, x[0].options()).reshape({3, 4}) + 1.0;
+          const Tensor zeroed = x[0] * (ne(arange(12, x[0].options()).reshape({3, 4}), 5.0) * 1.0);
+          return (zeroed.cumprod(1) * w).sum() + x[0].cumprod(0).sum() +
+                 (x[0].t().cumprod(1) * w.t()).sum();
+        }}},
+      {OpId::prod,
+       {{{3, 4}},
+        [](V x) {
+          // Along each dim (kept and not), over everything, and a line with a zero.
+          const Tensor mask = ne(arange(12, x[0].options()).reshape({3, 4}), 6.0) * 1.0;
+          return x[0].prod(1).sum() * x[0].prod(0, true).sum() + x[0].t().prod() +
+                 (x[0] * mask).prod(1).sum();
+        }}},
       {OpId::cat,
        {{{2, 3}, {2, 1}, {2, 2}},
         [](V x) {

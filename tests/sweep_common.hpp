@@ -57,3 +57,5 @@ void sweep_gather(wick::OpId op);
 void sweep_sort();
 // test_scan.cpp
 void sweep_cumsum();
+void sweep_cumprod();
+void sweep_prod();

@@ -96,6 +96,44 @@ TEST_CASE("index_put_: basic indices and a mask, as PyTorch's setitem", "[indexi
   CHECK(values.grad().to_vector<double>() == std::vector<double>{5.0, 1.0});
 }
 
+TEST_CASE("index_put_: repeated positions, and accumulate", "[indexing]") {
+  // torch: x = zeros(5); x.index_put_((tensor([0, 2, 0]),), tensor([1., 2, 3]),
+  // accumulate=True) gives [4, 0, 2, 0, 0]; without accumulate on ones(5), [3, 1, 2, 1, 1]
+  // (the last write wins; PyTorch calls it undefined).
+  Tensor x = zeros({5});
+  x.index_put_({tensor({0, 2, 0})}, tensor({1.0f, 2.0f, 3.0f}), /*accumulate=*/true);
+  CHECK(x.to_vector<float>() == std::vector<float>{4, 0, 2, 0, 0});
+  Tensor y = ones({5});
+  y.index_put_({tensor({0, 2, 0})}, tensor({1.0f, 2.0f, 3.0f}));
+  CHECK(y.to_vector<float>() == std::vector<float>{3, 1, 2, 1, 1});
+  Tensor many = zeros({3});
+  many.index_put_({tensor({1, 1, 1, 0, 1})}, tensor({1.0f, 2.0f, 3.0f, 4.0f, 5.0f}));
+  CHECK(many.to_vector<float>() == std::vector<float>{4, 5, 0});
+  // Element pairs, a scalar value broadcast: m[[1, 1], [0, 0]] += 10 twice -> 23 (torch).
+  Tensor m = arange(6, kFloat32).reshape({2, 3});
+  m.index_put_({tensor({1, 1}), tensor({0, 0})}, tensor(10.0f), true);
+  CHECK(m.to_vector<float>() == std::vector<float>{0, 1, 2, 23, 4, 5});
+  // A mask (torch: [[1, 1, 3], [3, 4, 6]]) and basic indices (a view, added in place).
+  Tensor k = arange(6, kFloat32).reshape({2, 3});
+  k.index_put_({tensor({{true, false, true}, {false, false, true}})}, tensor(1.0f), true);
+  CHECK(k.to_vector<float>() == std::vector<float>{1, 1, 3, 3, 4, 6});
+  Tensor b = zeros({2, 3});
+  b.index_put_({Slice(), 1}, tensor({1.0f, 2.0f}), true);
+  b.index_put_({Slice(), 1}, tensor({1.0f, 2.0f}), true);
+  CHECK(b.to_vector<float>() == std::vector<float>{0, 2, 0, 0, 4, 0});
+  // int64 accumulates exactly; the gradient reaches every accumulated value (torch: v.grad of
+  // y.index_put_((tensor([0, 0, 1]),), v * v, accumulate=True); y.sum() is 2v).
+  Tensor counts = zeros({3}, kInt64);
+  counts.index_put_({tensor({2, 2, 0, 2})}, ones({4}, kInt64), true);
+  CHECK(counts.to_vector<int64_t>() == std::vector<int64_t>{1, 0, 3});
+  const Tensor v = tensor({1.0, 2.0, 3.0}, kFloat64).requires_grad_();
+  Tensor acc = zeros({3}, kFloat64);
+  acc.index_put_({tensor({0, 0, 1})}, v * v, true);
+  acc.sum().backward();
+  CHECK(v.grad().to_vector<double>() == std::vector<double>{2, 4, 6});
+  CHECK_THROWS_AS(zeros({3}).index_put_({tensor({0, 1})}, ones({3}), true), ShapeError);
+}
+
 TEST_CASE("index and index_put_ reject what they cannot do, with clear errors", "[indexing]") {
   const Tensor x = arange(24).reshape({2, 3, 4});
   CHECK_THROWS_WITH(x.index({0, 0, 0, 0}),

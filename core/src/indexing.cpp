@@ -169,13 +169,15 @@ bool has_tensor_index(std::initializer_list<TensorIndex> indices) {
   return false;
 }
 
-// x[indices] = value where the indices pick elements (tensor indices): the flat positions of
-// the picked elements are the same indexing applied to arange(numel); the new values go in as
-// one out-of-place index_add of (value - old), then one copy_ into x, so any layout works and
-// autograd sees a copy_ of an expression of x and value. Repeated positions are undefined, as
-// in PyTorch (here their differences add up).
+// x[indices] = value (or += value) where the indices pick elements (tensor indices): the flat
+// positions of the picked elements are the same indexing applied to arange(numel); the new
+// values go in as one out-of-place index_add, then one copy_ into x, so any layout works and
+// autograd sees a copy_ of an expression of x and value. accumulate: index_add of the values,
+// which adds repeated positions in index order. Otherwise index_add of (value - old) at each
+// position's last occurrence (0 at the others), so the last write wins (PyTorch calls repeated
+// positions undefined; its CPU kernel also keeps the last).
 void put_by_positions(Tensor& self, std::initializer_list<TensorIndex> indices,
-                      const Tensor& value) {
+                      const Tensor& value, bool accumulate) {
   detail::check_same_device("index_put_", {&self, &value});
   const Tensor positions = arange(self.numel(), TensorOptions(kInt64).device(self.device()))
                                .reshape(self.sizes())
@@ -193,7 +195,23 @@ void put_by_positions(Tensor& self, std::initializer_list<TensorIndex> indices,
   // autograd refuses the write of a value that requires grad.
   const Tensor flat = self.to(work).reshape({-1}).clone();
   const Tensor picked = positions.reshape({-1});
-  const Tensor delta = source.reshape({-1}) - flat.index_select(0, picked);
+  if (accumulate) {
+    self.copy_(flat.index_add(0, picked, source.reshape({-1})).reshape(self.sizes()));
+    return;
+  }
+  Tensor delta = source.reshape({-1}) - flat.index_select(0, picked);
+  const int64_t n = picked.numel();
+  if (n > 1) {
+    // The last occurrence of each position: in a stable sort, the last of its run.
+    const auto [sorted, order] = sort(picked);
+    const Tensor last_in_run =
+        cat({ne(sorted.narrow(0, 1, n - 1), sorted.narrow(0, 0, n - 1)),
+             ones({1}, TensorOptions(kBool).device(self.device()))});
+    const detail::IndexesInRange a_permutation(/*host_tensors_too=*/true);
+    const Tensor is_last = zeros({n}, TensorOptions(kInt64).device(self.device()))
+                               .index_add(0, order, last_in_run.to(kInt64));
+    delta = where(gt(is_last, 0), delta, Scalar(0));
+  }
   self.copy_(flat.index_add(0, picked, delta).reshape(self.sizes()));
 }
 
@@ -208,7 +226,8 @@ Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Sca
     }
   }
   if (has_tensor_index(indices)) {
-    put_by_positions(*this, indices, full({}, value, TensorOptions(dtype()).device(device())));
+    put_by_positions(*this, indices, full({}, value, TensorOptions(dtype()).device(device())),
+                     /*accumulate=*/false);
     return *this;
   }
   Tensor view = index(std::vector<TensorIndex>(indices));  // basic indices give a view
@@ -216,15 +235,20 @@ Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Sca
   return *this;
 }
 
-Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value) {
+Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Tensor& value,
+                           bool accumulate) {
   detail::check_defined("index_put_", {this, &value});
   if (has_tensor_index(indices)) {
-    put_by_positions(*this, indices, value);
+    put_by_positions(*this, indices, value, accumulate);
     return *this;
   }
   Tensor view = index(std::vector<TensorIndex>(indices));
   try {
-    view.copy_(value.expand(view.sizes()));
+    if (accumulate) {
+      view.add_(value.expand(view.sizes()));
+    } else {
+      view.copy_(value.expand(view.sizes()));
+    }
   } catch (const ShapeError&) {
     detail::fail<ShapeError>("index_put_", "value ", describe(value),
                              " does not broadcast to the indexed shape ", view.sizes());

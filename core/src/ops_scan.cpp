@@ -1,49 +1,110 @@
-// ops_scan.cpp: the op boundary for cumsum (torch.cumsum). The result has self's sizes and the
-// dtype asked for (int64 for bool and int64 input, else self's dtype); self is cast to it first,
-// as PyTorch's `dtype` argument does. A 0-d tensor is one line of one element.
+// ops_scan.cpp: the op boundary for cumsum and cumprod (torch.cumsum, torch.cumprod) and prod
+// (torch.prod). The result dtype is the one asked for (int64 for bool and int64 input, else
+// self's dtype); self is cast to it first, as PyTorch's `dtype` argument does. A 0-d tensor is
+// one line of one element.
 // Kernel contract: input 0 and output 0 of one dtype (int64, float32 or float64; bfloat16 is
-// computed in float32 by run_kernel), both packed as [outer, n, inner] around dim; output
-// element i of a line is the sum of the line's elements 0..i, added in that order (float32 in
-// float64, int64 wrapping). Attribute: dim = the wrapped dim. Kernels: kernels/cpu/scan.cpp,
-// kernels/cuda/scan.cu.
-// Autograd: the gradient of element j is the sum of the output's gradient over i >= j
-// (autograd/rules.cpp: the gradient reversed along dim, a cumsum, reversed back).
+// computed in float32 by run_kernel), the input packed as [outer, n, inner] around dim.
+// cumsum/cumprod: the output has the input's sizes; element i of a line is the sum (product)
+// of the line's elements 0..i, combined in that order (float32 in float64, int64 wrapping).
+// prod: the output is [outer, 1, inner] (keepdim form, contiguous), each the product of its
+// line (an empty line gives 1); the order of the multiplications is the kernel's.
+// Attribute: dim = the wrapped dim. Kernels: kernels/cpu/scan.cpp and prod.cpp,
+// kernels/cuda/scan.cu and reduce.cu.
+// Autograd (autograd/rules.cpp): cumsum's gradient of element j is the sum of the output's
+// gradient over i >= j; cumprod's and prod's are the products of the other elements, from
+// prefix and suffix products, so that zeros get the right gradient.
 #include "internal.hpp"
 #include "wick/ops.hpp"
 
 namespace wick {
+namespace {
 
-Tensor cumsum(const Tensor& self, int64_t dim, std::optional<Dtype> dtype) {
-  const char* name = "cumsum";
-  detail::check_defined(name, {&self});
+Dtype result_dtype(OpId op, const Tensor& self, std::optional<Dtype> dtype) {
   const Dtype out_dtype = dtype ? *dtype : is_floating(self.dtype()) ? self.dtype() : kInt64;
-  WICK_CHECK(out_dtype != kBool, DtypeError, name, "cannot sum into bool, for ", describe(self));
-  if (self.dim() == 0) {
-    detail::wrap_dim(dim, 1, name);
-    return cumsum(self.reshape({1}), 0, dtype).reshape({});
-  }
-  const int64_t d = detail::wrap_dim(dim, self.dim(), name);
-  // The cast is recorded (a copy), so autograd differentiates through it.
-  const Tensor input = self.dtype() == out_dtype ? self : self.to(out_dtype);
-  Tensor out = detail::make_empty(self.sizes(), out_dtype, self.device(), name);
+  WICK_CHECK(out_dtype != kBool, DtypeError, op_name(op).data(), "cannot ",
+             op == OpId::cumsum ? "sum" : "multiply", " into bool, for ", describe(self));
+  return out_dtype;
+}
+
+// Runs the kernel op over self (already of the result dtype) along dim d into out, and
+// records it for autograd with the caller's tensor as input.
+void run_line_op(OpId op, const Tensor& self, int64_t d, Tensor& out, const char* name) {
   OpCall call;
-  call.op = OpId::cumsum;
+  call.op = op;
   call.num_inputs = 1;
   call.outputs[0] = &out;
   call.num_outputs = 1;
   call.dim = d;
   if (out.numel() > 0) {
-    const Tensor x = detail::packed(input, name);
+    const Tensor x = detail::packed(self, name);
     call.inputs[0] = &x;
     run_kernel(call, self.device());
   }
-  call.inputs[0] = &input;  // autograd records the caller's tensor (after the cast)
+  call.inputs[0] = &self;
   detail::maybe_record(call);
+}
+
+Tensor scan(OpId op, const Tensor& self, int64_t dim, std::optional<Dtype> dtype) {
+  const char* name = op_name(op).data();
+  detail::check_defined(name, {&self});
+  const Dtype out_dtype = result_dtype(op, self, dtype);
+  if (self.dim() == 0) {
+    detail::wrap_dim(dim, 1, name);
+    return scan(op, self.reshape({1}), 0, dtype).reshape({});
+  }
+  const int64_t d = detail::wrap_dim(dim, self.dim(), name);
+  // The cast is recorded (a copy), so autograd differentiates through it.
+  const Tensor input = self.dtype() == out_dtype ? self : self.to(out_dtype);
+  Tensor out = detail::make_empty(self.sizes(), out_dtype, self.device(), name);
+  run_line_op(op, input, d, out, name);
   return out;
+}
+
+}  // namespace
+
+Tensor cumsum(const Tensor& self, int64_t dim, std::optional<Dtype> dtype) {
+  return scan(OpId::cumsum, self, dim, dtype);
+}
+Tensor cumprod(const Tensor& self, int64_t dim, std::optional<Dtype> dtype) {
+  return scan(OpId::cumprod, self, dim, dtype);
+}
+
+Tensor prod(const Tensor& self, int64_t dim, bool keepdim, std::optional<Dtype> dtype) {
+  const char* name = "prod";
+  detail::check_defined(name, {&self});
+  if (dtype == kBool) {
+    // As PyTorch: the product of the elements cast to bool (true where all are nonzero),
+    // multiplied as 0 and 1 in int64 so that nothing wraps to 0.
+    return prod(self.to(kBool), dim, keepdim, kInt64).to(kBool);
+  }
+  const Dtype out_dtype = result_dtype(OpId::prod, self, dtype);
+  if (self.dim() == 0) {
+    detail::wrap_dim(dim, 1, name);
+    return prod(self.reshape({1}), 0, false, dtype).reshape({});
+  }
+  const int64_t d = detail::wrap_dim(dim, self.dim(), name);
+  const Tensor input = self.dtype() == out_dtype ? self : self.to(out_dtype);
+  Shape kept = self.sizes();
+  kept[d] = 1;
+  Tensor out = detail::make_empty(kept, out_dtype, self.device(), name);
+  run_line_op(OpId::prod, input, d, out, name);  // an empty line's product is 1
+  return keepdim ? out : out.squeeze(d);
+}
+
+Tensor prod(const Tensor& self, std::optional<Dtype> dtype) {
+  detail::check_defined("prod", {&self});
+  return prod(self.reshape({-1}), 0, false, dtype);
 }
 
 Tensor Tensor::cumsum(int64_t dim, std::optional<Dtype> dtype) const {
   return wick::cumsum(*this, dim, dtype);
+}
+Tensor Tensor::cumprod(int64_t dim, std::optional<Dtype> dtype) const {
+  return wick::cumprod(*this, dim, dtype);
+}
+Tensor Tensor::prod(std::optional<Dtype> dtype) const { return wick::prod(*this, dtype); }
+Tensor Tensor::prod(int64_t dim, bool keepdim, std::optional<Dtype> dtype) const {
+  return wick::prod(*this, dim, keepdim, dtype);
 }
 
 }  // namespace wick

@@ -1,4 +1,4 @@
-// reduce.cu: sum, mean, max and min over any set of dims, with argmax/argmin indices.
+// reduce.cu: sum, mean, max and min over any set of dims, with argmax/argmin indices, and prod.
 // Idea: the input's dims split into kept dims (one output each, O outputs) and reduced dims
 // (R elements per output), each collapsed (common.cuh). If the reduced elements lie closer in
 // memory than neighbouring outputs ("inner", e.g. a sum over the last dim, or over everything),
@@ -56,6 +56,18 @@ struct SumPolicy {
       return static_cast<T>(acc);
     }
   }
+  __device__ static int64_t index(Acc) { return -1; }
+};
+
+// prod (launch_prod below): float products in double, int64 in uint64 (wrapping).
+template <typename T>
+struct ProdPolicy {
+  using Value = T;
+  using Acc = std::conditional_t<std::is_floating_point_v<T>, double, uint64_t>;
+  __device__ static Acc identity() { return Acc(1); }
+  __device__ static Acc visit(Acc acc, T v, int64_t) { return acc * static_cast<Acc>(v); }
+  __device__ static Acc combine(Acc a, Acc b) { return a * b; }
+  __device__ static T value(Acc acc, int64_t) { return static_cast<T>(acc); }
   __device__ static int64_t index(Acc) { return -1; }
 };
 
@@ -366,6 +378,28 @@ void launch_reduce(const OpCall& call) {
       })
       break;
     }
+    default:
+      break;
+  }
+  detail::fail<DtypeError>(ctx.op, "no CUDA kernel for ", describe(call.in(0)));
+}
+
+// prod's contract (core/src/ops_scan.cpp): the input packed, the product along call.dim into
+// an output of the input's sizes with that dim 1. The reduction above with that one dim
+// flagged: the same kernels, multiplying. Its order (lanes, then a shuffle tree) differs from
+// the CPU's blocks of eight lanes, so float results agree to rounding, not to the bit.
+void launch_prod(const OpCall& call) {
+  OpContext ctx(call);
+  OpCall reduce_call = call;
+  reduce_call.ints = Shape::filled(static_cast<size_t>(call.in(0).dim()), 0);
+  reduce_call.ints[call.dim] = 1;
+  switch (call.out(0).dtype()) {
+    case kInt64:
+      return run_reduce<ProdPolicy<int64_t>>(ctx, reduce_call);
+    case kFloat32:
+      return run_reduce<ProdPolicy<float>>(ctx, reduce_call);
+    case kFloat64:
+      return run_reduce<ProdPolicy<double>>(ctx, reduce_call);
     default:
       break;
   }

@@ -58,7 +58,9 @@ void register_cuda_backend() {
   register_kernel(OpId::scatter_add, kCUDA, run_op<launch_scatter_add>, /*computes_bf16=*/true);
   // sort compares bfloat16 as float and moves its bits.
   register_kernel(OpId::sort, kCUDA, run_op<launch_sort>, /*computes_bf16=*/true);
-  reg(OpId::cumsum, run_op<launch_cumsum>);
+  reg(OpId::cumsum, run_op<launch_scan>);
+  reg(OpId::cumprod, run_op<launch_scan>);
+  reg(OpId::prod, run_op<launch_prod>);
   // The matmul takes bfloat16 itself: step 10's tensor cores (gemm/10_bf16_mma.cuh).
   register_kernel(OpId::matmul, kCUDA, run_op<launch_matmul>, /*computes_bf16=*/true);
 }

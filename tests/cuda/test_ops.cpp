@@ -346,10 +346,11 @@ TEST_CASE("gpu sweep: every Kernel op has a case here", "[sweep]") {
                   OpId::copy,         OpId::rand,       OpId::randn,
                   OpId::matmul,       OpId::layer_norm, OpId::layer_norm_backward,
                   OpId::index_select, OpId::index_add,  OpId::gather,
-                  OpId::scatter_add,  OpId::sort,       OpId::cumsum}) {
+                  OpId::scatter_add,  OpId::sort,       OpId::cumsum,
+                  OpId::cumprod,      OpId::prod}) {
     // fill..matmul in this file, test_runtime.cpp and test_matmul.cpp; softmax in
     // test_softmax.cpp; layer_norm in test_norm.cpp; index_select, index_add, gather,
-    // scatter_add in test_index.cpp; sort and cumsum in test_sort.cpp
+    // scatter_add in test_index.cpp; sort, cumsum, cumprod and prod in test_sort.cpp
     covered.insert(op);
   }
   for (size_t i = 0; i < kNumOps; ++i) {
@@ -663,4 +664,36 @@ TEST_CASE("gpu: flip, roll, repeat, diag, norm, masked_select and the samplers r
     CHECK(gpu[i].device().is_cuda());
     check_close(gpu[i], cpu[i], {}, "sampler");
   }
+}
+
+TEST_CASE("gpu: einsum, median, kthvalue and index_put_ with accumulate run on the device",
+          "[sweep]") {
+  const Tensor a = randn({2, 3, 4}), b = randn({2, 4, 5}), sq = randn({4, 4});
+  const Tensor da = a.to(kCUDA), db = b.to(kCUDA);
+  // Contractions are one matmul each: matmul's tolerance (docs/cuda-backend.md).
+  check_close(einsum("bij,bjk->bik", {da, db}), einsum("bij,bjk->bik", {a, b}), {1e-5, 1e-5},
+              "einsum batched matmul");
+  check_close(einsum("ii->i", {sq.to(kCUDA)}), einsum("ii->i", {sq}), {}, "einsum diagonal");
+  check_close(einsum("...ij,...jk", {da.narrow(0, 0, 1), db}),
+              einsum("...ij,...jk", {a.narrow(0, 0, 1), b}), {1e-5, 1e-5}, "einsum broadcast");
+  // Order statistics through sort and topk: the CPU's values and positions, NaN included.
+  Tensor x = randint(0, 5, {6, 9}).to(kFloat32);
+  x.index_put_({2, 4}, std::nan(""));
+  const Tensor dx = x.to(kCUDA);
+  check_close(std::get<0>(dx.median(1)), std::get<0>(x.median(1)), {}, "median values");
+  check_close(std::get<1>(dx.median(1)), std::get<1>(x.median(1)), {}, "median positions");
+  check_close(std::get<1>(dx.nanmedian(0)), std::get<1>(x.nanmedian(0)), {}, "nanmedian");
+  check_close(std::get<1>(dx.kthvalue(3, 1)), std::get<1>(x.kthvalue(3, 1)), {}, "kthvalue");
+  check_close(dx.median(), x.median(), {}, "median of all");
+  // Repeated positions: accumulated in index order, or the last one kept.
+  const Tensor rows = tensor({1, 1, 0, 1});
+  const Tensor vals = tensor({1.0f, 2.0f, 3.0f, 4.0f});
+  Tensor acc_cpu = zeros({3}), acc_gpu = zeros({3}).to(kCUDA);
+  acc_cpu.index_put_({rows}, vals, true);
+  acc_gpu.index_put_({rows.to(kCUDA)}, vals.to(kCUDA), true);
+  check_close(acc_gpu, acc_cpu, {}, "index_put_ accumulate");
+  Tensor last_cpu = zeros({3}), last_gpu = zeros({3}).to(kCUDA);
+  last_cpu.index_put_({rows}, vals);
+  last_gpu.index_put_({rows.to(kCUDA)}, vals.to(kCUDA));
+  check_close(last_gpu, last_cpu, {}, "index_put_ last write");
 }

@@ -4,8 +4,9 @@
 // top-k, with ties (small integers and quarters) and NaN, infinities and -0.0. Both kernels
 // order by the total order of kernels/sort_order.hpp, so the positions must be equal, and the
 // values are the input's at those positions. Lines longer than one tile (4096) take the merge
-// passes: one and several lines, an odd number of runs, lines along dim 0 (strided). cumsum:
-// the same sweep, equal bits (both devices add each line in order).
+// passes: one and several lines, an odd number of runs, lines along dim 0 (strided). cumsum and
+// cumprod: the same sweep, equal bits (both devices combine each line in order). prod: the
+// same sweep, within rounding (the GPU multiplies in another order), over a dim and over all.
 #include "gpu_test.hpp"
 
 using namespace gpu_test;
@@ -103,4 +104,46 @@ TEST_CASE("gpu sweep: cumsum gives the CPU's bits", "[sweep]") {
   Tensor x = w.clone().requires_grad_();
   (x.cumsum(1) * w).sum().backward();
   CHECK(x.grad().to(kCPU).to_vector<float>() == std::vector<float>{6, 5, 3, 15, 11, 6});
+}
+
+TEST_CASE("gpu sweep: cumprod gives the CPU's bits", "[sweep]") {
+  PoisonScope poison;
+  for_each_dim_case([](Dtype dtype, const Shape& shape, int64_t dim, Layout layout) {
+    Pair x = make_input(shape, dtype, layout, Domain::Any, /*specials=*/true);
+    check_close(cumprod(x.gpu, dim), cumprod(x.cpu, dim), {},
+                "cumprod of " + label(x.cpu, layout) + " along dim " + std::to_string(dim));
+  });
+  // The gradient on the device, a zero included (as on the CPU: [7, 4, 114, 0, 0, 0]).
+  Tensor x = tensor({2.0f, 3.0f, 0.0f, 4.0f, 0.0f, 5.0f}).to(kCUDA).requires_grad_();
+  (x.cumprod(0) * arange(1.0, 7.0, 1.0, TensorOptions(kFloat32).device(kCUDA))).sum().backward();
+  CHECK(x.grad().to(kCPU).to_vector<float>() == std::vector<float>{7, 4, 114, 0, 0, 0});
+}
+
+TEST_CASE("gpu sweep: prod against the CPU", "[sweep]") {
+  // Both multiply in float64 (int64 wrapping, which any order gives alike) but in different
+  // orders: float64 results agree to a few ulps per factor, float32 and bfloat16 to one ulp
+  // of their own rounding.
+  PoisonScope poison;
+  for_each_dim_case([](Dtype dtype, const Shape& shape, int64_t dim, Layout layout) {
+    Pair x = make_input(shape, dtype, layout, Domain::Any, /*specials=*/true);
+    const Tolerance tol = dtype == kFloat64   ? Tolerance{1e-12, 0}
+                          : dtype == kFloat32 ? Tolerance{2e-7, 0}
+                                              : Tolerance{1e-2, 0};
+    const std::string what = "prod of " + label(x.cpu, layout);
+    check_close(prod(x.gpu, dim, true), prod(x.cpu, dim, true), tol,
+                what + " along dim " + std::to_string(dim));
+    if (dim == 0) check_close(prod(x.gpu), prod(x.cpu), tol, what);
+  });
+  // Zeros in the gradient (as on the CPU: [[12, 8, 6], [60, 0, 0], [0, 0, 0]]).
+  Tensor x = tensor({{2.0f, 3.0f, 4.0f}, {0.0f, 5.0f, 6.0f}, {0.0f, 7.0f, 0.0f}})
+                 .to(kCUDA)
+                 .requires_grad_();
+  (x.prod(1) * tensor({1.0f, 2.0f, 3.0f}).to(kCUDA)).sum().backward();
+  CHECK(x.grad().to(kCPU).to_vector<float>() ==
+        std::vector<float>{12, 8, 6, 60, 0, 0, 0, 0, 0});
+  // A product of 2^20 (small run: 2^15) elements near 1: rows split into chunks of 16384,
+  // then the second pass.
+  const int64_t len = small_run() ? int64_t{1} << 15 : int64_t{1} << 20;
+  const Tensor near_one = rand({len}, TensorOptions(kFloat64)) * 1e-6 + 1.0;
+  check_close(prod(near_one.to(kCUDA)), prod(near_one), Tolerance{1e-12, 0}, "a long prod");
 }

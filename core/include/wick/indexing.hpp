@@ -9,7 +9,8 @@
 //   x.index({"...", Slice(None, 2)})     x[..., :2]   (Ellipsis or "...")
 //   logits.index({arange(n), target})    logits[arange(n), target]
 //   x.index_put_({mask}, 0.0)            x[mask] = 0
-//   x.index_put_({rows}, values)         x[rows] = values   (repeated rows: undefined, as PyTorch)
+//   x.index_put_({rows}, values)         x[rows] = values   (repeated rows: the last one wins)
+//   x.index_put_({rows}, values, true)   x.index_put_((rows,), values, accumulate=True)
 // Not supported (a ValueError that says so): tensor indices separated by other indices (PyTorch
 // moves their result dims to the front there).
 #pragma once

@@ -65,6 +65,7 @@ namespace wick {
   X(mean, Kernel, true)                 \
   X(max, Kernel, true)                  \
   X(min, Kernel, true)                  \
+  X(prod, Kernel, true)                 \
   /* rows and matrices */               \
   X(softmax, Kernel, true)              \
   X(log_softmax, Kernel, true)          \
@@ -79,6 +80,7 @@ namespace wick {
   /* ordering and scans */              \
   X(sort, Kernel, true)                 \
   X(cumsum, Kernel, true)               \
+  X(cumprod, Kernel, true)              \
   /* joining */                         \
   X(cat, Composite, true)               \
   X(stack, Composite, true)             \

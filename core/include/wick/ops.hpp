@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -373,13 +374,29 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 // once, bool is a DtypeError. In place: Tensor::scatter_add_ (there is no scatter with reduce).
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 
-// ---- scans (ops_scan.cpp) ----
+// ---- scans and products (ops_scan.cpp) ----
 // cumsum: torch.cumsum. out[..., i, ...] = a[..., 0, ...] + ... + a[..., i, ...] along dim,
 // added in that order. bool and int64 sum to int64 (wrapping, as PyTorch's); `dtype`, where
 // given, is the result's dtype, and a is cast to it first. float32 and bfloat16 accumulate in
 // float64 (as PyTorch's CPU kernel) and round each result once; the GPU adds in the same order,
 // so both devices give the same bits. Differentiable in a.
 Tensor cumsum(const Tensor& a, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
+// cumprod: torch.cumprod. out[..., i, ...] = a[..., 0, ...] * ... * a[..., i, ...] along dim,
+// multiplied in that order, with cumsum's dtype rules (bool and int64 to int64, wrapping) and
+// float64 accumulation for float32 and bfloat16; both devices give the same bits.
+// Differentiable in a, zeros included (the gradient at the first zero of a line is the
+// product of the others, as PyTorch's; after it, 0).
+Tensor cumprod(const Tensor& a, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
+// prod: torch.prod. The product of all elements (a 0-d result), or along one dim (kept as size
+// 1 when keepdim). bool and integers multiply to int64 (wrapping), floats keep their dtype;
+// `dtype`, where given, is the result's, and a is cast to it first (bool: true where every
+// element is nonzero, as PyTorch's). float32 and bfloat16
+// multiply in float64 and round once; the product of nothing is 1. Differentiable in a, zeros
+// included: the gradient of each element is the product of the others (computed from
+// prefix and suffix products, never by dividing by the element).
+Tensor prod(const Tensor& a, std::optional<Dtype> dtype = std::nullopt);
+Tensor prod(const Tensor& a, int64_t dim, bool keepdim = false,
+            std::optional<Dtype> dtype = std::nullopt);
 
 // ---- ordering (ops_sort.cpp) ----
 // sort: torch.sort. Each line of `a` along dim in increasing (or, descending, decreasing) order,
@@ -406,6 +423,32 @@ Tensor argsort(const Tensor& a, B /*stable*/, int64_t dim = -1, bool descending 
 // may differ where values are equal). Differentiable in a (the values).
 std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true,
                                 bool sorted = true);
+
+// ---- order statistics (ops_median.cpp), from sort and topk ----
+// kthvalue: torch.kthvalue. The k-th smallest value (k from 1) of each line along dim and its
+// int64 position, in sort's order: NaN above every number, equal values lowest index first
+// (PyTorch leaves which of equal values' indices unspecified). k in [1, a.size(dim)], else an
+// IndexError; bool is a DtypeError (as PyTorch). Differentiable in a (the values).
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim = -1,
+                                    bool keepdim = false);
+// median: torch.median. The lower median (the ((n - 1) / 2 + 1)-th smallest) of all elements
+// (NaN for none) or of each line along dim with its position; a line holding NaN gives NaN
+// and the position of its first NaN, as PyTorch's. nanmedian: the same over the non-NaN
+// values (NaN, position of the first NaN, only for a line of NaNs). A zero-size dim is an
+// IndexError; bool a DtypeError. Differentiable in a (the values).
+Tensor median(const Tensor& a);
+std::tuple<Tensor, Tensor> median(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor nanmedian(const Tensor& a);
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& a, int64_t dim, bool keepdim = false);
+
+// ---- einsum (ops_einsum.cpp) ----
+// einsum: torch.einsum. "ij,jk->ik" names each operand's dims with letters; a letter repeated
+// in one operand takes its diagonal, letters shared by operands multiply along them, letters
+// the output lacks are summed; "..." stands for broadcast dims (right-aligned); without "->"
+// the output is the "..." dims then the letters that appear once, uppercase before lowercase.
+// Sizes must match or be 1 (broadcast). Contracted pairwise, left to right, one matmul each.
+// Operands of one dtype and device; errors name the equation and the shapes. Differentiable.
+Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 
 // ---- operators ----
 Tensor operator+(const Tensor& a, const Tensor& b);

@@ -231,6 +231,9 @@ class Tensor {
   Tensor argmin() const;
   Tensor argmin(int64_t dim, bool keepdim = false) const;
   Tensor cumsum(int64_t dim, std::optional<Dtype> dtype = std::nullopt) const;
+  Tensor cumprod(int64_t dim, std::optional<Dtype> dtype = std::nullopt) const;
+  Tensor prod(std::optional<Dtype> dtype = std::nullopt) const;
+  Tensor prod(int64_t dim, bool keepdim = false, std::optional<Dtype> dtype = std::nullopt) const;
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
   std::tuple<Tensor, Tensor> sort(std::optional<bool> stable, int64_t dim = -1,
                                   bool descending = false) const;
@@ -241,12 +244,20 @@ class Tensor {
   }
   std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true,
                                   bool sorted = true) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  Tensor nanmedian() const;
+  std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
   // select(0, index), as libtorch's t[i].
   Tensor operator[](int64_t index) const;
   // libtorch's indexing (wick/indexing.hpp): x.index({Slice(), 0}), x.index_put_({mask}, 0.0).
   Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
   Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
-  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value);
+  // accumulate: x[indices] += value, repeated positions adding up (libtorch's
+  // index_put_(indices, values, /*accumulate=*/true)); without it the last write wins.
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value,
+                     bool accumulate = false);
   Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value);
   Tensor flip(const Shape& dims) const;
   Tensor roll(const Shape& shifts, const Shape& dims = {}) const;

@@ -1,0 +1,120 @@
+// ops_median.cpp: kthvalue, median and nanmedian, from the sort op (ops_sort.cpp). Its order
+// is total (NaN above every number, equal values lowest index first), so the k-th element of a
+// line and its position are one answer on every device. kthvalue takes topk's k smallest and
+// keeps the last; median and nanmedian sort each line and gather at a position per line: the
+// lower median, or where NaN decides (median: the line's first NaN, which sorts to position
+// n - nan_count; nanmedian: the lower median of the n - nan_count numbers before the NaNs).
+// The values come through topk/sort and gather, whose rules send the gradient to the
+// element chosen.
+#include <cmath>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace {
+
+void check_orderable(const char* name, const Tensor& a) {
+  detail::check_defined(name, {&a});
+  WICK_CHECK(a.dtype() != kBool, DtypeError, name, "does not take bool tensors (as PyTorch), got ",
+             describe(a));
+}
+
+// dim wrapped (a 0-d tensor is one line: dim 0 or -1), the line non-empty.
+int64_t line_dim(const char* name, const Tensor& a, int64_t dim) {
+  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(a.dim(), 1), name);
+  WICK_CHECK(a.dim() == 0 || a.size(d) > 0, IndexError, name, "cannot take dim ", dim,
+             " of zero size of ", describe(a), " (the operation has no identity)");
+  return d;
+}
+
+enum class NanRule { kPropagate, kIgnore };
+
+std::tuple<Tensor, Tensor> median_along(const char* name, const Tensor& a, int64_t dim,
+                                        bool keepdim, NanRule rule) {
+  check_orderable(name, a);
+  const int64_t d = line_dim(name, a, dim);
+  if (a.dim() == 0) {
+    auto [v, i] = median_along(name, a.reshape({1}), 0, false, rule);
+    return {v.reshape({}), i.reshape({})};
+  }
+  const auto [sorted, positions] = sort(a, d);
+  const int64_t n = a.size(d);
+  const TensorOptions int64_here = TensorOptions(kInt64).device(a.device());
+  Tensor pick;  // per line, keepdim: where in the sorted line the answer sits
+  if (!is_floating(a.dtype())) {
+    Shape sizes = a.sizes();
+    sizes[static_cast<size_t>(d)] = 1;
+    pick = full(sizes, (n - 1) / 2, int64_here);
+  } else {
+    const Tensor nans = isnan(a).sum(d, /*keepdim=*/true);  // int64
+    const Tensor numbers = -nans + n;
+    if (rule == NanRule::kPropagate) {
+      pick = where(gt(nans, 0), numbers, full({}, (n - 1) / 2, int64_here));
+    } else {
+      // (numbers - 1) / 2 rounded down, and 0 for a line of NaNs (its first NaN).
+      pick = floor(clamp_min(numbers - 1, 0).to(kFloat64) / 2).to(kInt64);  // exact to 2^53
+    }
+  }
+  Tensor values = gather(sorted, d, pick);
+  Tensor indices = gather(positions, d, pick);
+  if (!keepdim) {
+    values = values.squeeze(d);
+    indices = indices.squeeze(d);
+  }
+  return {values, indices};
+}
+
+Tensor median_of_all(const char* name, const Tensor& a, NanRule rule) {
+  check_orderable(name, a);
+  if (a.numel() == 0) {
+    // As PyTorch: the median of nothing is NaN (integer tensors: an error, having no NaN).
+    WICK_CHECK(is_floating(a.dtype()), IndexError, name, "of an empty integer tensor ",
+               describe(a), " has no value");
+    return full({}, std::nan(""), TensorOptions(a.dtype()).device(a.device()));
+  }
+  return std::get<0>(median_along(name, a.reshape({-1}), 0, false, rule));
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim, bool keepdim) {
+  const char* name = "kthvalue";
+  check_orderable(name, a);
+  const int64_t d = detail::wrap_dim(dim, std::max<int64_t>(a.dim(), 1), name);
+  const int64_t n = a.dim() == 0 ? 1 : a.size(d);
+  WICK_CHECK(k >= 1 && k <= n, IndexError, name, "k = ", k, " is out of range [1, ", n,
+             "] for dim ", dim, " of ", describe(a));
+  if (a.dim() == 0) {
+    auto [v, i] = kthvalue(a.reshape({1}), k, 0, false);
+    return {v.reshape({}), i.reshape({})};
+  }
+  auto [values, indices] = topk(a, k, d, /*largest=*/false);
+  values = values.narrow(d, k - 1, 1);
+  indices = indices.narrow(d, k - 1, 1);
+  if (!keepdim) return {values.squeeze(d), indices.squeeze(d)};
+  return {values, indices};
+}
+
+Tensor median(const Tensor& a) { return median_of_all("median", a, NanRule::kPropagate); }
+std::tuple<Tensor, Tensor> median(const Tensor& a, int64_t dim, bool keepdim) {
+  return median_along("median", a, dim, keepdim, NanRule::kPropagate);
+}
+Tensor nanmedian(const Tensor& a) { return median_of_all("nanmedian", a, NanRule::kIgnore); }
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& a, int64_t dim, bool keepdim) {
+  return median_along("nanmedian", a, dim, keepdim, NanRule::kIgnore);
+}
+
+std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
+  return wick::kthvalue(*this, k, dim, keepdim);
+}
+Tensor Tensor::median() const { return wick::median(*this); }
+std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const {
+  return wick::median(*this, dim, keepdim);
+}
+Tensor Tensor::nanmedian() const { return wick::nanmedian(*this); }
+std::tuple<Tensor, Tensor> Tensor::nanmedian(int64_t dim, bool keepdim) const {
+  return wick::nanmedian(*this, dim, keepdim);
+}
+
+}  // namespace wick
