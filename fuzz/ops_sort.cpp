@@ -109,7 +109,7 @@ namespace wick::fuzz::ops {
 // not) and, sometimes, a result dtype (bool is refused, except by prod, where it means "every
 // element nonzero"). Each line's values are cast to the result's dtype and combined as the
 // kernels combine them: scans in order, prod of a row (inner == 1: the last dim, or
-// everything) in kernels/cpu/prod.cpp's eight lanes and fixed tree, of a column in order;
+// everything) in kernels/cpu/prod.cpp's 32 lanes and fixed tree, of a column in order;
 // floats in float64, rounded once to the dtype (bfloat16 through float32, as the float32
 // kernel then the cast do); int64 wrapping. So the values must be equal.
 void Program::scan_op() {
@@ -219,12 +219,15 @@ void Program::scan_op() {
       for (int64_t c = 0; c < inner; ++c) {
         Acc a = identity;
         if (inner == 1 && n <= 16384) {
-          // One block: element i into lane i % 8, then (0 1) (2 3) (4 5) (6 7) and up.
-          Acc lane[8] = {identity, identity, identity, identity,
-                         identity, identity, identity, identity};
-          for (int64_t i = 0; i < n; ++i) lane[i % 8] = combine(lane[i % 8], value_of(o, i, c));
-          for (int width = 1; width < 8; width *= 2) {
-            for (int k = 0; k < 8; k += 2 * width) {
+          // One block: element i into lane i % 32, then (0 1) (2 3) ... (30 31) and up.
+          constexpr int kLanes = 32;
+          std::vector<Acc> lane(kLanes, identity);
+          for (int64_t i = 0; i < n; ++i) {
+            lane[static_cast<size_t>(i % kLanes)] =
+                combine(lane[static_cast<size_t>(i % kLanes)], value_of(o, i, c));
+          }
+          for (int width = 1; width < kLanes; width *= 2) {
+            for (int k = 0; k < kLanes; k += 2 * width) {
               lane[k] = Acc{lane[k].d * lane[k + width].d, lane[k].i * lane[k + width].i};
             }
           }

@@ -1,9 +1,9 @@
 // ops_median.cpp: kthvalue, median and nanmedian, from the sort op (ops_sort.cpp). Its order
 // is total (NaN above every number, equal values lowest index first), so the k-th element of a
 // line and its position are one answer on every device. kthvalue takes topk's k smallest and
-// keeps the last; median and nanmedian sort each line and gather at a position per line: the
-// lower median, or where NaN decides (median: the line's first NaN, which sorts to position
-// n - nan_count; nanmedian: the lower median of the n - nan_count numbers before the NaNs).
+// keeps the last; median is the kthvalue of the lower median, replaced by the first NaN in a
+// line that has one (as PyTorch's); nanmedian sorts each line and gathers at a position per
+// line, the lower median of the n - nan_count numbers that sort before the NaNs.
 // The values come through topk/sort and gather, whose rules send the gradient to the
 // element chosen.
 #include <cmath>
@@ -38,23 +38,32 @@ std::tuple<Tensor, Tensor> median_along(const char* name, const Tensor& a, int64
     auto [v, i] = median_along(name, a.reshape({1}), 0, false, rule);
     return {v.reshape({}), i.reshape({})};
   }
-  const auto [sorted, positions] = sort(a, d);
   const int64_t n = a.size(d);
-  const TensorOptions int64_here = TensorOptions(kInt64).device(a.device());
+  if (rule == NanRule::kPropagate) {
+    // The lower median is a kthvalue (topk: a partial sort), except in a line with NaN, whose
+    // answer is its first NaN. Half the time of a full sort of [1024, 1001]'s rows.
+    auto [values, indices] = kthvalue(a, (n - 1) / 2 + 1, d, /*keepdim=*/true);
+    if (is_floating(a.dtype())) {
+      const Tensor nan_at = isnan(a);
+      const Tensor has_nan = any(nan_at, d, /*keepdim=*/true);
+      const Tensor first_nan = argmax(nan_at.to(kInt64), d, /*keepdim=*/true);
+      values = where(has_nan, gather(a, d, first_nan), values);
+      indices = where(has_nan, first_nan, indices);
+    }
+    if (!keepdim) return {values.squeeze(d), indices.squeeze(d)};
+    return {values, indices};
+  }
+  const auto [sorted, positions] = sort(a, d);
+  // nanmedian: the lower median of the numbers, which sort before the NaNs; 0 (the first NaN)
+  // for a line of NaNs.
   Tensor pick;  // per line, keepdim: where in the sorted line the answer sits
   if (!is_floating(a.dtype())) {
     Shape sizes = a.sizes();
     sizes[static_cast<size_t>(d)] = 1;
-    pick = full(sizes, (n - 1) / 2, int64_here);
+    pick = full(sizes, (n - 1) / 2, TensorOptions(kInt64).device(a.device()));
   } else {
-    const Tensor nans = isnan(a).sum(d, /*keepdim=*/true);  // int64
-    const Tensor numbers = -nans + n;
-    if (rule == NanRule::kPropagate) {
-      pick = where(gt(nans, 0), numbers, full({}, (n - 1) / 2, int64_here));
-    } else {
-      // (numbers - 1) / 2 rounded down, and 0 for a line of NaNs (its first NaN).
-      pick = floor(clamp_min(numbers - 1, 0).to(kFloat64) / 2).to(kInt64);  // exact to 2^53
-    }
+    const Tensor numbers = -isnan(a).sum(d, /*keepdim=*/true) + n;  // int64
+    pick = floor(clamp_min(numbers - 1, 0).to(kFloat64) / 2).to(kInt64);  // exact to 2^53
   }
   Tensor values = gather(sorted, d, pick);
   Tensor indices = gather(positions, d, pick);
