@@ -207,7 +207,7 @@ void Program::scan_op() {
       }
     }
   } else {
-    want.sizes.clear();
+    want.sizes = Shape{};
     for (int64_t i = 0; i < nd && !over_all; ++i) {
       if (i != d) {
         want.sizes.push_back(rs.sizes[static_cast<size_t>(i)]);
