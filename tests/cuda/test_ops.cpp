@@ -697,3 +697,23 @@ TEST_CASE("gpu: einsum, median, kthvalue and index_put_ with accumulate run on t
   last_gpu.index_put_({rows.to(kCUDA)}, vals.to(kCUDA));
   check_close(last_gpu, last_cpu, {}, "index_put_ last write");
 }
+
+TEST_CASE("gpu: diff, cross, meshgrid, cdist, unique and bincount run on the device", "[sweep]") {
+  const Tensor a = randn({4, 3}), b = randn({4, 3});
+  const Tensor da = a.to(kCUDA), db = b.to(kCUDA);
+  check_close(diff(da, 2, 0), diff(a, 2, 0), {1e-6, 1e-6}, "diff");
+  check_close(linalg_cross(da, db), linalg_cross(a, b), {1e-6, 1e-6}, "cross");
+  const std::vector<Tensor> grid = meshgrid({da.select(1, 0), db.select(0, 1)}, "xy");
+  check_close(grid[1], meshgrid({a.select(1, 0), b.select(0, 1)}, "xy")[1], {}, "meshgrid");
+  check_close(cdist(da, db, 1), cdist(a, b, 1), {1e-6, 1e-6}, "cdist p=1");
+  const Tensor big1 = randn({30, 4}), big2 = randn({27, 4});
+  check_close(cdist(big1.to(kCUDA), big2.to(kCUDA)), cdist(big1, big2), {1e-4, 1e-4},
+              "cdist through matmul");
+  const Tensor v = randint(0, 6, {40});
+  auto [gv, gi, gc] = unique(v.to(kCUDA), true, true, true);
+  auto [cv, ci, cc] = unique(v, true, true, true);
+  check_close(gv, cv, {}, "unique values");
+  check_close(gi, ci, {}, "unique inverse");
+  check_close(gc, cc, {}, "unique counts");
+  check_close(bincount(v.to(kCUDA)), bincount(v), {}, "bincount");
+}

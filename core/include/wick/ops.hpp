@@ -441,6 +441,47 @@ std::tuple<Tensor, Tensor> median(const Tensor& a, int64_t dim, bool keepdim = f
 Tensor nanmedian(const Tensor& a);
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& a, int64_t dim, bool keepdim = false);
 
+// ---- vectors, grids and distances (ops_vector.cpp) ----
+// diff: torch.diff. The n-th forward difference along dim (a[i + 1] - a[i], n times; bool:
+// a[i + 1] != a[i]), after `prepend` and `append` (same number of dims) are joined on; each
+// step makes the dim one shorter, down to 0.
+Tensor diff(const Tensor& a, int64_t n = 1, int64_t dim = -1,
+            const std::optional<Tensor>& prepend = std::nullopt,
+            const std::optional<Tensor>& append = std::nullopt);
+// linalg_cross: torch.linalg.cross. The cross product of 3-vectors along dim (size 3 in both),
+// with a and b broadcast. cross: torch.cross, whose dim defaults to the first of size 3.
+Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
+Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim = std::nullopt);
+// meshgrid: torch.meshgrid. Tensor i (0-d or 1-d) expanded along dim i of a grid of all their
+// sizes: views, no copies. indexing "xy" swaps the first two dims (NumPy's Cartesian order).
+std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors,
+                             const std::string& indexing = "ij");
+// cdist: torch.cdist. The p-norm distance between each row of x1 [..., P, M] and each row of
+// x2 [..., R, M]: [..., P, R] (batch dims broadcast). p = 2 with P and R above 25 goes through
+// one matmul (|a|^2 - 2 a.b + |b|^2, clamped at 0), as PyTorch's default does. The gradient at
+// a zero distance is 0, as PyTorch's.
+Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0);
+// var_mean, std_mean: torch.var_mean and torch.std_mean, (var or std, mean) over dims.
+std::tuple<Tensor, Tensor> var_mean(const Tensor& a, const Shape& dims = {}, bool unbiased = true,
+                                    bool keepdim = false);
+std::tuple<Tensor, Tensor> std_mean(const Tensor& a, const Shape& dims = {}, bool unbiased = true,
+                                    bool keepdim = false);
+
+// ---- counting (ops_unique.cpp); each reads its result's size back to the host ----
+// bincount: torch.bincount. Counts of each value of a 1-d non-negative int64 (or bool)
+// tensor, max + 1 of them (at least minlength); with weights, their sums instead (float
+// weights keep their dtype, others give float64).
+Tensor bincount(const Tensor& a, const std::optional<Tensor>& weights = std::nullopt,
+                int64_t minlength = 0);
+// unique: torch.unique over all elements (libtorch's _unique2): the distinct values in
+// increasing order (always sorted; NaNs are each distinct and last), and where asked, the
+// inverse (each element's position in the values, a's shape) and the counts; tensors not asked
+// for are empty. unique_consecutive: the same for runs of equal neighbours, in order.
+std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& a, bool sorted = true,
+                                          bool return_inverse = false, bool return_counts = false);
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& a, bool return_inverse = false,
+                                                      bool return_counts = false);
+
 // ---- einsum (ops_einsum.cpp) ----
 // einsum: torch.einsum. "ij,jk->ik" names each operand's dims with letters; a letter repeated
 // in one operand takes its diagonal, letters shared by operands multiply along them, letters
