@@ -65,6 +65,29 @@ Grads expm1_rule(const Node& n, const Tensor& g) { return {g * (n.result() + 1)}
 // derivatives.yaml's forms: grad * cos(x), grad * -sin(x), -0.5 * grad * y^3, -grad * (y * y).
 Grads sin_rule(const Node& n, const Tensor& g) { return {g * cos(n.input(0))}; }
 Grads cos_rule(const Node& n, const Tensor& g) { return {g * -sin(n.input(0))}; }
+// derivatives.yaml's forms: tan: grad * (1 + result^2); asin: grad * (1 - x^2)^(-1/2), acos
+// its negation; atan: grad / (x^2 + 1); sinh and cosh each other's; log2 and log10: grad /
+// (x ln 2), grad / (x ln 10).
+Grads tan_rule(const Node& n, const Tensor& g) {
+  const Tensor& y = n.result();
+  return {g * (y * y + 1)};
+}
+Grads asin_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  return {g * (-x * x + 1).rsqrt()};
+}
+Grads acos_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  return {g * -(-x * x + 1).rsqrt()};
+}
+Grads atan_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  return {g / (x * x + 1)};
+}
+Grads sinh_rule(const Node& n, const Tensor& g) { return {g * cosh(n.input(0))}; }
+Grads cosh_rule(const Node& n, const Tensor& g) { return {g * sinh(n.input(0))}; }
+Grads log2_rule(const Node& n, const Tensor& g) { return {g / (n.input(0) * std::numbers::ln2)}; }
+Grads log10_rule(const Node& n, const Tensor& g) { return {g / (n.input(0) * std::numbers::ln10)}; }
 Grads rsqrt_rule(const Node& n, const Tensor& g) { return {g * -0.5 * n.result().pow(3)}; }
 Grads reciprocal_rule(const Node& n, const Tensor& g) { return {-g * (n.result() * n.result())}; }
 // floor, ceil, round, trunc and sign are flat almost everywhere: zeros, as PyTorch.
@@ -400,8 +423,7 @@ Grads sort_rule(const Node& n, const Tensor& g) {
 // check (and the reversal is differentiable).
 Tensor reversed(const Tensor& g, int64_t dim) {
   const detail::IndexesInRange made_here(/*host_tensors_too=*/true);
-  const Tensor reverse =
-      arange(g.size(dim) - 1, -1, -1, TensorOptions(kInt64).device(g.device()));
+  const Tensor reverse = arange(g.size(dim) - 1, -1, -1, TensorOptions(kInt64).device(g.device()));
   return g.index_select(dim, reverse);
 }
 // Element j of the result: the sum of g over i >= j.
@@ -458,12 +480,15 @@ const BackwardRule& backward_rule(OpId op) {
       sqrt{false, true, sqrt_rule}, relu{false, true, relu_rule},
       sigmoid{false, true, sigmoid_rule}, tanh{false, true, tanh_rule}, erf{true, false, erf_rule},
       log1p{true, false, log1p_rule}, expm1{false, true, expm1_rule}, sin{true, false, sin_rule},
-      cos{true, false, cos_rule}, rsqrt{false, true, rsqrt_rule},
-      reciprocal{false, true, reciprocal_rule}, flat{false, false, flat_rule},
-      pow_scalar{true, false, pow_scalar_rule}, clamp{true, false, clamp_rule},
-      add{false, false, add_rule}, sub{false, false, sub_rule}, mul{true, false, mul_rule},
-      div{true, false, div_rule}, pow{true, true, pow_rule}, maximum{true, false, maximum_rule},
-      minimum{true, false, minimum_rule}, sigmoid_backward{true, false, sigmoid_backward_rule},
+      cos{true, false, cos_rule}, tan{false, true, tan_rule}, asin{true, false, asin_rule},
+      acos{true, false, acos_rule}, atan{true, false, atan_rule}, sinh{true, false, sinh_rule},
+      cosh{true, false, cosh_rule}, log2{true, false, log2_rule}, log10{true, false, log10_rule},
+      rsqrt{false, true, rsqrt_rule}, reciprocal{false, true, reciprocal_rule},
+      flat{false, false, flat_rule}, pow_scalar{true, false, pow_scalar_rule},
+      clamp{true, false, clamp_rule}, add{false, false, add_rule}, sub{false, false, sub_rule},
+      mul{true, false, mul_rule}, div{true, false, div_rule}, pow{true, true, pow_rule},
+      maximum{true, false, maximum_rule}, minimum{true, false, minimum_rule},
+      sigmoid_backward{true, false, sigmoid_backward_rule},
       tanh_backward{true, false, tanh_backward_rule}, where{true, false, where_rule},
       sum{false, false, sum_rule}, mean{false, false, mean_rule}, extreme{true, true, extreme_rule},
       softmax{false, true, softmax_rule}, log_softmax{false, true, log_softmax_rule},
@@ -509,6 +534,22 @@ const BackwardRule& backward_rule(OpId op) {
       return sin;
     case OpId::cos:
       return cos;
+    case OpId::tan:
+      return tan;
+    case OpId::asin:
+      return asin;
+    case OpId::acos:
+      return acos;
+    case OpId::atan:
+      return atan;
+    case OpId::sinh:
+      return sinh;
+    case OpId::cosh:
+      return cosh;
+    case OpId::log2:
+      return log2;
+    case OpId::log10:
+      return log10;
     case OpId::rsqrt:
       return rsqrt;
     case OpId::reciprocal:

@@ -149,6 +149,12 @@ std::vector<Case> cases() {
   add(unary("sigmoid", kM, [](const auto& a) { return a.sigmoid(); }));
   add(unary("sin", kM, [](const auto& a) { return a.sin(); }));
   add(unary("cos", kM, [](const auto& a) { return a.cos(); }));
+  add(unary("tan", kM, [](const auto& a) { return a.tan(); }));
+  add(unary("atan", kM, [](const auto& a) { return a.atan(); }));
+  add(unary("asin", kM, [](const auto& a) { return a.asin(); }));
+  add(unary("sinh", kM, [](const auto& a) { return a.sinh(); }));
+  add(unary(
+      "log2", kM, [](const auto& a) { return a.log2(); }, Fill::kPositive));
   add(unary(
       "rsqrt", kM, [](const auto& a) { return a.rsqrt(); }, Fill::kPositive));
   add(unary("floor", kM, [](const auto& a) { return a.floor(); }));
@@ -529,15 +535,23 @@ std::vector<Case> cases() {
   add({"einsum bhqd,bhkd->bhqk [8, 8, 128, 64]", [] {
          const wick::Tensor q = wick::randn({8, 8, 128, 64}), k = wick::randn({8, 8, 128, 64});
          const torch::Tensor t_q = torch_copy(q), t_k = torch_copy(k);
-         return Pair{[=] { (void)wick::einsum("bhqd,bhkd->bhqk", {q, k}); },
-                     [=] { (void)torch::einsum("bhqd,bhkd->bhqk", {t_q, t_k}); }};
+         return Pair{[=] {
+                       (void)wick::einsum("bhqd,bhkd->bhqk", {q, k});
+                     },
+                     [=] {
+                       (void)torch::einsum("bhqd,bhkd->bhqk", {t_q, t_k});
+                     }};
        }});
   add({"einsum ij,jk,kl->il [256, 512, 512, 256]", [] {
          const wick::Tensor a = wick::randn({256, 512}), b = wick::randn({512, 512}),
                             c = wick::randn({512, 256});
          const torch::Tensor t_a = torch_copy(a), t_b = torch_copy(b), t_c = torch_copy(c);
-         return Pair{[=] { (void)wick::einsum("ij,jk,kl->il", {a, b, c}); },
-                     [=] { (void)torch::einsum("ij,jk,kl->il", {t_a, t_b, t_c}); }};
+         return Pair{[=] {
+                       (void)wick::einsum("ij,jk,kl->il", {a, b, c});
+                     },
+                     [=] {
+                       (void)torch::einsum("ij,jk,kl->il", {t_a, t_b, t_c});
+                     }};
        }});
   sort_case("sort each row of [1024, 1024]", {1024, 1024}, 0);
   sort_case("sort 2^20 floats (one line)", {1 << 20}, 0);

@@ -8,11 +8,11 @@ namespace wick::fuzz::ops {
 void Program::unary() {
   const Tensor* a = pick();
   if (a == nullptr) return;
-  const Un op = static_cast<Un>(in_.below(19));
-  static const char* kNames[] = {"neg",  "abs",     "exp",   "log",        "sqrt",
-                                 "relu", "sigmoid", "tanh",  "pow_scalar", "clamp",
-                                 "sin",  "cos",     "rsqrt", "reciprocal", "floor",
-                                 "ceil", "round",   "trunc", "sign"};
+  const Un op = static_cast<Un>(in_.below(27));
+  static const char* kNames[] = {
+      "neg",   "abs", "exp",  "log",   "sqrt",       "relu",  "sigmoid", "tanh",  "pow_scalar",
+      "clamp", "sin", "cos",  "rsqrt", "reciprocal", "floor", "ceil",    "round", "trunc",
+      "sign",  "tan", "asin", "acos",  "atan",       "sinh",  "cosh",    "log2",  "log10"};
   const Ref x = snapshot(*a);
   Scalar e, lo, hi;
   bool has_lo = false, has_hi = false;
@@ -39,6 +39,14 @@ void Program::unary() {
     case Un::tanh:
     case Un::sin:
     case Un::cos:
+    case Un::tan:
+    case Un::asin:
+    case Un::acos:
+    case Un::atan:
+    case Un::sinh:
+    case Un::cosh:
+    case Un::log2:
+    case Un::log10:
     case Un::rsqrt:
     case Un::reciprocal:
       k = float_of(k);
@@ -134,6 +142,38 @@ void Program::unary() {
           case Un::cos:
             out = std::cos(d);
             ulps = 4;
+            break;
+          case Un::tan:
+            out = std::tan(d);
+            ulps = 4;  // libm's float and double functions, and bfloat16 rounded from float32
+            break;
+          case Un::asin:
+            out = std::asin(d);
+            ulps = 4;  // libm's float and double functions, and bfloat16 rounded from float32
+            break;
+          case Un::acos:
+            out = std::acos(d);
+            ulps = 4;  // libm's float and double functions, and bfloat16 rounded from float32
+            break;
+          case Un::atan:
+            out = std::atan(d);
+            ulps = 4;  // libm's float and double functions, and bfloat16 rounded from float32
+            break;
+          case Un::sinh:
+            out = std::sinh(d);
+            ulps = 4;  // libm's float and double functions, and bfloat16 rounded from float32
+            break;
+          case Un::cosh:
+            out = std::cosh(d);
+            ulps = 4;  // libm's float and double functions, and bfloat16 rounded from float32
+            break;
+          case Un::log2:
+            out = std::log2(d);
+            ulps = 4;  // libm's float and double functions, and bfloat16 rounded from float32
+            break;
+          case Un::log10:
+            out = std::log10(d);
+            ulps = 4;  // libm's float and double functions, and bfloat16 rounded from float32
             break;
           case Un::rsqrt:
             out = 1.0 / std::sqrt(d);
@@ -243,6 +283,30 @@ void Program::unary() {
             break;
           case Un::cos:
             out = a->cos();
+            break;
+          case Un::tan:
+            out = in_.flag() ? a->tan() : wick::tan(*a);
+            break;
+          case Un::asin:
+            out = in_.flag() ? a->asin() : wick::asin(*a);
+            break;
+          case Un::acos:
+            out = in_.flag() ? a->acos() : wick::acos(*a);
+            break;
+          case Un::atan:
+            out = in_.flag() ? a->atan() : wick::atan(*a);
+            break;
+          case Un::sinh:
+            out = in_.flag() ? a->sinh() : wick::sinh(*a);
+            break;
+          case Un::cosh:
+            out = in_.flag() ? a->cosh() : wick::cosh(*a);
+            break;
+          case Un::log2:
+            out = in_.flag() ? a->log2() : wick::log2(*a);
+            break;
+          case Un::log10:
+            out = in_.flag() ? a->log10() : wick::log10(*a);
             break;
           case Un::rsqrt:
             out = wick::rsqrt(*a);

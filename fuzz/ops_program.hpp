@@ -158,7 +158,15 @@ class Program {
     ceil,
     round,
     trunc,
-    sign
+    sign,
+    tan,
+    asin,
+    acos,
+    atan,
+    sinh,
+    cosh,
+    log2,
+    log10
   };
   enum class Red { sum, mean, max, min, amax, amin, argmax, argmin };
 

@@ -1,9 +1,10 @@
 // ops_sort.cpp: fuzz_ops steps: sort, argsort and topk (and, below, cumsum, cumprod and prod,
-// and kthvalue, median and nanmedian) on pool tensors (empty ones with huge dims included), with dims in and out of range, k in and out of [0, n], both
-// directions, and bool (which topk refuses). The outcome follows PyTorch's rules as
-// core/src/ops_sort.cpp implements them. The values and positions come from a stable sort of each
-// line of the reference's own values (NaN above every number, descending reversing only the values'
-// order), and must be equal to wick's, not close: the order has no ties. See fuzz_ops.cpp.
+// and kthvalue, median and nanmedian) on pool tensors (empty ones with huge dims included), with
+// dims in and out of range, k in and out of [0, n], both directions, and bool (which topk refuses).
+// The outcome follows PyTorch's rules as core/src/ops_sort.cpp implements them. The values and
+// positions come from a stable sort of each line of the reference's own values (NaN above every
+// number, descending reversing only the values' order), and must be equal to wick's, not close: the
+// order has no ties. See fuzz_ops.cpp.
 #include <algorithm>
 #include <numeric>
 #include <optional>
@@ -128,8 +129,8 @@ void Program::scan_op() {
   bool bad = false;
   const int64_t d = over_all ? 0 : wrap_dim_or(dim, nd, bad);
   const bool to_bool = dtype_arg == wick::kBool;
-  const Dtype out = to_bool                     ? wick::kInt64  // as 0 and 1, then cast
-                    : dtype_arg                 ? *dtype_arg
+  const Dtype out = to_bool              ? wick::kInt64  // as 0 and 1, then cast
+                    : dtype_arg          ? *dtype_arg
                     : floating(rs.dtype) ? rs.dtype
                                          : wick::kInt64;
   bad = bad || (to_bool && kind != kProd);
@@ -164,7 +165,8 @@ void Program::scan_op() {
             got = wick::cumprod(self, dim, dtype_arg);
             break;
           case kProd:
-            got = over_all ? wick::prod(self, dtype_arg) : wick::prod(self, dim, keepdim, dtype_arg);
+            got =
+                over_all ? wick::prod(self, dtype_arg) : wick::prod(self, dim, keepdim, dtype_arg);
             break;
         }
       })) {
@@ -248,7 +250,6 @@ void Program::scan_op() {
   add(got);
 }
 
-
 // kthvalue (k in and out of [1, n]), median and nanmedian over a dim (in or out of range) or,
 // for median and nanmedian, over everything. The reference sorts each line stably (NaN above
 // every number) and picks: the k-th; median: the line's first NaN if it has one, else the
@@ -279,7 +280,10 @@ void Program::order_stats_op() {
   int64_t k = 1;
   if (which == kKth) {
     const uint32_t form = in_.below(4);
-    k = form == 0 ? 0 : form == 1 && n < INT64_MAX ? n + 1 : 1 + in_.below(static_cast<uint32_t>(std::min<int64_t>(n, 64)) + 1);
+    k = form == 0 ? 0
+        : form == 1 && n < INT64_MAX
+            ? n + 1
+            : 1 + in_.below(static_cast<uint32_t>(std::min<int64_t>(n, 64)) + 1);
     bad = bad || k < 1 || k > n;
   } else if (over_all) {
     bad = bad || (n == 0 && !floating(rs.dtype));

@@ -10,16 +10,13 @@
 #include <vector>
 #include <wick/wick.hpp>
 
+#include "gradcheck_util.hpp"
+
 #include "reference.hpp"
 
 using namespace wick;
 
 namespace {
-
-Tensor f64(const Shape& shape, uint64_t seed) {
-  manual_seed(seed);
-  return randn(shape, kFloat64);
-}
 
 // The einsum of letters-only terms by brute force: for every assignment of the letters,
 // the product of the operands' elements, added into the output element those letters name.
@@ -80,16 +77,6 @@ void check_against_brute(const std::string& equation, const std::vector<Tensor>&
     INFO("element " << i);
     CHECK(values[i] == Approx(want[i]).epsilon(1e-12).margin(1e-12));
   }
-}
-
-bool passes(const std::function<Tensor(const std::vector<Tensor>&)>& f,
-            const std::vector<Tensor>& inputs) {
-  std::vector<Tensor> leaves;
-  for (const Tensor& t : inputs) leaves.push_back(t.clone().requires_grad_());
-  const std::string failure = autograd::gradcheck(
-      [&](const std::vector<Tensor>& in) { return f(in).reshape({-1}); }, leaves);
-  INFO(failure);
-  return failure.empty();
 }
 
 }  // namespace
@@ -175,15 +162,15 @@ TEST_CASE("einsum: errors name the equation and the shapes", "[einsum]") {
   CHECK_THAT(sizes, Catch::Contains("einsum") && Catch::Contains("ij,jk") &&
                         Catch::Contains("subscript j") && Catch::Contains("[4, 5]"));
   CHECK_THROWS_AS(einsum("ij,jk", {a, b}), ValueError);
-  CHECK_THROWS_AS(einsum("ij,jk->ik", {a}), ValueError);          // operand count
-  CHECK_THROWS_AS(einsum("ijk", {a}), ValueError);                // subscripts vs dims
+  CHECK_THROWS_AS(einsum("ij,jk->ik", {a}), ValueError);  // operand count
+  CHECK_THROWS_AS(einsum("ijk", {a}), ValueError);        // subscripts vs dims
   CHECK_THROWS_AS(einsum("i", {a}), ValueError);
-  CHECK_THROWS_AS(einsum("i1", {a}), ValueError);                 // not a letter
-  CHECK_THROWS_AS(einsum("ij->k", {a}), ValueError);              // unknown output letter
-  CHECK_THROWS_AS(einsum("ij->ii", {a}), ValueError);             // repeated output letter
-  CHECK_THROWS_AS(einsum("i.j", {a}), ValueError);                // a lone '.'
-  CHECK_THROWS_AS(einsum("...i...", {a}), ValueError);            // two "..."
-  CHECK_THROWS_AS(einsum("ii", {a}), ValueError);                 // diagonal of 2 x 3
+  CHECK_THROWS_AS(einsum("i1", {a}), ValueError);       // not a letter
+  CHECK_THROWS_AS(einsum("ij->k", {a}), ValueError);    // unknown output letter
+  CHECK_THROWS_AS(einsum("ij->ii", {a}), ValueError);   // repeated output letter
+  CHECK_THROWS_AS(einsum("i.j", {a}), ValueError);      // a lone '.'
+  CHECK_THROWS_AS(einsum("...i...", {a}), ValueError);  // two "..."
+  CHECK_THROWS_AS(einsum("ii", {a}), ValueError);       // diagonal of 2 x 3
   CHECK_THROWS_AS(einsum("ij", {}), ValueError);
   CHECK_THROWS_AS(einsum("ij,jk", {a, f64({3, 2}, 3).to(kFloat32)}), DtypeError);
   CHECK_THROWS_AS(einsum("ij", {Tensor()}), ValueError);
@@ -193,20 +180,33 @@ TEST_CASE("einsum: errors name the equation and the shapes", "[einsum]") {
 }
 
 TEST_CASE("einsum: gradients", "[einsum][autograd]") {
-  CHECK(passes([](const std::vector<Tensor>& v) { return einsum("bij,bjk->bik", {v[0], v[1]}); },
-               {f64({2, 3, 4}, 1), f64({2, 4, 2}, 2)}));
+  CHECK(passes(
+      [](const std::vector<Tensor>& v) {
+        return einsum("bij,bjk->bik", {v[0], v[1]});
+      },
+      {f64({2, 3, 4}, 1), f64({2, 4, 2}, 2)}));
   CHECK(passes([](const std::vector<Tensor>& v) { return einsum("ii->i", {v[0]}); },
                {f64({3, 3}, 3)}));
   CHECK(passes([](const std::vector<Tensor>& v) { return einsum("iij->j", {v[0]}); },
                {f64({3, 3, 2}, 4)}));
   CHECK(passes(
-      [](const std::vector<Tensor>& v) { return einsum("i,i,i->", {v[0], v[1], v[0]}); },
+      [](const std::vector<Tensor>& v) {
+        return einsum("i,i,i->", {v[0], v[1], v[0]});
+      },
       {f64({4}, 5), f64({4}, 6)}));
-  CHECK(passes([](const std::vector<Tensor>& v) { return einsum("...ij,...jk", {v[0], v[1]}); },
-               {f64({2, 1, 2, 3}, 7), f64({3, 3, 2}, 8)}));
-  CHECK(passes([](const std::vector<Tensor>& v) { return einsum("ij,jk->ik", {v[0], v[1]}); },
-               {f64({2, 1}, 9), f64({3, 2}, 10)}));
   CHECK(passes(
-      [](const std::vector<Tensor>& v) { return einsum("abc,cd,de->abe", {v[0], v[1], v[2]}); },
+      [](const std::vector<Tensor>& v) {
+        return einsum("...ij,...jk", {v[0], v[1]});
+      },
+      {f64({2, 1, 2, 3}, 7), f64({3, 3, 2}, 8)}));
+  CHECK(passes(
+      [](const std::vector<Tensor>& v) {
+        return einsum("ij,jk->ik", {v[0], v[1]});
+      },
+      {f64({2, 1}, 9), f64({3, 2}, 10)}));
+  CHECK(passes(
+      [](const std::vector<Tensor>& v) {
+        return einsum("abc,cd,de->abe", {v[0], v[1], v[2]});
+      },
       {f64({2, 2, 3}, 11), f64({3, 2}, 12), f64({2, 2}, 13)}));
 }

@@ -105,7 +105,8 @@ TEST_CASE("kthvalue and median: random lines against a float64 reference", "[med
     }
     for (int64_t r = 0; r < lines.size(0); ++r) {
       const std::vector<double> line = doubles(lines[r]);
-      const auto nans = std::count_if(line.begin(), line.end(), [](double v) { return std::isnan(v); });
+      const auto nans =
+          std::count_if(line.begin(), line.end(), [](double v) { return std::isnan(v); });
       INFO("dim " << dim << " line " << r);
       // median: the first NaN where there is one, else the lower median.
       const auto [want, want_at] = kth_of(line, nans > 0 ? n - nans + 1 : (n - 1) / 2 + 1);

@@ -138,7 +138,8 @@ void sweep_prod() {
     for (int64_t o = 0; o < l.outer; ++o) {
       for (int64_t c = 0; c < l.inner; ++c) {
         Product p{!is_floating(dtype)};
-        for (int64_t i = 0; i < l.n; ++i) p.times(in[static_cast<size_t>((o * l.n + i) * l.inner + c)]);
+        for (int64_t i = 0; i < l.n; ++i)
+          p.times(in[static_cast<size_t>((o * l.n + i) * l.inner + c)]);
         want.push_back(p.value(dtype));
       }
     }
@@ -321,9 +322,11 @@ TEST_CASE("prod gradient, zeros included", "[scan][autograd]") {
   CHECK(e.grad().sizes() == Shape{2, 0});
   CHECK(autograd::gradcheck([](const std::vector<Tensor>& v) { return v[0].prod(1); },
                             {tensor({{0.5, -1.5, 2.0}, {0.0, 1.25, 3.0}, {0.0, 2.0, 0.0}})
-                                 .to(kFloat64).requires_grad_()}) == "");
+                                 .to(kFloat64)
+                                 .requires_grad_()}) == "");
   CHECK(autograd::gradcheck([](const std::vector<Tensor>& v) { return v[0].t().prod(); },
-                            {tensor({{0.5, -1.5}, {0.0, 1.25}}).to(kFloat64).requires_grad_()}) == "");
+                            {tensor({{0.5, -1.5}, {0.0, 1.25}}).to(kFloat64).requires_grad_()}) ==
+        "");
 }
 
 TEST_CASE("cumprod gradient, zeros included", "[scan][autograd]") {
@@ -342,8 +345,9 @@ TEST_CASE("cumprod gradient, zeros included", "[scan][autograd]") {
   CHECK(m.grad().to_vector<double>() == std::vector<double>{9, 0, 0, 9, 4, 2});
   CHECK(autograd::gradcheck([](const std::vector<Tensor>& v) { return v[0].cumprod(0) * v[0]; },
                             {tensor({{0.5, 0.0}, {-1.5, 2.0}, {0.0, 1.25}, {3.0, 0.0}})
-                                 .to(kFloat64).requires_grad_()}) == "");
-  CHECK(autograd::gradcheck([](const std::vector<Tensor>& v) { return v[0].t().cumprod(1); },
-                            {tensor({{0.5, 1.0, 2.0}, {-1.5, 0.0, 3.0}}).to(kFloat64).requires_grad_()}) ==
-        "");
+                                 .to(kFloat64)
+                                 .requires_grad_()}) == "");
+  CHECK(autograd::gradcheck(
+            [](const std::vector<Tensor>& v) { return v[0].t().cumprod(1); },
+            {tensor({{0.5, 1.0, 2.0}, {-1.5, 0.0, 3.0}}).to(kFloat64).requires_grad_()}) == "");
 }

@@ -8,26 +8,17 @@
 #include <vector>
 #include <wick/wick.hpp>
 
+#include "gradcheck_util.hpp"
+
 using namespace wick;
 
 namespace {
 
-std::vector<double> doubles(const Tensor& t) { return t.contiguous().to(kFloat64).to_vector<double>(); }
-std::vector<int64_t> ints(const Tensor& t) { return t.contiguous().to(kInt64).to_vector<int64_t>(); }
-
-Tensor f64(const Shape& shape, uint64_t seed) {
-  manual_seed(seed);
-  return randn(shape, kFloat64);
+std::vector<double> doubles(const Tensor& t) {
+  return t.contiguous().to(kFloat64).to_vector<double>();
 }
-
-bool passes(const std::function<Tensor(const std::vector<Tensor>&)>& f,
-            const std::vector<Tensor>& inputs) {
-  std::vector<Tensor> leaves;
-  for (const Tensor& t : inputs) leaves.push_back(t.clone().requires_grad_());
-  const std::string failure = autograd::gradcheck(
-      [&](const std::vector<Tensor>& in) { return f(in).reshape({-1}); }, leaves);
-  INFO(failure);
-  return failure.empty();
+std::vector<int64_t> ints(const Tensor& t) {
+  return t.contiguous().to(kInt64).to_vector<int64_t>();
 }
 
 }  // namespace
@@ -103,7 +94,8 @@ TEST_CASE("meshgrid: ij and xy, as views", "[vector_ops]") {
 
 TEST_CASE("cdist: every p, both Euclidean paths, zero-distance gradient", "[vector_ops]") {
   // torch.cdist([[0, 0], [3, 4]], [[0, 0], [1, 1], [6, 8]]) and p = 1, inf, 0.
-  const Tensor p = tensor({{0.0, 0.0}, {3.0, 4.0}}), q = tensor({{0.0, 0.0}, {1.0, 1.0}, {6.0, 8.0}});
+  const Tensor p = tensor({{0.0, 0.0}, {3.0, 4.0}}),
+               q = tensor({{0.0, 0.0}, {1.0, 1.0}, {6.0, 8.0}});
   const std::vector<double> d2 = doubles(cdist(p, q));
   const std::vector<double> want2{0, std::sqrt(2.0), 10, 5, std::sqrt(13.0), 5};
   for (size_t i = 0; i < want2.size(); ++i) CHECK(d2[i] == Approx(want2[i]));

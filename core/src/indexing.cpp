@@ -176,8 +176,8 @@ bool has_tensor_index(std::initializer_list<TensorIndex> indices) {
 // which adds repeated positions in index order. Otherwise index_add of (value - old) at each
 // position's last occurrence (0 at the others), so the last write wins (PyTorch calls repeated
 // positions undefined; its CPU kernel also keeps the last).
-void put_by_positions(Tensor& self, std::initializer_list<TensorIndex> indices,
-                      const Tensor& value, bool accumulate) {
+void put_by_positions(Tensor& self, std::initializer_list<TensorIndex> indices, const Tensor& value,
+                      bool accumulate) {
   detail::check_same_device("index_put_", {&self, &value});
   const Tensor positions = arange(self.numel(), TensorOptions(kInt64).device(self.device()))
                                .reshape(self.sizes())
@@ -204,9 +204,8 @@ void put_by_positions(Tensor& self, std::initializer_list<TensorIndex> indices,
   if (n > 1) {
     // The last occurrence of each position: in a stable sort, the last of its run.
     const auto [sorted, order] = sort(picked);
-    const Tensor last_in_run =
-        cat({ne(sorted.narrow(0, 1, n - 1), sorted.narrow(0, 0, n - 1)),
-             ones({1}, TensorOptions(kBool).device(self.device()))});
+    const Tensor last_in_run = cat({ne(sorted.narrow(0, 1, n - 1), sorted.narrow(0, 0, n - 1)),
+                                    ones({1}, TensorOptions(kBool).device(self.device()))});
     const detail::IndexesInRange a_permutation(/*host_tensors_too=*/true);
     const Tensor is_last = zeros({n}, TensorOptions(kInt64).device(self.device()))
                                .index_add(0, order, last_in_run.to(kInt64));

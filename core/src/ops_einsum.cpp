@@ -45,7 +45,8 @@ int label_of(char c) {
 
 std::string subscript(int label) {
   if (label >= kLetters) return "of \"...\"";
-  return std::string(1, label < 26 ? static_cast<char>('A' + label) : static_cast<char>('a' + label - 26));
+  return std::string(
+      1, label < 26 ? static_cast<char>('A' + label) : static_cast<char>('a' + label - 26));
 }
 
 // One side of "->", or one operand's subscripts: letters, spaces, at most one "...".
@@ -94,8 +95,9 @@ Named take_diagonals(Named x, const std::string& equation) {
     const int64_t n = x.t.size(at[0]);
     for (int64_t d : at) {
       if (x.t.size(d) != n) {
-        fail(equation, "subscript " + subscript(label) + " repeated over dims of sizes " + std::to_string(n) +
-                           " and " + std::to_string(x.t.size(d)) + " of " + describe(x.t));
+        fail(equation, "subscript " + subscript(label) + " repeated over dims of sizes " +
+                           std::to_string(n) + " and " + std::to_string(x.t.size(d)) + " of " +
+                           describe(x.t));
       }
     }
     Shape order, kept_sizes;
@@ -147,8 +149,7 @@ Named contract(Named a, Named b, const Labels& keep) {
   auto lone_or_mismatched = [&](const Named& self, const Named& other, int label) {
     if (needed(label)) return false;
     if (!has(other.labels, label)) return true;
-    return self.t.size(position(self.labels, label)) !=
-           other.t.size(position(other.labels, label));
+    return self.t.size(position(self.labels, label)) != other.t.size(position(other.labels, label));
   };
   const Named a0 = a;
   a = sum_labels(a, [&](int l) { return lone_or_mismatched(a0, b, l); });
@@ -195,7 +196,8 @@ Named contract(Named a, Named b, const Labels& keep) {
   const Tensor rhs = b.t.permute(order_of(b, {&batch, &k_labels, &n_labels})).reshape(b_shape);
   const Tensor product_mn = matmul(lhs, rhs);  // batch dims broadcast (1 against n)
   Shape out_sizes;
-  for (size_t i = 0; i < batch.size(); ++i) out_sizes.push_back(product_mn.size(static_cast<int64_t>(i)));
+  for (size_t i = 0; i < batch.size(); ++i)
+    out_sizes.push_back(product_mn.size(static_cast<int64_t>(i)));
   for (int64_t size : m_sizes) out_sizes.push_back(size);
   for (int64_t size : n_sizes) out_sizes.push_back(size);
   Labels out_labels = batch;
@@ -276,7 +278,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
     const Term out = parse_term(equation, equation.substr(arrow + 2));
     for (int label : out.labels) {
       if (label == kEllipsis) {
-        for (int64_t e = 0; e < ellipsis_dims; ++e) output.push_back(kLetters + static_cast<int>(e));
+        for (int64_t e = 0; e < ellipsis_dims; ++e)
+          output.push_back(kLetters + static_cast<int>(e));
         continue;
       }
       if (counts[static_cast<size_t>(label)] == 0) {
@@ -299,8 +302,8 @@ Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) 
       } else if (here != 1 && here != s) {
         std::string shapes;
         for (const Tensor& t : operands) shapes += (shapes.empty() ? "" : ", ") + describe(t);
-        fail(equation, "subscript " + subscript(x.labels[d]) + " has size " +
-                           std::to_string(here) + " in operand " + std::to_string(i) +
+        fail(equation, "subscript " + subscript(x.labels[d]) + " has size " + std::to_string(here) +
+                           " in operand " + std::to_string(i) +
                            ", which does not broadcast with size " + std::to_string(s) +
                            " (operands " + shapes + ")");
       }

@@ -362,6 +362,14 @@ Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
     case OpId::expm1:
     case OpId::sin:
     case OpId::cos:
+    case OpId::tan:
+    case OpId::asin:
+    case OpId::acos:
+    case OpId::atan:
+    case OpId::sinh:
+    case OpId::cosh:
+    case OpId::log2:
+    case OpId::log10:
     case OpId::rsqrt:
     case OpId::reciprocal:
       compute = float_of(compute);
@@ -498,6 +506,14 @@ Tensor log1p(const Tensor& a) { return unary(OpId::log1p, a); }
 Tensor expm1(const Tensor& a) { return unary(OpId::expm1, a); }
 Tensor sin(const Tensor& a) { return unary(OpId::sin, a); }
 Tensor cos(const Tensor& a) { return unary(OpId::cos, a); }
+Tensor tan(const Tensor& a) { return unary(OpId::tan, a); }
+Tensor asin(const Tensor& a) { return unary(OpId::asin, a); }
+Tensor acos(const Tensor& a) { return unary(OpId::acos, a); }
+Tensor atan(const Tensor& a) { return unary(OpId::atan, a); }
+Tensor sinh(const Tensor& a) { return unary(OpId::sinh, a); }
+Tensor cosh(const Tensor& a) { return unary(OpId::cosh, a); }
+Tensor log2(const Tensor& a) { return unary(OpId::log2, a); }
+Tensor log10(const Tensor& a) { return unary(OpId::log10, a); }
 Tensor rsqrt(const Tensor& a) { return unary(OpId::rsqrt, a); }
 Tensor reciprocal(const Tensor& a) { return unary(OpId::reciprocal, a); }
 Tensor floor(const Tensor& a) { return unary(OpId::floor, a); }
@@ -614,6 +630,14 @@ Tensor Tensor::log1p() const { return wick::log1p(*this); }
 Tensor Tensor::expm1() const { return wick::expm1(*this); }
 Tensor Tensor::sin() const { return wick::sin(*this); }
 Tensor Tensor::cos() const { return wick::cos(*this); }
+Tensor Tensor::tan() const { return wick::tan(*this); }
+Tensor Tensor::asin() const { return wick::asin(*this); }
+Tensor Tensor::acos() const { return wick::acos(*this); }
+Tensor Tensor::atan() const { return wick::atan(*this); }
+Tensor Tensor::sinh() const { return wick::sinh(*this); }
+Tensor Tensor::cosh() const { return wick::cosh(*this); }
+Tensor Tensor::log2() const { return wick::log2(*this); }
+Tensor Tensor::log10() const { return wick::log10(*this); }
 Tensor Tensor::rsqrt() const { return wick::rsqrt(*this); }
 Tensor Tensor::reciprocal() const { return wick::reciprocal(*this); }
 Tensor Tensor::floor() const { return wick::floor(*this); }

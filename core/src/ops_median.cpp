@@ -62,7 +62,7 @@ std::tuple<Tensor, Tensor> median_along(const char* name, const Tensor& a, int64
     sizes[static_cast<size_t>(d)] = 1;
     pick = full(sizes, (n - 1) / 2, TensorOptions(kInt64).device(a.device()));
   } else {
-    const Tensor numbers = -isnan(a).sum(d, /*keepdim=*/true) + n;  // int64
+    const Tensor numbers = -isnan(a).sum(d, /*keepdim=*/true) + n;        // int64
     pick = floor(clamp_min(numbers - 1, 0).to(kFloat64) / 2).to(kInt64);  // exact to 2^53
   }
   Tensor values = gather(sorted, d, pick);
@@ -78,8 +78,8 @@ Tensor median_of_all(const char* name, const Tensor& a, NanRule rule) {
   check_orderable(name, a);
   if (a.numel() == 0) {
     // As PyTorch: the median of nothing is NaN (integer tensors: an error, having no NaN).
-    WICK_CHECK(is_floating(a.dtype()), IndexError, name, "of an empty integer tensor ",
-               describe(a), " has no value");
+    WICK_CHECK(is_floating(a.dtype()), IndexError, name, "of an empty integer tensor ", describe(a),
+               " has no value");
     return full({}, std::nan(""), TensorOptions(a.dtype()).device(a.device()));
   }
   return std::get<0>(median_along(name, a.reshape({-1}), 0, false, rule));

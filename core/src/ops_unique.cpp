@@ -31,14 +31,12 @@ std::tuple<Tensor, Tensor, Tensor> runs(const Tensor& lined, const Tensor& order
     const Tensor run = cumsum(starts, 0) - 1;  // int64, the run of each element
     const detail::IndexesInRange runs_and_a_permutation(/*host_tensors_too=*/true);
     if (return_inverse) {
-      inverse = order.defined()
-                    ? zeros({lined.numel()}, int64_here).index_add(0, order, run)
-                    : run;
+      inverse = order.defined() ? zeros({lined.numel()}, int64_here).index_add(0, order, run) : run;
       inverse = inverse.reshape(input_sizes);
     }
     if (return_counts) {
-      counts = zeros({values.numel()}, int64_here)
-                   .index_add(0, run, ones({lined.numel()}, int64_here));
+      counts =
+          zeros({values.numel()}, int64_here).index_add(0, run, ones({lined.numel()}, int64_here));
     }
   }
   return {values, inverse, counts};

@@ -73,8 +73,8 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, const std::stri
     detail::check_defined(name, {&t});
     WICK_CHECK(t.dim() <= 1, ShapeError, name, "takes 0-d or 1-d tensors, got ", describe(t));
     WICK_CHECK(t.device() == tensors[0].device() && t.dtype() == tensors[0].dtype(), ValueError,
-               name, "tensors must share a dtype and a device, got ", describe(tensors[0]),
-               " and ", describe(t));
+               name, "tensors must share a dtype and a device, got ", describe(tensors[0]), " and ",
+               describe(t));
     sizes.push_back(t.numel());
   }
   const bool xy = indexing == "xy" && tensors.size() >= 2;
@@ -96,8 +96,8 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
   WICK_CHECK(x1.dim() >= 2 && x2.dim() >= 2, ShapeError, name,
              "takes tensors of at least 2 dims ([..., P, M] and [..., R, M]), got ", describe(x1),
              " and ", describe(x2));
-  WICK_CHECK(x1.size(-1) == x2.size(-1), ShapeError, name, "X1 and X2 must have the same last dim, got ",
-             describe(x1), " and ", describe(x2));
+  WICK_CHECK(x1.size(-1) == x2.size(-1), ShapeError, name,
+             "X1 and X2 must have the same last dim, got ", describe(x1), " and ", describe(x2));
   WICK_CHECK(is_floating(x1.dtype()) && x1.dtype() == x2.dtype(), DtypeError, name,
              "takes floating tensors of one dtype, got ", describe(x1), " and ", describe(x2));
   WICK_CHECK(p >= 0, ValueError, name, "p must be non-negative, got ", p);

@@ -104,7 +104,8 @@ void prod_lines(const OpCall& call) {
   // Tasks of (outer index, kColumns columns): a row of accumulators that stays in L1 while
   // the n rows stream through it, along memory.
   const int64_t chunks = (inner + kColumns - 1) / kColumns;
-  parallel_for(outer * chunks, std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kColumns)),
+  parallel_for(outer * chunks,
+               std::max<int64_t>(1, kParallelGrain / std::max<int64_t>(1, n * kColumns)),
                [&](int64_t t0, int64_t t1) {
                  Acc acc[kColumns];
                  for (int64_t t = t0; t < t1; ++t) {
@@ -114,7 +115,8 @@ void prod_lines(const OpCall& call) {
                    for (int64_t i = 0; i < n; ++i) {
                      multiply_row(acc, src + (o * n + i) * inner + c0, width);
                    }
-                   for (int64_t c = 0; c < width; ++c) dst[o * inner + c0 + c] = static_cast<T>(acc[c]);
+                   for (int64_t c = 0; c < width; ++c)
+                     dst[o * inner + c0 + c] = static_cast<T>(acc[c]);
                  }
                });
 }

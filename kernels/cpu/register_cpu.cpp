@@ -48,7 +48,8 @@ void register_cpu_kernels() {
        {OpId::neg,     OpId::abs,   OpId::exp,        OpId::log,   OpId::sqrt,  OpId::relu,
         OpId::sigmoid, OpId::tanh,  OpId::erf,        OpId::log1p, OpId::expm1, OpId::sin,
         OpId::cos,     OpId::rsqrt, OpId::reciprocal, OpId::floor, OpId::ceil,  OpId::round,
-        OpId::trunc,   OpId::sign,  OpId::pow_scalar, OpId::clamp}) {
+        OpId::trunc,   OpId::sign,  OpId::pow_scalar, OpId::clamp, OpId::tan,   OpId::asin,
+        OpId::acos,    OpId::atan,  OpId::sinh,       OpId::cosh,  OpId::log2,  OpId::log10}) {
     register_kernel(op, kCPU, unary_kernel, /*computes_bf16=*/true);
   }
   for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,

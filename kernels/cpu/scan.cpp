@@ -1,11 +1,11 @@
 // scan.cpp: cumsum and cumprod on the CPU (core/src/ops_scan.cpp checks, casts and packs). Input
 // and output [outer, n, inner] of one dtype (int64, float32, float64). Each line adds (or
 // multiplies) its elements in order into an accumulator (float32 in float64, as PyTorch's CPU
-// kernel; int64 wrapping) and writes every partial sum or product, rounded once: the CUDA kernel (kernels/cuda/scan.cu) adds in the same
-// order, so both give the same bits. Tasks are (outer block, column range), as parallel_columns
-// splits the index ops: each walks the n elements of its columns, a row of accumulators at a
-// time, so that for inner > 1 the reads and writes go along memory.
-// Tested by tests/test_scan.cpp against float64 sums and by the op sweep.
+// kernel; int64 wrapping) and writes every partial sum or product, rounded once: the CUDA kernel
+// (kernels/cuda/scan.cu) adds in the same order, so both give the same bits. Tasks are (outer
+// block, column range), as parallel_columns splits the index ops: each walks the n elements of its
+// columns, a row of accumulators at a time, so that for inner > 1 the reads and writes go along
+// memory. Tested by tests/test_scan.cpp against float64 sums and by the op sweep.
 #include <algorithm>
 #include <type_traits>
 #include <vector>

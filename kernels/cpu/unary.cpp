@@ -1,4 +1,5 @@
-// unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, log1p, expm1, sin, cos, rsqrt,
+// unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, log1p, expm1, sin, cos, tan,
+// asin, acos, atan, sinh, cosh, log2, log10 (libm's, one element at a time), rsqrt,
 // reciprocal, floor, ceil, round, trunc, sign, pow with a scalar exponent, and clamp, for the
 // dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh/erf/log1p/expm1/sin/
 // cos/rsqrt/reciprocal, int64 and floating for the rest). NaN propagates as in
@@ -248,6 +249,30 @@ void run_unary(const OpCall& call) {
             break;
           case OpId::cos:
             map1([](T x) { return std::cos(x); });
+            break;
+          case OpId::tan:
+            map1([](T x) { return std::tan(x); });
+            break;
+          case OpId::asin:
+            map1([](T x) { return std::asin(x); });
+            break;
+          case OpId::acos:
+            map1([](T x) { return std::acos(x); });
+            break;
+          case OpId::atan:
+            map1([](T x) { return std::atan(x); });
+            break;
+          case OpId::sinh:
+            map1([](T x) { return std::sinh(x); });
+            break;
+          case OpId::cosh:
+            map1([](T x) { return std::cosh(x); });
+            break;
+          case OpId::log2:
+            map1([](T x) { return std::log2(x); });
+            break;
+          case OpId::log10:
+            map1([](T x) { return std::log10(x); });
             break;
           case OpId::rsqrt:
             map1([](T x) { return T(1) / std::sqrt(x); });

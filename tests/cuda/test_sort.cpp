@@ -139,8 +139,7 @@ TEST_CASE("gpu sweep: prod against the CPU", "[sweep]") {
                  .to(kCUDA)
                  .requires_grad_();
   (x.prod(1) * tensor({1.0f, 2.0f, 3.0f}).to(kCUDA)).sum().backward();
-  CHECK(x.grad().to(kCPU).to_vector<float>() ==
-        std::vector<float>{12, 8, 6, 60, 0, 0, 0, 0, 0});
+  CHECK(x.grad().to(kCPU).to_vector<float>() == std::vector<float>{12, 8, 6, 60, 0, 0, 0, 0, 0});
   // A product of 2^20 (small run: 2^15) elements near 1: rows split into chunks of 16384,
   // then the second pass.
   const int64_t len = small_run() ? int64_t{1} << 15 : int64_t{1} << 20;

@@ -33,6 +33,14 @@ namespace wick {
   X(expm1, Kernel, true)                \
   X(sin, Kernel, true)                  \
   X(cos, Kernel, true)                  \
+  X(tan, Kernel, true)                  \
+  X(asin, Kernel, true)                 \
+  X(acos, Kernel, true)                 \
+  X(atan, Kernel, true)                 \
+  X(sinh, Kernel, true)                 \
+  X(cosh, Kernel, true)                 \
+  X(log2, Kernel, true)                 \
+  X(log10, Kernel, true)                \
   X(rsqrt, Kernel, true)                \
   X(reciprocal, Kernel, true)           \
   X(floor, Kernel, true)                \

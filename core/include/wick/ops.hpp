@@ -127,6 +127,16 @@ Tensor log1p(const Tensor& a);  // log(1 + a), exact near 0 where log(1 + a) rou
 Tensor expm1(const Tensor& a);  // exp(a) - 1, exact near 0
 Tensor sin(const Tensor& a);
 Tensor cos(const Tensor& a);
+// More of the C library's functions, as PyTorch's: integers and bool compute in float32, NaN
+// outside the domain (asin and acos beyond [-1, 1], log2 and log10 below 0).
+Tensor tan(const Tensor& a);
+Tensor asin(const Tensor& a);
+Tensor acos(const Tensor& a);
+Tensor atan(const Tensor& a);
+Tensor sinh(const Tensor& a);
+Tensor cosh(const Tensor& a);
+Tensor log2(const Tensor& a);
+Tensor log10(const Tensor& a);
 Tensor rsqrt(const Tensor& a);       // 1 / sqrt(a)
 Tensor reciprocal(const Tensor& a);  // 1 / a; int64 and bool give float32, as PyTorch
 // Rounding to an integral value: int64 passes through (a copy), bool is a DtypeError, as in

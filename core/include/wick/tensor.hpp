@@ -155,6 +155,14 @@ class Tensor {
   Tensor expm1() const;
   Tensor sin() const;
   Tensor cos() const;
+  Tensor tan() const;
+  Tensor asin() const;
+  Tensor acos() const;
+  Tensor atan() const;
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor log2() const;
+  Tensor log10() const;
   Tensor rsqrt() const;
   Tensor reciprocal() const;
   Tensor floor() const;
