@@ -1,0 +1,106 @@
+// test_compose.cpp: the ops made of other ops (core/src/ops_compose.cpp, ops_sample.cpp,
+// indexing.cpp, ops_einsum.cpp, ops_median.cpp, ops_vector.cpp, ops_unique.cpp) on the device,
+// against the same calls on the CPU: they run through the GPU kernels of the ops they are made
+// of, so these check the arrangement, not new kernels.
+#include <cmath>
+
+#include "gpu_test.hpp"
+
+using namespace gpu_test;
+
+TEST_CASE("gpu: flip, roll, repeat, diag, norm, masked_select and the samplers run on the device",
+          "[sweep]") {
+  const Tensor m = randn({3, 4, 5});
+  const Tensor d = m.to(kCUDA);
+  check_close(d.flip({0, 2}), m.flip({0, 2}), {}, "flip");
+  check_close(d.roll({2, -1}, {1, 2}), m.roll({2, -1}, {1, 2}), {}, "roll");
+  check_close(d.repeat({2, 1, 1, 3}), m.repeat({2, 1, 1, 3}), {}, "repeat");
+  check_close(d.repeat_interleave(2, 1), m.repeat_interleave(2, 1), {}, "repeat_interleave");
+  check_close(d.select(0, 1).diag(1), m.select(0, 1).diag(1), {}, "diag of a matrix");
+  check_close(diag(d.select(1, 0).select(0, 2), -2), diag(m.select(1, 0).select(0, 2), -2), {},
+              "diag of a vector");
+  check_close(d.norm(2, {2}), m.norm(2, {2}), {1e-6, 1e-6}, "norm");
+  const Tensor mask = gt(m, 0.5);
+  const Tensor picked = d.masked_select(mask.to(kCUDA));
+  CHECK(picked.device().is_cuda());
+  check_close(picked, m.masked_select(mask), {}, "masked_select");
+  check_close(d.nonzero(), m.nonzero(), {}, "nonzero");
+  // libtorch's indexing: basic indices, an int64 pair and a mask, on the device.
+  using indexing::Slice;
+  const Tensor rows = tensor({2, 0}), cols = tensor({1, 4});
+  check_close(d.index({Slice(), rows.to(kCUDA), cols.to(kCUDA)}), m.index({Slice(), rows, cols}),
+              {}, "index pair");
+  check_close(d.index({1, Slice(1, 3), "..."}), m.index({1, Slice(1, 3), "..."}), {}, "index");
+  check_close(d.index({mask.to(kCUDA)}), m.index({mask}), {}, "index by mask");
+  Tensor put_cpu = m.clone(), put_gpu = d.clone();
+  put_cpu.index_put_({rows, Slice(), 1}, -7.0);
+  put_gpu.index_put_({rows.to(kCUDA), Slice(), 1}, -7.0);
+  check_close(put_gpu, put_cpu, {}, "index_put_ with a tensor index");
+  // The samplers draw from the same Philox stream on both devices: one seed, the same values.
+  auto draws = [](Device device) {
+    manual_seed(99);
+    const auto on = TensorOptions(kInt64).device(device);
+    const Tensor w = tensor({{1.0, 0.0, 3.0, 4.0}, {2.0, 2.0, 0.5, 0.0}}).to(device);
+    return std::vector<Tensor>{randint(-5, 7, {300}, on), randperm(257, on),
+                               bernoulli(full({200}, 0.3, TensorOptions(kFloat32).device(device))),
+                               multinomial(w, 50, true), multinomial(w, 3, false)};
+  };
+  const std::vector<Tensor> cpu = draws(kCPU), gpu = draws(kCUDA);
+  for (size_t i = 0; i < cpu.size(); ++i) {
+    INFO("sampler " << i);
+    CHECK(gpu[i].device().is_cuda());
+    check_close(gpu[i], cpu[i], {}, "sampler");
+  }
+}
+
+TEST_CASE("gpu: einsum, median, kthvalue and index_put_ with accumulate run on the device",
+          "[sweep]") {
+  const Tensor a = randn({2, 3, 4}), b = randn({2, 4, 5}), sq = randn({4, 4});
+  const Tensor da = a.to(kCUDA), db = b.to(kCUDA);
+  // Contractions are one matmul each: matmul's tolerance (docs/cuda-backend.md).
+  check_close(einsum("bij,bjk->bik", {da, db}), einsum("bij,bjk->bik", {a, b}), {1e-5, 1e-5},
+              "einsum batched matmul");
+  check_close(einsum("ii->i", {sq.to(kCUDA)}), einsum("ii->i", {sq}), {}, "einsum diagonal");
+  check_close(einsum("...ij,...jk", {da.narrow(0, 0, 1), db}),
+              einsum("...ij,...jk", {a.narrow(0, 0, 1), b}), {1e-5, 1e-5}, "einsum broadcast");
+  // Order statistics through sort and topk: the CPU's values and positions, NaN included.
+  Tensor x = randint(0, 5, {6, 9}).to(kFloat32);
+  x.index_put_({2, 4}, std::nan(""));
+  const Tensor dx = x.to(kCUDA);
+  check_close(std::get<0>(dx.median(1)), std::get<0>(x.median(1)), {}, "median values");
+  check_close(std::get<1>(dx.median(1)), std::get<1>(x.median(1)), {}, "median positions");
+  check_close(std::get<1>(dx.nanmedian(0)), std::get<1>(x.nanmedian(0)), {}, "nanmedian");
+  check_close(std::get<1>(dx.kthvalue(3, 1)), std::get<1>(x.kthvalue(3, 1)), {}, "kthvalue");
+  check_close(dx.median(), x.median(), {}, "median of all");
+  // Repeated positions: accumulated in index order, or the last one kept.
+  const Tensor rows = tensor({1, 1, 0, 1});
+  const Tensor vals = tensor({1.0f, 2.0f, 3.0f, 4.0f});
+  Tensor acc_cpu = zeros({3}), acc_gpu = zeros({3}).to(kCUDA);
+  acc_cpu.index_put_({rows}, vals, true);
+  acc_gpu.index_put_({rows.to(kCUDA)}, vals.to(kCUDA), true);
+  check_close(acc_gpu, acc_cpu, {}, "index_put_ accumulate");
+  Tensor last_cpu = zeros({3}), last_gpu = zeros({3}).to(kCUDA);
+  last_cpu.index_put_({rows}, vals);
+  last_gpu.index_put_({rows.to(kCUDA)}, vals.to(kCUDA));
+  check_close(last_gpu, last_cpu, {}, "index_put_ last write");
+}
+
+TEST_CASE("gpu: diff, cross, meshgrid, cdist, unique and bincount run on the device", "[sweep]") {
+  const Tensor a = randn({4, 3}), b = randn({4, 3});
+  const Tensor da = a.to(kCUDA), db = b.to(kCUDA);
+  check_close(diff(da, 2, 0), diff(a, 2, 0), {1e-6, 1e-6}, "diff");
+  check_close(linalg_cross(da, db), linalg_cross(a, b), {1e-6, 1e-6}, "cross");
+  const std::vector<Tensor> grid = meshgrid({da.select(1, 0), db.select(0, 1)}, "xy");
+  check_close(grid[1], meshgrid({a.select(1, 0), b.select(0, 1)}, "xy")[1], {}, "meshgrid");
+  check_close(cdist(da, db, 1), cdist(a, b, 1), {1e-6, 1e-6}, "cdist p=1");
+  const Tensor big1 = randn({30, 4}), big2 = randn({27, 4});
+  check_close(cdist(big1.to(kCUDA), big2.to(kCUDA)), cdist(big1, big2), {1e-4, 1e-4},
+              "cdist through matmul");
+  const Tensor v = randint(0, 6, {40});
+  auto [gv, gi, gc] = unique(v.to(kCUDA), true, true, true);
+  auto [cv, ci, cc] = unique(v, true, true, true);
+  check_close(gv, cv, {}, "unique values");
+  check_close(gi, ci, {}, "unique inverse");
+  check_close(gc, cc, {}, "unique counts");
+  check_close(bincount(v.to(kCUDA)), bincount(v), {}, "bincount");
+}
