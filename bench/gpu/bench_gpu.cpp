@@ -148,6 +148,13 @@ void BM_sum(benchmark::State& state) {
   run(state, 4.0 * kElements, 0, false, [&] { wick::Tensor s = a.sum(); });
 }
 
+// prod: the reduction kernels of BM_sum with a product policy (kernels/cuda/reduce.cu);
+// values near 1, so that the product stays a normal number.
+void BM_prod(benchmark::State& state) {
+  wick::Tensor a = random_gpu({kElements}) * 1e-6 + 1.0;
+  run(state, 4.0 * kElements, 0, false, [&] { wick::Tensor s = a.prod(); });
+}
+
 void BM_softmax(benchmark::State& state) {
   const int64_t row = state.range(0);
   wick::Tensor a = random_gpu({kElements / row, row});
@@ -350,6 +357,7 @@ BENCHMARK(BM_add)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond
 BENCHMARK(BM_mul)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_exp)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_sum)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_prod)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_softmax)
     ->Arg(1024)
     ->Arg(8192)
