@@ -106,6 +106,24 @@ void Program::sort_ops() {
 
 namespace wick::fuzz::ops {
 
+// The lines of `sizes` around dim d as [outer, n, inner] (all: one line of everything). An
+// empty tensor may have a huge extent elsewhere: the products saturate at INT64_MAX, and 0
+// stays 0.
+struct LineSplit {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+LineSplit line_split(const Shape& sizes, int64_t d, bool all) {
+  LineSplit l;
+  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
+    int64_t& part = all || i == d ? l.n : i < d ? l.outer : l.inner;
+    const int64_t size = sizes[static_cast<size_t>(i)];
+    if (part != 0 && (size == 0 || __builtin_mul_overflow(part, size, &part))) {
+      part = size == 0 ? 0 : INT64_MAX;
+    }
+  }
+  return l;
+}
+
 // cumsum, cumprod and prod with a dim in or out of range (prod: or over everything, kept or
 // not) and, sometimes, a result dtype (bool is refused, except by prod, where it means "every
 // element nonzero"). Each line's values are cast to the result's dtype and combined as the
@@ -139,16 +157,8 @@ void Program::scan_op() {
            (over_all ? std::string(" over everything") : " along " + std::to_string(dim)) +
            (dtype_arg ? std::string(" to ") + wick::dtype_name(*dtype_arg) : "") +
            (kind == kProd && keepdim ? " keepdim" : "");
-  // The lines: [outer, n, inner] around d (everything: one line). An empty tensor may have a
-  // huge extent elsewhere: products saturate (0 stays 0).
-  int64_t outer = 1, n = 1, inner = 1;
-  for (int64_t i = 0; i < nd; ++i) {
-    int64_t& part = over_all || i == d ? n : i < d ? outer : inner;
-    const int64_t size = rs.sizes[static_cast<size_t>(i)];
-    if (part != 0 && (size == 0 || __builtin_mul_overflow(part, size, &part))) {
-      part = size == 0 ? 0 : INT64_MAX;
-    }
-  }
+  const LineSplit lines_of = line_split(rs.sizes, d, over_all);
+  const int64_t outer = lines_of.outer, n = lines_of.n, inner = lines_of.inner;
   // The product of [0, 3037000500] over dim 0: billions of ones, too big to run.
   int64_t outputs = 0;
   if (kind == kProd && !bad &&
@@ -269,14 +279,8 @@ void Program::order_stats_op() {
   const bool over_all = which != kKth && dim == 4;
   bool bad = rs.dtype == wick::kBool;
   const int64_t d = over_all ? 0 : wrap_dim_or(dim, nd, bad);
-  int64_t n = 1, outer = 1, inner = 1;
-  for (int64_t i = 0; i < nd; ++i) {
-    int64_t& part = over_all || i == d ? n : i < d ? outer : inner;
-    const int64_t size = rs.sizes[static_cast<size_t>(i)];
-    if (part != 0 && (size == 0 || __builtin_mul_overflow(part, size, &part))) {
-      part = size == 0 ? 0 : INT64_MAX;
-    }
-  }
+  const LineSplit lines_of = line_split(rs.sizes, d, over_all);
+  const int64_t outer = lines_of.outer, n = lines_of.n, inner = lines_of.inner;
   int64_t k = 1;
   if (which == kKth) {
     const uint32_t form = in_.below(4);
