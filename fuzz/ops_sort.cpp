@@ -227,7 +227,8 @@ void Program::scan_op() {
         want.sizes.push_back(1);
       }
     }
-    for (int64_t o = 0; o < outer; ++o) {
+    // outputs == 0 with a huge outer (e.g. [3037000500, 0] along dim 1): nothing to walk.
+    for (int64_t o = 0; o < outer && outputs > 0; ++o) {
       for (int64_t c = 0; c < inner; ++c) {
         Acc a = identity;
         if (inner == 1 && n <= 16384) {
