@@ -153,6 +153,13 @@ std::vector<Case> cases() {
   add(unary("atan", kM, [](const auto& a) { return a.atan(); }));
   add(unary("asin", kM, [](const auto& a) { return a.asin(); }));
   add(unary("sinh", kM, [](const auto& a) { return a.sinh(); }));
+  add(unary("acos", kM, [](const auto& a) { return a.acos(); }));
+  add(unary("cosh", kM, [](const auto& a) { return a.cosh(); }));
+  add(unary("expm1", kM, [](const auto& a) { return a.expm1(); }));
+  add(unary(
+      "log1p", kM, [](const auto& a) { return a.log1p(); }, Fill::kPositive));
+  add(unary(
+      "log10", kM, [](const auto& a) { return a.log10(); }, Fill::kPositive));
   add(unary(
       "log2", kM, [](const auto& a) { return a.log2(); }, Fill::kPositive));
   add(unary(

@@ -1,13 +1,13 @@
 // unary.cpp: neg, abs, exp, log, sqrt, relu, sigmoid, tanh, erf, log1p, expm1, sin, cos, tan,
-// asin, acos, atan, sinh, cosh, log2, log10 (libm's, one element at a time), rsqrt,
-// reciprocal, floor, ceil, round, trunc, sign, pow with a scalar exponent, and clamp, for the
-// dtypes the boundary lets through (floating for exp/log/sqrt/sigmoid/tanh/erf/log1p/expm1/sin/
-// cos/rsqrt/reciprocal, int64 and floating for the rest). NaN propagates as in
-// PyTorch (relu(nan) = nan). float32 exp, log, sigmoid and tanh use vec_math.hpp's straight-line
-// versions (2-3 ulp): unit-stride runs go to vec_kernels.cpp's AVX-512/AVX2/baseline clones, other
-// runs use the same code one element at a time, so the result does not depend on the layout. 4.6x
-// libm's expf through the op on Zen 4 (docs/cpu-kernels.md). float64 keeps libm. sqrt is the
-// instruction
+// asin, acos, atan, sinh, cosh, log2, log10, rsqrt, reciprocal, floor, ceil, round, trunc, sign,
+// pow with a scalar exponent, and clamp, for the dtypes the boundary lets through (floating for
+// the transcendental ones, rsqrt and reciprocal; int64 and floating for the rest). NaN
+// propagates as in PyTorch (relu(nan) = nan). float32 transcendentals other than erf use
+// vec_math.hpp's straight-line versions (exp, log, sigmoid, tanh in float within 2-3 ulp; the
+// others in double inside, within 1 ulp): unit-stride runs go to vec_kernels.cpp's
+// AVX-512/AVX2/baseline clones, other runs use the same code one element at a time, so the
+// result does not depend on the layout. 4.6x libm's expf through the op on Zen 4
+// (docs/cpu-kernels.md). float64, and float32 erf, keep libm. sqrt is the instruction
 // (-fno-math-errno) and clamp two selects, so their loops vectorise too. bfloat16 computes in
 // float32 inside the loops (loops.hpp, in_compute_type): the float32 code, widened and rounded.
 #include <cmath>
@@ -213,6 +213,36 @@ void run_unary(const OpCall& call) {
             return;
           case OpId::cos:
             map_f32<S, vec::cos_f32, vec::cos_bf16, vec::cos>(out, call.in(0));
+            return;
+          case OpId::tan:
+            map_f32<S, vec::tan_f32, vec::tan_bf16, vec::tan>(out, call.in(0));
+            return;
+          case OpId::atan:
+            map_f32<S, vec::atan_f32, vec::atan_bf16, vec::atan>(out, call.in(0));
+            return;
+          case OpId::asin:
+            map_f32<S, vec::asin_f32, vec::asin_bf16, vec::asin>(out, call.in(0));
+            return;
+          case OpId::acos:
+            map_f32<S, vec::acos_f32, vec::acos_bf16, vec::acos>(out, call.in(0));
+            return;
+          case OpId::sinh:
+            map_f32<S, vec::sinh_f32, vec::sinh_bf16, vec::sinh>(out, call.in(0));
+            return;
+          case OpId::cosh:
+            map_f32<S, vec::cosh_f32, vec::cosh_bf16, vec::cosh>(out, call.in(0));
+            return;
+          case OpId::expm1:
+            map_f32<S, vec::expm1_f32, vec::expm1_bf16, vec::expm1>(out, call.in(0));
+            return;
+          case OpId::log1p:
+            map_f32<S, vec::log1p_f32, vec::log1p_bf16, vec::log1p>(out, call.in(0));
+            return;
+          case OpId::log2:
+            map_f32<S, vec::log2_f32, vec::log2_bf16, vec::log2>(out, call.in(0));
+            return;
+          case OpId::log10:
+            map_f32<S, vec::log10_f32, vec::log10_bf16, vec::log10>(out, call.in(0));
             return;
           default:
             break;

@@ -42,22 +42,29 @@ WICK_VEC_CLONES void log_f32(const float* x, float* y, int64_t n) {
 // sin and cos: the vectorised in-range form everywhere, then libm for the few arguments past
 // kTrigLimit, inf and NaN (found by a second, cheap pass only when the first saw one).
 namespace {
-template <bool kCos>
+template <float (*kInRange)(float), float (*kAny)(float)>
 [[gnu::always_inline]] inline void trig_f32(const float* x, float* y, int64_t n) {
   int out_of_range = 0;
   for (int64_t i = 0; i < n; ++i) {
-    y[i] = kCos ? cos_in_range(x[i]) : sin_in_range(x[i]);
+    y[i] = kInRange(x[i]);
     out_of_range |= trig_in_range(x[i]) ? 0 : 1;
   }
   if (out_of_range == 0) return;
   for (int64_t i = 0; i < n; ++i) {
-    if (!trig_in_range(x[i])) y[i] = kCos ? cos(x[i]) : sin(x[i]);
+    if (!trig_in_range(x[i])) y[i] = kAny(x[i]);
   }
 }
 }  // namespace
 
-WICK_VEC_CLONES void sin_f32(const float* x, float* y, int64_t n) { trig_f32<false>(x, y, n); }
-WICK_VEC_CLONES void cos_f32(const float* x, float* y, int64_t n) { trig_f32<true>(x, y, n); }
+WICK_VEC_CLONES void sin_f32(const float* x, float* y, int64_t n) {
+  trig_f32<sin_in_range, sin>(x, y, n);
+}
+WICK_VEC_CLONES void cos_f32(const float* x, float* y, int64_t n) {
+  trig_f32<cos_in_range, cos>(x, y, n);
+}
+WICK_VEC_CLONES void tan_f32(const float* x, float* y, int64_t n) {
+  trig_f32<tan_in_range, tan>(x, y, n);
+}
 
 namespace {
 // bfloat16 in chunks through a float32 buffer: widen, the float32 loop, round. Written as one
@@ -105,6 +112,32 @@ WICK_VEC_CLONES void cos_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
 WICK_VEC_CLONES void log_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
   map_bf16(
       x, y, n, [](float v) __attribute__((always_inline)) { return log(v); });
+}
+
+// The float-in, double-inside functions of vec_math.hpp: one straight-line loop each, and
+// the bfloat16 form through map_bf16.
+#define WICK_VEC_MAP(name)                                                        \
+  WICK_VEC_CLONES void name##_f32(const float* x, float* y, int64_t n) {          \
+    for (int64_t i = 0; i < n; ++i) y[i] = name(x[i]);                            \
+  }                                                                               \
+  WICK_VEC_CLONES void name##_bf16(const uint16_t* x, uint16_t* y, int64_t n) {   \
+    map_bf16(                                                                     \
+        x, y, n, [](float v) __attribute__((always_inline)) { return name(v); }); \
+  }
+WICK_VEC_MAP(atan)
+WICK_VEC_MAP(asin)
+WICK_VEC_MAP(acos)
+WICK_VEC_MAP(sinh)
+WICK_VEC_MAP(cosh)
+WICK_VEC_MAP(expm1)
+WICK_VEC_MAP(log1p)
+WICK_VEC_MAP(log2)
+WICK_VEC_MAP(log10)
+#undef WICK_VEC_MAP
+
+WICK_VEC_CLONES void tan_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
+  map_bf16(
+      x, y, n, [](float v) __attribute__((always_inline)) { return tan(v); });
 }
 
 // std::fma is exact whatever -ffp-contract says; the v3 and v4 clones vectorise it (the

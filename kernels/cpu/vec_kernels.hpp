@@ -16,6 +16,17 @@ void tanh_f32(const float* x, float* y, int64_t n);
 void log_f32(const float* x, float* y, int64_t n);
 void sin_f32(const float* x, float* y, int64_t n);  // vec_math.hpp's sin and cos
 void cos_f32(const float* x, float* y, int64_t n);
+// vec_math.hpp's float-in, double-inside functions (within 1 ulp; tan as sin and cos).
+void tan_f32(const float* x, float* y, int64_t n);
+void atan_f32(const float* x, float* y, int64_t n);
+void asin_f32(const float* x, float* y, int64_t n);
+void acos_f32(const float* x, float* y, int64_t n);
+void sinh_f32(const float* x, float* y, int64_t n);
+void cosh_f32(const float* x, float* y, int64_t n);
+void expm1_f32(const float* x, float* y, int64_t n);
+void log1p_f32(const float* x, float* y, int64_t n);
+void log2_f32(const float* x, float* y, int64_t n);
+void log10_f32(const float* x, float* y, int64_t n);
 
 // The same on bfloat16 bit patterns: each element widened, the float32 function, the result
 // rounded once (the bits of the float32 op followed by a cast).
@@ -25,6 +36,16 @@ void tanh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void log_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void sin_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void cos_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void tan_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void atan_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void asin_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void acos_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void sinh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void cosh_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void expm1_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void log1p_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void log2_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void log10_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).

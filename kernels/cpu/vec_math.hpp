@@ -167,7 +167,12 @@ constexpr uint32_t kRoundShiftBits = 0x4B400000u;
 constexpr float kTrigLimit = 1048576.0f;  // 2^20: |k| < 2^20 * 2 / pi
 [[gnu::always_inline]] inline bool trig_in_range(float x) { return (x < 0 ? -x : x) < kTrigLimit; }
 
-[[gnu::always_inline]] inline float sin_quadrant(float x, uint64_t quadrant_shift) {
+// x = k pi/2 + r: sin r, cos r and k + quadrant_shift (mod 4 in the low bits).
+struct TrigParts {
+  double sin_r, cos_r;
+  uint64_t quadrant;
+};
+[[gnu::always_inline]] inline TrigParts trig_parts(float x, uint64_t quadrant_shift) {
   constexpr double kTwoOverPi = 0.636619772367581343076;
   constexpr double kPiOver2Hi = 1.5707963267341256141662597656250;  // 33 bits of pi/2
   constexpr double kPiOver2Lo = 6.077100506506192601e-11;           // pi/2 - kPiOver2Hi
@@ -192,8 +197,12 @@ constexpr float kTrigLimit = 1048576.0f;  // 2^20: |k| < 2^20 * 2 / pi
       r2 * (-0.5 + r2 * (1.0 / 24 +
                          r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (-1.0 / 3628800 +
                                                                       r2 * (1.0 / 479001600))))));
-  const double v = (q & 1u) ? cos_r : sin_r;
-  return static_cast<float>((q & 2u) ? -v : v);
+  return {sin_r, cos_r, q};
+}
+[[gnu::always_inline]] inline float sin_quadrant(float x, uint64_t quadrant_shift) {
+  const TrigParts t = trig_parts(x, quadrant_shift);
+  const double v = (t.quadrant & 1u) ? t.cos_r : t.sin_r;
+  return static_cast<float>((t.quadrant & 2u) ? -v : v);
 }
 [[gnu::always_inline]] inline float sin_in_range(float x) { return sin_quadrant(x, 0); }
 [[gnu::always_inline]] inline float cos_in_range(float x) { return sin_quadrant(x, 1); }
@@ -204,6 +213,217 @@ inline float sin(float x) {
 }
 inline float cos(float x) {
   return trig_in_range(x) ? cos_in_range(x) : static_cast<float>(std::cos(static_cast<double>(x)));
+}
+
+// tan x = sin r / cos r in even quadrants, -cos r / sin r in odd ones (tan(-0.) = -0.). Both
+// within 1e-11 relative, so the quotient rounds to within 1 ulp of the correctly rounded value.
+[[gnu::always_inline]] inline float tan_in_range(float x) {
+  const TrigParts t = trig_parts(x, 0);
+  return static_cast<float>((t.quadrant & 1u) ? -t.cos_r / t.sin_r : t.sin_r / t.cos_r);
+}
+inline float tan(float x) {
+  return trig_in_range(x) ? tan_in_range(x) : static_cast<float>(std::tan(static_cast<double>(x)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// atan, asin, acos, sinh, cosh, expm1, log1p, log2 and log10 of a float, computed in double so
+// that a plain reduction and a short polynomial give about 1e-12 relative error (below 2e-5
+// ulp of float): the double result rounded once is within 1 ulp of the correctly rounded float
+// (0.5 plus a hair, tests/cpu_gemm/test_cpu_kernels.cpp). Straight-line code with selects, so
+// loops over them vectorise (libm's atanf and friends are a call per element: 0.10-0.40x
+// libtorch's speed before, docs/cpu-kernels.md). float64 tensors keep libm. The polynomials of
+// atan and asin are least-squares fits made by scripts/fit_vec_math.py (mpmath at 50 digits;
+// it prints the error bound quoted); the others are Taylor series with exact coefficients.
+
+[[gnu::always_inline]] inline double bits_to_double(uint64_t i) {
+  double d;
+  std::memcpy(&d, &i, sizeof d);
+  return d;
+}
+[[gnu::always_inline]] inline uint64_t double_bits(double d) {
+  uint64_t i;
+  std::memcpy(&i, &d, sizeof i);
+  return i;
+}
+// The float v with the sign bit of x (sinh is odd; sinh(-0.) = -0.).
+[[gnu::always_inline]] inline float with_sign_of(float v, float x) {
+  return bits_to_float((float_bits(v) & 0x7fffffffu) | (float_bits(x) & 0x80000000u));
+}
+
+// e^x = two_n (1 + em1) for |x| <= 200 (callers clamp): x = n ln2 + r, |r| <= ln2 / 2, with
+// fdlibm's split of ln2 (ln2_hi has 32 trailing zero bits, so n ln2_hi is exact), and
+// e^r - 1 by Taylor to r^11 / 11! (truncation 2e-14 relative).
+struct ExpParts {
+  double two_n, em1;
+};
+[[gnu::always_inline]] inline ExpParts exp_parts(double x) {
+  constexpr double kShift = 6755399441055744.0;  // 1.5 * 2^52, as trig_parts
+  constexpr double kLn2Hi = 6.93147180369123816490e-01;
+  constexpr double kLn2Lo = 1.90821492927058770002e-10;
+  const double shifted = x * 1.44269504088896340736 + kShift;
+  const double n = shifted - kShift;
+  const uint64_t n_bits = double_bits(shifted) - double_bits(kShift);  // n, two's complement
+  const double r = (x - n * kLn2Hi) - n * kLn2Lo;
+  const double em1 =
+      r *
+      (1.0 +
+       r * (1.0 / 2 +
+            r * (1.0 / 6 +
+                 r * (1.0 / 24 +
+                      r * (1.0 / 120 +
+                           r * (1.0 / 720 +
+                                r * (1.0 / 5040 +
+                                     r * (1.0 / 40320 +
+                                          r * (1.0 / 362880 +
+                                               r * (1.0 / 3628800 + r * (1.0 / 39916800)))))))))));
+  return {bits_to_double((n_bits + 1023u) << 52), em1};
+}
+// |x| clamped to 100 (NaN passes): e^100 overflows float but not double.
+[[gnu::always_inline]] inline double clamp_100(double x) {
+  const double high = x > 100.0 ? 100.0 : x;
+  return high < -100.0 ? -100.0 : high;
+}
+
+// expm1 = 2^n em1 + (2^n - 1): exactly em1 for n = 0, so no cancellation near 0.
+[[gnu::always_inline]] inline double expm1_f64(double x) {
+  const ExpParts p = exp_parts(x);
+  return p.two_n * p.em1 + (p.two_n - 1.0);
+}
+[[gnu::always_inline]] inline float expm1(float x) {
+  const float result = static_cast<float>(expm1_f64(clamp_100(x)));
+  return x == 0.0f ? x : result;  // expm1(-0.) = -0.
+}
+
+// sinh a = (e + e / (e + 1)) / 2 with e = expm1(a), a = |x|: accurate near 0 as well.
+[[gnu::always_inline]] inline float sinh(float x) {
+  const double a = clamp_100(x < 0 ? -static_cast<double>(x) : static_cast<double>(x));
+  const double e = expm1_f64(a);
+  return with_sign_of(static_cast<float>(0.5 * (e + e / (e + 1.0))), x);
+}
+[[gnu::always_inline]] inline float cosh(float x) {
+  const double a = clamp_100(x < 0 ? -static_cast<double>(x) : static_cast<double>(x));
+  const ExpParts p = exp_parts(a);
+  const double e = p.two_n + p.two_n * p.em1;
+  return static_cast<float>(0.5 * (e + 1.0 / e));
+}
+
+// log x = e ln2 + log m for a positive finite double, m in [sqrt(1/2), sqrt(2)): f = m - 1 is
+// exact, and log m = 2 atanh(s), s = f / (2 + f), by its series to s^17 (|s| <= 0.1716:
+// truncation 3e-14 relative). Float subnormals are normal doubles: no scaling needed.
+struct LogParts {
+  double e, log_m;
+};
+[[gnu::always_inline]] inline LogParts log_parts(double x) {
+  const uint64_t bits = double_bits(x);
+  double m = bits_to_double((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);  // [1, 2)
+  double e = static_cast<double>(static_cast<int64_t>((bits >> 52) & 0x7ffu) - 1023);
+  const bool high = m > 1.41421356237309504880;
+  m = high ? m * 0.5 : m;
+  e = high ? e + 1.0 : e;
+  const double f = m - 1.0;
+  const double s = f / (2.0 + f);
+  const double z = s * s;
+  const double series =
+      1.0 +
+      z * (1.0 / 3 +
+           z * (1.0 / 5 +
+                z * (1.0 / 7 +
+                     z * (1.0 / 9 + z * (1.0 / 11 + z * (1.0 / 13 + z * (1.0 / 15 + z / 17)))))));
+  return {e, 2.0 * s * series};
+}
+// The special inputs of log-like functions, by selects: 0 -> -inf, negative -> NaN, +inf ->
+// +inf, NaN -> NaN; otherwise `value`.
+[[gnu::always_inline]] inline float log_specials(float x, float value) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  float result = x == kInf ? kInf : value;
+  result = x == 0.0f ? -kInf : result;
+  result = x < 0.0f ? std::numeric_limits<float>::quiet_NaN() : result;
+  return x != x ? x : result;
+}
+[[gnu::always_inline]] inline float log2(float x) {
+  const LogParts p = log_parts(x);
+  return log_specials(x, static_cast<float>(p.e + p.log_m * 1.44269504088896340736));
+}
+[[gnu::always_inline]] inline float log10(float x) {
+  const LogParts p = log_parts(x);
+  return log_specials(
+      x, static_cast<float>(p.e * 0.301029995663981195214 + p.log_m * 0.434294481903251827651));
+}
+// log1p: 1 + x is exact in double for float |x| >= 2^-29, and log_parts keeps its relative
+// accuracy near 1 (f = u - 1 = x exactly); below that, x - x^2 / 2 (which keeps -0.).
+[[gnu::always_inline]] inline float log1p(float x) {
+  const double d = x;
+  const LogParts p = log_parts(1.0 + d);
+  const double near = d - d * d * 0.5;
+  const bool tiny = (d < 0 ? -d : d) < 1.862645149230957e-09;  // 2^-29
+  const float value = static_cast<float>(tiny ? near : p.e * 0.693147180559945309417 + p.log_m);
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  float result = x == kInf ? kInf : value;
+  result = x == -1.0f ? -kInf : result;
+  result = x < -1.0f ? std::numeric_limits<float>::quiet_NaN() : result;
+  return x != x ? x : result;
+}
+
+// atan: |x| reduced to t in [-tan(pi/8), tan(pi/8)] (t = |x| itself, (|x| - 1) / (|x| + 1)
+// plus pi/4, or -1 / |x| plus pi/2), then t (1 + z P(z)), z = t^2 (degree 6, 8.3e-13).
+[[gnu::always_inline]] inline double atan_poly(double t) {
+  const double z = t * t;
+  const double p = -0.33333333294255374 +
+                   z * (0.19999994187916306 +
+                        z * (-0.14285418987140747 +
+                             z * (0.11103929964417317 +
+                                  z * (-0.08996231508268429 +
+                                       z * (0.06988717510320143 + z * -0.037883777850326775)))));
+  return t * (1.0 + z * p);  // not t + t z p: that gives atan(-0.) = +0.
+}
+[[gnu::always_inline]] inline float atan(float x) {
+  const double d = x;
+  const double a = d < 0 ? -d : d;
+  const bool mid = a > 0.41421356237309504880;  // tan(pi/8)
+  const bool far = a > 2.41421356237309504880;  // tan(3 pi/8)
+  const double t = far ? -1.0 / a : mid ? (a - 1.0) / (a + 1.0) : d;
+  const double base = far ? 1.57079632679489661923 : 0.78539816339744830962;
+  const double core = atan_poly(t);  // atan is odd: for small |x| the sign (and -0.) is kept
+  const double reduced = base + core;
+  return static_cast<float>(mid ? (d < 0 ? -reduced : reduced) : core);
+}
+
+// asin s = s + s z R(z), z = s^2 <= 1/4 (degree 7, 1.0e-12). |x| <= 1/2 directly; above,
+// asin |x| = pi/2 - 2 asin(sqrt((1 - |x|) / 2)) (1 - |x| is exact). |x| > 1: sqrt of a
+// negative, NaN.
+[[gnu::always_inline]] inline double asin_poly(double s, double z) {
+  const double r =
+      0.16666666627347557 +
+      z * (0.07500004949255668 +
+           z * (0.04464072529784869 +
+                z * (0.030426169957371324 +
+                     z * (0.021869237742105356 +
+                          z * (0.02062784763163094 +
+                               z * (0.002028547720187352 + z * 0.032859022953398306))))));
+  return s + s * z * r;
+}
+// asin of |x| <= 1/2 (small: x itself), or of sqrt((1 - |x|) / 2) >= 0. (Returned as a
+// struct with the flag, GCC left the loops scalar: "complicated access pattern".)
+[[gnu::always_inline]] inline double asin_core(double d, double a, bool small) {
+  const double z = small ? d * d : 0.5 * (1.0 - a);
+  const double s = small ? d : std::sqrt(z);
+  return asin_poly(s, z);
+}
+[[gnu::always_inline]] inline float asin(float x) {
+  const double d = x;
+  const double a = d < 0 ? -d : d;
+  const bool small = a <= 0.5;
+  const double core = asin_core(d, a, small);
+  const double big = 1.57079632679489661923 - 2.0 * core;
+  return static_cast<float>(small ? core : (d < 0 ? -big : big));
+}
+[[gnu::always_inline]] inline float acos(float x) {
+  const double d = x;
+  const double a = d < 0 ? -d : d;
+  const bool small = a <= 0.5;
+  const double core = asin_core(d, a, small);
+  const double big = d < 0 ? 3.14159265358979323846 - 2.0 * core : 2.0 * core;
+  return static_cast<float>(small ? 1.57079632679489661923 - core : big);
 }
 
 }  // namespace wick::cpu::vec

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""Fits the polynomials of kernels/cpu/vec_math.hpp's atan and asin (float32 in, computed in
+float64): least squares on Chebyshev nodes against mpmath at 50 digits, weighted by the
+relative error of the final function, then checked on a dense grid. Prints C++ constants.
+
+  atan(t) = t + t z P(z),  z = t^2 in [0, tan(pi/8)^2]
+  asin(s) = s + s z R(z),  z = s^2 in [0, 1/4]
+
+Run: /usr/bin/python3 scripts/fit_vec_math.py
+"""
+import mpmath
+import numpy as np
+
+mpmath.mp.dps = 50
+
+
+def fit(name, f_mp, z_max, degree):
+    # g(z) = (f(sqrt z) / sqrt z - 1) / z, evaluated in high precision (no cancellation).
+    def g(z):
+        s = mpmath.sqrt(z)
+        return (f_mp(s) / s - 1) / z
+
+    nodes = [z_max * (1 - mpmath.cos(mpmath.pi * (k + 0.5) / 200)) / 2 for k in range(200)]
+    a = np.array([[float(z) ** j for j in range(degree + 1)] for z in nodes])
+    b = np.array([float(g(z)) for z in nodes])
+    # The final error is t z (P - g) relative to f ~ t: weight by z.
+    w = np.array([float(z) for z in nodes])
+    coeffs, *_ = np.linalg.lstsq(a * w[:, None], b * w, rcond=None)
+    worst = 0.0
+    for z in np.linspace(1e-6, z_max, 4001):
+        s = np.sqrt(z)
+        p = 0.0
+        for c in coeffs[::-1]:
+            p = p * z + c
+        approx = s + s * z * p
+        exact = f_mp(mpmath.mpf(s))
+        worst = max(worst, abs(float((approx - exact) / exact)))
+    print(f"// {name}: degree {degree}, max relative error {worst:.2e}")
+    for c in coeffs:
+        print(f"  {c!r},")
+
+
+fit("atan", mpmath.atan, float(mpmath.tan(mpmath.pi / 8) ** 2), 6)
+fit("asin", mpmath.asin, 0.25, 7)
