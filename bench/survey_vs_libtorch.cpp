@@ -154,6 +154,7 @@ std::vector<Case> cases() {
   add(unary("asin", kM, [](const auto& a) { return a.asin(); }));
   add(unary("sinh", kM, [](const auto& a) { return a.sinh(); }));
   add(unary("acos", kM, [](const auto& a) { return a.acos(); }));
+  add(unary("erf", kM, [](const auto& a) { return a.erf(); }));
   add(unary("cosh", kM, [](const auto& a) { return a.cosh(); }));
   add(unary("expm1", kM, [](const auto& a) { return a.expm1(); }));
   add(unary(

@@ -42,3 +42,42 @@ def fit(name, f_mp, z_max, degree):
 
 fit("atan", mpmath.atan, float(mpmath.tan(mpmath.pi / 8) ** 2), 6)
 fit("asin", mpmath.asin, 0.25, 7)
+
+
+def fit_erf(small_edge, big_edge, degree_small, degree_big):
+    """erf(x) = x P(x^2) for |x| < small_edge; erf(x) = 1 - exp(-x^2) R(t) above, t mapping
+    [small_edge, big_edge] to [-1, 1]. Errors are absolute on erf (which is >= 0.5 above)."""
+    zmax = small_edge**2
+    nodes = [zmax * (1 - mpmath.cos(mpmath.pi * (k + 0.5) / 200)) / 2 for k in range(200)]
+    a = np.array([[float(z) ** j for j in range(degree_small + 1)] for z in nodes])
+    b = np.array([float(mpmath.erf(mpmath.sqrt(z)) / mpmath.sqrt(z)) if z > 0 else 0 for z in nodes])
+    p, *_ = np.linalg.lstsq(a, b, rcond=None)
+    worst = 0.0
+    for x in np.linspace(1e-4, small_edge, 3001):
+        z = x * x
+        v = 0.0
+        for c in p[::-1]:
+            v = v * z + c
+        worst = max(worst, abs(float((x * v - mpmath.erf(x)) / mpmath.erf(x))))
+    print(f"// erf, |x| < {small_edge}: x P(x^2), degree {degree_small}, max relative error {worst:.2e}")
+    for c in p:
+        print(f"  {c!r},")
+    mid, half = (small_edge + big_edge) / 2, (big_edge - small_edge) / 2
+    ts = [mpmath.cos(mpmath.pi * (k + 0.5) / 200) for k in range(200)]
+    a = np.array([[float(t) ** j for j in range(degree_big + 1)] for t in ts])
+    b = np.array([float(mpmath.erfc(mid + half * t) * mpmath.exp((mid + half * t) ** 2)) for t in ts])
+    r, *_ = np.linalg.lstsq(a, b, rcond=None)
+    worst = 0.0
+    for x in np.linspace(small_edge, big_edge, 3001):
+        t = (x - mid) / half
+        v = 0.0
+        for c in r[::-1]:
+            v = v * t + c
+        worst = max(worst, abs(float(1 - np.exp(-x * x) * v - mpmath.erf(x))))
+    print(f"// erf, {small_edge} <= |x| <= {big_edge}: 1 - exp(-x^2) R((x - {mid}) / {half}), "
+          f"degree {degree_big}, max absolute error {worst:.2e}")
+    for c in r:
+        print(f"  {c!r},")
+
+
+fit_erf(0.75, 4.0, 7, 16)

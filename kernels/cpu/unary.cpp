@@ -2,12 +2,12 @@
 // asin, acos, atan, sinh, cosh, log2, log10, rsqrt, reciprocal, floor, ceil, round, trunc, sign,
 // pow with a scalar exponent, and clamp, for the dtypes the boundary lets through (floating for
 // the transcendental ones, rsqrt and reciprocal; int64 and floating for the rest). NaN
-// propagates as in PyTorch (relu(nan) = nan). float32 transcendentals other than erf use
+// propagates as in PyTorch (relu(nan) = nan). float32 transcendentals use
 // vec_math.hpp's straight-line versions (exp, log, sigmoid, tanh in float within 2-3 ulp; the
 // others in double inside, within 1 ulp): unit-stride runs go to vec_kernels.cpp's
 // AVX-512/AVX2/baseline clones, other runs use the same code one element at a time, so the
 // result does not depend on the layout. 4.6x libm's expf through the op on Zen 4
-// (docs/cpu-kernels.md). float64, and float32 erf, keep libm. sqrt is the instruction
+// (docs/cpu-kernels.md). float64 keeps libm. sqrt is the instruction
 // (-fno-math-errno) and clamp two selects, so their loops vectorise too. bfloat16 computes in
 // float32 inside the loops (loops.hpp, in_compute_type): the float32 code, widened and rounded.
 #include <cmath>
@@ -243,6 +243,9 @@ void run_unary(const OpCall& call) {
             return;
           case OpId::log10:
             map_f32<S, vec::log10_f32, vec::log10_bf16, vec::log10>(out, call.in(0));
+            return;
+          case OpId::erf:
+            map_f32<S, vec::erf_f32, vec::erf_bf16, vec::erf>(out, call.in(0));
             return;
           default:
             break;

@@ -133,6 +133,7 @@ WICK_VEC_MAP(expm1)
 WICK_VEC_MAP(log1p)
 WICK_VEC_MAP(log2)
 WICK_VEC_MAP(log10)
+WICK_VEC_MAP(erf)
 #undef WICK_VEC_MAP
 
 WICK_VEC_CLONES void tan_bf16(const uint16_t* x, uint16_t* y, int64_t n) {

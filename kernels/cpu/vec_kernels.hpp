@@ -27,6 +27,7 @@ void expm1_f32(const float* x, float* y, int64_t n);
 void log1p_f32(const float* x, float* y, int64_t n);
 void log2_f32(const float* x, float* y, int64_t n);
 void log10_f32(const float* x, float* y, int64_t n);
+void erf_f32(const float* x, float* y, int64_t n);
 
 // The same on bfloat16 bit patterns: each element widened, the float32 function, the result
 // rounded once (the bits of the float32 op followed by a cast).
@@ -46,6 +47,7 @@ void expm1_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void log1p_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void log2_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void log10_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void erf_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).

@@ -426,4 +426,46 @@ struct LogParts {
   return static_cast<float>(small ? 1.57079632679489661923 - core : big);
 }
 
+// erf: |x| < 3/4 as x P(x^2) (degree 7, 4.1e-13 relative); up to 4 as 1 - e^(-x^2) R(t),
+// t = (|x| - 2.375) / 1.625 in [-1, 1] (degree 16, 5.7e-12 absolute on erf >= 0.7; x^2 of a
+// float is exact in double). |x| is clamped to 4, where erf rounds to 1 in float. Both fits are
+// scripts/fit_vec_math.py's. The exact GELU (x/2 (1 + erf(x / sqrt 2))) is built on this.
+[[gnu::always_inline]] inline float erf(float x) {
+  const double d = x;
+  const double z = d * d;
+  const double small =
+      d *
+      (1.1283791670951158 +
+       z * (-0.37612638894098427 +
+            z * (0.1128379133008659 +
+                 z * (-0.026866121849869723 +
+                      z * (0.005223633725585597 +
+                           z * (-0.0008535105424657061 +
+                                z * (0.00011771166340824799 + z * (-1.1673232748136107e-05))))))));
+  const double a_abs = d < 0 ? -d : d;
+  const double a = a_abs > 4.0 ? 4.0 : a_abs;
+  const double t = (a - 2.375) * (1.0 / 1.625);
+  const double r =
+      0.22050569220636507 +
+      t * (-0.13158783468944385 +
+           t * (0.0744260432217559 +
+                t * (-0.04015741629220555 +
+                     t * (0.020774389760822867 +
+                          t * (-0.01034572128347328 +
+                               t * (0.004976269670944951 +
+                                    t * (-0.0023187952406653316 +
+                                         t * (0.001048727901072806 +
+                                              t * (-0.00045942047430317637 +
+                                                   t * (0.0001967985219401419 +
+                                                        t * (-8.597255906162918e-05 +
+                                                             t * (3.529034857756991e-05 +
+                                                                  t * (-1.0183838911420949e-05 +
+                                                                       t * (3.91029011116012e-06 +
+                                                                            t * (-3.75194751199643e-06 +
+                                                                                 t * (1.4320359569205965e-06))))))))))))))));
+  const ExpParts p = exp_parts(-(a * a));
+  const double big = 1.0 - (p.two_n + p.two_n * p.em1) * r;
+  return static_cast<float>(a_abs < 0.75 ? small : (d < 0 ? -big : big));
+}
+
 }  // namespace wick::cpu::vec
