@@ -592,19 +592,6 @@ bool equal(const Tensor& a, const Tensor& b) {
 
 // As torch.allclose (equal_nan false): one dtype, broadcasting, and close where equal (inf and
 // inf too) or where a finite |a - b| <= atol + rtol |b|; a NaN is never close.
-bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
-  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "allclose", "needs one dtype, got ", describe(a),
-             " and ", describe(b));
-  WICK_CHECK(rtol >= 0 && atol >= 0, ValueError, "allclose",
-             "rtol and atol must be >= 0, got rtol ", rtol, " and atol ", atol);
-  broadcast_all("allclose", {a, b});  // a ShapeError naming both when they don't broadcast
-  Tensor x = a.to(kFloat64), y = b.to(kFloat64);
-  Tensor diff = abs(sub(x, y));
-  Tensor within = le(diff, add(mul(abs(y), rtol), atol));
-  Tensor close = where(lt(diff, std::numeric_limits<double>::infinity()), within, eq(x, y));
-  return close.to(kInt64).sum().item<int64_t>() == close.numel();
-}
-
 // ---- tensor methods ----
 Tensor Tensor::add(const Tensor& o, const Scalar& alpha) const {
   return wick::add(*this, o, alpha);

@@ -9,6 +9,7 @@
 // measured in bench/cpu/.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -235,16 +236,6 @@ inline float tan(float x) {
 // atan and asin are least-squares fits made by scripts/fit_vec_math.py (mpmath at 50 digits;
 // it prints the error bound quoted); the others are Taylor series with exact coefficients.
 
-[[gnu::always_inline]] inline double bits_to_double(uint64_t i) {
-  double d;
-  std::memcpy(&d, &i, sizeof d);
-  return d;
-}
-[[gnu::always_inline]] inline uint64_t double_bits(double d) {
-  uint64_t i;
-  std::memcpy(&i, &d, sizeof i);
-  return i;
-}
 // The float v with the sign bit of x (sinh is odd; sinh(-0.) = -0.).
 [[gnu::always_inline]] inline float with_sign_of(float v, float x) {
   return bits_to_float((float_bits(v) & 0x7fffffffu) | (float_bits(x) & 0x80000000u));
@@ -262,7 +253,8 @@ struct ExpParts {
   constexpr double kLn2Lo = 1.90821492927058770002e-10;
   const double shifted = x * 1.44269504088896340736 + kShift;
   const double n = shifted - kShift;
-  const uint64_t n_bits = double_bits(shifted) - double_bits(kShift);  // n, two's complement
+  const uint64_t n_bits =
+      std::bit_cast<uint64_t>(shifted) - std::bit_cast<uint64_t>(kShift);  // n, two's complement
   const double r = (x - n * kLn2Hi) - n * kLn2Lo;
   const double em1 =
       r *
@@ -276,7 +268,7 @@ struct ExpParts {
                                      r * (1.0 / 40320 +
                                           r * (1.0 / 362880 +
                                                r * (1.0 / 3628800 + r * (1.0 / 39916800)))))))))));
-  return {bits_to_double((n_bits + 1023u) << 52), em1};
+  return {std::bit_cast<double>((n_bits + 1023u) << 52), em1};
 }
 // |x| clamped to 100 (NaN passes): e^100 overflows float but not double.
 [[gnu::always_inline]] inline double clamp_100(double x) {
@@ -314,8 +306,9 @@ struct LogParts {
   double e, log_m;
 };
 [[gnu::always_inline]] inline LogParts log_parts(double x) {
-  const uint64_t bits = double_bits(x);
-  double m = bits_to_double((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);  // [1, 2)
+  const uint64_t bits = std::bit_cast<uint64_t>(x);
+  double m =
+      std::bit_cast<double>((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);  // [1, 2)
   double e = static_cast<double>(static_cast<int64_t>((bits >> 52) & 0x7ffu) - 1023);
   const bool high = m > 1.41421356237309504880;
   m = high ? m * 0.5 : m;

@@ -1,8 +1,10 @@
 // test_compose.cpp: the ops made of other ops (core/src/ops_compose.cpp, ops_sample.cpp,
-// indexing.cpp, ops_einsum.cpp, ops_median.cpp, ops_vector.cpp, ops_unique.cpp) on the device,
+// indexing.cpp, ops_einsum.cpp, ops_median.cpp, ops_vector.cpp, ops_unique.cpp, ops_nan.cpp,
+// ops_pointwise.cpp, ops_matrix.cpp) on the device,
 // against the same calls on the CPU: they run through the GPU kernels of the ops they are made
 // of, so these check the arrangement, not new kernels.
 #include <cmath>
+#include <limits>
 
 #include "gpu_test.hpp"
 
@@ -103,4 +105,36 @@ TEST_CASE("gpu: diff, cross, meshgrid, cdist, unique and bincount run on the dev
   check_close(gi, ci, {}, "unique inverse");
   check_close(gc, cc, {}, "unique counts");
   check_close(bincount(v.to(kCUDA)), bincount(v), {}, "bincount");
+}
+
+TEST_CASE(
+    "gpu: nansum, nan_to_num, isclose, addcmul, logaddexp, xlogy, kron, rot90, diag_embed, "
+    "baddbmm and histc run on the device",
+    "[sweep]") {
+  Tensor m = randn({4, 6});
+  m = where(gt(m, 1.0), std::numeric_limits<double>::quiet_NaN(), m);
+  m = where(lt(m, -1.5), -std::numeric_limits<double>::infinity(), m);
+  const Tensor d = m.to(kCUDA);
+  check_close(d.nansum({1}), m.nansum({1}), {1e-6, 1e-6}, "nansum");
+  check_close(d.nanmean(), m.nanmean(), {1e-6, 1e-6}, "nanmean");
+  check_close(d.nan_to_num(0.5), m.nan_to_num(0.5), {}, "nan_to_num");
+  check_close(count_nonzero(d, {0}), count_nonzero(m, {0}), {}, "count_nonzero");
+  const Tensor n = m + 1e-7;
+  check_close(isclose(d, n.to(kCUDA), 1e-5, 1e-8, true), isclose(m, n, 1e-5, 1e-8, true), {},
+              "isclose");
+  const Tensor a = randn({3, 1}), b = randn({4}), c = randn({3, 4});
+  check_close(addcmul(a.to(kCUDA), b.to(kCUDA), c.to(kCUDA), 0.5), addcmul(a, b, c, 0.5),
+              {1e-6, 1e-6}, "addcmul");
+  check_close(addcdiv(c.to(kCUDA), a.to(kCUDA), b.to(kCUDA), -2), addcdiv(c, a, b, -2),
+              {1e-6, 1e-6}, "addcdiv");
+  check_close(logaddexp(a.to(kCUDA), c.to(kCUDA)), logaddexp(a, c), {1e-6, 1e-6}, "logaddexp");
+  check_close(xlogy(c.to(kCUDA), b.abs().to(kCUDA)), xlogy(c, b.abs()), {1e-6, 1e-6}, "xlogy");
+  check_close(kron(a.to(kCUDA), c.to(kCUDA)), kron(a, c), {1e-6, 1e-6}, "kron");
+  check_close(rot90(c.to(kCUDA), 3), rot90(c, 3), {}, "rot90");
+  check_close(diag_embed(c.to(kCUDA), -1), diag_embed(c, -1), {}, "diag_embed");
+  const Tensor b1 = randn({2, 3, 5}), b2 = randn({2, 5, 4});
+  check_close(baddbmm(c.to(kCUDA), b1.to(kCUDA), b2.to(kCUDA), 0.5, 2), baddbmm(c, b1, b2, 0.5, 2),
+              {1e-5, 1e-5}, "baddbmm");
+  const Tensor values = randn({1000});
+  check_close(histc(values.to(kCUDA), 10, -2, 2), histc(values, 10, -2, 2), {}, "histc");
 }

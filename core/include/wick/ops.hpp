@@ -501,6 +501,53 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& a, bool retu
 // Operands of one dtype and device; errors name the equation and the shapes. Differentiable.
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 
+// ---- NaN-aware reductions and closeness (ops_nan.cpp) ----
+// nansum, nanmean: sum and mean with NaNs left out (nanmean of all-NaN is NaN; floating only).
+// nan_to_num: NaN, +inf and -inf replaced (by default 0 and the dtype's largest and lowest
+// finite values; integer and bool tensors are copied). count_nonzero: int64 counts over dims
+// (all when none). isclose: |a - b| <= atol + rtol |b| elementwise (equal values, infinities
+// included, are close; NaNs only with equal_nan), a and b of one dtype, broadcast; allclose
+// (above) is its all(). Differentiable where PyTorch's are: through the ops they are made of.
+Tensor nansum(const Tensor& a);
+Tensor nansum(const Tensor& a, const Shape& dims, bool keepdim = false);
+Tensor nanmean(const Tensor& a);
+Tensor nanmean(const Tensor& a, const Shape& dims, bool keepdim = false);
+Tensor nan_to_num(const Tensor& a, double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                  std::optional<double> neginf = std::nullopt);
+Tensor count_nonzero(const Tensor& a);
+Tensor count_nonzero(const Tensor& a, const Shape& dims);
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-5, double atol = 1e-8,
+               bool equal_nan = false);
+
+// ---- pointwise arrangements (ops_pointwise.cpp) ----
+// addcmul: a + value * t1 * t2; addcdiv: a + value * t1 / t2 (integer division refused, as
+// PyTorch 1.13), all three broadcast, the dtype promoted; an integer result needs an integral
+// value. logaddexp: log(e^a + e^b) without overflow (max + log1p(e^-|a - b|); equal infinities
+// give themselves), floating. xlogy: a log b, 0 where a == 0 (unless b is NaN), in floating.
+// logit: log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given.
+Tensor addcmul(const Tensor& a, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value = 1);
+Tensor addcdiv(const Tensor& a, const Tensor& tensor1, const Tensor& tensor2,
+               const Scalar& value = 1);
+Tensor logaddexp(const Tensor& a, const Tensor& b);
+Tensor xlogy(const Tensor& a, const Tensor& b);
+Tensor logit(const Tensor& a, std::optional<double> eps = std::nullopt);
+
+// ---- matrices and histograms (ops_matrix.cpp) ----
+// kron: the Kronecker product (dims aligned on the right, leading 1s added), block (i, j) =
+// a[i, j] * b. rot90: a turned k quarter turns in the plane of dims, from the first towards
+// the second (a copy). diag_embed: the last dim of a on diagonal `offset` of new dims dim1 and
+// dim2 (of the result), zeros elsewhere. baddbmm: beta * a + alpha * bmm(b1, b2), a
+// broadcasting to the product (beta 0 ignores a, NaN included). histc: a histogram of bins
+// equal bins over [min, max] (the data's range when min == max), elements outside it and NaN
+// left out, in a's floating dtype; not differentiable.
+Tensor kron(const Tensor& a, const Tensor& b);
+Tensor rot90(const Tensor& a, int64_t k = 1, const Shape& dims = {0, 1});
+Tensor diag_embed(const Tensor& a, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
+Tensor baddbmm(const Tensor& a, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
+               const Scalar& alpha = 1);
+Tensor histc(const Tensor& a, int64_t bins = 100, double min = 0, double max = 0);
+
 // ---- operators ----
 Tensor operator+(const Tensor& a, const Tensor& b);
 Tensor operator-(const Tensor& a, const Tensor& b);

@@ -282,6 +282,24 @@ class Tensor {
   Tensor square() const;
   Tensor nonzero() const;
   Tensor masked_select(const Tensor& mask) const;
+  // ops_nan.cpp, ops_pointwise.cpp, ops_matrix.cpp: see ops.hpp.
+  Tensor nansum() const;
+  Tensor nansum(const Shape& dims, bool keepdim = false) const;
+  Tensor nanmean() const;
+  Tensor nanmean(const Shape& dims, bool keepdim = false) const;
+  Tensor nan_to_num(double nan = 0.0, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor count_nonzero() const;
+  Tensor isclose(const Tensor& other, double rtol = 1e-5, double atol = 1e-8,
+                 bool equal_nan = false) const;
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1) const;
+  Tensor logaddexp(const Tensor& other) const;
+  Tensor xlogy(const Tensor& other) const;
+  Tensor logit(std::optional<double> eps = std::nullopt) const;
+  Tensor rot90(int64_t k = 1, const Shape& dims = {0, 1}) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor histc(int64_t bins = 100, double min = 0, double max = 0) const;
   Tensor matmul(const Tensor& other) const;
   Tensor mm(const Tensor& other) const;
   Tensor softmax(int64_t dim) const;
@@ -296,6 +314,8 @@ class Tensor {
   Tensor& sub_(const Scalar& other);
   Tensor& mul_(const Scalar& other);
   Tensor& div_(const Scalar& other);
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
   Tensor& zero_();
   Tensor& fill_(const Scalar& value);
   Tensor& copy_(const Tensor& src);

@@ -1,0 +1,140 @@
+// ops_matrix.cpp: kron, rot90, diag_embed, baddbmm and histc, arrangements of views, where,
+// bmm, masked_select and bincount: both devices come with those ops, and autograd (histc has
+// none, as PyTorch's). Checked here with the op's name.
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+
+Tensor kron(const Tensor& a, const Tensor& b) {
+  const char* name = "kron";
+  detail::check_defined(name, {&a, &b});
+  detail::check_same_device(name, {&a, &b});
+  const int64_t nd = std::max(a.dim(), b.dim());
+  // Both padded with leading 1s to nd dims; a as [a0, 1, a1, 1, ...] and b as
+  // [1, b0, 1, b1, ...], so that their product is [a0, b0, a1, b1, ...], merged pairwise.
+  Shape a_sizes, b_sizes, out_sizes;
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t ai = i - (nd - a.dim()), bi = i - (nd - b.dim());
+    const int64_t as = ai >= 0 ? a.size(ai) : 1, bs = bi >= 0 ? b.size(bi) : 1;
+    a_sizes.push_back(as);
+    a_sizes.push_back(1);
+    b_sizes.push_back(1);
+    b_sizes.push_back(bs);
+    out_sizes.push_back(as * bs);
+  }
+  return (a.reshape(a_sizes) * b.reshape(b_sizes)).reshape(out_sizes);
+}
+
+Tensor rot90(const Tensor& a, int64_t k, const Shape& dims) {
+  const char* name = "rot90";
+  detail::check_defined(name, {&a});
+  WICK_CHECK(dims.size() == 2, ValueError, name, "needs 2 dims to turn in, got ", dims.size());
+  WICK_CHECK(a.dim() >= 2, ShapeError, name, "needs at least 2 dims, got ", describe(a));
+  const int64_t d0 = detail::wrap_dim(dims[0], a.dim(), name);
+  const int64_t d1 = detail::wrap_dim(dims[1], a.dim(), name);
+  WICK_CHECK(d0 != d1, ValueError, name, "the two dims must differ, got ", dims[0], " and ",
+             dims[1], " for ", describe(a));
+  switch (((k % 4) + 4) % 4) {
+    case 1:
+      return a.flip({d1}).transpose(d0, d1);
+    case 2:
+      return a.flip({d0, d1});
+    case 3:
+      return a.flip({d0}).transpose(d0, d1);
+    default:
+      return a.clone();
+  }
+}
+
+Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
+  const char* name = "diag_embed";
+  detail::check_defined(name, {&a});
+  WICK_CHECK(a.dim() >= 1, ShapeError, name, "needs at least 1 dim, got ", describe(a));
+  const int64_t nd = a.dim() + 1;
+  const int64_t r = detail::wrap_dim(dim1, nd, name), c = detail::wrap_dim(dim2, nd, name);
+  WICK_CHECK(r != c, ValueError, name, "dim1 and dim2 must differ, got ", dim1, " and ", dim2,
+             " for ", describe(a));
+  const int64_t shift = std::abs(offset);
+  const int64_t m = a.size(-1) + shift;
+  Shape pad_sizes = a.sizes();
+  pad_sizes[pad_sizes.size() - 1] = shift;
+  const Tensor padded =
+      shift == 0 ? a : cat({a, zeros(pad_sizes, TensorOptions(a.dtype()).device(a.device()))}, -1);
+  // Element (i, j) of the new [m, m] is on the diagonal when j - i == offset; it holds a[i]
+  // (offset >= 0: the rows take a) or a[j] (offset < 0: the columns do).
+  const TensorOptions index_options = TensorOptions(kInt64).device(a.device());
+  const Tensor rows = arange(m, index_options).unsqueeze(1);
+  const Tensor cols = arange(m, index_options).unsqueeze(0);
+  const Tensor on_diagonal = eq(cols - rows, offset);
+  const Tensor values = offset >= 0 ? padded.unsqueeze(-1) : padded.unsqueeze(-2);
+  const Tensor square = where(on_diagonal, values, 0);  // [..., m, m]
+  // Move the last two dims to r and c; the others keep their order.
+  Shape order;
+  int64_t next = 0;
+  for (int64_t i = 0; i < nd; ++i) order.push_back(i == r ? nd - 2 : i == c ? nd - 1 : next++);
+  return square.permute(order);
+}
+
+Tensor baddbmm(const Tensor& a, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+               const Scalar& alpha) {
+  const char* name = "baddbmm";
+  detail::check_defined(name, {&a, &batch1, &batch2});
+  detail::check_same_device(name, {&a, &batch1, &batch2});
+  Tensor product = bmm(batch1, batch2);
+  WICK_CHECK(broadcast_shapes(a.sizes(), product.sizes()) == product.sizes(), ShapeError, name,
+             "the input ", describe(a), " must broadcast to the product's shape, from ",
+             describe(batch1), " and ", describe(batch2));
+  if (alpha.to_double() != 1.0) product = product * alpha;
+  if (beta.to_double() == 0.0) return product;  // a is not read: its NaNs do not propagate
+  return (beta.to_double() == 1.0 ? a : a * beta) + product;
+}
+
+Tensor histc(const Tensor& a, int64_t bins, double min, double max) {
+  const char* name = "histc";
+  detail::check_defined(name, {&a});
+  WICK_CHECK(is_floating(a.dtype()), DtypeError, name, "needs a floating input, got ", describe(a));
+  WICK_CHECK(bins > 0, ValueError, name, "bins must be > 0, got ", bins);
+  WICK_CHECK(!(min > max), ValueError, name, "max must be larger than min, got min ", min,
+             " and max ", max);
+  double low = min, high = max;
+  if (low == high && a.numel() > 0) {
+    low = wick::min(a).to(kCPU).to(kFloat64).item<double>();
+    high = wick::max(a).to(kCPU).to(kFloat64).item<double>();
+  }
+  if (low == high) {
+    low -= 1;
+    high += 1;
+  }
+  WICK_CHECK(std::isfinite(low) && std::isfinite(high), ValueError, name, "range of [", low, ", ",
+             high, "] is not finite, for ", describe(a));
+  // The edges and the position in a's dtype, as PyTorch's kernel computes them:
+  // (x - low) * bins / (high - low), truncated; x == high goes in the last bin.
+  const Tensor edges =
+      tensor(std::vector<double>{low, high}, TensorOptions(kFloat64)).to(a.dtype());
+  const double low_d = edges[0].item<double>(), high_d = edges[1].item<double>();
+  // NaN fails both compares and is left out (PyTorch 1.13's CPU kernel counts it in the first
+  // bin, which looks like an accident of its range test).
+  const Tensor inside = logical_and(ge(a, low_d), le(a, high_d));
+  const Tensor picked = masked_select(a, inside);
+  const Tensor width =
+      tensor(std::vector<double>{high_d - low_d}, TensorOptions(kFloat64)).to(a.dtype());
+  const Tensor position =
+      clamp_max(((picked - low_d) * static_cast<double>(bins) / width[0].item<double>()).to(kInt64),
+                bins - 1);
+  return bincount(position, std::nullopt, bins).to(a.dtype());
+}
+
+Tensor Tensor::rot90(int64_t k, const Shape& dims) const { return wick::rot90(*this, k, dims); }
+Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
+  return wick::diag_embed(*this, offset, dim1, dim2);
+}
+Tensor Tensor::histc(int64_t bins, double min, double max) const {
+  return wick::histc(*this, bins, min, max);
+}
+
+}  // namespace wick

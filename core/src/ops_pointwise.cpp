@@ -1,0 +1,113 @@
+// ops_pointwise.cpp: addcmul and addcdiv (and their in-place forms), logaddexp, xlogy and logit:
+// arrangements of the elementwise kernels, so both devices and autograd come with those ops.
+// Each checks its operands here, with its own name, and follows PyTorch 1.13's dtype rules.
+#include <cmath>
+
+#include "internal.hpp"
+#include "wick/ops.hpp"
+
+namespace wick {
+namespace {
+
+bool integral_result(const Tensor& a, const Tensor& t1, const Tensor& t2) {
+  return !is_floating(detail::result_type_of(a, t1)) &&
+         !is_floating(detail::result_type_of(t1, t2));
+}
+
+void check_addc(const char* name, const Tensor& a, const Tensor& t1, const Tensor& t2,
+                const Scalar& value) {
+  detail::check_defined(name, {&a, &t1, &t2});
+  detail::check_same_device(name, {&a, &t1, &t2});
+  const double v = value.to_double();
+  WICK_CHECK(!integral_result(a, t1, t2) || (std::isfinite(v) && v == std::floor(v)), ValueError,
+             name, "an integral value is needed for ", detail::describe_all({&a, &t1, &t2}),
+             ", got ", v);
+}
+
+// value * t1 * t2 as PyTorch's kernel rounds it: (value * t1) * t2.
+Tensor scaled_product(const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return value.to_double() == 1.0 ? t1 * t2 : (t1 * value) * t2;
+}
+
+void check_addcdiv(const Tensor& a, const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  check_addc("addcdiv", a, t1, t2, value);
+  WICK_CHECK(is_floating(t1.dtype()) || is_floating(t2.dtype()), DtypeError, "addcdiv",
+             "integer division is not supported (as PyTorch 1.13): tensor1 and tensor2 are ",
+             describe(t1), " and ", describe(t2), "; use a floating dtype");
+}
+
+Tensor scaled_quotient(const Tensor& t1, const Tensor& t2, const Scalar& value) {
+  return value.to_double() == 1.0 ? t1 / t2 : (t1 * value) / t2;
+}
+
+// a and b promoted to a floating dtype (integers to the default float).
+Dtype floating_result(const Tensor& a, const Tensor& b) {
+  const Dtype d = detail::result_type_of(a, b);
+  return is_floating(d) ? d : kDefaultFloat;
+}
+
+}  // namespace
+
+Tensor addcmul(const Tensor& a, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_addc("addcmul", a, tensor1, tensor2, value);
+  return a + scaled_product(tensor1, tensor2, value);
+}
+
+Tensor addcdiv(const Tensor& a, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_addcdiv(a, tensor1, tensor2, value);
+  return a + scaled_quotient(tensor1, tensor2, value);
+}
+
+Tensor& Tensor::addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_addc("addcmul_", *this, tensor1, tensor2, value);
+  return add_(scaled_product(tensor1, tensor2, value));
+}
+
+Tensor& Tensor::addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value) {
+  check_addcdiv(*this, tensor1, tensor2, value);
+  return add_(scaled_quotient(tensor1, tensor2, value));
+}
+
+Tensor logaddexp(const Tensor& a, const Tensor& b) {
+  const char* name = "logaddexp";
+  detail::check_defined(name, {&a, &b});
+  detail::check_same_device(name, {&a, &b});
+  const Dtype d = detail::result_type_of(a, b);
+  WICK_CHECK(is_floating(d), DtypeError, name, "needs floating inputs, got ", describe(a), " and ",
+             describe(b));
+  const Tensor x = a.to(d), y = b.to(d);
+  const Tensor spread = log1p(exp(-abs(x - y)));
+  // Equal infinities: their difference is NaN, and the answer is the infinity itself.
+  return where(logical_and(isinf(x), eq(x, y)), x, maximum(x, y) + spread);
+}
+
+Tensor xlogy(const Tensor& a, const Tensor& b) {
+  const char* name = "xlogy";
+  detail::check_defined(name, {&a, &b});
+  detail::check_same_device(name, {&a, &b});
+  const Dtype d = floating_result(a, b);
+  const Tensor x = a.to(d), y = b.to(d);
+  const Tensor zero = eq(x, 0);
+  // log(1) where a == 0: the value is 0 there, and so are both gradients (no 0 * -inf).
+  const Tensor product = x * log(where(zero, 1.0, y));
+  return where(isnan(y), y, product);
+}
+
+Tensor logit(const Tensor& a, std::optional<double> eps) {
+  detail::check_defined("logit", {&a});
+  const Tensor x = is_floating(a.dtype()) ? a : a.to(kDefaultFloat);
+  const Tensor p = eps ? clamp(x, *eps, 1.0 - *eps) : x;
+  return log(p / (1.0 - p));
+}
+
+Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return wick::addcmul(*this, t1, t2, value);
+}
+Tensor Tensor::addcdiv(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
+  return wick::addcdiv(*this, t1, t2, value);
+}
+Tensor Tensor::logaddexp(const Tensor& other) const { return wick::logaddexp(*this, other); }
+Tensor Tensor::xlogy(const Tensor& other) const { return wick::xlogy(*this, other); }
+Tensor Tensor::logit(std::optional<double> eps) const { return wick::logit(*this, eps); }
+
+}  // namespace wick
