@@ -138,6 +138,16 @@ std::vector<Case> cases() {
   add(binary("a * b", kM, kM, [](const auto& a, const auto& b) { return a * b; }));
   add(binary("a / b", kM, kM, [](const auto& a, const auto& b) { return a / b; }));
   add(binary("maximum(a, b)", kM, kM, [](const auto& a, const auto& b) { return a.maximum(b); }));
+  // Composites (core/src/ops_nan.cpp, ops_pointwise.cpp): several kernels each, against
+  // libtorch's one fused loop.
+  add(binary("addcmul(a, a, b, 0.5)", kM, kM,
+             [](const auto& a, const auto& b) { return a.addcmul(a, b, 0.5); }));
+  add(binary("logaddexp(a, b)", kM, kM,
+             [](const auto& a, const auto& b) { return a.logaddexp(b); }));
+  add(binary(
+      "xlogy(a, b), b > 0", kM, kM, [](const auto& a, const auto& b) { return a.xlogy(b); },
+      Fill::kPositive));
+  add(unary("nansum", kM, [](const auto& a) { return a.nansum(); }));
   add(binary(
       "pow(a, b), a > 0", kM, kM, [](const auto& a, const auto& b) { return a.pow(b); },
       Fill::kPositive));

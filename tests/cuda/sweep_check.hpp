@@ -24,14 +24,18 @@ constexpr double kSoftmax64 = 1e-12;   // float64 row sums of up to 20000 terms,
 // log_softmax = x - max - log(sum) in float32: near 0 it keeps an absolute error of a few
 // ulps of |x| (inputs within +-3 here, ulp 2.4e-7), however small the result.
 constexpr double kLogSoftmax32Abs = 2e-6;
+// The same in float64: the row's maximum gives -log(1 + tiny) (about -6e-10 in a row scaled by
+// 1000), whose error is an ulp or two of log(sum) near 1, 1e-16, not 1e-12 of the result.
+constexpr double kLogSoftmax64Abs = 1e-15;
 
 // Runs `run` on the CPU (float64 reference) and on the GPU and compares; when the CPU rejects
 // the operands, the GPU must reject them with the same kind of error.
-// float32_atol: for results that may cancel to near 0 (log_softmax's x - max - log(sum)),
-// whose error is an ulp of the operands, not of the result.
+// float32_atol, float64_atol: for results that may cancel to near 0 (log_softmax's
+// x - max - log(sum)), whose error is an ulp of the operands, not of the result.
 inline void check_op(const std::function<Tensor(const std::vector<Tensor>&)>& run,
                      const std::vector<Pair>& inputs, double float32_rtol, const std::string& what,
-                     double float64_rtol = 1e-14, double float32_atol = 0) {
+                     double float64_rtol = 1e-14, double float32_atol = 0,
+                     double float64_atol = 0) {
   std::vector<Tensor> cpu, wide, gpu;
   for (const Pair& p : inputs) {
     cpu.push_back(p.cpu);
@@ -51,6 +55,7 @@ inline void check_op(const std::function<Tensor(const std::vector<Tensor>&)>& ru
   CHECK(got.dtype() == expected_type.dtype());
   Tolerance tol = tol_for(got.dtype(), float32_rtol, float64_rtol);
   if (got.dtype() == kFloat32) tol.atol = std::max(tol.atol, float32_atol);
+  if (got.dtype() == kFloat64) tol.atol = std::max(tol.atol, float64_atol);
   check_close(got, run(wide), tol, what);
 }
 

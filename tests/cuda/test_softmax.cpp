@@ -51,7 +51,7 @@ void sweep_softmax(OpId op) {
           check_op([&](const std::vector<Tensor>& in) { return run_op(in[0], d); }, {x}, 1e-5,
                    std::string(op_name(op)) + " over dim " + std::to_string(dim) + " of " +
                        label(x.cpu, layout) + (specials ? " with NaN/inf" : ""),
-                   kSoftmax64, log_form ? kLogSoftmax32Abs : 0);
+                   kSoftmax64, log_form ? kLogSoftmax32Abs : 0, log_form ? kLogSoftmax64Abs : 0);
         }
       }
     }
@@ -63,7 +63,7 @@ void sweep_softmax(OpId op) {
     Pair x = make_input({70001, 600}, kFloat32, Layout::Contiguous, Domain::Any);
     check_op([&](const std::vector<Tensor>& in) { return run_op(in[0], 1); }, {x}, 1e-5,
              std::string(op_name(op)) + " of 70001 rows of 600", kSoftmax64,
-             log_form ? kLogSoftmax32Abs : 0);
+             log_form ? kLogSoftmax32Abs : 0, log_form ? kLogSoftmax64Abs : 0);
   }
   // The row kernels' paths (kernels/cuda/softmax.cu): 16-byte loads where rows are contiguous,
   // n % (16 / element size) == 0 and every row starts 16-byte aligned, scalar loads otherwise;
@@ -88,7 +88,7 @@ void sweep_softmax(OpId op) {
         check_op([&](const std::vector<Tensor>& in) { return run_op(in[0], 1); }, {cases[c]}, 1e-5,
                  std::string(op_name(op)) + " of 3 " + names[c] + " of " + std::to_string(width) +
                      " " + dtype_name(dtype),
-                 kSoftmax64, log_form ? kLogSoftmax32Abs : 0);
+                 kSoftmax64, log_form ? kLogSoftmax32Abs : 0, log_form ? kLogSoftmax64Abs : 0);
       }
     }
   }
@@ -109,7 +109,7 @@ void sweep_softmax(OpId op) {
     check_op(
         [&](const std::vector<Tensor>& in) { return run_op(in[0], 1); }, {x}, 1e-5,
         std::string(op_name(op)) + " of " + label(x.cpu, Layout::Contiguous) + " (grid-stride)",
-        kSoftmax64, log_form ? kLogSoftmax32Abs : 0);
+        kSoftmax64, log_form ? kLogSoftmax32Abs : 0, log_form ? kLogSoftmax64Abs : 0);
   }
   // (log_softmax's absolute slack as above: in the row of large values the maximum's result is
   // -log(1 + tiny), about -5e-6, whose float32 error of a few 1e-8 failed 1e-5 relative.)
@@ -127,7 +127,7 @@ void sweep_softmax(OpId op) {
       Pair x{base, base.to(kCUDA)};
       check_op([&](const std::vector<Tensor>& in) { return run_op(in[0], 1); }, {x}, 1e-5,
                std::string(op_name(op)) + " of special rows, width " + std::to_string(width),
-               kSoftmax64, log_form ? kLogSoftmax32Abs : 0);
+               kSoftmax64, log_form ? kLogSoftmax32Abs : 0, log_form ? kLogSoftmax64Abs : 0);
     }
   }
 }
