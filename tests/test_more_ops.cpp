@@ -186,6 +186,11 @@ TEST_CASE("kron, rot90 and diag_embed", "[more_ops]") {
   const Tensor e = diag_embed(d, -1, 0, 2);
   CHECK(e.sizes() == Shape{3, 2, 3});
   CHECK(ints(e) == std::vector<int64_t>{0, 0, 0, 0, 0, 0, 1, 0, 0, 3, 0, 0, 0, 2, 0, 0, 4, 0});
+  // Keeps the dtype, bool included (torch.diag_embed(torch.tensor([True, False])).dtype: bool)
+  const Tensor eb = diag_embed(tensor({true, false}));
+  CHECK(eb.dtype() == kBool);
+  CHECK(ints(eb) == std::vector<int64_t>{1, 0, 0, 0});
+  CHECK(diag_embed(tensor({1.0, 2.0}, kBFloat16)).dtype() == kBFloat16);
   CHECK_THROWS_AS(diag_embed(d, 0, 1, -2), ValueError);
   CHECK_THROWS_AS(diag_embed(tensor(1.0)), ShapeError);
   CHECK(passes([](const std::vector<Tensor>& v) { return diag_embed(v[0], -2, 0, 1); },

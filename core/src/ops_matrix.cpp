@@ -72,7 +72,9 @@ Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
   const Tensor cols = arange(m, index_options).unsqueeze(0);
   const Tensor on_diagonal = eq(cols - rows, offset);
   const Tensor values = offset >= 0 ? padded.unsqueeze(-1) : padded.unsqueeze(-2);
-  const Tensor square = where(on_diagonal, values, 0);  // [..., m, m]
+  // The zero as a 0-d tensor of a's dtype: a number 0 would turn bool into int64.
+  const Tensor zero = zeros({}, TensorOptions(a.dtype()).device(a.device()));
+  const Tensor square = where(on_diagonal, values, zero);  // [..., m, m]
   // Move the last two dims to r and c; the others keep their order.
   Shape order;
   int64_t next = 0;
