@@ -98,6 +98,7 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   return close;
 }
 
+// As torch.allclose (equal_nan false): one dtype, broadcasting, isclose everywhere.
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
   detail::check_defined("allclose", {&a, &b});
   WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "allclose", "needs one dtype, got ", describe(a),
