@@ -37,6 +37,19 @@ double largest(Dtype d) {
   }
 }
 
+// isclose's and allclose's operands, checked under the caller's name: one dtype and device,
+// shapes that broadcast, rtol and atol >= 0.
+void check_close_operands(const char* name, const Tensor& a, const Tensor& b, double rtol,
+                          double atol) {
+  detail::check_defined(name, {&a, &b});
+  detail::check_same_device(name, {&a, &b});
+  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, name, "needs one dtype, got ", describe(a),
+             " and ", describe(b));
+  WICK_CHECK(rtol >= 0 && atol >= 0, ValueError, name, "rtol and atol must be >= 0, got rtol ",
+             rtol, " and atol ", atol);
+  broadcast_shapes(a.sizes(), b.sizes());  // a ShapeError naming both when they don't broadcast
+}
+
 }  // namespace
 
 Tensor nansum(const Tensor& a) {
@@ -79,14 +92,7 @@ Tensor count_nonzero(const Tensor& a, const Shape& dims) {
 }
 
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-  const char* name = "isclose";
-  detail::check_defined(name, {&a, &b});
-  detail::check_same_device(name, {&a, &b});
-  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, name, "needs one dtype, got ", describe(a),
-             " and ", describe(b));
-  WICK_CHECK(rtol >= 0 && atol >= 0, ValueError, name, "rtol and atol must be >= 0, got rtol ",
-             rtol, " and atol ", atol);
-  broadcast_shapes(a.sizes(), b.sizes());  // a ShapeError naming both when they don't broadcast
+  check_close_operands("isclose", a, b, rtol, atol);
   if (a.dtype() == kBool) return eq(a, b);
   // |a - b| <= atol + rtol |b| in float64 (exact for int64 differences up to 2^53, and no
   // wrap-around); equal values (infinities included) are close; an infinite difference never.
@@ -100,11 +106,7 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
 
 // As torch.allclose (equal_nan false): one dtype, broadcasting, isclose everywhere.
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol) {
-  detail::check_defined("allclose", {&a, &b});
-  WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "allclose", "needs one dtype, got ", describe(a),
-             " and ", describe(b));
-  WICK_CHECK(rtol >= 0 && atol >= 0, ValueError, "allclose",
-             "rtol and atol must be >= 0, got rtol ", rtol, " and atol ", atol);
+  check_close_operands("allclose", a, b, rtol, atol);
   return all(isclose(a, b, rtol, atol, false)).to(kCPU).item<bool>();
 }
 
