@@ -172,6 +172,36 @@ Grads pow_rule(const Node& n, const Tensor& g) {
   }
   return r;
 }
+// atan2(a, b): d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2), as PyTorch's atan2_backward.
+Grads atan2_rule(const Node& n, const Tensor& g) {
+  const Tensor &a = n.input(0), &b = n.input(1);
+  const Tensor scale = g / (a * a + b * b);
+  Grads r;
+  if (n.edges[0].needed) r[0] = sum_to(scale * b, in_sizes(n, 0));
+  if (n.edges[1].needed) r[1] = sum_to(scale * -a, in_sizes(n, 1));
+  return r;
+}
+// hypot: d/da = a / hypot(a, b), d/db = b / hypot(a, b).
+Grads hypot_rule(const Node& n, const Tensor& g) {
+  const Tensor& y = n.result();
+  Grads r;
+  if (n.edges[0].needed) r[0] = sum_to(g * (n.input(0) / y), in_sizes(n, 0));
+  if (n.edges[1].needed) r[1] = sum_to(g * (n.input(1) / y), in_sizes(n, 1));
+  return r;
+}
+// fmod and remainder are a - q b with q = trunc(a / b) or floor(a / b), piecewise constant:
+// the dividend takes the gradient, the divisor -g q (PyTorch's formulas).
+Grads remainder_like_rule(const Node& n, const Tensor& g, bool floored) {
+  Grads r;
+  if (n.edges[0].needed) r[0] = sum_to(g, in_sizes(n, 0));
+  if (n.edges[1].needed) {
+    const Tensor ratio = n.input(0) / n.input(1);
+    r[1] = sum_to(-g * (floored ? floor(ratio) : trunc(ratio)), in_sizes(n, 1));
+  }
+  return r;
+}
+Grads fmod_rule(const Node& n, const Tensor& g) { return remainder_like_rule(n, g, false); }
+Grads remainder_rule(const Node& n, const Tensor& g) { return remainder_like_rule(n, g, true); }
 // maximum/minimum: the larger (smaller) input takes the gradient; ties split it in half. As
 // PyTorch, an input takes none only where it compares as losing, so a NaN (which compares
 // false) gives the whole gradient to both.
@@ -488,7 +518,8 @@ const BackwardRule& backward_rule(OpId op) {
       clamp{true, false, clamp_rule}, add{false, false, add_rule}, sub{false, false, sub_rule},
       mul{true, false, mul_rule}, div{true, false, div_rule}, pow{true, true, pow_rule},
       maximum{true, false, maximum_rule}, minimum{true, false, minimum_rule},
-      sigmoid_backward{true, false, sigmoid_backward_rule},
+      atan2{true, false, atan2_rule}, hypot{true, true, hypot_rule}, fmod{true, false, fmod_rule},
+      remainder{true, false, remainder_rule}, sigmoid_backward{true, false, sigmoid_backward_rule},
       tanh_backward{true, false, tanh_backward_rule}, where{true, false, where_rule},
       sum{false, false, sum_rule}, mean{false, false, mean_rule}, extreme{true, true, extreme_rule},
       softmax{false, true, softmax_rule}, log_softmax{false, true, log_softmax_rule},
@@ -578,6 +609,14 @@ const BackwardRule& backward_rule(OpId op) {
       return maximum;
     case OpId::minimum:
       return minimum;
+    case OpId::atan2:
+      return atan2;
+    case OpId::hypot:
+      return hypot;
+    case OpId::fmod:
+      return fmod;
+    case OpId::remainder:
+      return remainder;
     case OpId::sigmoid_backward:
       return sigmoid_backward;
     case OpId::tanh_backward:

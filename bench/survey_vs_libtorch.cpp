@@ -148,6 +148,12 @@ std::vector<Case> cases() {
       "xlogy(a, b), b > 0", kM, kM, [](const auto& a, const auto& b) { return a.xlogy(b); },
       Fill::kPositive));
   add(unary("nansum", kM, [](const auto& a) { return a.nansum(); }));
+  // Binary maths (kernels/cpu/binary.cpp): the C library per element.
+  add(binary("atan2(a, b)", kM, kM, [](const auto& a, const auto& b) { return a.atan2(b); }));
+  add(binary("hypot(a, b)", kM, kM, [](const auto& a, const auto& b) { return a.hypot(b); }));
+  add(binary("fmod(a, b)", kM, kM, [](const auto& a, const auto& b) { return a.fmod(b); }));
+  add(binary("remainder(a, b)", kM, kM,
+             [](const auto& a, const auto& b) { return a.remainder(b); }));
   add(binary(
       "pow(a, b), a > 0", kM, kM, [](const auto& a, const auto& b) { return a.pow(b); },
       Fill::kPositive));

@@ -346,8 +346,19 @@ Ref Program::binary_ref(Bin op, const Operand& a, const Operand& b, Expect& expe
   };
   if (op == Bin::sub && (is_bool(a) || is_bool(b))) expect = Expect::Error;
   if (op == Bin::pow && k == wick::kBool) expect = Expect::Error;
-  if (op == Bin::div) k = float_of(k);
-  if (is_activation_backward(op) && !floating(k)) expect = Expect::Error;
+  if (op == Bin::div || op == Bin::atan2) k = float_of(k);
+  if ((is_activation_backward(op) || op == Bin::hypot) && !floating(k)) expect = Expect::Error;
+  if ((op == Bin::fmod || op == Bin::remainder) && k == wick::kBool) expect = Expect::Error;
+  if ((op == Bin::fmod || op == Bin::remainder) && !floating(k)) {
+    // An integer zero divisor anywhere in b (broadcast or not) is a ValueError.
+    bool zero = false;
+    if (b.is_scalar()) {
+      zero = b.scalar.to_double() == 0;
+    } else {
+      for (const V& v : b.ref->v) zero = zero || cast(v, b.ref->dtype, k).i == 0;
+    }
+    if (zero) expect = Expect::Error;
+  }
   Shape sa = a.is_scalar() ? Shape{} : a.ref->sizes;
   Shape sb = b.is_scalar() ? Shape{} : b.ref->sizes;
   std::optional<Shape> out = broadcast(sa, sb);
@@ -470,7 +481,8 @@ void Program::binary() {
     }
   } else if (form <= 1) {
     want = binary_ref(op, oa, Operand{&rb, {}}, expect);
-  } else if (form == 2 && (op == Bin::maximum || op == Bin::minimum)) {
+  } else if (form == 2 && (op == Bin::maximum || op == Bin::minimum || op == Bin::atan2 ||
+                           op == Bin::hypot)) {
     // These take wick::full({}, s): a 0-d tensor of the number's default dtype (scalar_tensor
     // now takes the default float dtype, as torch.scalar_tensor).
     const Dtype sd = s.kind() == wick::kFloat64 ? wick::kFloat32 : s.kind();
@@ -533,6 +545,14 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
         return wick::sigmoid_backward(a, *b);
       case Bin::tanh_backward:
         return wick::tanh_backward(a, *b);
+      case Bin::atan2:
+        return wick::atan2(a, *b);
+      case Bin::hypot:
+        return a.hypot(*b);
+      case Bin::fmod:
+        return wick::fmod(a, *b);
+      case Bin::remainder:
+        return a.remainder(*b);
       case Bin::eq:
         return a == *b;
       case Bin::ne:
@@ -563,6 +583,14 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
         return wick::maximum(a, wick::full({}, s));
       case Bin::minimum:
         return wick::minimum(a, wick::full({}, s));
+      case Bin::atan2:
+        return wick::atan2(a, wick::full({}, s));
+      case Bin::hypot:
+        return wick::hypot(a, wick::full({}, s));
+      case Bin::fmod:
+        return a.fmod(s);
+      case Bin::remainder:
+        return wick::remainder(a, s);
       case Bin::sigmoid_backward:
       case Bin::tanh_backward:
         fail("an activation gradient with a number operand");

@@ -414,6 +414,10 @@ enum class Bin {
   minimum,
   sigmoid_backward,
   tanh_backward,
+  atan2,
+  hypot,
+  fmod,
+  remainder,
   eq,
   ne,
   lt,
@@ -421,15 +425,24 @@ enum class Bin {
   gt,
   ge
 };
-inline constexpr int kNumBins = 15;
+inline constexpr int kNumBins = 19;
 inline constexpr const char* kBinNames[kNumBins] = {
-    "add",           "sub", "mul", "div", "pow", "maximum", "minimum", "sigmoid_backward",
-    "tanh_backward", "eq",  "ne",  "lt",  "le",  "gt",      "ge"};
+    "add",   "sub",   "mul",  "div",       "pow", "maximum", "minimum", "sigmoid_backward",
+    "tanh_backward", "atan2", "hypot", "fmod", "remainder", "eq",  "ne",      "lt",
+    "le",    "gt",    "ge"};
 inline bool is_compare(Bin op) { return op >= Bin::eq; }
 // The gradients from an activation's result: floating results only (int64 and bool operands
 // that promote to int64 or bool are a DtypeError), tensor operands only.
 inline bool is_activation_backward(Bin op) {
   return op == Bin::sigmoid_backward || op == Bin::tanh_backward;
+}
+
+// fmod and remainder as C's fmod and Python's %, computed the plain way (x % -1 is 0: the
+// boundary refuses a zero divisor, and INT64_MIN % -1 overflows).
+inline int64_t int_fmod(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
+inline int64_t int_remainder(int64_t a, int64_t b) {
+  const int64_t r = int_fmod(a, b);
+  return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
 }
 
 inline int64_t wrap_add(int64_t a, int64_t b) {
@@ -500,8 +513,16 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
       case Bin::ge:
         r.i = x >= y;
         break;
+      case Bin::fmod:
+        r.i = int_fmod(x, y);
+        break;
+      case Bin::remainder:
+        r.i = int_remainder(x, y);
+        break;
       case Bin::div:
-        fail("integer div reached the reference");
+      case Bin::atan2:
+      case Bin::hypot:
+        fail("an integer div, atan2 or hypot reached the reference");
         break;
       case Bin::sigmoid_backward:
       case Bin::tanh_backward:
@@ -527,6 +548,25 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
     case Bin::pow:
       d = std::pow(x, y);
       break;
+    case Bin::atan2:
+      d = std::atan2(x, y);
+      break;
+    case Bin::hypot:
+      d = std::hypot(x, y);
+      break;
+    case Bin::fmod:
+      d = std::fmod(x, y);
+      break;
+    case Bin::remainder: {
+      // fmod's result moved to y's sign by adding y, that sum rounded in float32 for float32
+      // and bfloat16 (which round again below), as the kernels compute it.
+      const double mod = std::fmod(x, y);
+      const bool moves = mod != 0 && ((y < 0) != (mod < 0));
+      d = !moves                 ? mod
+          : k == wick::kFloat64 ? mod + y
+                                 : static_cast<double>(static_cast<float>(mod) + static_cast<float>(y));
+      break;
+    }
     case Bin::maximum:
       d = std::isnan(x) ? x : std::isnan(y) ? y : (x > y ? x : y);
       break;

@@ -81,6 +81,15 @@ inline std::map<OpId, GradCase> cases() {
       {OpId::div, {{{2, 3}, {3}}, [](V x) { return x[0] / x[1] + 1.0 / x[1]; }, pos}},
       {OpId::pow, {{{2, 3}, {3}}, [](V x) { return x[0].pow(x[1]); }, pos}},
       {OpId::maximum, {{{2, 3}, {3}}, [](V x) { return maximum(x[0], x[1] * 0.9); }}},
+      {OpId::atan2, {{{2, 3}, {3}}, [](V x) { return atan2(x[0], x[1]) + x[1].atan2(x[0]); }}},
+      {OpId::hypot, {{{2, 3}, {2, 1}}, [](V x) { return hypot(x[0], x[1]); }}},
+      // Dividends and divisors whose quotients stay 0.02 or more from an integer (the jumps).
+      {OpId::fmod,
+       {{{2, 3}, {3}}, [](V x) { return fmod(x[0] * 3.0 - 4.0, x[1]) + x[0].fmod(0.7); }, pos}},
+      {OpId::remainder,
+       {{{2, 3}, {3}},
+        [](V x) { return remainder(x[0] * 3.0 - 4.0, -x[1]) + remainder(2.5, x[1]); },
+        pos}},
       {OpId::minimum, {{{2, 3}, {3}}, [](V x) { return minimum(x[0], x[1] * 0.9); }}},
       // Their own gradients (double backward through sigmoid and tanh), both operands broadcast.
       {OpId::sigmoid_backward,

@@ -151,6 +151,23 @@ inline std::map<OpId, BinarySpec> binary_specs() {
         [](double a, double b) { return std::pow(a, b); }, Domain::SmallInt, false, false, true}},
       {OpId::maximum, {[](auto& a, auto& b) { return maximum(a, b); }, mx}},
       {OpId::minimum, {[](auto& a, auto& b) { return minimum(a, b); }, mn}},
+      {OpId::atan2,
+       {[](auto& a, auto& b) { return atan2(a, b); },
+        [](double a, double b) { return std::atan2(a, b); }, Domain::Any, false, true}},
+      {OpId::hypot,
+       {[](auto& a, auto& b) { return hypot(a, b); },
+        [](double a, double b) { return std::hypot(a, b); }, Domain::Any, false, false, true,
+        true}},
+      {OpId::fmod,
+       {[](auto& a, auto& b) { return fmod(a, b); },
+        [](double a, double b) { return std::fmod(a, b); }, Domain::NonZero, false, false, true}},
+      {OpId::remainder,
+       {[](auto& a, auto& b) { return remainder(a, b); },
+        [](double a, double b) {
+          const double mod = std::fmod(a, b);
+          return mod != 0 && ((b < 0) != (mod < 0)) ? mod + b : mod;
+        },
+        Domain::NonZero, false, false, true}},
       {OpId::sigmoid_backward,
        {[](auto& g, auto& y) { return sigmoid_backward(g, y); },
         [](double g, double y) { return g * (1 - y) * y; }, Domain::Any, false, false, true, true}},

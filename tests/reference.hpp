@@ -112,7 +112,8 @@ inline std::vector<double> values(const Tensor& t) {
 }
 
 // What kind of values to draw.
-enum class Domain { Any, Positive, SmallInt, Bool01 };
+// NonZero: Positive with random signs (divisors of fmod and remainder: test_op_sweep.cpp).
+enum class Domain { Any, Positive, SmallInt, Bool01, NonZero };
 
 inline std::mt19937_64& rng() {
   static std::mt19937_64 gen(20261130);

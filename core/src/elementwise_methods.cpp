@@ -67,5 +67,11 @@ Tensor Tensor::gt(const Scalar& o) const { return wick::gt(*this, o); }
 Tensor Tensor::ge(const Scalar& o) const { return wick::ge(*this, o); }
 Tensor Tensor::maximum(const Tensor& o) const { return wick::maximum(*this, o); }
 Tensor Tensor::minimum(const Tensor& o) const { return wick::minimum(*this, o); }
+Tensor Tensor::atan2(const Tensor& o) const { return wick::atan2(*this, o); }
+Tensor Tensor::hypot(const Tensor& o) const { return wick::hypot(*this, o); }
+Tensor Tensor::fmod(const Tensor& o) const { return wick::fmod(*this, o); }
+Tensor Tensor::fmod(const Scalar& o) const { return wick::fmod(*this, o); }
+Tensor Tensor::remainder(const Tensor& o) const { return wick::remainder(*this, o); }
+Tensor Tensor::remainder(const Scalar& o) const { return wick::remainder(*this, o); }
 
 }  // namespace wick

@@ -233,17 +233,52 @@ void check_sub_operands(const char* op, const Operand& a, const Operand& b) {
              describe(b), "); to invert a mask use logical ops, e.g. eq(mask, false)");
 }
 
-Tensor binary(OpId op, const Operand& a, const Operand& b) {
-  const char* name = op_name(op).data();
-  detail::check_defined(name, {a.tensor, b.tensor});
+// fmod and remainder of integers: a zero divisor is an error, as PyTorch's CPU kernel's
+// ZeroDivisionError (a GPU kernel can't throw, and x86 traps on x % 0). A tensor divisor is
+// scanned for zeros first: one reduction, and on a GPU one wait for its result.
+void check_integer_divisor(const char* op, const Operand& a, const Operand& b) {
+  const bool zero = b.is_scalar() ? b.scalar.to_double() == 0
+                                  : any(eq(b.tensor->detach(), Scalar(0))).item<bool>();
+  WICK_CHECK(!zero, ValueError, op, "integer division by zero: the divisor ", describe(b),
+             " holds 0 (dividend ", describe(a), ")");
+}
+
+// The checks and the compute dtype of the binary ops that have them, shared by the out-of-place
+// and in-place forms (op names the form in messages).
+Dtype checked_compute(OpId op, const char* name, const Operand& a, const Operand& b) {
   Dtype compute = result_type({a, b});
   switch (op) {
     case OpId::sub:
       check_sub_operands(name, a, b);
       break;
     case OpId::div:
+    case OpId::atan2:
       compute = float_of(compute);
       break;
+    case OpId::hypot:
+      WICK_CHECK(is_floating(compute), DtypeError, name, "takes floating-point operands, got ",
+                 describe(a), " and ", describe(b));
+      break;
+    case OpId::fmod:
+    case OpId::remainder:
+      WICK_CHECK(compute != kBool, DtypeError, name, "is not implemented for bool operands (",
+                 describe(a), " and ", describe(b), ")");
+      if (!is_floating(compute)) {
+        broadcast_all(name, {a, b});  // shape errors come first, as everywhere
+        check_integer_divisor(name, a, b);
+      }
+      break;
+    default:
+      break;
+  }
+  return compute;
+}
+
+Tensor binary(OpId op, const Operand& a, const Operand& b) {
+  const char* name = op_name(op).data();
+  detail::check_defined(name, {a.tensor, b.tensor});
+  Dtype compute = checked_compute(op, name, a, b);
+  switch (op) {
     case OpId::pow:
       WICK_CHECK(compute != kBool, DtypeError, name, "pow is not implemented for bool operands");
       break;
@@ -311,10 +346,11 @@ Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Scalar
   const char* op_ = inplace_name(op);
   detail::check_defined(op_, {&self, other.tensor});
   detail::check_inplace_target(self, op_, true);
+  // PyTorch's order: the cast, then the op's own checks, then the shapes.
   Dtype compute = result_type({Operand(self), other});
-  if (op == OpId::div) compute = float_of(compute);
+  if (op == OpId::div || op == OpId::atan2) compute = float_of(compute);
   check_inplace_cast(op_, compute, self);
-  if (op == OpId::sub) check_sub_operands(op_, Operand(self), other);
+  compute = checked_compute(op, op_, Operand(self), other);
   check_inplace_shape(op_, self, other);
   Attrs attrs;
   if (alpha != nullptr) {
@@ -472,6 +508,13 @@ Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
   return binary(OpId::tanh_backward, grad_output, output);
 }
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(OpId::minimum, a, b); }
+Tensor atan2(const Tensor& a, const Tensor& b) { return binary(OpId::atan2, a, b); }
+Tensor hypot(const Tensor& a, const Tensor& b) { return binary(OpId::hypot, a, b); }
+Tensor fmod(const Tensor& a, const Tensor& b) { return binary(OpId::fmod, a, b); }
+Tensor fmod(const Tensor& a, const Scalar& b) { return binary(OpId::fmod, a, b); }
+Tensor remainder(const Tensor& a, const Tensor& b) { return binary(OpId::remainder, a, b); }
+Tensor remainder(const Tensor& a, const Scalar& b) { return binary(OpId::remainder, a, b); }
+Tensor remainder(const Scalar& a, const Tensor& b) { return binary(OpId::remainder, a, b); }
 Tensor pow(const Tensor& base, const Tensor& exponent) { return binary(OpId::pow, base, exponent); }
 Tensor pow(const Scalar& base, const Tensor& exponent) { return binary(OpId::pow, base, exponent); }
 Tensor pow(const Tensor& base, const Scalar& exponent) {
@@ -628,6 +671,12 @@ Tensor& Tensor::add_(const Scalar& o) { return binary_inplace(OpId::add, *this, 
 Tensor& Tensor::sub_(const Scalar& o) { return binary_inplace(OpId::sub, *this, o); }
 Tensor& Tensor::mul_(const Scalar& o) { return binary_inplace(OpId::mul, *this, o); }
 Tensor& Tensor::div_(const Scalar& o) { return binary_inplace(OpId::div, *this, o); }
+Tensor& Tensor::atan2_(const Tensor& o) { return binary_inplace(OpId::atan2, *this, o); }
+Tensor& Tensor::hypot_(const Tensor& o) { return binary_inplace(OpId::hypot, *this, o); }
+Tensor& Tensor::fmod_(const Tensor& o) { return binary_inplace(OpId::fmod, *this, o); }
+Tensor& Tensor::fmod_(const Scalar& o) { return binary_inplace(OpId::fmod, *this, o); }
+Tensor& Tensor::remainder_(const Tensor& o) { return binary_inplace(OpId::remainder, *this, o); }
+Tensor& Tensor::remainder_(const Scalar& o) { return binary_inplace(OpId::remainder, *this, o); }
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
   detail::check_inplace_target(*this, "clamp_", true);
   Tensor result = wick::clamp(detach(), lo, hi);

@@ -1,4 +1,5 @@
-// binary.cpp: add, sub, mul, div, pow, maximum, minimum, the six comparisons, and where.
+// binary.cpp: add, sub, mul, div, pow, maximum, minimum, atan2, hypot, fmod, remainder, the six
+// comparisons, and where.
 // Inputs arrive expanded to the output's shape and in one dtype (wick/dispatch.hpp). int64
 // arithmetic wraps on overflow (done in uint64, so it is never UB), as PyTorch's does. add and
 // sub with a floating alpha are one fused multiply-add; where selects through a bit mask.
@@ -15,6 +16,7 @@
 #include "kernels.hpp"
 #include "loops.hpp"
 #include "vec_kernels.hpp"
+#include "vec_math.hpp"
 
 namespace wick::cpu {
 namespace {
@@ -56,6 +58,23 @@ T int_pow(T base, T e) {
   }
   return static_cast<T>(result);
 }
+// fmod and remainder. The boundary refuses an integer zero divisor; x % -1 is 0 here because
+// INT64_MIN % -1 overflows (x86 traps on it: PyTorch 1.13 dies of SIGFPE there). remainder
+// moves fmod's result to b's sign by adding b, as PyTorch's kernel (in floating point that sum
+// rounds: remainder(-1e-20f, 1) is 1).
+template <typename T>
+T fmod_of(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::fmod(a, b);
+  } else {
+    return b == -1 ? T(0) : a % b;
+  }
+}
+template <typename T>
+T remainder_of(T a, T b) {
+  const T mod = fmod_of(a, b);
+  return mod != 0 && ((b < 0) != (mod < 0)) ? mod + b : mod;
+}
 template <typename T>
 bool nan(T v) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -83,6 +102,40 @@ void run_axpy(const OpCall& call, T alpha) {
                       });
 }
 
+// atan2 and hypot of float32 and bfloat16: vec_math.hpp's double-inside functions, through
+// vec_kernels' vectorised loops where every operand has unit stride and one element at a time
+// otherwise (the same function, so the same bits). bfloat16 widens, computes, rounds once.
+template <typename S, auto kFloat, auto kBFloat16, float (*kScalar)(float, float)>
+void map2_f32(const OpCall& call) {
+  using Bits = std::conditional_t<std::is_same_v<S, BFloat16>, uint16_t, float>;
+  for_each_strided<3>({&call.out(), &call.in(0), &call.in(1)},
+                      [](char** p, const int64_t* s, int64_t n) {
+                        const auto* a = reinterpret_cast<const Bits*>(p[1]);
+                        const auto* b = reinterpret_cast<const Bits*>(p[2]);
+                        auto* out = reinterpret_cast<Bits*>(p[0]);
+                        constexpr int64_t kStep = sizeof(Bits);
+                        if (s[0] == kStep && s[1] == kStep && s[2] == kStep) {
+                          if constexpr (std::is_same_v<S, BFloat16>) {
+                            kBFloat16(a, b, out, n);
+                          } else {
+                            kFloat(a, b, out, n);
+                          }
+                          return;
+                        }
+                        for (int64_t j = 0; j < n; ++j) {
+                          const Bits x = *reinterpret_cast<const Bits*>(p[1] + j * s[1]);
+                          const Bits y = *reinterpret_cast<const Bits*>(p[2] + j * s[2]);
+                          Bits& r = *reinterpret_cast<Bits*>(p[0] + j * s[0]);
+                          if constexpr (std::is_same_v<S, BFloat16>) {
+                            r = vec::float_to_bf16(
+                                kScalar(vec::bf16_to_float(x), vec::bf16_to_float(y)));
+                          } else {
+                            r = kScalar(x, y);
+                          }
+                        }
+                      });
+}
+
 // S is the stored type; T = compute_t<S> the one the lambdas compute in (float for bfloat16).
 template <typename S>
 void run_arith(const OpCall& call) {
@@ -102,6 +155,16 @@ void run_arith(const OpCall& call) {
       } else {
         map2([signed_alpha](T a, T b) { return std::fma(b, signed_alpha, a); });
       }
+      return;
+    }
+  }
+  if constexpr (std::is_same_v<S, float> || std::is_same_v<S, BFloat16>) {
+    if (call.op == OpId::atan2) {
+      map2_f32<S, vec::atan2_f32, vec::atan2_bf16, vec::atan2>(call);
+      return;
+    }
+    if (call.op == OpId::hypot) {
+      map2_f32<S, vec::hypot_f32, vec::hypot_bf16, vec::hypot>(call);
       return;
     }
   }
@@ -134,6 +197,22 @@ void run_arith(const OpCall& call) {
           case OpId::div:
             if constexpr (std::is_floating_point_v<T>) {
               map2([](T a, T b) { return a / b; });
+            }
+            break;
+          case OpId::fmod:
+            map2([](T a, T b) { return fmod_of(a, b); });
+            break;
+          case OpId::remainder:
+            map2([](T a, T b) { return remainder_of(a, b); });
+            break;
+          case OpId::atan2:
+            if constexpr (std::is_floating_point_v<T>) {
+              map2([](T a, T b) { return std::atan2(a, b); });
+            }
+            break;
+          case OpId::hypot:
+            if constexpr (std::is_floating_point_v<T>) {
+              map2([](T a, T b) { return std::hypot(a, b); });
             }
             break;
           // PyTorch 1.13's CPU kernels, bit for bit (python3-torch, 10^6 pairs each): sigmoid's

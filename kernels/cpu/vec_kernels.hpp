@@ -48,6 +48,11 @@ void log1p_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void log2_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void log10_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void erf_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+// out[i] = atan2(a[i], b[i]) and hypot(a[i], b[i]) (vec_math.hpp, in double inside).
+void atan2_f32(const float* a, const float* b, float* out, int64_t n);
+void hypot_f32(const float* a, const float* b, float* out, int64_t n);
+void atan2_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n);
+void hypot_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n);
 
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).

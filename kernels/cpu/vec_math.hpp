@@ -381,6 +381,41 @@ struct LogParts {
   return static_cast<float>(mid ? (d < 0 ? -reduced : reduced) : core);
 }
 
+// atan2(y, x) in double: t = min(|x|, |y|) / max(|x|, |y|) in [0, 1] (0 / 0 taken as 0 and
+// inf / inf as 1), atan t by atan's reduction, then the octant: pi/2 - r where |y| > |x|, pi - r
+// where x is negative (-0 too: atan2(0, -0) = pi), and y's sign (atan2(-0, 1) = -0).
+[[gnu::always_inline]] inline float atan2(float y, float x) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const double dy = y, dx = x;
+  const double ay = std::fabs(dy), ax = std::fabs(dx);  // +0 for -0: y's sign comes last
+  const bool steep = ay > ax;
+  const double lo = steep ? ax : ay, hi = steep ? ay : ax;
+  double t = lo / hi;
+  t = hi == 0 ? 0.0 : t;
+  t = lo == kInf ? 1.0 : t;  // both infinite
+  const bool mid = t > 0.41421356237309504880;  // tan(pi/8)
+  const double core = atan_poly(mid ? (t - 1.0) / (t + 1.0) : t);
+  double r = mid ? 0.78539816339744830962 + core : core;
+  r = steep ? 1.57079632679489661923 - r : r;
+  r = std::signbit(x) ? 3.14159265358979323846 - r : r;
+  r = std::signbit(y) ? -r : r;
+  const float result = static_cast<float>(r);
+  return x != x ? x : y != y ? y : result;  // a NaN operand itself (x's if both), as hypot
+}
+
+// hypot as glibc's hypotf computes it: sqrt(x^2 + y^2) in double (the squares are exact and can
+// neither overflow nor underflow there), rounded once; an infinity wins over a NaN.
+[[gnu::always_inline]] inline float hypot(float x, float y) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  const double dx = x, dy = y;
+  const float r = static_cast<float>(std::sqrt(dx * dx + dy * dy));
+  const bool infinite = x == kInf || x == -kInf || y == kInf || y == -kInf;
+  // A NaN result is the NaN operand itself (x's if both): the same bits whichever way a
+  // compiler orders the sum.
+  const float nan = x != x ? x : y;
+  return infinite ? kInf : (x != x || y != y) ? nan : r;
+}
+
 // asin s = s + s z R(z), z = s^2 <= 1/4 (degree 7, 1.0e-12). |x| <= 1/2 directly; above,
 // asin |x| = pi/2 - 2 asin(sqrt((1 - |x|) / 2)) (1 - |x| is exact). |x| > 1: sqrt of a
 // negative, NaN.

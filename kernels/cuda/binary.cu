@@ -1,5 +1,5 @@
-// binary.cu: add, sub, mul, div, pow, maximum, minimum, sigmoid_backward and tanh_backward
-// (floating only) for every dtype the boundary lets
+// binary.cu: add, sub, mul, div, pow, maximum, minimum, fmod, remainder, and atan2, hypot,
+// sigmoid_backward and tanh_backward (floating only) for every dtype the boundary lets
 // through (inputs arrive expanded to the output's shape and cast to one dtype), on
 // elementwise.cuh's engine: vectorised when every operand is contiguous, strided otherwise
 // (broadcasting is a zero stride).
@@ -82,6 +82,53 @@ struct MinimumOp {
     return is_nan(a) ? a : is_nan(b) ? b : (a < b ? a : b);
   }
 };
+// atan2, hypot and fmod from CUDA's math library (float or double overloads spelled out, as
+// common.cuh's *_of). Integer fmod and remainder as kernels/cpu/binary.cpp: x % -1 is 0
+// (INT64_MIN % -1 overflows); the boundary has already refused a zero divisor.
+struct Atan2Op {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    if constexpr (sizeof(T) == 4) {
+      return ::atan2f(a, b);
+    } else {
+      return ::atan2(a, b);
+    }
+  }
+};
+struct HypotOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    if constexpr (sizeof(T) == 4) {
+      return ::hypotf(a, b);
+    } else {
+      return ::hypot(a, b);
+    }
+  }
+};
+template <typename T>
+__device__ __forceinline__ T fmod_of(T a, T b) {
+  if constexpr (std::is_same_v<T, float>) {
+    return ::fmodf(a, b);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return ::fmod(a, b);
+  } else {
+    return b == -1 ? T(0) : a % b;
+  }
+}
+struct FmodOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return fmod_of(a, b);
+  }
+};
+// fmod's result moved to b's sign by adding b (rounded, in floating point), as PyTorch's.
+struct RemainderOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    const T mod = fmod_of(a, b);
+    return mod != 0 && ((b < 0) != (mod < 0)) ? mod + b : mod;
+  }
+};
 // The gradients of sigmoid and tanh from their result, rounded as the CPU kernel and
 // PyTorch's: (g * (1 - y)) * y, and g * fma(-y, y, 1) (fmaf for float, as AxpyOp below).
 struct SigmoidBackwardOp {
@@ -155,6 +202,24 @@ void run_binary(const OpContext& ctx, const OpCall& call) {
       case OpId::div:
         if constexpr (std::is_floating_point_v<T>) {
           run(DivOp{});
+          return;
+        }
+        break;
+      case OpId::fmod:
+        run(FmodOp{});
+        return;
+      case OpId::remainder:
+        run(RemainderOp{});
+        return;
+      case OpId::atan2:
+        if constexpr (std::is_floating_point_v<T>) {
+          run(Atan2Op{});
+          return;
+        }
+        break;
+      case OpId::hypot:
+        if constexpr (std::is_floating_point_v<T>) {
+          run(HypotOp{});
           return;
         }
         break;

@@ -37,8 +37,9 @@ void register_cuda_backend() {
         OpId::acos,    OpId::atan,  OpId::sinh,       OpId::cosh,  OpId::log2,  OpId::log10}) {
     reg(op, run_op<launch_unary>);
   }
-  for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum,
-                  OpId::minimum, OpId::sigmoid_backward, OpId::tanh_backward}) {
+  for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum, OpId::atan2,
+                  OpId::hypot, OpId::fmod, OpId::remainder, OpId::minimum, OpId::sigmoid_backward,
+                  OpId::tanh_backward}) {
     reg(op, run_op<launch_binary>);
   }
   for (OpId op : {OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {

@@ -44,7 +44,8 @@ inline std::mt19937_64& rng() {
   return gen;
 }
 
-enum class Domain { Any, Positive, SmallInt, Huge };
+// NonZero: Positive with a random sign (divisors of fmod and remainder).
+enum class Domain { Any, Positive, SmallInt, Huge, NonZero };
 // Offset: contiguous, but one element into its buffer, so that the kernels' vector paths
 // (16-byte loads) must see the misalignment and take their scalar loops: on a GPU a wrong
 // alignment check faults (cudaErrorMisalignedAddress), on the emulator it would not.
@@ -88,6 +89,8 @@ inline void fill_values(const Tensor& t, Domain domain, bool specials) {
     switch (domain) {
       case Domain::Positive:
         return std::fabs(u(g)) + 0.1;
+      case Domain::NonZero:
+        return (g() & 1 ? 1 : -1) * (std::fabs(u(g)) + 0.1);
       case Domain::SmallInt:
         return small(g) + 0.25 * small(g);
       case Domain::Huge:
@@ -100,6 +103,8 @@ inline void fill_values(const Tensor& t, Domain domain, bool specials) {
     switch (domain) {
       case Domain::Positive:
         return std::abs(ints(g)) + 1;
+      case Domain::NonZero:
+        return (g() & 1 ? 1 : -1) * (std::abs(ints(g)) + 1);
       case Domain::SmallInt:
         return small(g);
       case Domain::Huge:

@@ -145,6 +145,17 @@ std::map<OpId, BinaryCase> binary_cases() {
        {[](const Tensor& a, const Tensor& b) { return maximum(a, b); }, Domain::Any, 0}},
       {OpId::minimum,
        {[](const Tensor& a, const Tensor& b) { return minimum(a, b); }, Domain::Any, 0}},
+      // CUDA's atan2f and hypotf: 3 ulps at most (CUDA's maths appendix); fmod is exact and
+      // remainder adds once.
+      {OpId::atan2,
+       {[](const Tensor& a, const Tensor& b) { return atan2(a, b); }, Domain::Any, kTranscend32}},
+      {OpId::hypot,
+       {[](const Tensor& a, const Tensor& b) { return hypot(a, b); }, Domain::Any, kTranscend32}},
+      {OpId::fmod,
+       {[](const Tensor& a, const Tensor& b) { return fmod(a, b); }, Domain::NonZero, 0}},
+      {OpId::remainder,
+       {[](const Tensor& a, const Tensor& b) { return remainder(a, b); }, Domain::NonZero,
+        kExact32}},
       // Three roundings (1 - y, then two products) and two (fma, product): 2 ulps of slack.
       {OpId::sigmoid_backward,
        {[](const Tensor& g, const Tensor& y) { return sigmoid_backward(g, y); }, Domain::Any,

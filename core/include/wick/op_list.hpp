@@ -58,6 +58,10 @@ namespace wick {
   X(pow, Kernel, true)                  \
   X(maximum, Kernel, true)              \
   X(minimum, Kernel, true)              \
+  X(atan2, Kernel, true)                \
+  X(hypot, Kernel, true)                \
+  X(fmod, Kernel, true)                 \
+  X(remainder, Kernel, true)            \
   X(sigmoid_backward, Kernel, true)     \
   X(tanh_backward, Kernel, true)        \
   /* comparisons and selection */       \

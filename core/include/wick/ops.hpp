@@ -106,6 +106,19 @@ Tensor mul(const Tensor& a, const Scalar& b);
 Tensor div(const Tensor& a, const Scalar& b);
 Tensor maximum(const Tensor& a, const Tensor& b);
 Tensor minimum(const Tensor& a, const Tensor& b);
+// atan2(a, b): the angle of the point (b, a) in [-pi, pi], the quadrant from both signs
+// (atan2(0, -0) = pi); integers and bool give float32. hypot: sqrt(a^2 + b^2) without overflow
+// or underflow in between; floating operands only.
+Tensor atan2(const Tensor& a, const Tensor& b);
+Tensor hypot(const Tensor& a, const Tensor& b);
+// The remainder of a / b: fmod's has a's sign (C's fmod, a - trunc(a / b) * b), remainder's has
+// b's (Python's %, a - floor(a / b) * b). Integers and floats, not bool; an integer zero divisor
+// is a ValueError (as PyTorch's ZeroDivisionError), a floating one gives NaN.
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, const Scalar& b);
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, const Scalar& b);
+Tensor remainder(const Scalar& a, const Tensor& b);
 // The gradients of sigmoid and tanh from their result y, as PyTorch's aten ops of these names
 // (what backward() uses): grad * (1 - y) * y and grad * (1 - y * y), in one pass, rounded as
 // PyTorch 1.13's CPU kernels round them. Floating dtypes only; the operands broadcast.

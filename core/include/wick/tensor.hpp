@@ -203,6 +203,12 @@ class Tensor {
   Tensor ge(const Scalar& other) const;
   Tensor maximum(const Tensor& other) const;
   Tensor minimum(const Tensor& other) const;
+  Tensor atan2(const Tensor& other) const;
+  Tensor hypot(const Tensor& other) const;
+  Tensor fmod(const Tensor& other) const;
+  Tensor fmod(const Scalar& other) const;
+  Tensor remainder(const Tensor& other) const;
+  Tensor remainder(const Scalar& other) const;
   Tensor sum() const;
   Tensor sum(int64_t dim, bool keepdim = false) const;
   Tensor sum(const Shape& dims, bool keepdim = false) const;
@@ -314,6 +320,12 @@ class Tensor {
   Tensor& sub_(const Scalar& other);
   Tensor& mul_(const Scalar& other);
   Tensor& div_(const Scalar& other);
+  Tensor& atan2_(const Tensor& other);
+  Tensor& hypot_(const Tensor& other);
+  Tensor& fmod_(const Tensor& other);
+  Tensor& fmod_(const Scalar& other);
+  Tensor& remainder_(const Tensor& other);
+  Tensor& remainder_(const Scalar& other);
   Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
   Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
   Tensor& zero_();
