@@ -481,8 +481,8 @@ void Program::binary() {
     }
   } else if (form <= 1) {
     want = binary_ref(op, oa, Operand{&rb, {}}, expect);
-  } else if (form == 2 && (op == Bin::maximum || op == Bin::minimum || op == Bin::atan2 ||
-                           op == Bin::hypot)) {
+  } else if (form == 2 &&
+             (op == Bin::maximum || op == Bin::minimum || op == Bin::atan2 || op == Bin::hypot)) {
     // These take wick::full({}, s): a 0-d tensor of the number's default dtype (scalar_tensor
     // now takes the default float dtype, as torch.scalar_tensor).
     const Dtype sd = s.kind() == wick::kFloat64 ? wick::kFloat32 : s.kind();

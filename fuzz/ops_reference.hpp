@@ -426,10 +426,25 @@ enum class Bin {
   ge
 };
 inline constexpr int kNumBins = 19;
-inline constexpr const char* kBinNames[kNumBins] = {
-    "add",   "sub",   "mul",  "div",       "pow", "maximum", "minimum", "sigmoid_backward",
-    "tanh_backward", "atan2", "hypot", "fmod", "remainder", "eq",  "ne",      "lt",
-    "le",    "gt",    "ge"};
+inline constexpr const char* kBinNames[kNumBins] = {"add",
+                                                    "sub",
+                                                    "mul",
+                                                    "div",
+                                                    "pow",
+                                                    "maximum",
+                                                    "minimum",
+                                                    "sigmoid_backward",
+                                                    "tanh_backward",
+                                                    "atan2",
+                                                    "hypot",
+                                                    "fmod",
+                                                    "remainder",
+                                                    "eq",
+                                                    "ne",
+                                                    "lt",
+                                                    "le",
+                                                    "gt",
+                                                    "ge"};
 inline bool is_compare(Bin op) { return op >= Bin::eq; }
 // The gradients from an activation's result: floating results only (int64 and bool operands
 // that promote to int64 or bool are a DtypeError), tensor operands only.
@@ -562,9 +577,10 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
       // and bfloat16 (which round again below), as the kernels compute it.
       const double mod = std::fmod(x, y);
       const bool moves = mod != 0 && ((y < 0) != (mod < 0));
-      d = !moves                 ? mod
-          : k == wick::kFloat64 ? mod + y
-                                 : static_cast<double>(static_cast<float>(mod) + static_cast<float>(y));
+      d = !moves ? mod
+          : k == wick::kFloat64
+              ? mod + y
+              : static_cast<double>(static_cast<float>(mod) + static_cast<float>(y));
       break;
     }
     case Bin::maximum:

@@ -108,32 +108,31 @@ void run_axpy(const OpCall& call, T alpha) {
 template <typename S, auto kFloat, auto kBFloat16, float (*kScalar)(float, float)>
 void map2_f32(const OpCall& call) {
   using Bits = std::conditional_t<std::is_same_v<S, BFloat16>, uint16_t, float>;
-  for_each_strided<3>({&call.out(), &call.in(0), &call.in(1)},
-                      [](char** p, const int64_t* s, int64_t n) {
-                        const auto* a = reinterpret_cast<const Bits*>(p[1]);
-                        const auto* b = reinterpret_cast<const Bits*>(p[2]);
-                        auto* out = reinterpret_cast<Bits*>(p[0]);
-                        constexpr int64_t kStep = sizeof(Bits);
-                        if (s[0] == kStep && s[1] == kStep && s[2] == kStep) {
-                          if constexpr (std::is_same_v<S, BFloat16>) {
-                            kBFloat16(a, b, out, n);
-                          } else {
-                            kFloat(a, b, out, n);
-                          }
-                          return;
-                        }
-                        for (int64_t j = 0; j < n; ++j) {
-                          const Bits x = *reinterpret_cast<const Bits*>(p[1] + j * s[1]);
-                          const Bits y = *reinterpret_cast<const Bits*>(p[2] + j * s[2]);
-                          Bits& r = *reinterpret_cast<Bits*>(p[0] + j * s[0]);
-                          if constexpr (std::is_same_v<S, BFloat16>) {
-                            r = vec::float_to_bf16(
-                                kScalar(vec::bf16_to_float(x), vec::bf16_to_float(y)));
-                          } else {
-                            r = kScalar(x, y);
-                          }
-                        }
-                      });
+  for_each_strided<3>(
+      {&call.out(), &call.in(0), &call.in(1)}, [](char** p, const int64_t* s, int64_t n) {
+        const auto* a = reinterpret_cast<const Bits*>(p[1]);
+        const auto* b = reinterpret_cast<const Bits*>(p[2]);
+        auto* out = reinterpret_cast<Bits*>(p[0]);
+        constexpr int64_t kStep = sizeof(Bits);
+        if (s[0] == kStep && s[1] == kStep && s[2] == kStep) {
+          if constexpr (std::is_same_v<S, BFloat16>) {
+            kBFloat16(a, b, out, n);
+          } else {
+            kFloat(a, b, out, n);
+          }
+          return;
+        }
+        for (int64_t j = 0; j < n; ++j) {
+          const Bits x = *reinterpret_cast<const Bits*>(p[1] + j * s[1]);
+          const Bits y = *reinterpret_cast<const Bits*>(p[2] + j * s[2]);
+          Bits& r = *reinterpret_cast<Bits*>(p[0] + j * s[0]);
+          if constexpr (std::is_same_v<S, BFloat16>) {
+            r = vec::float_to_bf16(kScalar(vec::bf16_to_float(x), vec::bf16_to_float(y)));
+          } else {
+            r = kScalar(x, y);
+          }
+        }
+      });
 }
 
 // S is the stored type; T = compute_t<S> the one the lambdas compute in (float for bfloat16).

@@ -137,15 +137,15 @@ WICK_VEC_MAP(erf)
 #undef WICK_VEC_MAP
 
 // The two-operand ones (atan2, hypot) over unit-stride rows.
-#define WICK_VEC_MAP2(name)                                                                 \
-  WICK_VEC_CLONES void name##_f32(const float* a, const float* b, float* out, int64_t n) {  \
-    for (int64_t i = 0; i < n; ++i) out[i] = name(a[i], b[i]);                              \
-  }                                                                                         \
-  WICK_VEC_CLONES void name##_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out,     \
-                                   int64_t n) {                                             \
-    for (int64_t i = 0; i < n; ++i) {                                                       \
-      out[i] = float_to_bf16(name(bf16_to_float(a[i]), bf16_to_float(b[i])));               \
-    }                                                                                       \
+#define WICK_VEC_MAP2(name)                                                                \
+  WICK_VEC_CLONES void name##_f32(const float* a, const float* b, float* out, int64_t n) { \
+    for (int64_t i = 0; i < n; ++i) out[i] = name(a[i], b[i]);                             \
+  }                                                                                        \
+  WICK_VEC_CLONES void name##_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out,    \
+                                   int64_t n) {                                            \
+    for (int64_t i = 0; i < n; ++i) {                                                      \
+      out[i] = float_to_bf16(name(bf16_to_float(a[i]), bf16_to_float(b[i])));              \
+    }                                                                                      \
   }
 WICK_VEC_MAP2(atan2)
 WICK_VEC_MAP2(hypot)

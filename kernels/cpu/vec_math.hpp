@@ -392,7 +392,7 @@ struct LogParts {
   const double lo = steep ? ax : ay, hi = steep ? ay : ax;
   double t = lo / hi;
   t = hi == 0 ? 0.0 : t;
-  t = lo == kInf ? 1.0 : t;  // both infinite
+  t = lo == kInf ? 1.0 : t;                     // both infinite
   const bool mid = t > 0.41421356237309504880;  // tan(pi/8)
   const double core = atan_poly(mid ? (t - 1.0) / (t + 1.0) : t);
   double r = mid ? 0.78539816339744830962 + core : core;

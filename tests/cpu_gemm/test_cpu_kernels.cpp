@@ -236,10 +236,8 @@ TEST_CASE("vec math: float atan2 and hypot within 1 ulp of float64 libm, special
     float (*scalar)(float, float);
   };
   const Case cases[] = {
-      {"atan2", wick::atan2, [](double a, double b) { return std::atan2(a, b); },
-       cpu::vec::atan2},
-      {"hypot", wick::hypot, [](double a, double b) { return std::hypot(a, b); },
-       cpu::vec::hypot},
+      {"atan2", wick::atan2, [](double a, double b) { return std::atan2(a, b); }, cpu::vec::atan2},
+      {"hypot", wick::hypot, [](double a, double b) { return std::hypot(a, b); }, cpu::vec::hypot},
   };
   for (const Case& c : cases) {
     const std::vector<float> got = floats_of(c.op(y, x));
