@@ -102,7 +102,7 @@ void run_axpy(const OpCall& call, T alpha) {
                       });
 }
 
-// atan2 and hypot of float32 and bfloat16: vec_math.hpp's double-inside functions, through
+// atan2, hypot, fmod and remainder of float32 and bfloat16: vec_math.hpp's functions, through
 // vec_kernels' vectorised loops where every operand has unit stride and one element at a time
 // otherwise (the same function, so the same bits). bfloat16 widens, computes, rounds once.
 template <typename S, auto kFloat, auto kBFloat16, float (*kScalar)(float, float)>
@@ -164,6 +164,14 @@ void run_arith(const OpCall& call) {
     }
     if (call.op == OpId::hypot) {
       map2_f32<S, vec::hypot_f32, vec::hypot_bf16, vec::hypot>(call);
+      return;
+    }
+    if (call.op == OpId::fmod) {
+      map2_f32<S, vec::fmod_f32, vec::fmod_bf16, vec::fmod>(call);
+      return;
+    }
+    if (call.op == OpId::remainder) {
+      map2_f32<S, vec::remainder_f32, vec::remainder_bf16, vec::remainder>(call);
       return;
     }
   }

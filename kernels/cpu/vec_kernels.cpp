@@ -151,6 +151,53 @@ WICK_VEC_MAP2(atan2)
 WICK_VEC_MAP2(hypot)
 #undef WICK_VEC_MAP2
 
+// fmod and remainder: vec_math.hpp's exact in-range form for every element, then libm's fmod
+// for the few out of its range (a zero or infinite operand, NaN, |a / b| >= 2^29), found by a
+// second pass only when the first saw one. Blocks of kBlock go through a local buffer, so out
+// may be a or b (the in-place forms) and the second pass still reads the operands.
+namespace {
+template <bool kRemainder, typename LoadA, typename LoadB, typename Store>
+[[gnu::always_inline]] inline void fmod_rows(int64_t n, const LoadA& load_a, const LoadB& load_b,
+                                             const Store& store) {
+  constexpr int64_t kBlock = 256;
+  float result[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = n - start < kBlock ? n - start : kBlock;
+    int out_of_range = 0;
+    for (int64_t i = 0; i < len; ++i) {
+      const float a = load_a(start + i), b = load_b(start + i);
+      const float mod = fmod_in_range_value(a, b);
+      result[i] = kRemainder ? remainder_from_fmod(mod, b) : mod;
+      out_of_range |= fmod_in_range(a, b) ? 0 : 1;
+    }
+    if (out_of_range != 0) {
+      for (int64_t i = 0; i < len; ++i) {
+        const float a = load_a(start + i), b = load_b(start + i);
+        if (!fmod_in_range(a, b)) result[i] = kRemainder ? remainder(a, b) : fmod(a, b);
+      }
+    }
+    for (int64_t i = 0; i < len; ++i) store(start + i, result[i]);
+  }
+}
+}  // namespace
+
+#define WICK_VEC_FMOD(name, is_remainder)                                                  \
+  WICK_VEC_CLONES void name##_f32(const float* a, const float* b, float* out, int64_t n) { \
+    fmod_rows<is_remainder>(                                                               \
+        n, [a](int64_t i) { return a[i]; }, [b](int64_t i) { return b[i]; },               \
+        [out](int64_t i, float v) { out[i] = v; });                                        \
+  }                                                                                        \
+  WICK_VEC_CLONES void name##_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out,    \
+                                   int64_t n) {                                            \
+    fmod_rows<is_remainder>(                                                               \
+        n, [a](int64_t i) { return bf16_to_float(a[i]); },                                 \
+        [b](int64_t i) { return bf16_to_float(b[i]); },                                    \
+        [out](int64_t i, float v) { out[i] = float_to_bf16(v); });                         \
+  }
+WICK_VEC_FMOD(fmod, false)
+WICK_VEC_FMOD(remainder, true)
+#undef WICK_VEC_FMOD
+
 WICK_VEC_CLONES void tan_bf16(const uint16_t* x, uint16_t* y, int64_t n) {
   map_bf16(
       x, y, n, [](float v) __attribute__((always_inline)) { return tan(v); });

@@ -53,6 +53,12 @@ void atan2_f32(const float* a, const float* b, float* out, int64_t n);
 void hypot_f32(const float* a, const float* b, float* out, int64_t n);
 void atan2_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n);
 void hypot_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n);
+// out[i] = fmod(a[i], b[i]) and remainder(a[i], b[i]) (vec_math.hpp: exact in double where
+// |a / b| < 2^29, libm's fmod elsewhere). out may be a or b.
+void fmod_f32(const float* a, const float* b, float* out, int64_t n);
+void remainder_f32(const float* a, const float* b, float* out, int64_t n);
+void fmod_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n);
+void remainder_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n);
 
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).

@@ -416,6 +416,45 @@ struct LogParts {
   return infinite ? kInf : (x != x || y != y) ? nan : r;
 }
 
+// fmod of floats, exactly (fmod's result is always a float): in double, q = trunc(a / b) and
+// a - q b, both exact while |a / b| < 2^29 (q b then has at most 53 bits, and the difference is
+// a float). The quotient's rounding can carry a / b just below an integer n up to n; the
+// difference then has the wrong sign, and adding |b| back (exact too) mends it. The result
+// takes a's sign (so -0 stays -0). fmod_in_range says when this holds: a finite, b finite and
+// nonzero, |a / b| < 2^29; callers hand the rest (and NaN) to libm.
+[[gnu::always_inline]] inline bool fmod_in_range(float a, float b) {
+  const double ratio = static_cast<double>(a) / static_cast<double>(b);
+  const float abs_b = b < 0 ? -b : b;
+  // & rather than &&: no branches, so loops over it vectorise.
+  return ((ratio < 0 ? -ratio : ratio) < 536870912.0) &
+         (abs_b < std::numeric_limits<float>::infinity()) & (abs_b > 0);
+}
+[[gnu::always_inline]] inline float fmod_in_range_value(float a, float b) {
+  const double da = a, db = b;
+  const double ratio = da / db;
+  // Lanes out of range take q = 0 (the caller replaces their result). std::trunc is one
+  // instruction in the AVX2 and AVX-512 clones (an int32 conversion kept GCC 12 from
+  // vectorising the loop there: "control flow in loop").
+  const bool ok = (ratio < 0 ? -ratio : ratio) < 536870912.0;
+  const double q = std::trunc(ok ? ratio : 0.0);
+  double r = da - q * db;
+  const double abs_b = db < 0 ? -db : db;
+  r = (r < 0) & (da > 0) ? r + abs_b : r;
+  r = (r > 0) & (da < 0) ? r - abs_b : r;
+  return with_sign_of(static_cast<float>(r < 0 ? -r : r), a);
+}
+inline float fmod(float a, float b) {
+  return fmod_in_range(a, b) ? fmod_in_range_value(a, b) : std::fmod(a, b);
+}
+// remainder: fmod moved to b's sign by adding b, rounded in float (as PyTorch's kernel).
+[[gnu::always_inline]] inline float remainder_from_fmod(float mod, float b) {
+  // Opposite signs, read from the sign bits: 32-bit masks only, which GCC 12 vectorises (a
+  // compare of two float masks, or a select between them, it does not).
+  const bool opposite = ((float_bits(mod) ^ float_bits(b)) & 0x80000000u) != 0;
+  return opposite & (mod != 0) ? mod + b : mod;
+}
+inline float remainder(float a, float b) { return remainder_from_fmod(fmod(a, b), b); }
+
 // asin s = s + s z R(z), z = s^2 <= 1/4 (degree 7, 1.0e-12). |x| <= 1/2 directly; above,
 // asin |x| = pi/2 - 2 asin(sqrt((1 - |x|) / 2)) (1 - |x| is exact). |x| > 1: sqrt of a
 // negative, NaN.
