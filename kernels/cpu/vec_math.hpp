@@ -439,8 +439,8 @@ struct LogParts {
   const double q = std::trunc(ok ? ratio : 0.0);
   double r = da - q * db;
   const double abs_b = db < 0 ? -db : db;
-  r = (r < 0) & (da > 0) ? r + abs_b : r;
-  r = (r > 0) & (da < 0) ? r - abs_b : r;
+  r = ((r < 0) & (da > 0)) ? r + abs_b : r;
+  r = ((r > 0) & (da < 0)) ? r - abs_b : r;
   return with_sign_of(static_cast<float>(r < 0 ? -r : r), a);
 }
 inline float fmod(float a, float b) {
@@ -451,7 +451,7 @@ inline float fmod(float a, float b) {
   // Opposite signs, read from the sign bits: 32-bit masks only, which GCC 12 vectorises (a
   // compare of two float masks, or a select between them, it does not).
   const bool opposite = ((float_bits(mod) ^ float_bits(b)) & 0x80000000u) != 0;
-  return opposite & (mod != 0) ? mod + b : mod;
+  return (opposite & (mod != 0)) ? mod + b : mod;
 }
 inline float remainder(float a, float b) { return remainder_from_fmod(fmod(a, b), b); }
 
