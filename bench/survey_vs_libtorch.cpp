@@ -130,6 +130,18 @@ Case forward_backward(std::string name, Dims dims, F f) {
 
 const Dims kM = {1024, 1024};
 
+// searchsorted of n values in a sorted sequence of m (both float32 randn): n bisections of
+// about log2(m) + 1 steps.
+Case searchsorted_case(std::string name, int64_t m, int64_t n) {
+  return {std::move(name), [=] {
+            const wick::Tensor seq = std::get<0>(wick::sort(wick::randn({m})));
+            const wick::Tensor values = wick::randn({n});
+            const torch::Tensor ts = torch_copy(seq), tv = torch_copy(values);
+            return Pair{[=] { (void)wick::searchsorted(seq, values); },
+                        [=] { (void)torch::searchsorted(ts, tv); }};
+          }};
+}
+
 std::vector<Case> cases() {
   std::vector<Case> all;
   const auto add = [&](Case c) { all.push_back(std::move(c)); };
@@ -148,6 +160,8 @@ std::vector<Case> cases() {
       "xlogy(a, b), b > 0", kM, kM, [](const auto& a, const auto& b) { return a.xlogy(b); },
       Fill::kPositive));
   add(unary("nansum", kM, [](const auto& a) { return a.nansum(); }));
+  add(searchsorted_case("searchsorted, 2^20 values in 1000", 1000, 1 << 20));
+  add(searchsorted_case("searchsorted, 2^20 values in 2^20", 1 << 20, 1 << 20));
   // Binary maths (kernels/cpu/binary.cpp): the C library per element.
   add(binary("atan2(a, b)", kM, kM, [](const auto& a, const auto& b) { return a.atan2(b); }));
   add(binary("hypot(a, b)", kM, kM, [](const auto& a, const auto& b) { return a.hypot(b); }));

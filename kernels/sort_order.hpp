@@ -7,7 +7,7 @@
 //  - keys that are neither below nor above each other (equal, 0.0 and -0.0, two NaNs): the
 //    lower position first, in both directions (a stable sort).
 // Positions differ within a line, so no two elements are tied: any correct sorting algorithm
-// gives the same result.
+// gives the same result. searchsorted bisects in the same order of keys.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +50,22 @@ WICK_SORT_HD bool before(K a, int64_t pa, K b, int64_t pb) {
   if (Descending ? below(b, a) : below(a, b)) return true;
   if (Descending ? below(a, b) : below(b, a)) return false;
   return pa < pb;
+}
+
+// searchsorted (core/src/ops_search.cpp): the first position of row[0, m) whose key is not below
+// v (right: above v), by bisection in this order. One definition for the CPU kernel
+// (kernels/cpu/search.cpp) and the CUDA one (kernels/cuda/search.cu), so both give the same
+// positions.
+template <typename T>
+WICK_SORT_HD int64_t insertion_point(const T* row, int64_t m, T v, bool right) {
+  int64_t lo = 0, hi = m;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const bool after = right ? !below(v, row[mid]) : below(row[mid], v);
+    lo = after ? mid + 1 : lo;
+    hi = after ? hi : mid;
+  }
+  return lo;
 }
 
 }  // namespace wick::sort_order

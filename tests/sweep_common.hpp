@@ -59,3 +59,5 @@ void sweep_sort();
 void sweep_cumsum();
 void sweep_cumprod();
 void sweep_prod();
+// test_search.cpp
+void sweep_searchsorted();

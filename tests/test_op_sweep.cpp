@@ -488,6 +488,9 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
           case OpId::cumprod:
             sweep_cumprod();
             break;
+          case OpId::searchsorted:
+            sweep_searchsorted();
+            break;
           case OpId::prod:
             sweep_prod();
             break;

@@ -80,6 +80,7 @@ void register_cpu_kernels() {
   // sort compares bfloat16 as float and moves its bits.
   register_kernel(OpId::sort, kCPU, sort_kernel, /*computes_bf16=*/true);
   register_kernel(OpId::cumsum, kCPU, cumsum_kernel);
+  register_kernel(OpId::searchsorted, kCPU, searchsorted_kernel);
   register_kernel(OpId::cumprod, kCPU, cumprod_kernel);
   register_kernel(OpId::prod, kCPU, prod_kernel);
 }

@@ -91,6 +91,44 @@ TEST_CASE("gpu: sort's errors, gradient, and the device works on", "[sweep]") {
   CHECK(leaf.grad().to(kCPU).to_vector<float>() == std::vector<float>{10, 0, 20});
 }
 
+TEST_CASE("gpu sweep: searchsorted gives the CPU's positions", "[sweep]") {
+  PoisonScope poison;
+  std::vector<Dtype> dtypes = all_dtypes();
+  dtypes.push_back(kBFloat16);
+  for (Dtype dtype : dtypes) {
+    for (Layout layout : all_layouts()) {
+      // Sorted rows with ties, NaN, infinities and -0.0 (sort puts NaN last), values of the same
+      // kind, in every layout; one sequence for all values, one per row, a sorter, a number.
+      const Pair raw = make_input({3, 37}, dtype, Layout::Contiguous, Domain::SmallInt, true);
+      const Pair values = make_input({3, 29}, dtype, layout, Domain::SmallInt, true);
+      const std::string what = "searchsorted of " + label(values.cpu, layout);
+      if (dtype == kBool) {
+        CHECK_THROWS_AS(searchsorted(raw.gpu, values.gpu), DtypeError);
+        continue;
+      }
+      const Tensor rows_cpu = std::get<0>(sort(raw.cpu, -1)),
+                   rows_gpu = std::get<0>(sort(raw.gpu, -1));
+      for (bool right : {false, true}) {
+        const std::string side = right ? ", right" : ", left";
+        check_close(searchsorted(rows_gpu, values.gpu, right),
+                    searchsorted(rows_cpu, values.cpu, right), {}, what + " per row" + side);
+        check_close(searchsorted(rows_gpu[1], values.gpu, right),
+                    searchsorted(rows_cpu[1], values.cpu, right), {}, what + " in one row" + side);
+        check_close(searchsorted(raw.gpu, values.gpu, right, argsort(raw.gpu, -1)),
+                    searchsorted(raw.cpu, values.cpu, right, argsort(raw.cpu, -1)), {},
+                    what + " with a sorter" + side);
+        check_close(bucketize(2.5, rows_gpu[0], right), bucketize(2.5, rows_cpu[0], right), {},
+                    "bucketize of a number" + side);
+      }
+    }
+  }
+  // A long row: about 17 bisection steps per value.
+  const Tensor seq = arange(0, 100000, 1).to(kFloat32) * 0.5;
+  const Tensor probes = rand({4096}) * 50000.0;
+  check_close(searchsorted(seq.to(kCUDA), probes.to(kCUDA)), searchsorted(seq, probes), {},
+              "searchsorted in 100000 elements");
+}
+
 TEST_CASE("gpu sweep: cumsum gives the CPU's bits", "[sweep]") {
   // Both devices add each line in order (float32 in float64), so the results must be equal.
   PoisonScope poison;

@@ -93,6 +93,7 @@ namespace wick {
   X(sort, Kernel, true)                 \
   X(cumsum, Kernel, true)               \
   X(cumprod, Kernel, true)              \
+  X(searchsorted, Kernel, false)        \
   /* joining */                         \
   X(cat, Composite, true)               \
   X(stack, Composite, true)             \

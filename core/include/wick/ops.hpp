@@ -390,6 +390,21 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor
 // replacing the coordinate along dim). Values outside [0, a.size(dim)) are an IndexError.
 // Differentiable in a.
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
+
+// searchsorted: for each value, where it would be inserted into sorted_sequence to keep it
+// sorted: the first position whose element is >= the value (right: > it), int64. A 1-D
+// sequence serves every value; an N-D one is one sequence per row along its last dim, and the
+// values must share its other dims. The order is sort's (NaN above every number). sorter: the
+// indices that sort an unsorted sequence along its last dim (argsort's). The operands are
+// promoted to a common dtype; bool is refused. bucketize(input, boundaries) is
+// searchsorted(boundaries, input) with 1-D boundaries. (PyTorch's out_int32 is absent: wick has
+// no int32 dtype.)
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool right = false,
+                    const Tensor& sorter = Tensor());
+Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool right = false,
+                    const Tensor& sorter = Tensor());
+Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool right = false);
+Tensor bucketize(const Scalar& input, const Tensor& boundaries, bool right = false);
 // scatter_add: torch.scatter_add. A copy of `a` with src[..., i, ...] added to a[..., index[...,
 // i, ...], ...] for every position of the index (src may be larger than the index; its extra
 // elements are not read), in increasing i: repeated indices accumulate in that order on every
