@@ -41,7 +41,9 @@ WICK_SORT_HD Key<T> key_of(T value) {
 // a below b in ascending order.
 template <typename K>
 WICK_SORT_HD bool below(K a, K b) {
-  return a < b || (b != b && a == a);  // NOLINT(misc-redundant-expression): NaN tests
+  // | and & rather than || and &&: no branch (a bisection's compares are coin flips, and a
+  // mispredicted branch per step cost searchsorted most of its time).
+  return (a < b) | ((b != b) & (a == a));  // NOLINT(misc-redundant-expression): NaN tests
 }
 
 // Does the element (key a, position pa) come before (b, pb)?
@@ -53,19 +55,25 @@ WICK_SORT_HD bool before(K a, int64_t pa, K b, int64_t pb) {
 }
 
 // searchsorted (core/src/ops_search.cpp): the first position of row[0, m) whose key is not below
-// v (right: above v), by bisection in this order. One definition for the CPU kernel
-// (kernels/cpu/search.cpp) and the CUDA one (kernels/cuda/search.cu), so both give the same
-// positions.
-template <typename T>
-WICK_SORT_HD int64_t insertion_point(const T* row, int64_t m, T v, bool right) {
-  int64_t lo = 0, hi = m;
-  while (lo < hi) {
-    const int64_t mid = lo + (hi - lo) / 2;
-    const bool after = right ? !below(v, row[mid]) : below(row[mid], v);
-    lo = after ? mid + 1 : lo;
-    hi = after ? hi : mid;
+// v (kRight: the first above v), by bisection in this order. One definition
+// for the CPU kernel (kernels/cpu/search.cpp) and the CUDA one (kernels/cuda/search.cu), so both
+// give the same positions. Branch-free: the window [base, base + len) halves each step, base
+// moving by a multiply rather than a jump, so the step count depends on m alone (a
+// data-dependent branch per step, mispredicted half the time, cost the CPU kernel most of its
+// time: 84 ms for 2^20 values in 1000).
+template <bool kRight, typename T>
+WICK_SORT_HD int64_t insertion_point(const T* row, int64_t m, T v) {
+  if (m == 0) return 0;
+  int64_t base = 0, len = m;
+  while (len > 1) {
+    const int64_t half = len / 2;
+    const T probe = row[base + half];
+    const bool after = kRight ? !below(v, probe) : below(probe, v);
+    base += static_cast<int64_t>(after) * half;
+    len -= half;
   }
-  return lo;
+  const bool after = kRight ? !below(v, row[base]) : below(row[base], v);
+  return base + static_cast<int64_t>(after);
 }
 
 }  // namespace wick::sort_order

@@ -14,13 +14,13 @@
 namespace wick::gpu {
 namespace {
 
-template <typename T>
+template <typename T, bool kRight>
 __global__ void searchsorted_kernel(const T* rows, const T* values, int64_t* out, int64_t total,
-                                    int64_t n, int64_t m, bool right) {
+                                    int64_t n, int64_t m) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += stride) {
-    out[i] = sort_order::insertion_point(rows + (i / n) * m, m, values[i], right);
+    out[i] = sort_order::insertion_point<kRight>(rows + (i / n) * m, m, values[i]);
   }
 }
 
@@ -35,9 +35,16 @@ void launch_searchsorted(const OpCall& call) {
   const bool right = call.scalar_a.to<bool>();
   const unsigned grid = grid_for(ctx, total);
   WICK_DISPATCH_NUMERIC(seq.dtype(), {
-    launch_kernel(ctx, "searchsorted_kernel", searchsorted_kernel<T>, grid, kBlockThreads, 0,
-                  static_cast<const T*>(seq.raw_data()), static_cast<const T*>(values.raw_data()),
-                  static_cast<int64_t*>(call.out().raw_data()), total, n, m, right);
+    const auto* rows = static_cast<const T*>(seq.raw_data());
+    const auto* probes = static_cast<const T*>(values.raw_data());
+    auto* out = static_cast<int64_t*>(call.out().raw_data());
+    if (right) {
+      launch_kernel(ctx, "searchsorted_kernel", searchsorted_kernel<T, true>, grid, kBlockThreads,
+                    0, rows, probes, out, total, n, m);
+    } else {
+      launch_kernel(ctx, "searchsorted_kernel", searchsorted_kernel<T, false>, grid, kBlockThreads,
+                    0, rows, probes, out, total, n, m);
+    }
   })
 }
 
