@@ -38,11 +38,18 @@ WICK_SORT_HD Key<T> key_of(T value) {
   return static_cast<Key<T>>(value);
 }
 
-// a below b in ascending order.
+// a below b in ascending order. The short-circuit form is the faster one in sort's and topk's
+// loops, whose compares mostly go one way: topk 5 of each row of [4096, 1000] ran at 0.66x
+// libtorch's speed with the branch-free form below and 0.96x with this one (survey bench,
+// 1 thread, 2026-12-06).
 template <typename K>
 WICK_SORT_HD bool below(K a, K b) {
-  // | and & rather than || and &&: no branch (a bisection's compares are coin flips, and a
-  // mispredicted branch per step cost searchsorted most of its time).
+  return a < b || (b != b && a == a);  // NOLINT(misc-redundant-expression): NaN tests
+}
+
+// The same without branches, for a bisection, whose compares are coin flips.
+template <typename K>
+WICK_SORT_HD bool below_branchless(K a, K b) {
   return (a < b) | ((b != b) & (a == a));  // NOLINT(misc-redundant-expression): NaN tests
 }
 
@@ -68,11 +75,11 @@ WICK_SORT_HD int64_t insertion_point(const T* row, int64_t m, T v) {
   while (len > 1) {
     const int64_t half = len / 2;
     const T probe = row[base + half];
-    const bool after = kRight ? !below(v, probe) : below(probe, v);
+    const bool after = kRight ? !below_branchless(v, probe) : below_branchless(probe, v);
     base += static_cast<int64_t>(after) * half;
     len -= half;
   }
-  const bool after = kRight ? !below(v, row[base]) : below(row[base], v);
+  const bool after = kRight ? !below_branchless(v, row[base]) : below_branchless(row[base], v);
   return base + static_cast<int64_t>(after);
 }
 

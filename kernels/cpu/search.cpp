@@ -29,15 +29,15 @@ void search_group(const T* row, int64_t m, const T* v, int64_t count, int64_t* o
     for (int64_t k = 0; k < kGroup; ++k) {
       const T probe = row[base[k] + half];
       const T value = v[k < count ? k : 0];
-      const bool after =
-          kRight ? !sort_order::below(value, probe) : sort_order::below(probe, value);
+      const bool after = kRight ? !sort_order::below_branchless(value, probe)
+                                : sort_order::below_branchless(probe, value);
       base[k] += static_cast<int64_t>(after) * half;
     }
     len -= half;
   }
   for (int64_t k = 0; k < count; ++k) {
-    const bool after =
-        kRight ? !sort_order::below(v[k], row[base[k]]) : sort_order::below(row[base[k]], v[k]);
+    const bool after = kRight ? !sort_order::below_branchless(v[k], row[base[k]])
+                              : sort_order::below_branchless(row[base[k]], v[k]);
     out[k] = base[k] + static_cast<int64_t>(after);
   }
 }
