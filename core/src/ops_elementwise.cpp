@@ -261,8 +261,8 @@ Dtype checked_compute(OpId op, const char* name, const Operand& a, const Operand
       break;
     case OpId::fmod:
     case OpId::remainder:
-      WICK_CHECK(compute != kBool, DtypeError, name, "is not implemented for bool operands (",
-                 describe(a), " and ", describe(b), ")");
+      WICK_CHECK(compute != kBool, DtypeError, name, "takes no bool operands, as PyTorch: got ",
+                 describe(a), " and ", describe(b));
       if (!is_floating(compute)) {
         broadcast_all(name, {a, b});  // shape errors come first, as everywhere
         check_integer_divisor(name, a, b);

@@ -37,8 +37,8 @@ Tensor search(const char* name, const Tensor& sorted_sequence, const Tensor& val
   detail::check_same_device(name, {&sorted_sequence, &values});
   check_rows(name, sorted_sequence, values);
   WICK_CHECK(sorted_sequence.dtype() != kBool && values.dtype() != kBool, DtypeError, name,
-             "is not implemented for bool (sequence ", describe(sorted_sequence), ", values ",
-             describe(values), ")");
+             "takes no bool operands, as PyTorch: sequence ", describe(sorted_sequence),
+             ", values ", describe(values));
   Tensor seq = sorted_sequence;
   if (sorter.defined()) {
     detail::check_same_device(name, {&sorted_sequence, &sorter});
