@@ -243,17 +243,18 @@ void check_integer_divisor(const char* op, const Operand& a, const Operand& b) {
              " holds 0 (dividend ", describe(a), ")");
 }
 
-// The checks and the compute dtype of the binary ops that have them, shared by the out-of-place
-// and in-place forms (op names the form in messages).
-Dtype checked_compute(OpId op, const char* name, const Operand& a, const Operand& b) {
-  Dtype compute = result_type({a, b});
+// The dtype a binary op computes in, from its operands' promoted dtype: true division and atan2
+// make integers floating.
+Dtype compute_of(OpId op, Dtype promoted) {
+  return op == OpId::div || op == OpId::atan2 ? float_of(promoted) : promoted;
+}
+
+// The operand checks of the binary ops that have them, shared by the out-of-place and in-place
+// forms (name is the form's, for messages).
+void check_operands(OpId op, const char* name, Dtype compute, const Operand& a, const Operand& b) {
   switch (op) {
     case OpId::sub:
       check_sub_operands(name, a, b);
-      break;
-    case OpId::div:
-    case OpId::atan2:
-      compute = float_of(compute);
       break;
     case OpId::hypot:
       WICK_CHECK(is_floating(compute), DtypeError, name, "takes floating-point operands, got ",
@@ -271,13 +272,13 @@ Dtype checked_compute(OpId op, const char* name, const Operand& a, const Operand
     default:
       break;
   }
-  return compute;
 }
 
 Tensor binary(OpId op, const Operand& a, const Operand& b) {
   const char* name = op_name(op).data();
   detail::check_defined(name, {a.tensor, b.tensor});
-  Dtype compute = checked_compute(op, name, a, b);
+  const Dtype compute = compute_of(op, result_type({a, b}));
+  check_operands(op, name, compute, a, b);
   switch (op) {
     case OpId::pow:
       WICK_CHECK(compute != kBool, DtypeError, name, "pow is not implemented for bool operands");
@@ -347,10 +348,9 @@ Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Scalar
   detail::check_defined(op_, {&self, other.tensor});
   detail::check_inplace_target(self, op_, true);
   // PyTorch's order: the cast, then the op's own checks, then the shapes.
-  Dtype compute = result_type({Operand(self), other});
-  if (op == OpId::div || op == OpId::atan2) compute = float_of(compute);
+  const Dtype compute = compute_of(op, result_type({Operand(self), other}));
   check_inplace_cast(op_, compute, self);
-  compute = checked_compute(op, op_, Operand(self), other);
+  check_operands(op, op_, compute, Operand(self), other);
   check_inplace_shape(op_, self, other);
   Attrs attrs;
   if (alpha != nullptr) {
