@@ -4,6 +4,7 @@
 // with ops, so they run on any device. Every rule is exercised by tests/test_gradcheck.cpp,
 // which enumerates the op list.
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <numeric>
 
@@ -444,6 +445,8 @@ Grads scatter_add_rule(const Node& n, const Tensor& g) {
 
 // sort and topk: each value came from the position its index names along dim, and no two came
 // from one position, so the gradient is scattered back into zeros (the node saves the indices).
+// cummax and cummin too: there one position may give many values, and scatter_add sums their
+// gradients.
 Grads sort_rule(const Node& n, const Tensor& g) {
   const detail::IndexesInRange positions_of_the_forward;
   return {scatter_add(zeros({}, g.options()).expand(in_sizes(n, 0)), n.dim, n.result_indices(), g)};
@@ -499,6 +502,26 @@ Grads cumprod_rule(const Node& n, const Tensor& g) {
   return {where(before_zero, no_zero_part, where(first_zero, zero_part, 0.0))};
 }
 
+// logcumsumexp: d y_i / d x_j = exp(x_j - y_i) for i >= j, so the gradient of x_j is the sum
+// over i >= j of g_i exp(x_j - y_i). PyTorch's formula sums it in log space, the positive and
+// the negative parts of g apart (log|g_i| - y_i, a reversed logcumsumexp, then + x_j and exp),
+// so that no exp overflows; where g has no part of a sign, the dtype's lowest number stands in
+// for log 0 (-inf would make -inf - y NaN where y is -inf too).
+Grads logcumsumexp_rule(const Node& n, const Tensor& g) {
+  const int64_t dim = n.dim;
+  const Tensor& x = n.input(0);
+  const Tensor& y = n.result();
+  const double lowest = g.dtype() == kFloat64   ? -std::numeric_limits<double>::max()
+                        : g.dtype() == kFloat32 ? -std::numeric_limits<float>::max()
+                                                : -std::ldexp(2.0 - std::ldexp(1.0, -7), 127);
+  const auto from_each_later = [&](const Tensor& log_part) {
+    return exp(reversed(logcumsumexp(reversed(log_part - y, dim), dim), dim) + x);
+  };
+  const Tensor log_abs_g = log(abs(g));
+  return {from_each_later(where(gt(g, 0), log_abs_g, lowest)) -
+          from_each_later(where(lt(g, 0), log_abs_g, lowest))};
+}
+
 const BackwardRule kNoRule{};
 
 }  // namespace
@@ -533,7 +556,8 @@ const BackwardRule& backward_rule(OpId op) {
       gather{true, false, gather_rule, nullptr, 0x2},
       scatter_add{true, false, scatter_add_rule, nullptr, 0x2};
   static const BackwardRule sort{false, false, sort_rule}, cumsum{false, false, cumsum_rule},
-      cumprod{true, true, cumprod_rule}, prod{true, false, prod_rule};
+      cumprod{true, true, cumprod_rule}, prod{true, false, prod_rule},
+      logcumsumexp{true, true, logcumsumexp_rule};
   static const BackwardRule cat{false, false, nullptr, cat_rule},
       stack{false, false, nullptr, stack_rule};
   switch (op) {
@@ -646,12 +670,16 @@ const BackwardRule& backward_rule(OpId op) {
       return gather;
     case OpId::scatter_add:
       return scatter_add;
-    case OpId::sort:
+    case OpId::sort:  // the values' gradient goes back to the positions the indices name
+    case OpId::cummax:
+    case OpId::cummin:
       return sort;
     case OpId::cumsum:
       return cumsum;
     case OpId::cumprod:
       return cumprod;
+    case OpId::logcumsumexp:
+      return logcumsumexp;
     case OpId::prod:
       return prod;
     case OpId::view:

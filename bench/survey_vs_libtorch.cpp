@@ -540,6 +540,19 @@ std::vector<Case> cases() {
            return Pair{[=] { (void)x.cumsum(dim); }, [=] { (void)t_x.cumsum(dim); }};
          }});
   }
+  // cummax and logcumsumexp along the rows and along the columns.
+  for (int64_t dim : {1, 0}) {
+    add({"cummax of [1024, 1024] along dim " + std::to_string(dim), [dim] {
+           const wick::Tensor x = wick::randn({1024, 1024});
+           const torch::Tensor t_x = torch_copy(x);
+           return Pair{[=] { (void)x.cummax(dim); }, [=] { (void)t_x.cummax(dim); }};
+         }});
+    add({"logcumsumexp of [1024, 1024] along dim " + std::to_string(dim), [dim] {
+           const wick::Tensor x = wick::randn({1024, 1024});
+           const torch::Tensor t_x = torch_copy(x);
+           return Pair{[=] { (void)x.logcumsumexp(dim); }, [=] { (void)t_x.logcumsumexp(dim); }};
+         }});
+  }
   // cumprod and prod along the rows and the columns; values near 1 so nothing overflows.
   for (int64_t dim : {1, 0}) {
     add({"cumprod of [1024, 1024] along dim " + std::to_string(dim), [dim] {

@@ -77,8 +77,10 @@ void Program::run() {
           if (op & 32) {
             if (op & 64) {
               order_stats_op();  // kthvalue, median, nanmedian (ops_sort.cpp)
+            } else if (op & 128) {
+              running_op();  // cummax, cummin, logcumsumexp (ops_scan.cpp)
             } else {
-              scan_op();  // cumsum, cumprod, prod (ops_sort.cpp)
+              scan_op();  // cumsum, cumprod, prod (ops_scan.cpp)
             }
           } else {
             sort_ops();  // sort, argsort, topk (ops_sort.cpp)

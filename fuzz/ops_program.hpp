@@ -10,6 +10,24 @@
 
 namespace wick::fuzz::ops {
 
+// The lines of `sizes` around dim d as [outer, n, inner] (all: one line of everything). An
+// empty tensor may have a huge extent elsewhere: the products saturate at INT64_MAX, and 0
+// stays 0.
+struct LineSplit {
+  int64_t outer = 1, n = 1, inner = 1;
+};
+inline LineSplit line_split(const Shape& sizes, int64_t d, bool all) {
+  LineSplit l;
+  for (int64_t i = 0; i < static_cast<int64_t>(sizes.size()); ++i) {
+    int64_t& part = all || i == d ? l.n : i < d ? l.outer : l.inner;
+    const int64_t size = sizes[static_cast<size_t>(i)];
+    if (part != 0 && (size == 0 || __builtin_mul_overflow(part, size, &part))) {
+      part = size == 0 ? 0 : INT64_MAX;
+    }
+  }
+  return l;
+}
+
 class Program {
  public:
   Program(const uint8_t* data, size_t size) : in_(data, size) {}
@@ -207,8 +225,10 @@ class Program {
   void index_ops();
   // ---- ops_sort.cpp ----
   void sort_ops();
-  void scan_op();
   void order_stats_op();
+  // ---- ops_scan.cpp ----
+  void scan_op();
+  void running_op();
 
   // ---- ops_inplace.cpp ----
   static std::vector<int64_t> footprint(const Tensor& t);

@@ -180,6 +180,29 @@ inline std::map<OpId, GradCase> cases() {
           return (zeroed.cumprod(1) * w).sum() + x[0].cumprod(0).sum() +
                  (x[0].t().cumprod(1) * w.t()).sum();
         }}},
+      {OpId::cummax,
+       {{{3, 4}},
+        [](V x) {
+          // Along each dim and a transposed input, weighted; the random inputs are distinct,
+          // so no position changes under gradcheck's perturbation.
+          const Tensor w = arange(12, x[0].options()).reshape({3, 4}) + 1.0;
+          return (std::get<0>(x[0].cummax(1)) * w).sum() + std::get<0>(x[0].cummax(0)).sum() +
+                 (std::get<0>(x[0].t().cummax(1)) * w.t()).sum();
+        }}},
+      {OpId::cummin,
+       {{{3, 4}},
+        [](V x) {
+          const Tensor w = arange(12, x[0].options()).reshape({3, 4}) + 1.0;
+          return (std::get<0>(x[0].cummin(1)) * w).sum() * std::get<0>(x[0].cummin(0)).sum();
+        }}},
+      {OpId::logcumsumexp,
+       {{{3, 4}},
+        [](V x) {
+          // Weights of both signs (the formula's two parts), along each dim and transposed.
+          const Tensor w = arange(12, x[0].options()).reshape({3, 4}) - 5.5;
+          return (x[0].logcumsumexp(1) * w).sum() + x[0].logcumsumexp(0).sum() +
+                 (x[0].t().logcumsumexp(1) * w.t()).sum();
+        }}},
       {OpId::prod,
        {{{3, 4}},
         [](V x) {

@@ -21,6 +21,18 @@ inline std::string label(const wick::Tensor& t, ref::Layout l) {
   return wick::describe(t) + " (" + ref::layout_name(l) + ")";
 }
 
+// The lines of a shape around dim: [outer, n, inner] (element (o, i, c) of a contiguous tensor
+// is at (o * n + i) * inner + c).
+struct Lines {
+  int64_t outer = 1, n = 1, inner = 1;
+  Lines(const wick::Shape& shape, int64_t dim) {
+    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
+      const int64_t size = shape[static_cast<size_t>(d)];
+      (d < dim ? outer : d == dim ? n : inner) *= size;
+    }
+  }
+};
+
 // Every dtype (bfloat16 too) x shape x dim (dim 0 alone for a 0-d shape) x layout: the walk of
 // the ops along one dim (sort, cumsum). fn(dtype, shape, dim, layout) returns false to stop.
 template <typename Fn>
@@ -59,5 +71,8 @@ void sweep_sort();
 void sweep_cumsum();
 void sweep_cumprod();
 void sweep_prod();
+// test_scan_extremes.cpp: cummax, cummin, logcumsumexp
+void sweep_cum_extreme(wick::OpId op);
+void sweep_logcumsumexp();
 // test_search.cpp
 void sweep_searchsorted();

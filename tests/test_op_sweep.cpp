@@ -488,6 +488,13 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
           case OpId::cumprod:
             sweep_cumprod();
             break;
+          case OpId::cummax:
+          case OpId::cummin:
+            sweep_cum_extreme(op);
+            break;
+          case OpId::logcumsumexp:
+            sweep_logcumsumexp();
+            break;
           case OpId::searchsorted:
             sweep_searchsorted();
             break;

@@ -24,17 +24,6 @@ double rounded(double v, Dtype dtype) {
   return v;
 }
 
-// The lines of a shape around dim: [outer, n, inner].
-struct Lines {
-  int64_t outer = 1, n = 1, inner = 1;
-  Lines(const Shape& shape, int64_t dim) {
-    for (int64_t d = 0; d < static_cast<int64_t>(shape.size()); ++d) {
-      const int64_t size = shape[static_cast<size_t>(d)];
-      (d < dim ? outer : d == dim ? n : inner) *= size;
-    }
-  }
-};
-
 // The product of the values in order, in float64 or (int64) wrapping uint64.
 struct Product {
   bool integral;
@@ -68,21 +57,14 @@ void sweep_cumsum() {
     REQUIRE(y.sizes() == shape);
     // Partial sums in float64 along each line, in order; float32 and bfloat16 round once.
     std::vector<double> want = ref::values(x);
-    int64_t outer = 1, n = 1, inner = 1;
-    for (int64_t d = 0; d < nd; ++d) {
-      const int64_t size = shape[static_cast<size_t>(d)];
-      (d < dim ? outer : d == dim ? n : inner) *= size;
-    }
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t c = 0; c < inner; ++c) {
+    const Lines l(shape, nd == 0 ? 0 : dim);
+    for (int64_t o = 0; o < l.outer; ++o) {
+      for (int64_t c = 0; c < l.inner; ++c) {
         double sum = 0;
-        for (int64_t i = 0; i < n; ++i) {
-          double& v = want[static_cast<size_t>((o * n + i) * inner + c)];
+        for (int64_t i = 0; i < l.n; ++i) {
+          double& v = want[static_cast<size_t>((o * l.n + i) * l.inner + c)];
           sum += v;
-          v = dtype == kFloat32 ? static_cast<double>(static_cast<float>(sum))
-              : dtype == kBFloat16
-                  ? static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(sum))))
-                  : sum;
+          v = rounded(sum, dtype);
         }
       }
     }

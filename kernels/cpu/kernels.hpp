@@ -28,6 +28,8 @@ void scatter_add_kernel(const OpCall& call);               // gather.cpp
 void sort_kernel(const OpCall& call);                      // sort.cpp: sort, topk
 void cumsum_kernel(const OpCall& call);                    // scan.cpp
 void cumprod_kernel(const OpCall& call);                   // scan.cpp
+void cum_extreme_kernel(const OpCall& call);               // scan.cpp: cummax, cummin
+void logcumsumexp_kernel(const OpCall& call);              // scan.cpp
 void searchsorted_kernel(const OpCall& call);              // search.cpp
 void prod_kernel(const OpCall& call);                      // prod.cpp
 

@@ -82,6 +82,9 @@ void register_cpu_kernels() {
   register_kernel(OpId::cumsum, kCPU, cumsum_kernel);
   register_kernel(OpId::searchsorted, kCPU, searchsorted_kernel);
   register_kernel(OpId::cumprod, kCPU, cumprod_kernel);
+  register_kernel(OpId::cummax, kCPU, cum_extreme_kernel);
+  register_kernel(OpId::cummin, kCPU, cum_extreme_kernel);
+  register_kernel(OpId::logcumsumexp, kCPU, logcumsumexp_kernel);
   register_kernel(OpId::prod, kCPU, prod_kernel);
 }
 

@@ -25,9 +25,9 @@ void launch_index_add(const OpCall& call);            // index.cu
 void launch_gather(const OpCall& call);               // gather.cu
 void launch_scatter_add(const OpCall& call);          // gather.cu
 void launch_sort(const OpCall& call);                 // sort.cu: sort, topk
-void launch_scan(const OpCall& call);                 // scan.cu: cumsum, cumprod
-void launch_searchsorted(const OpCall& call);         // search.cu
-void launch_prod(const OpCall& call);                 // reduce.cu
+void launch_scan(const OpCall& call);  // scan.cu: cumsum, cumprod, cummax, cummin, logcumsumexp
+void launch_searchsorted(const OpCall& call);  // search.cu
+void launch_prod(const OpCall& call);          // reduce.cu
 
 struct OpContext;
 // index.cu: out[o, i, c] = self[o, index, c] for out [outer, n, inner] and self [outer, size,

@@ -62,6 +62,9 @@ void register_cuda_backend() {
   register_kernel(OpId::sort, kCUDA, run_op<launch_sort>, /*computes_bf16=*/true);
   reg(OpId::cumsum, run_op<launch_scan>);
   reg(OpId::cumprod, run_op<launch_scan>);
+  reg(OpId::cummax, run_op<launch_scan>);
+  reg(OpId::cummin, run_op<launch_scan>);
+  reg(OpId::logcumsumexp, run_op<launch_scan>);
   reg(OpId::searchsorted, run_op<launch_searchsorted>);
   reg(OpId::prod, run_op<launch_prod>);
   // The matmul takes bfloat16 itself: step 10's tensor cores (gemm/10_bf16_mma.cuh).

@@ -1,29 +1,82 @@
-// scan.cu: cumsum and cumprod on the GPU (core/src/ops_scan.cpp checks, casts and packs). Input
-// and output [outer, n, inner] of one dtype (int64, float32, float64). One thread per line
-// (o, c) adds (multiplies) the line's n elements in order into an accumulator (float32 in
-// float64; int64 wrapping) and writes every partial sum (product), rounded once: the CPU
-// kernel's order (kernels/cpu/scan.cpp), so both give the same bits (adds or multiplies only,
-// so no FMA contraction can differ).
+// scan.cu: the scans on the GPU (core/src/ops_scan.cpp checks, casts and packs): cumsum,
+// cumprod, cummax, cummin and logcumsumexp. Input and outputs [outer, n, inner] of the input's
+// dtype (int64, float32, float64; cummax/cummin add int64 indices). One thread per line (o, c)
+// walks the line's n elements in order with one running state and writes every partial result:
+// the CPU kernel's order and steps (kernels/cpu/scan.cpp, kernels/scan_step.hpp), so both give
+// the same bits: sums and products in float64 (int64 wrapping), adds or multiplies only, so no
+// FMA contraction can differ; cummax/cummin compare only. logcumsumexp's exp and log1p are
+// CUDA's, within 2 ulp of glibc's in float64, so its results may differ from the CPU's in the
+// last bit of a float64 (rarely of a float32).
 // The simple version: parallel across lines only. Neighbouring threads take neighbouring columns,
-// so for inner >= 32 (a cumsum over a leading dim) a warp's accesses are coalesced; for rows
+// so for inner >= 32 (a scan over a leading dim) a warp's accesses are coalesced; for rows
 // (inner == 1) each thread walks its own row, n elements apart from its neighbours, and a few
 // long rows run on a few threads. A warp-per-row scan (shuffles within 32-element chunks, a
-// carry between them) is the next step if rows matter; it would add in another order, so its
+// carry between them) is the next step if rows matter; it would combine in another order, so its
 // float results would be close to the CPU's, not equal. Not yet run on a GPU: unmeasured.
 // Tested by tests/cuda/test_sort.cpp (equal bits to the CPU) on the CPU emulator of CUDA.
 #include <cstdint>
 #include <type_traits>
 
+#include "../scan_step.hpp"
 #include "common.cuh"
 #include "kernels.hpp"
 
 namespace wick::gpu {
 namespace {
 
-// Line t = o * inner + c.
+// The steps, one per op: each reads element i of a line at x[at], advances its state and
+// writes the line's results at `at`.
 template <typename T, bool kProduct>
-__global__ void scan_lines_kernel(const T* x, T* y, int64_t lines, FastDivmod inner, int64_t n) {
+struct SumOrProduct {
   using Acc = std::conditional_t<std::is_integral_v<T>, uint64_t, double>;
+  const T* x;
+  T* y;
+  __device__ Acc start() const { return kProduct ? 1 : 0; }
+  __device__ void step(Acc& acc, int64_t at, int64_t) const {
+    const Acc v = static_cast<Acc>(x[at]);  // uint64: int64 wraps
+    if constexpr (kProduct) {
+      acc *= v;
+    } else {
+      acc += v;
+    }
+    y[at] = static_cast<T>(acc);
+  }
+};
+
+template <typename T>
+struct Extreme {
+  T value;
+  int64_t index;
+};
+
+template <typename T, bool kMin>
+struct ExtremeSoFar {
+  const T* x;
+  T* values;
+  int64_t* indices;
+  __device__ Extreme<T> start() const { return {scan_step::extreme_identity<kMin, T>(), 0}; }
+  __device__ void step(Extreme<T>& best, int64_t at, int64_t i) const {
+    const T v = x[at];
+    if (scan_step::takes_over<kMin>(v, best.value)) best = {v, i};
+    values[at] = best.value;
+    indices[at] = best.index;
+  }
+};
+
+template <typename T>
+struct LogSumExpSoFar {
+  const T* x;
+  T* y;
+  __device__ double start() const { return -static_cast<double>(INFINITY); }
+  __device__ void step(double& total, int64_t at, int64_t) const {
+    total = scan_step::log_add_exp(total, static_cast<double>(x[at]));
+    y[at] = static_cast<T>(total);
+  }
+};
+
+// Line t = o * inner + c.
+template <typename Step>
+__global__ void scan_lines_kernel(Step scan, int64_t lines, FastDivmod inner, int64_t n) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const auto width = static_cast<int64_t>(inner.divisor);
   for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < lines;
@@ -31,17 +84,16 @@ __global__ void scan_lines_kernel(const T* x, T* y, int64_t lines, FastDivmod in
     uint64_t o, c;
     inner.divmod(static_cast<uint64_t>(t), o, c);
     const int64_t first = static_cast<int64_t>(o) * n * width + static_cast<int64_t>(c);
-    Acc acc = kProduct ? 1 : 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const Acc v = static_cast<Acc>(x[first + i * width]);  // uint64: int64 wraps
-      if constexpr (kProduct) {
-        acc *= v;
-      } else {
-        acc += v;
-      }
-      y[first + i * width] = static_cast<T>(acc);
-    }
+    auto state = scan.start();
+    for (int64_t i = 0; i < n; ++i) scan.step(state, first + i * width, i);
   }
+}
+
+template <typename Step>
+void launch_lines(OpContext& ctx, const Step& scan, int64_t lines, const FastDivmod& inner,
+                  int64_t n) {
+  launch_kernel(ctx, "scan_lines_kernel", scan_lines_kernel<Step>, grid_for(ctx, lines),
+                kBlockThreads, 0, scan, lines, inner, n);
 }
 
 }  // namespace
@@ -52,17 +104,24 @@ void launch_scan(const OpCall& call) {
   const GatherLayout l = gather_layout(x, x, call.dim);  // [outer, n, inner] around dim
   const int64_t n = l.n, inner = l.inner, lines = l.outer * l.inner;
   if (lines == 0 || n == 0) return;
-  const unsigned grid = grid_for(ctx, lines);
+  const FastDivmod line_div(static_cast<uint64_t>(inner));
+  const OpId op = call.op;
   WICK_DISPATCH_NUMERIC(x.dtype(), {
     const auto* src = static_cast<const T*>(x.raw_data());
     auto* dst = static_cast<T*>(call.out().raw_data());
-    const FastDivmod line_div(static_cast<uint64_t>(inner));
-    if (call.op == OpId::cumprod) {
-      launch_kernel(ctx, "scan_lines_kernel", scan_lines_kernel<T, true>, grid, kBlockThreads, 0,
-                    src, dst, lines, line_div, n);
-    } else {
-      launch_kernel(ctx, "scan_lines_kernel", scan_lines_kernel<T, false>, grid, kBlockThreads, 0,
-                    src, dst, lines, line_div, n);
+    if (op == OpId::cumsum) {
+      launch_lines(ctx, SumOrProduct<T, false>{src, dst}, lines, line_div, n);
+    } else if (op == OpId::cumprod) {
+      launch_lines(ctx, SumOrProduct<T, true>{src, dst}, lines, line_div, n);
+    } else if (op == OpId::cummax || op == OpId::cummin) {
+      auto* indices = static_cast<int64_t*>(call.out(1).raw_data());
+      if (op == OpId::cummin) {
+        launch_lines(ctx, ExtremeSoFar<T, true>{src, dst, indices}, lines, line_div, n);
+      } else {
+        launch_lines(ctx, ExtremeSoFar<T, false>{src, dst, indices}, lines, line_div, n);
+      }
+    } else if constexpr (std::is_floating_point_v<T>) {
+      launch_lines(ctx, LogSumExpSoFar<T>{src, dst}, lines, line_div, n);  // logcumsumexp
     }
   })
 }

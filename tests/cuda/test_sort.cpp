@@ -5,8 +5,10 @@
 // order by the total order of kernels/sort_order.hpp, so the positions must be equal, and the
 // values are the input's at those positions. Lines longer than one tile (4096) take the merge
 // passes: one and several lines, an odd number of runs, lines along dim 0 (strided). cumsum and
-// cumprod: the same sweep, equal bits (both devices combine each line in order). prod: the
-// same sweep, within rounding (the GPU multiplies in another order), over a dim and over all.
+// cumprod: the same sweep, equal bits (both devices combine each line in order). cummax and
+// cummin: equal values and positions (one rule, kernels/scan_step.hpp). logcumsumexp: within a
+// few float64 ulps per step (CUDA's exp and log1p against glibc's). prod: the same sweep, within
+// rounding (the GPU multiplies in another order), over a dim and over all.
 #include "gpu_test.hpp"
 
 using namespace gpu_test;
@@ -155,6 +157,47 @@ TEST_CASE("gpu sweep: cumprod gives the CPU's bits", "[sweep]") {
   Tensor x = tensor({2.0f, 3.0f, 0.0f, 4.0f, 0.0f, 5.0f}).to(kCUDA).requires_grad_();
   (x.cumprod(0) * arange(1.0, 7.0, 1.0, TensorOptions(kFloat32).device(kCUDA))).sum().backward();
   CHECK(x.grad().to(kCPU).to_vector<float>() == std::vector<float>{7, 4, 114, 0, 0, 0});
+}
+
+TEST_CASE("gpu sweep: cummax and cummin give the CPU's values and positions", "[sweep]") {
+  PoisonScope poison;
+  for_each_dim_case([](Dtype dtype, const Shape& shape, int64_t dim, Layout layout) {
+    // Small integers and quarters (ties), NaN and infinities among them.
+    Pair x = make_input(shape, dtype, layout, Domain::SmallInt, /*specials=*/true);
+    const std::string what = label(x.cpu, layout) + " along dim " + std::to_string(dim);
+    check_same(cummax(x.gpu, dim), cummax(x.cpu, dim), "cummax of " + what);
+    check_same(cummin(x.gpu, dim), cummin(x.cpu, dim), "cummin of " + what);
+  });
+  // The gradient on the device: [1, 3, 2, 3] has its maxima at [0, 1, 1, 3].
+  Tensor x = tensor({1.0f, 3.0f, 2.0f, 3.0f}).to(kCUDA).requires_grad_();
+  std::get<0>(x.cummax(0)).backward(tensor({1.0f, 10.0f, 100.0f, 1000.0f}).to(kCUDA));
+  CHECK(x.grad().to(kCPU).to_vector<float>() == std::vector<float>{1, 110, 0, 1000});
+}
+
+TEST_CASE("gpu sweep: logcumsumexp against the CPU", "[sweep]") {
+  PoisonScope poison;
+  for_each_dim_case([](Dtype dtype, const Shape& shape, int64_t dim, Layout layout) {
+    Pair x = make_input(shape, dtype, layout, Domain::Any, /*specials=*/true);
+    const std::string what =
+        "logcumsumexp of " + label(x.cpu, layout) + " along dim " + std::to_string(dim);
+    if (!is_floating(dtype)) {
+      CHECK_THROWS_AS(logcumsumexp(x.gpu, dim), DtypeError);
+      return;
+    }
+    // Both step in float64; CUDA's exp and log1p are within 2 ulps of glibc's, over up to a
+    // thousand steps: float64 agrees to 1e-12, float32 and bfloat16 to one ulp of their own.
+    const Tolerance tol = dtype == kFloat64   ? Tolerance{1e-12, 1e-12}
+                          : dtype == kFloat32 ? Tolerance{2e-7, 2e-7}
+                                              : Tolerance{1e-2, 1e-2};
+    check_close(logcumsumexp(x.gpu, dim), logcumsumexp(x.cpu, dim), tol, what);
+  });
+  // The gradient on the device, against the CPU's.
+  const Tensor w = tensor({1.0, -2.0, 3.0}).to(kFloat64);
+  Tensor on_gpu = tensor({0.0, 1.0, -1.0}).to(kFloat64).to(kCUDA).requires_grad_();
+  (logcumsumexp(on_gpu, 0) * w.to(kCUDA)).sum().backward();
+  Tensor on_cpu = tensor({0.0, 1.0, -1.0}).to(kFloat64).requires_grad_();
+  (logcumsumexp(on_cpu, 0) * w).sum().backward();
+  check_close(on_gpu.grad(), on_cpu.grad(), {1e-12, 1e-12}, "logcumsumexp gradient");
 }
 
 TEST_CASE("gpu sweep: prod against the CPU", "[sweep]") {

@@ -93,6 +93,9 @@ namespace wick {
   X(sort, Kernel, true)                 \
   X(cumsum, Kernel, true)               \
   X(cumprod, Kernel, true)              \
+  X(cummax, Kernel, true)               \
+  X(cummin, Kernel, true)               \
+  X(logcumsumexp, Kernel, true)         \
   X(searchsorted, Kernel, false)        \
   /* joining */                         \
   X(cat, Composite, true)               \

@@ -425,6 +425,22 @@ Tensor cumsum(const Tensor& a, int64_t dim, std::optional<Dtype> dtype = std::nu
 // Differentiable in a, zeros included (the gradient at the first zero of a line is the
 // product of the others, as PyTorch's; after it, 0).
 Tensor cumprod(const Tensor& a, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
+// cummax, cummin: torch.cummax and torch.cummin. values[..., i, ...] is the largest (smallest)
+// of a[..., 0..i, ...] along dim and indices[..., i, ...] (int64) its position: the latest
+// position of an equal value (a tie moves the index forward, as PyTorch's), and once a NaN is
+// met it is the value from there on, its index that of the latest NaN. Every dtype; the values
+// keep a's. Both devices give the same values and indices. Differentiable in a: the values'
+// gradient goes back to the positions the indices name (accumulated where one position wins
+// several times).
+std::tuple<Tensor, Tensor> cummax(const Tensor& a, int64_t dim);
+std::tuple<Tensor, Tensor> cummin(const Tensor& a, int64_t dim);
+// logcumsumexp: torch.logcumsumexp. out[..., i, ...] = log(exp(a[..., 0, ...]) + ... +
+// exp(a[..., i, ...])) along dim, computed without overflow: each step adds one element as
+// max + log1p(exp(min - max)), in float64 for float32 and bfloat16 (one rounding per result).
+// -inf elements add nothing, +inf gives +inf, NaN gives NaN from there on. Floating dtypes only
+// (as PyTorch: integers and bool are a DtypeError). Differentiable in a (PyTorch's formula, which
+// splits the gradient by sign so that no exp overflows).
+Tensor logcumsumexp(const Tensor& a, int64_t dim);
 // prod: torch.prod. The product of all elements (a 0-d result), or along one dim (kept as size
 // 1 when keepdim). bool and integers multiply to int64 (wrapping), floats keep their dtype;
 // `dtype`, where given, is the result's, and a is cast to it first (bool: true where every

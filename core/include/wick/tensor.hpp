@@ -246,6 +246,9 @@ class Tensor {
   Tensor argmin(int64_t dim, bool keepdim = false) const;
   Tensor cumsum(int64_t dim, std::optional<Dtype> dtype = std::nullopt) const;
   Tensor cumprod(int64_t dim, std::optional<Dtype> dtype = std::nullopt) const;
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor logcumsumexp(int64_t dim) const;
   Tensor prod(std::optional<Dtype> dtype = std::nullopt) const;
   Tensor prod(int64_t dim, bool keepdim = false, std::optional<Dtype> dtype = std::nullopt) const;
   std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
