@@ -89,6 +89,36 @@ Grads sinh_rule(const Node& n, const Tensor& g) { return {g * cosh(n.input(0))};
 Grads cosh_rule(const Node& n, const Tensor& g) { return {g * sinh(n.input(0))}; }
 Grads log2_rule(const Node& n, const Tensor& g) { return {g / (n.input(0) * std::numbers::ln2)}; }
 Grads log10_rule(const Node& n, const Tensor& g) { return {g / (n.input(0) * std::numbers::ln10)}; }
+// derivatives.yaml's forms: asinh: grad (x^2 + 1)^(-1/2); acosh: grad (x^2 - 1)^(-1/2); atanh:
+// grad / (1 - x^2); erfc: -2/sqrt(pi) exp(-x^2) grad; erfinv: sqrt(pi)/2 exp(y^2) grad; exp2:
+// grad y ln 2; lgamma: grad digamma(x); digamma: grad polygamma(1, x); polygamma(k, x): grad
+// polygamma(k + 1, x) (k is the node's scalar_a).
+Grads asinh_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  return {g * (x * x + 1).rsqrt()};
+}
+Grads acosh_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  return {g * (x * x - 1).rsqrt()};
+}
+Grads atanh_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  return {g / (-(x * x) + 1)};
+}
+Grads erfc_rule(const Node& n, const Tensor& g) {
+  const Tensor& x = n.input(0);
+  return {exp(-(x * x)) * (-2.0 / std::sqrt(std::numbers::pi)) * g};
+}
+Grads erfinv_rule(const Node& n, const Tensor& g) {
+  const Tensor& y = n.result();
+  return {exp(y * y) * (std::sqrt(std::numbers::pi) / 2.0) * g};
+}
+Grads exp2_rule(const Node& n, const Tensor& g) { return {g * n.result() * std::numbers::ln2}; }
+Grads lgamma_rule(const Node& n, const Tensor& g) { return {g * digamma(n.input(0))}; }
+Grads digamma_rule(const Node& n, const Tensor& g) { return {g * polygamma(1, n.input(0))}; }
+Grads polygamma_rule(const Node& n, const Tensor& g) {
+  return {g * polygamma(n.scalar_a.to_int64() + 1, n.input(0))};
+}
 Grads rsqrt_rule(const Node& n, const Tensor& g) { return {g * -0.5 * n.result().pow(3)}; }
 Grads reciprocal_rule(const Node& n, const Tensor& g) { return {-g * (n.result() * n.result())}; }
 // floor, ceil, round, trunc and sign are flat almost everywhere: zeros, as PyTorch.
@@ -537,11 +567,16 @@ const BackwardRule& backward_rule(OpId op) {
       acos{true, false, acos_rule}, atan{true, false, atan_rule}, sinh{true, false, sinh_rule},
       cosh{true, false, cosh_rule}, log2{true, false, log2_rule}, log10{true, false, log10_rule},
       rsqrt{false, true, rsqrt_rule}, reciprocal{false, true, reciprocal_rule},
-      flat{false, false, flat_rule}, pow_scalar{true, false, pow_scalar_rule},
-      clamp{true, false, clamp_rule}, add{false, false, add_rule}, sub{false, false, sub_rule},
-      mul{true, false, mul_rule}, div{true, false, div_rule}, pow{true, true, pow_rule},
-      maximum{true, false, maximum_rule}, minimum{true, false, minimum_rule},
-      atan2{true, false, atan2_rule}, hypot{true, true, hypot_rule}, fmod{true, false, fmod_rule},
+      asinh{true, false, asinh_rule}, acosh{true, false, acosh_rule},
+      atanh{true, false, atanh_rule}, erfc{true, false, erfc_rule},
+      erfinv{false, true, erfinv_rule}, exp2{false, true, exp2_rule},
+      lgamma{true, false, lgamma_rule}, digamma{true, false, digamma_rule},
+      polygamma{true, false, polygamma_rule}, flat{false, false, flat_rule},
+      pow_scalar{true, false, pow_scalar_rule}, clamp{true, false, clamp_rule},
+      add{false, false, add_rule}, sub{false, false, sub_rule}, mul{true, false, mul_rule},
+      div{true, false, div_rule}, pow{true, true, pow_rule}, maximum{true, false, maximum_rule},
+      minimum{true, false, minimum_rule}, atan2{true, false, atan2_rule},
+      hypot{true, true, hypot_rule}, fmod{true, false, fmod_rule},
       remainder{true, false, remainder_rule}, sigmoid_backward{true, false, sigmoid_backward_rule},
       tanh_backward{true, false, tanh_backward_rule}, where{true, false, where_rule},
       sum{false, false, sum_rule}, mean{false, false, mean_rule}, extreme{true, true, extreme_rule},
@@ -605,6 +640,24 @@ const BackwardRule& backward_rule(OpId op) {
       return log2;
     case OpId::log10:
       return log10;
+    case OpId::asinh:
+      return asinh;
+    case OpId::acosh:
+      return acosh;
+    case OpId::atanh:
+      return atanh;
+    case OpId::erfc:
+      return erfc;
+    case OpId::erfinv:
+      return erfinv;
+    case OpId::exp2:
+      return exp2;
+    case OpId::lgamma:
+      return lgamma;
+    case OpId::digamma:
+      return digamma;
+    case OpId::polygamma:
+      return polygamma;
     case OpId::rsqrt:
       return rsqrt;
     case OpId::reciprocal:

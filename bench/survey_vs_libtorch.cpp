@@ -195,6 +195,13 @@ std::vector<Case> cases() {
       "log2", kM, [](const auto& a) { return a.log2(); }, Fill::kPositive));
   add(unary(
       "rsqrt", kM, [](const auto& a) { return a.rsqrt(); }, Fill::kPositive));
+  // The special functions: one float64 libm (or special_math.hpp) call per element.
+  add(unary("erfc", kM, [](const auto& a) { return a.erfc(); }));
+  add(unary("erfinv", kM, [](const auto& a) { return (a * 0.3).erfinv(); }));
+  add(unary("asinh", kM, [](const auto& a) { return a.asinh(); }));
+  add(unary("lgamma", kM, [](const auto& a) { return a.lgamma(); }));
+  add(unary("digamma", kM, [](const auto& a) { return a.digamma(); }));
+  add(unary("polygamma(2, a)", kM, [](const auto& a) { return a.polygamma(2); }));
   add(unary("floor", kM, [](const auto& a) { return a.floor(); }));
   add(unary("round", kM, [](const auto& a) { return a.round(); }));
   add(unary("sign", kM, [](const auto& a) { return a.sign(); }));

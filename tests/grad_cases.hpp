@@ -63,6 +63,17 @@ inline std::map<OpId, GradCase> cases() {
       {OpId::cosh, {{{2, 3}}, [](V x) { return x[0].cosh(); }}},
       {OpId::log2, {{{2, 3}}, [](V x) { return (x[0] * x[0] + 0.5).log2(); }}},
       {OpId::log10, {{{2, 3}}, [](V x) { return (x[0] * x[0] + 0.5).log10(); }}},
+      {OpId::asinh, {{{2, 3}}, [](V x) { return x[0].asinh(); }}},
+      {OpId::acosh, {{{2, 3}}, [](V x) { return (x[0] * x[0] + 1.5).acosh(); }}},
+      {OpId::atanh, {{{2, 3}}, [](V x) { return (x[0] * 0.4).atanh(); }}},
+      {OpId::erfc, {{{2, 3}}, [](V x) { return x[0].erfc(); }}},
+      {OpId::erfinv, {{{2, 3}}, [](V x) { return (x[0] * 0.45).erfinv(); }}},
+      {OpId::exp2, {{{2, 3}}, [](V x) { return x[0].exp2(); }}},
+      // lgamma's gradient is digamma, digamma's polygamma(1, .), polygamma(2, .)'s
+      // polygamma(3, .) (the zeta path).
+      {OpId::lgamma, {{{2, 3}}, [](V x) { return (x[0] * x[0] + 0.3).lgamma(); }}},
+      {OpId::digamma, {{{2, 3}}, [](V x) { return x[0].digamma(); }}},
+      {OpId::polygamma, {{{2, 3}}, [](V x) { return (x[0] * x[0] + 0.2).polygamma(2); }}},
       {OpId::cos, {{{2, 3}}, [](V x) { return x[0].cos(); }}},
       {OpId::rsqrt, {{{2, 3}}, [](V x) { return x[0].rsqrt(); }, pos}},
       {OpId::reciprocal, {{{2, 3}}, [](V x) { return x[0].reciprocal(); }, pos}},

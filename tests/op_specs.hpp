@@ -9,6 +9,7 @@
 #include <map>
 
 #include "reference.hpp"
+#include "special_reference.hpp"
 
 namespace op_specs {
 
@@ -87,6 +88,33 @@ inline std::map<OpId, UnarySpec> unary_specs() {
       {OpId::log10,
        {[](const Tensor& t) { return t.log10(); }, [](double x) { return std::log10(x); },
         Domain::Positive, true}},
+      {OpId::asinh,
+       {[](const Tensor& t) { return t.asinh(); }, [](double x) { return std::asinh(x); },
+        Domain::Any, true}},
+      {OpId::acosh,
+       {[](const Tensor& t) { return t.acosh(); }, [](double x) { return std::acosh(x); },
+        Domain::Positive, true}},
+      {OpId::atanh,
+       {[](const Tensor& t) { return t.atanh(); }, [](double x) { return std::atanh(x); },
+        Domain::Any, true}},
+      {OpId::erfc,
+       {[](const Tensor& t) { return t.erfc(); }, [](double x) { return std::erfc(x); },
+        Domain::Any, true}},
+      {OpId::erfinv,
+       {[](const Tensor& t) { return t.erfinv(); }, [](double x) { return special_ref::erfinv(x); },
+        Domain::Any, true}},
+      {OpId::exp2,
+       {[](const Tensor& t) { return t.exp2(); }, [](double x) { return std::exp2(x); },
+        Domain::Any, true}},
+      {OpId::lgamma,
+       {[](const Tensor& t) { return t.lgamma(); }, [](double x) { return std::lgamma(x); },
+        Domain::Any, true}},
+      {OpId::digamma,
+       {[](const Tensor& t) { return t.digamma(); },
+        [](double x) { return special_ref::digamma(x); }, Domain::Any, true}},
+      {OpId::polygamma,
+       {[](const Tensor& t) { return t.polygamma(2); },
+        [](double x) { return special_ref::polygamma(2, x); }, Domain::Any, true}},
       {OpId::rsqrt,
        {[](const Tensor& t) { return t.rsqrt(); }, [](double x) { return 1 / std::sqrt(x); },
         Domain::Positive, true}},

@@ -61,6 +61,10 @@ class InplaceRecord {
 };
 // torch.result_type of two tensors.
 Dtype result_type_of(const Tensor& a, const Tensor& b);
+// The unary kernel op `op` of a, computed and returned in a floating dtype (a's, or float32 for
+// integers and bool), with an optional attribute (OpCall::scalar_a): the elementwise engine of
+// ops_elementwise.cpp, for ops declared elsewhere (ops_special.cpp).
+Tensor floating_unary(OpId op, const Tensor& a, std::optional<Scalar> attr = std::nullopt);
 // Copies src (same shape) into dst, casting; both on one device or across via host.
 void copy_into(const Tensor& dst, const Tensor& src);
 // t detached, as a contiguous tensor (a copy where it is not; t itself where it is): what

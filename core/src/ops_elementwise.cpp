@@ -439,6 +439,11 @@ Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
 
 namespace detail {
 Dtype result_type_of(const Tensor& a, const Tensor& b) { return result_type({a, b}); }
+Tensor floating_unary(OpId op, const Tensor& a, std::optional<Scalar> attr) {
+  check_defined(op_name(op).data(), {&a});
+  const Dtype compute = float_of(a.dtype());
+  return elementwise(op, {a}, compute, compute, Attrs{attr, std::nullopt});
+}
 }  // namespace detail
 
 // ---- binary ----

@@ -32,6 +32,7 @@ void cum_extreme_kernel(const OpCall& call);               // scan.cpp: cummax, 
 void logcumsumexp_kernel(const OpCall& call);              // scan.cpp
 void searchsorted_kernel(const OpCall& call);              // search.cpp
 void prod_kernel(const OpCall& call);                      // prod.cpp
+void special_kernel(const OpCall& call);                   // special.cpp: asinh .. polygamma
 
 }  // namespace wick::cpu
 

@@ -86,6 +86,10 @@ void register_cpu_kernels() {
   register_kernel(OpId::cummin, kCPU, cum_extreme_kernel);
   register_kernel(OpId::logcumsumexp, kCPU, logcumsumexp_kernel);
   register_kernel(OpId::prod, kCPU, prod_kernel);
+  for (OpId op : {OpId::asinh, OpId::acosh, OpId::atanh, OpId::erfc, OpId::erfinv, OpId::exp2,
+                  OpId::lgamma, OpId::digamma, OpId::polygamma}) {
+    register_kernel(op, kCPU, special_kernel);
+  }
 }
 
 }  // namespace wick

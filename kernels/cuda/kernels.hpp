@@ -25,6 +25,7 @@ void launch_index_add(const OpCall& call);            // index.cu
 void launch_gather(const OpCall& call);               // gather.cu
 void launch_scatter_add(const OpCall& call);          // gather.cu
 void launch_sort(const OpCall& call);                 // sort.cu: sort, topk
+void launch_special(const OpCall& call);              // special.cu: asinh .. polygamma
 void launch_scan(const OpCall& call);  // scan.cu: cumsum, cumprod, cummax, cummin, logcumsumexp
 void launch_searchsorted(const OpCall& call);  // search.cu
 void launch_prod(const OpCall& call);          // reduce.cu

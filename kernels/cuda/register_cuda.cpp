@@ -62,6 +62,10 @@ void register_cuda_backend() {
   register_kernel(OpId::sort, kCUDA, run_op<launch_sort>, /*computes_bf16=*/true);
   reg(OpId::cumsum, run_op<launch_scan>);
   reg(OpId::cumprod, run_op<launch_scan>);
+  for (OpId op : {OpId::asinh, OpId::acosh, OpId::atanh, OpId::erfc, OpId::erfinv, OpId::exp2,
+                  OpId::lgamma, OpId::digamma, OpId::polygamma}) {
+    reg(op, run_op<launch_special>);
+  }
   reg(OpId::cummax, run_op<launch_scan>);
   reg(OpId::cummin, run_op<launch_scan>);
   reg(OpId::logcumsumexp, run_op<launch_scan>);

@@ -41,6 +41,15 @@ namespace wick {
   X(cosh, Kernel, true)                 \
   X(log2, Kernel, true)                 \
   X(log10, Kernel, true)                \
+  X(asinh, Kernel, true)                \
+  X(acosh, Kernel, true)                \
+  X(atanh, Kernel, true)                \
+  X(erfc, Kernel, true)                 \
+  X(erfinv, Kernel, true)               \
+  X(exp2, Kernel, true)                 \
+  X(lgamma, Kernel, true)               \
+  X(digamma, Kernel, true)              \
+  X(polygamma, Kernel, true)            \
   X(rsqrt, Kernel, true)                \
   X(reciprocal, Kernel, true)           \
   X(floor, Kernel, true)                \

@@ -150,6 +150,25 @@ Tensor sinh(const Tensor& a);
 Tensor cosh(const Tensor& a);
 Tensor log2(const Tensor& a);
 Tensor log10(const Tensor& a);
+// The inverse hyperbolic functions, erfc (1 - erf, exact in the tail where 1 - erf(a) rounds
+// to 0), exp2 (2^a), erfinv (erf's inverse: +-inf at +-1, NaN outside [-1, 1]), lgamma (log
+// |Gamma(a)|: +inf at 0 and the negative integers), digamma (Gamma'/Gamma, PyTorch's
+// conventions: -inf at +0, +inf at -0, NaN at the negative integers) and polygamma(n, a), the
+// n-th derivative of digamma (n >= 0, else a ValueError; (-1)^(n+1) inf at the poles, where
+// PyTorch 1.13 gives large finite numbers for n = 1). Integers and bool compute in float32; every
+// dtype is computed in float64 and rounded once on both devices (erfinv stays accurate in the
+// tails, where PyTorch 1.13's is off by up to 1e-4 relative: its Newton steps use erf, not erfc).
+// Differentiable: lgamma's gradient is digamma, digamma's polygamma(1, .), polygamma(n, .)'s
+// polygamma(n + 1, .).
+Tensor asinh(const Tensor& a);
+Tensor acosh(const Tensor& a);
+Tensor atanh(const Tensor& a);
+Tensor erfc(const Tensor& a);
+Tensor erfinv(const Tensor& a);
+Tensor exp2(const Tensor& a);
+Tensor lgamma(const Tensor& a);
+Tensor digamma(const Tensor& a);
+Tensor polygamma(int64_t n, const Tensor& a);
 Tensor rsqrt(const Tensor& a);       // 1 / sqrt(a)
 Tensor reciprocal(const Tensor& a);  // 1 / a; int64 and bool give float32, as PyTorch
 // Rounding to an integral value: int64 passes through (a copy), bool is a DtypeError, as in

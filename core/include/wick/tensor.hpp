@@ -163,6 +163,15 @@ class Tensor {
   Tensor cosh() const;
   Tensor log2() const;
   Tensor log10() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor atanh() const;
+  Tensor erfc() const;
+  Tensor erfinv() const;
+  Tensor exp2() const;
+  Tensor lgamma() const;
+  Tensor digamma() const;
+  Tensor polygamma(int64_t n) const;  // polygamma(n, *this), as torch's Tensor.polygamma
   Tensor rsqrt() const;
   Tensor reciprocal() const;
   Tensor floor() const;
