@@ -1,6 +1,10 @@
-// scan_step.hpp: one step of cummax, cummin and logcumsumexp (core/src/ops_scan.cpp), one
-// definition for the CPU kernel (kernels/cpu/scan.cpp) and the CUDA one (kernels/cuda/scan.cu),
-// so that both devices walk a line with the same rule and give the same results.
+// scan_step.hpp: the steps of the scans (core/src/ops_scan.cpp: cumsum, cumprod, cummax, cummin,
+// logcumsumexp), one definition for the CPU kernel (kernels/cpu/scan.cpp) and the CUDA one
+// (kernels/cuda/scan.cu), so that both devices walk a line with the same rule and give the same
+// results. A scan is a struct holding the input and output pointers, with start(), the state
+// before a line's first element, and step(state, at, i), which reads element i of a line at
+// offset `at` (the same in the input and the outputs: both are packed alike), advances the
+// state and writes the line's results there.
 #pragma once
 
 #include <math.h>
@@ -45,5 +49,56 @@ WICK_SCAN_HD double log_add_exp(double a, double b) {
   if (lo == -static_cast<double>(INFINITY) || hi == static_cast<double>(INFINITY)) return hi;
   return hi + ::log1p(::exp(lo - hi));
 }
+
+template <typename T, bool kProduct>
+struct SumOrProduct {
+  // float32 in float64, rounded once per result; int64 in uint64, whose products and sums
+  // wrap as two's complement int64's do.
+  using State = std::conditional_t<std::is_integral_v<T>, uint64_t, double>;
+  const T* x;
+  T* y;
+  WICK_SCAN_HD State start() const { return kProduct ? 1 : 0; }
+  WICK_SCAN_HD void step(State& acc, int64_t at, int64_t) const {
+    if constexpr (kProduct) {
+      acc *= static_cast<State>(x[at]);
+    } else {
+      acc += static_cast<State>(x[at]);
+    }
+    y[at] = static_cast<T>(acc);
+  }
+};
+
+template <typename T>
+struct Extreme {
+  T value;
+  int64_t index;
+};
+
+template <typename T, bool kMin>
+struct ExtremeSoFar {
+  using State = Extreme<T>;
+  const T* x;
+  T* values;
+  int64_t* indices;
+  WICK_SCAN_HD State start() const { return {extreme_identity<kMin, T>(), 0}; }
+  WICK_SCAN_HD void step(State& best, int64_t at, int64_t i) const {
+    const T v = x[at];
+    if (takes_over<kMin>(v, best.value)) best = {v, i};
+    values[at] = best.value;
+    indices[at] = best.index;
+  }
+};
+
+template <typename T>
+struct LogSumExpSoFar {
+  using State = double;
+  const T* x;
+  T* y;
+  WICK_SCAN_HD State start() const { return -static_cast<double>(INFINITY); }
+  WICK_SCAN_HD void step(State& total, int64_t at, int64_t) const {
+    total = log_add_exp(total, static_cast<double>(x[at]));
+    y[at] = static_cast<T>(total);
+  }
+};
 
 }  // namespace wick::scan_step

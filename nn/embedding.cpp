@@ -24,11 +24,11 @@ int64_t wrap_padding(int64_t padding_idx, int64_t num_embeddings, const char* op
 // entries and +-inf is the largest or smallest magnitude, as torch.norm.
 Tensor row_norms(const Tensor& rows, double p) {
   const Tensor a = rows.to(kFloat64).abs();
-  if (p == 0.0) return sum(ne(a, 0).to(kFloat64), {1});
-  if (p == 1.0) return sum(a, {1});
-  if (p == 2.0) return sqrt(sum(a * a, {1}));
+  if (p == 0.0) return sum(ne(a, 0).to(kFloat64), 1);
+  if (p == 1.0) return sum(a, 1);
+  if (p == 2.0) return sqrt(sum(a * a, 1));
   if (std::isinf(p)) return p > 0 ? amax(a, 1) : amin(a, 1);
-  return pow(sum(pow(a, p), {1}), 1.0 / p);
+  return pow(sum(pow(a, p), 1), 1.0 / p);
 }
 
 // The sorted distinct values of `flat` (read on the host), checked against [0, num) so that

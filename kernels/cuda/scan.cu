@@ -4,16 +4,17 @@
 // walks the line's n elements in order with one running state and writes every partial result:
 // the CPU kernel's order and steps (kernels/cpu/scan.cpp, kernels/scan_step.hpp), so both give
 // the same bits: sums and products in float64 (int64 wrapping), adds or multiplies only, so no
-// FMA contraction can differ; cummax/cummin compare only. logcumsumexp's exp and log1p are
-// CUDA's, within 2 ulp of glibc's in float64, so its results may differ from the CPU's in the
-// last bit of a float64 (rarely of a float32).
-// The simple version: parallel across lines only. Neighbouring threads take neighbouring columns,
-// so for inner >= 32 (a scan over a leading dim) a warp's accesses are coalesced; for rows
-// (inner == 1) each thread walks its own row, n elements apart from its neighbours, and a few
-// long rows run on a few threads. A warp-per-row scan (shuffles within 32-element chunks, a
-// carry between them) is the next step if rows matter; it would combine in another order, so its
-// float results would be close to the CPU's, not equal. Not yet run on a GPU: unmeasured.
-// Tested by tests/cuda/test_sort.cpp (equal bits to the CPU) on the CPU emulator of CUDA.
+// FMA contraction can differ; cummax/cummin compare only. The steps themselves are
+// kernels/scan_step.hpp's, shared with the CPU; this file walks the lines. logcumsumexp's exp and
+// log1p are CUDA's, within 2 ulp of glibc's in float64, so its results may differ from the CPU's in
+// the last bit of a float64 (rarely of a float32). The simple version: parallel across lines only.
+// Neighbouring threads take neighbouring columns, so for inner >= 32 (a scan over a leading dim) a
+// warp's accesses are coalesced; for rows (inner == 1) each thread walks its own row, n elements
+// apart from its neighbours, and a few long rows run on a few threads. A warp-per-row scan
+// (shuffles within 32-element chunks, a carry between them) is the next step if rows matter; it
+// would combine in another order, so its float results would be close to the CPU's, not equal. Not
+// yet run on a GPU: unmeasured. Tested by tests/cuda/test_sort.cpp (equal bits to the CPU) on the
+// CPU emulator of CUDA.
 #include <cstdint>
 #include <type_traits>
 
@@ -24,59 +25,9 @@
 namespace wick::gpu {
 namespace {
 
-// The steps, one per op: each reads element i of a line at x[at], advances its state and
-// writes the line's results at `at`.
-template <typename T, bool kProduct>
-struct SumOrProduct {
-  using Acc = std::conditional_t<std::is_integral_v<T>, uint64_t, double>;
-  const T* x;
-  T* y;
-  __device__ Acc start() const { return kProduct ? 1 : 0; }
-  __device__ void step(Acc& acc, int64_t at, int64_t) const {
-    const Acc v = static_cast<Acc>(x[at]);  // uint64: int64 wraps
-    if constexpr (kProduct) {
-      acc *= v;
-    } else {
-      acc += v;
-    }
-    y[at] = static_cast<T>(acc);
-  }
-};
-
-template <typename T>
-struct Extreme {
-  T value;
-  int64_t index;
-};
-
-template <typename T, bool kMin>
-struct ExtremeSoFar {
-  const T* x;
-  T* values;
-  int64_t* indices;
-  __device__ Extreme<T> start() const { return {scan_step::extreme_identity<kMin, T>(), 0}; }
-  __device__ void step(Extreme<T>& best, int64_t at, int64_t i) const {
-    const T v = x[at];
-    if (scan_step::takes_over<kMin>(v, best.value)) best = {v, i};
-    values[at] = best.value;
-    indices[at] = best.index;
-  }
-};
-
-template <typename T>
-struct LogSumExpSoFar {
-  const T* x;
-  T* y;
-  __device__ double start() const { return -static_cast<double>(INFINITY); }
-  __device__ void step(double& total, int64_t at, int64_t) const {
-    total = scan_step::log_add_exp(total, static_cast<double>(x[at]));
-    y[at] = static_cast<T>(total);
-  }
-};
-
-// Line t = o * inner + c.
-template <typename Step>
-__global__ void scan_lines_kernel(Step scan, int64_t lines, FastDivmod inner, int64_t n) {
+// One thread per line t = o * inner + c; scan is a kernels/scan_step.hpp struct.
+template <typename Scan>
+__global__ void scan_lines_kernel(Scan scan, int64_t lines, FastDivmod inner, int64_t n) {
   const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
   const auto width = static_cast<int64_t>(inner.divisor);
   for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < lines;
@@ -89,10 +40,10 @@ __global__ void scan_lines_kernel(Step scan, int64_t lines, FastDivmod inner, in
   }
 }
 
-template <typename Step>
-void launch_lines(OpContext& ctx, const Step& scan, int64_t lines, const FastDivmod& inner,
+template <typename Scan>
+void launch_lines(OpContext& ctx, const Scan& scan, int64_t lines, const FastDivmod& inner,
                   int64_t n) {
-  launch_kernel(ctx, "scan_lines_kernel", scan_lines_kernel<Step>, grid_for(ctx, lines),
+  launch_kernel(ctx, "scan_lines_kernel", scan_lines_kernel<Scan>, grid_for(ctx, lines),
                 kBlockThreads, 0, scan, lines, inner, n);
 }
 
@@ -110,18 +61,18 @@ void launch_scan(const OpCall& call) {
     const auto* src = static_cast<const T*>(x.raw_data());
     auto* dst = static_cast<T*>(call.out().raw_data());
     if (op == OpId::cumsum) {
-      launch_lines(ctx, SumOrProduct<T, false>{src, dst}, lines, line_div, n);
+      launch_lines(ctx, scan_step::SumOrProduct<T, false>{src, dst}, lines, line_div, n);
     } else if (op == OpId::cumprod) {
-      launch_lines(ctx, SumOrProduct<T, true>{src, dst}, lines, line_div, n);
+      launch_lines(ctx, scan_step::SumOrProduct<T, true>{src, dst}, lines, line_div, n);
     } else if (op == OpId::cummax || op == OpId::cummin) {
       auto* indices = static_cast<int64_t*>(call.out(1).raw_data());
       if (op == OpId::cummin) {
-        launch_lines(ctx, ExtremeSoFar<T, true>{src, dst, indices}, lines, line_div, n);
+        launch_lines(ctx, scan_step::ExtremeSoFar<T, true>{src, dst, indices}, lines, line_div, n);
       } else {
-        launch_lines(ctx, ExtremeSoFar<T, false>{src, dst, indices}, lines, line_div, n);
+        launch_lines(ctx, scan_step::ExtremeSoFar<T, false>{src, dst, indices}, lines, line_div, n);
       }
-    } else if constexpr (std::is_floating_point_v<T>) {
-      launch_lines(ctx, LogSumExpSoFar<T>{src, dst}, lines, line_div, n);  // logcumsumexp
+    } else if constexpr (std::is_floating_point_v<T>) {  // logcumsumexp
+      launch_lines(ctx, scan_step::LogSumExpSoFar<T>{src, dst}, lines, line_div, n);
     }
   })
 }
