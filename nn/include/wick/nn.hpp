@@ -3,6 +3,7 @@
 // by tests/nn.
 #pragma once
 
+#include "wick/nn/activation.hpp"
 #include "wick/nn/attention.hpp"
 #include "wick/nn/batchnorm.hpp"
 #include "wick/nn/conv.hpp"
