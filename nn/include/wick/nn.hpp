@@ -8,6 +8,7 @@
 #include "wick/nn/batchnorm.hpp"
 #include "wick/nn/conv.hpp"
 #include "wick/nn/conv1d.hpp"
+#include "wick/nn/distance.hpp"
 #include "wick/nn/embedding.hpp"
 #include "wick/nn/groupnorm.hpp"
 #include "wick/nn/layers.hpp"

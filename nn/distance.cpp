@@ -1,0 +1,139 @@
+// distance.cpp: normalize, cosine_similarity, pairwise_distance and the margin losses of
+// distance.hpp, as compositions of autograd-aware ops.
+#include "wick/nn/distance.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+#include "loss_common.hpp"
+
+namespace wick::nn {
+
+using detail::reduce;
+using detail::reduction_name;
+
+namespace {
+
+void check_floating(const Tensor& t, const char* what, const char* op) {
+  WICK_CHECK(t.defined(), ValueError, op, what, " must be a defined tensor");
+  WICK_CHECK(t.is_floating_point(), DtypeError, op, what, " ", describe(t),
+             " must be floating point");
+}
+
+int64_t wrapped(int64_t dim, int64_t ndim, const Tensor& t, const char* op) {
+  const int64_t n = std::max<int64_t>(ndim, 1);
+  WICK_CHECK(dim >= -n && dim < n, IndexError, op, "dim ", dim, " out of range for ", describe(t));
+  return dim < 0 ? dim + n : dim;
+}
+
+}  // namespace
+
+Tensor functional::normalize(const Tensor& input, double p, int64_t dim, double eps) {
+  check_floating(input, "input", "normalize");
+  const int64_t d = wrapped(dim, input.dim(), input, "normalize");
+  return input / clamp_min(norm(input, p, Shape{d}, /*keepdim=*/true), eps);
+}
+
+Tensor functional::cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
+  check_floating(x1, "x1", "cosine_similarity");
+  check_floating(x2, "x2", "cosine_similarity");
+  // PyTorch broadcasts first; the broadcast shape decides the dim. expand keeps the gradient's
+  // path (its rule sums the broadcast dims back).
+  const Shape shape = broadcast_shapes(x1.sizes(), x2.sizes());
+  const Tensor a = x1.expand(shape), b = x2.expand(shape);
+  const int64_t d = wrapped(dim, a.dim(), a, "cosine_similarity");
+  const Tensor a_unit = a / clamp_min(norm(a, 2.0, Shape{d}, true), eps);
+  const Tensor b_unit = b / clamp_min(norm(b, 2.0, Shape{d}, true), eps);
+  return sum(a_unit * b_unit, d);
+}
+
+Tensor functional::pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps,
+                                     bool keepdim) {
+  check_floating(x1, "x1", "pairwise_distance");
+  check_floating(x2, "x2", "pairwise_distance");
+  const Tensor difference = x1 - x2 + eps;
+  WICK_CHECK(difference.dim() > 0, ShapeError, "pairwise_distance", "needs at least one dim, got ",
+             describe(x1), " and ", describe(x2));
+  return norm(difference, p, Shape{difference.dim() - 1}, keepdim);
+}
+
+Tensor functional::margin_ranking_loss(const Tensor& input1, const Tensor& input2,
+                                       const Tensor& target,
+                                       const MarginRankingLossOptions& options) {
+  const char* op = "margin_ranking_loss";
+  check_floating(input1, "input1", op);
+  check_floating(input2, "input2", op);
+  check_floating(target, "target", op);
+  WICK_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(), ShapeError, op,
+             "all input tensors should have the same number of dims, got ", describe(input1), ", ",
+             describe(input2), " and ", describe(target));
+  return reduce(clamp_min(-target * (input1 - input2) + options.margin(), 0.0),
+                options.reduction());
+}
+
+Tensor functional::triplet_margin_loss(const Tensor& anchor, const Tensor& positive,
+                                       const Tensor& negative,
+                                       const TripletMarginLossOptions& options) {
+  const char* op = "triplet_margin_loss";
+  check_floating(anchor, "anchor", op);
+  check_floating(positive, "positive", op);
+  check_floating(negative, "negative", op);
+  WICK_CHECK(anchor.dim() == positive.dim() && anchor.dim() == negative.dim(), ShapeError, op,
+             "anchor, positive and negative should have the same number of dims, got ",
+             describe(anchor), ", ", describe(positive), " and ", describe(negative));
+  const double p = options.p(), eps = options.eps();
+  const Tensor d_positive = pairwise_distance(anchor, positive, p, eps);
+  Tensor d_negative = pairwise_distance(anchor, negative, p, eps);
+  if (options.swap()) {
+    d_negative = minimum(d_negative, pairwise_distance(positive, negative, p, eps));
+  }
+  return reduce(clamp_min(d_positive - d_negative + options.margin(), 0.0), options.reduction());
+}
+
+KLDivLossOptions::KLDivLossOptions(Reduction reduction)
+    : reduction_(reduction == kNone  ? KLDivReduction::None
+                 : reduction == kSum ? KLDivReduction::Sum
+                                     : KLDivReduction::Mean) {}
+
+Tensor functional::kl_div(const Tensor& input, const Tensor& target,
+                          const KLDivLossOptions& options) {
+  const char* op = "kl_div";
+  check_floating(input, "input", op);
+  check_floating(target, "target", op);
+  const Tensor pointwise = options.log_target() ? exp(target) * (target - input)
+                                                : xlogy(target, target) - target * input;
+  switch (options.reduction()) {
+    case KLDivReduction::None:
+      return pointwise;
+    case KLDivReduction::Sum:
+      return pointwise.sum();
+    case KLDivReduction::Mean:
+      return pointwise.mean();
+    case KLDivReduction::BatchMean:
+      // The batch is the first dim; a 0-d input is a batch of one.
+      return input.dim() == 0 ? pointwise.sum() : pointwise.sum() / input.size(0);
+  }
+  return pointwise;
+}
+
+std::string KLDivLossImpl::extra_repr() const {
+  static const char* const kNames[] = {"none", "batchmean", "sum", "mean"};
+  return std::string("reduction=") + kNames[static_cast<int>(options_.reduction())] +
+         (options_.log_target() ? ", log_target=true" : "");
+}
+
+std::string MarginRankingLossImpl::extra_repr() const {
+  std::ostringstream out;
+  out << "margin=" << options_.margin() << ", reduction=" << reduction_name(options_.reduction());
+  return out.str();
+}
+
+std::string TripletMarginLossImpl::extra_repr() const {
+  std::ostringstream out;
+  out << "margin=" << options_.margin() << ", p=" << options_.p() << ", eps=" << options_.eps()
+      << ", swap=" << (options_.swap() ? "true" : "false")
+      << ", reduction=" << reduction_name(options_.reduction());
+  return out.str();
+}
+
+}  // namespace wick::nn
