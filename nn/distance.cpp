@@ -3,9 +3,11 @@
 #include "wick/nn/distance.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 
 #include "loss_common.hpp"
+#include "wick/nn/activation.hpp"
 
 namespace wick::nn {
 
@@ -88,6 +90,53 @@ Tensor functional::triplet_margin_loss(const Tensor& anchor, const Tensor& posit
     d_negative = minimum(d_negative, pairwise_distance(positive, negative, p, eps));
   }
   return reduce(clamp_min(d_positive - d_negative + options.margin(), 0.0), options.reduction());
+}
+
+Tensor functional::cosine_embedding_loss(const Tensor& input1, const Tensor& input2,
+                                         const Tensor& target, const MarginLossOptions& options) {
+  const char* op = "cosine_embedding_loss";
+  check_floating(input1, "input1", op);
+  check_floating(input2, "input2", op);
+  check_floating(target, "target", op);
+  WICK_CHECK(input1.sizes() == input2.sizes(), ShapeError, op, "input1 ", describe(input1),
+             " and input2 ", describe(input2), " must have the same shape");
+  WICK_CHECK((target.dim() == 1 && input1.dim() == 2) || (target.dim() == 0 && input1.dim() == 1),
+             ShapeError, op, "a 1-D target takes 2-D inputs and a 0-d target 1-D ones, got ",
+             describe(target), " and ", describe(input1));
+  const int64_t d = input1.dim() - 1;
+  constexpr double kEpsilon = 1e-12;  // PyTorch's, added to each squared norm
+  const Tensor dot = sum(input1 * input2, d);
+  const Tensor norms =
+      sqrt((sum(input1 * input1, d) + kEpsilon) * (sum(input2 * input2, d) + kEpsilon));
+  const Tensor cos = dot / norms;
+  const double margin = options.margin().value_or(0.0);
+  const Tensor loss = where(eq(target, 1.0), 1.0 - cos, 0.0) +
+                      where(eq(target, -1.0), clamp_min(cos - margin, 0.0), 0.0);
+  return reduce(loss, options.reduction());
+}
+
+Tensor functional::hinge_embedding_loss(const Tensor& input, const Tensor& target,
+                                        const MarginLossOptions& options) {
+  const char* op = "hinge_embedding_loss";
+  check_floating(input, "input", op);
+  check_floating(target, "target", op);
+  const double margin = options.margin().value_or(1.0);
+  // PyTorch's: the margin part where target != 1, the input where target != -1.
+  const Tensor loss = where(ne(target, 1.0), clamp_min(margin - input, 0.0), 0.0) +
+                      where(ne(target, -1.0), input, 0.0);
+  return reduce(loss, options.reduction());
+}
+
+Tensor functional::soft_margin_loss(const Tensor& input, const Tensor& target,
+                                    Reduction reduction) {
+  const char* op = "soft_margin_loss";
+  check_floating(input, "input", op);
+  check_floating(target, "target", op);
+  WICK_CHECK(input.sizes() == target.sizes(), ShapeError, op, "input ", describe(input),
+             " and target ", describe(target), " must have the same shape");
+  // log(1 + exp(-y x)): softplus, which never overflows, with no threshold (past softplus'
+  // default of 20 it would return -y x itself, 2e-9 off).
+  return reduce(softplus(-target * input, 1.0, std::numeric_limits<double>::infinity()), reduction);
 }
 
 KLDivLossOptions::KLDivLossOptions(Reduction reduction)

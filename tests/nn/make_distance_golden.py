@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Writes distance_golden.inc: normalize, cosine_similarity, pairwise_distance,
-margin_ranking_loss, triplet_margin_loss and kl_div computed by PyTorch (python3-torch 1.13) in
+margin_ranking_loss, triplet_margin_loss, cosine_embedding_loss, hinge_embedding_loss,
+soft_margin_loss and kl_div computed by PyTorch (python3-torch 1.13) in
 float64, for tests/nn/test_distance.cpp. Each case records its inputs, the output, and the
 gradient of (output * weight).sum() with respect to every input, weight a fixed wave of the
 output's shape (1 for a 0-d output). The wave inputs hold a zero vector where a norm is taken.
@@ -28,8 +29,9 @@ def ints(values):
     return "{" + ", ".join(str(int(v)) for v in values) + "}"
 
 
-def case(name, fn, *inputs):
-    leaves = [x.clone().requires_grad_() for x in inputs]
+def case(name, fn, *inputs, constant=()):
+    """constant: the positions of inputs that torch refuses to differentiate (a label)."""
+    leaves = [x.clone().requires_grad_(i not in constant) for i, x in enumerate(inputs)]
     y = fn(*leaves)
     w = wave(list(y.shape), 0.9, 1.0) if y.dim() > 0 else torch.tensor(1.0, dtype=torch.float64)
     (y * w).sum().backward()
@@ -37,7 +39,9 @@ def case(name, fn, *inputs):
         name, ", ".join(ints(x.shape) for x in inputs),
         ", ".join(fmt(x.flatten().tolist()) for x in inputs), ints(y.shape),
         fmt(y.detach().flatten().tolist()),
-        ", ".join(fmt(l.grad.flatten().tolist()) for l in leaves)))
+        # {} where the input takes no part in the gradient (a label only compared, or constant).
+        ", ".join(fmt(l.grad.flatten().tolist()) if l.grad is not None else "{}"
+                  for l in leaves)))
 
 
 def main():
@@ -73,6 +77,21 @@ def main():
     case("triplet_margin_loss, margin 3, p 1, swap, none",
          lambda p, q, r: F.triplet_margin_loss(p, q, r, margin=3.0, p=1.0, swap=True,
                                                reduction="none"), b, c, a)
+    labels = torch.tensor([1.0, -1.0, 1.0], dtype=torch.float64)
+    case("cosine_embedding_loss", lambda p, q, t: F.cosine_embedding_loss(p, q, t), b, c, labels)
+    case("cosine_embedding_loss, margin 0.2, none",
+         lambda p, q, t: F.cosine_embedding_loss(p, q, t, margin=0.2, reduction="none"),
+         b, c, torch.tensor([-1.0, -1.0, 1.0], dtype=torch.float64))
+    case("cosine_embedding_loss, 1-D", lambda p, q, t: F.cosine_embedding_loss(p, q, t),
+         wave([5], 0.3), wave([5], 1.9), torch.tensor(-1.0, dtype=torch.float64))
+    signs = torch.tensor([[1.0, -1.0, 1.0, -1.0]] * 3, dtype=torch.float64)
+    case("hinge_embedding_loss", lambda p, t: F.hinge_embedding_loss(p, t), b, signs)
+    case("hinge_embedding_loss, margin 2.5, sum",
+         lambda p, t: F.hinge_embedding_loss(p, t, margin=2.5, reduction="sum"), b, signs)
+    case("soft_margin_loss", lambda p, t: F.soft_margin_loss(p, t), b * 20, signs,
+         constant=(1,))
+    case("soft_margin_loss, none", lambda p, t: F.soft_margin_loss(p, t, reduction="none"), b,
+         signs, constant=(1,))
     logp = torch.log_softmax(wave([3, 4], 0.4), 1)
     q = torch.softmax(wave([3, 4], 2.2), 1)
     q[0, 1] = 0.0  # a zero probability: 0 log 0 is 0

@@ -13,6 +13,7 @@
 #include "wick/nn/groupnorm.hpp"
 #include "wick/nn/layers.hpp"
 #include "wick/nn/loss.hpp"
+#include "wick/nn/loss_likelihood.hpp"
 #include "wick/nn/loss_pointwise.hpp"
 #include "wick/nn/module.hpp"
 #include "wick/nn/padding.hpp"

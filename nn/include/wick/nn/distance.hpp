@@ -1,10 +1,12 @@
 // distance.hpp: torch.nn.functional's normalize, cosine_similarity and pairwise_distance, the
-// CosineSimilarity and PairwiseDistance modules, the losses built on them (MarginRankingLoss,
-// TripletMarginLoss), and the divergence of distributions KLDivLoss. Composites of autograd-aware
+// CosineSimilarity and PairwiseDistance modules, the margin losses (MarginRankingLoss,
+// TripletMarginLoss, CosineEmbeddingLoss, HingeEmbeddingLoss, SoftMarginLoss), and the
+// divergence of distributions KLDivLoss. Composites of autograd-aware
 // ops (norms through wick::norm, whose square root is guarded at 0, so a zero vector has a finite
 // gradient), checked against python3-torch 1.13 in tests/nn/test_distance.cpp.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "wick/nn/loss.hpp"
@@ -107,6 +109,27 @@ class TripletMarginLossOptions {
   bool swap_ = false;
 };
 
+// A margin and a reduction: CosineEmbeddingLoss (margin 0 by default) and HingeEmbeddingLoss
+// (margin 1 by default).
+class MarginLossOptions {
+ public:
+  MarginLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
+  MarginLossOptions& margin(double m) {
+    margin_ = m;
+    return *this;
+  }
+  MarginLossOptions& reduction(Reduction r) {
+    reduction_ = r;
+    return *this;
+  }
+  std::optional<double> margin() const { return margin_; }
+  Reduction reduction() const { return reduction_; }
+
+ private:
+  Reduction reduction_;
+  std::optional<double> margin_;  // unset: the loss's default
+};
+
 // KLDivLoss's reductions: PyTorch's three and batchmean (the sum over the batch size, the
 // mathematically right one for KL divergence; mean divides by every element).
 enum class KLDivReduction { None, BatchMean, Sum, Mean };
@@ -142,6 +165,15 @@ Tensor margin_ranking_loss(const Tensor& input1, const Tensor& input2, const Ten
                            const MarginRankingLossOptions& options = {});
 Tensor triplet_margin_loss(const Tensor& anchor, const Tensor& positive, const Tensor& negative,
                            const TripletMarginLossOptions& options = {});
+// y = 1: 1 - cos(x1, x2); y = -1: max(0, cos(x1, x2) - margin), cos along dim 1 of [N, D] inputs
+// (dim 0 of [D] ones with a 0-d y) with PyTorch's 1e-12 added to each squared norm.
+Tensor cosine_embedding_loss(const Tensor& input1, const Tensor& input2, const Tensor& target,
+                             const MarginLossOptions& options = {});
+// y = 1: x; y = -1: max(0, margin - x); other labels add both.
+Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target,
+                            const MarginLossOptions& options = {});
+// log(1 + exp(-y x)), computed without overflow.
+Tensor soft_margin_loss(const Tensor& input, const Tensor& target, Reduction reduction = kMean);
 }  // namespace functional
 
 class MarginRankingLossImpl : public Module {
@@ -169,6 +201,42 @@ class TripletMarginLossImpl : public Module {
   TripletMarginLossOptions options_;
 };
 WICK_MODULE(TripletMarginLoss);
+
+class CosineEmbeddingLossImpl : public Module {
+ public:
+  explicit CosineEmbeddingLossImpl(MarginLossOptions options = {}) : options_(options) {}
+  Tensor forward(const Tensor& input1, const Tensor& input2, const Tensor& target) const {
+    return functional::cosine_embedding_loss(input1, input2, target, options_);
+  }
+
+ private:
+  MarginLossOptions options_;
+};
+WICK_MODULE(CosineEmbeddingLoss);
+
+class HingeEmbeddingLossImpl : public Module {
+ public:
+  explicit HingeEmbeddingLossImpl(MarginLossOptions options = {}) : options_(options) {}
+  Tensor forward(const Tensor& input, const Tensor& target) const {
+    return functional::hinge_embedding_loss(input, target, options_);
+  }
+
+ private:
+  MarginLossOptions options_;
+};
+WICK_MODULE(HingeEmbeddingLoss);
+
+class SoftMarginLossImpl : public Module {
+ public:
+  explicit SoftMarginLossImpl(Reduction reduction = kMean) : reduction_(reduction) {}
+  Tensor forward(const Tensor& input, const Tensor& target) const {
+    return functional::soft_margin_loss(input, target, reduction_);
+  }
+
+ private:
+  Reduction reduction_;
+};
+WICK_MODULE(SoftMarginLoss);
 
 class KLDivLossImpl : public Module {
  public:
