@@ -16,12 +16,6 @@ using detail::reduction_name;
 
 namespace {
 
-void check_floating(const Tensor& t, const char* what, const char* op) {
-  WICK_CHECK(t.defined(), ValueError, op, what, " must be a defined tensor");
-  WICK_CHECK(t.is_floating_point(), DtypeError, op, what, " ", describe(t),
-             " must be floating point");
-}
-
 int64_t wrapped(int64_t dim, int64_t ndim, const Tensor& t, const char* op) {
   const int64_t n = std::max<int64_t>(ndim, 1);
   WICK_CHECK(dim >= -n && dim < n, IndexError, op, "dim ", dim, " out of range for ", describe(t));
@@ -31,14 +25,14 @@ int64_t wrapped(int64_t dim, int64_t ndim, const Tensor& t, const char* op) {
 }  // namespace
 
 Tensor functional::normalize(const Tensor& input, double p, int64_t dim, double eps) {
-  check_floating(input, "input", "normalize");
+  detail::check_floating_operand(input, "input", "normalize");
   const int64_t d = wrapped(dim, input.dim(), input, "normalize");
   return input / clamp_min(norm(input, p, Shape{d}, /*keepdim=*/true), eps);
 }
 
 Tensor functional::cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t dim, double eps) {
-  check_floating(x1, "x1", "cosine_similarity");
-  check_floating(x2, "x2", "cosine_similarity");
+  detail::check_floating_operand(x1, "x1", "cosine_similarity");
+  detail::check_floating_operand(x2, "x2", "cosine_similarity");
   // PyTorch broadcasts first; the broadcast shape decides the dim. expand keeps the gradient's
   // path (its rule sums the broadcast dims back).
   const Shape shape = broadcast_shapes(x1.sizes(), x2.sizes());
@@ -51,8 +45,8 @@ Tensor functional::cosine_similarity(const Tensor& x1, const Tensor& x2, int64_t
 
 Tensor functional::pairwise_distance(const Tensor& x1, const Tensor& x2, double p, double eps,
                                      bool keepdim) {
-  check_floating(x1, "x1", "pairwise_distance");
-  check_floating(x2, "x2", "pairwise_distance");
+  detail::check_floating_operand(x1, "x1", "pairwise_distance");
+  detail::check_floating_operand(x2, "x2", "pairwise_distance");
   const Tensor difference = x1 - x2 + eps;
   WICK_CHECK(difference.dim() > 0, ShapeError, "pairwise_distance", "needs at least one dim, got ",
              describe(x1), " and ", describe(x2));
@@ -63,9 +57,9 @@ Tensor functional::margin_ranking_loss(const Tensor& input1, const Tensor& input
                                        const Tensor& target,
                                        const MarginRankingLossOptions& options) {
   const char* op = "margin_ranking_loss";
-  check_floating(input1, "input1", op);
-  check_floating(input2, "input2", op);
-  check_floating(target, "target", op);
+  detail::check_floating_operand(input1, "input1", op);
+  detail::check_floating_operand(input2, "input2", op);
+  detail::check_floating_operand(target, "target", op);
   WICK_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(), ShapeError, op,
              "all input tensors should have the same number of dims, got ", describe(input1), ", ",
              describe(input2), " and ", describe(target));
@@ -77,9 +71,9 @@ Tensor functional::triplet_margin_loss(const Tensor& anchor, const Tensor& posit
                                        const Tensor& negative,
                                        const TripletMarginLossOptions& options) {
   const char* op = "triplet_margin_loss";
-  check_floating(anchor, "anchor", op);
-  check_floating(positive, "positive", op);
-  check_floating(negative, "negative", op);
+  detail::check_floating_operand(anchor, "anchor", op);
+  detail::check_floating_operand(positive, "positive", op);
+  detail::check_floating_operand(negative, "negative", op);
   WICK_CHECK(anchor.dim() == positive.dim() && anchor.dim() == negative.dim(), ShapeError, op,
              "anchor, positive and negative should have the same number of dims, got ",
              describe(anchor), ", ", describe(positive), " and ", describe(negative));
@@ -95,9 +89,9 @@ Tensor functional::triplet_margin_loss(const Tensor& anchor, const Tensor& posit
 Tensor functional::cosine_embedding_loss(const Tensor& input1, const Tensor& input2,
                                          const Tensor& target, const MarginLossOptions& options) {
   const char* op = "cosine_embedding_loss";
-  check_floating(input1, "input1", op);
-  check_floating(input2, "input2", op);
-  check_floating(target, "target", op);
+  detail::check_floating_operand(input1, "input1", op);
+  detail::check_floating_operand(input2, "input2", op);
+  detail::check_floating_operand(target, "target", op);
   WICK_CHECK(input1.sizes() == input2.sizes(), ShapeError, op, "input1 ", describe(input1),
              " and input2 ", describe(input2), " must have the same shape");
   WICK_CHECK((target.dim() == 1 && input1.dim() == 2) || (target.dim() == 0 && input1.dim() == 1),
@@ -118,8 +112,8 @@ Tensor functional::cosine_embedding_loss(const Tensor& input1, const Tensor& inp
 Tensor functional::hinge_embedding_loss(const Tensor& input, const Tensor& target,
                                         const MarginLossOptions& options) {
   const char* op = "hinge_embedding_loss";
-  check_floating(input, "input", op);
-  check_floating(target, "target", op);
+  detail::check_floating_operand(input, "input", op);
+  detail::check_floating_operand(target, "target", op);
   const double margin = options.margin().value_or(1.0);
   // PyTorch's: the margin part where target != 1, the input where target != -1.
   const Tensor loss = where(ne(target, 1.0), clamp_min(margin - input, 0.0), 0.0) +
@@ -130,8 +124,8 @@ Tensor functional::hinge_embedding_loss(const Tensor& input, const Tensor& targe
 Tensor functional::soft_margin_loss(const Tensor& input, const Tensor& target,
                                     Reduction reduction) {
   const char* op = "soft_margin_loss";
-  check_floating(input, "input", op);
-  check_floating(target, "target", op);
+  detail::check_floating_operand(input, "input", op);
+  detail::check_floating_operand(target, "target", op);
   WICK_CHECK(input.sizes() == target.sizes(), ShapeError, op, "input ", describe(input),
              " and target ", describe(target), " must have the same shape");
   // log(1 + exp(-y x)): softplus, which never overflows, with no threshold (past softplus'
@@ -147,8 +141,8 @@ KLDivLossOptions::KLDivLossOptions(Reduction reduction)
 Tensor functional::kl_div(const Tensor& input, const Tensor& target,
                           const KLDivLossOptions& options) {
   const char* op = "kl_div";
-  check_floating(input, "input", op);
-  check_floating(target, "target", op);
+  detail::check_floating_operand(input, "input", op);
+  detail::check_floating_operand(target, "target", op);
   const Tensor pointwise = options.log_target() ? exp(target) * (target - input)
                                                 : xlogy(target, target) - target * input;
   switch (options.reduction()) {

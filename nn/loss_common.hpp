@@ -1,10 +1,17 @@
-// loss_common.hpp (private to nn/): the reduction every loss ends with, and its name for
-// extra_repr.
+// loss_common.hpp (private to nn/): the reduction every loss ends with, its name for
+// extra_repr, and the check that an operand is a defined floating tensor.
 #pragma once
 
 #include "wick/nn/loss.hpp"
 
 namespace wick::nn::detail {
+
+// t must be defined (ValueError) and floating (DtypeError); `what` names it in the message.
+inline void check_floating_operand(const Tensor& t, const char* what, const char* op) {
+  WICK_CHECK(t.defined(), ValueError, op, what, " must be a defined tensor");
+  WICK_CHECK(t.is_floating_point(), DtypeError, op, what, " ", describe(t),
+             " must be floating point");
+}
 
 inline Tensor reduce(const Tensor& per_element, Reduction reduction) {
   switch (reduction) {

@@ -14,21 +14,13 @@ namespace wick::nn {
 using detail::reduce;
 using detail::reduction_name;
 
-namespace {
-
-void check_floating(const Tensor& t, const char* what, const char* op) {
-  WICK_CHECK(t.defined(), ValueError, op, what, " must be a defined tensor");
-  WICK_CHECK(t.is_floating_point(), DtypeError, op, what, " ", describe(t),
-             " must be floating point");
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Tensor functional::poisson_nll_loss(const Tensor& input, const Tensor& target,
                                     const PoissonNLLLossOptions& options) {
   const char* op = "poisson_nll_loss";
-  check_floating(input, "input", op);
-  check_floating(target, "target", op);
+  detail::check_floating_operand(input, "input", op);
+  detail::check_floating_operand(target, "target", op);
   Tensor loss = options.log_input() ? exp(input) - target * input
                                     : input - target * log(input + options.eps());
   if (options.full()) {
@@ -44,9 +36,9 @@ Tensor functional::poisson_nll_loss(const Tensor& input, const Tensor& target,
 Tensor functional::gaussian_nll_loss(const Tensor& input, const Tensor& target, const Tensor& var,
                                      const GaussianNLLLossOptions& options) {
   const char* op = "gaussian_nll_loss";
-  check_floating(input, "input", op);
-  check_floating(target, "target", op);
-  check_floating(var, "var", op);
+  detail::check_floating_operand(input, "input", op);
+  detail::check_floating_operand(target, "target", op);
+  detail::check_floating_operand(var, "var", op);
   Tensor v = var;
   if (var.sizes() != input.sizes()) {
     // One variance per row: var is input's shape without its last dim, or with it as 1.

@@ -7,24 +7,10 @@ fixed wave of the output's shape. Two inputs: a wave over [-4, 4] and the kinks 
 
     /usr/bin/python3 tests/nn/make_activation_golden.py > tests/nn/activation_golden.inc
 """
-import math
-
 import torch
 import torch.nn.functional as F
 
-
-def wave(shape, phase, scale):
-    n = math.prod(shape)
-    return torch.tensor([scale * math.sin(0.37 * i + phase) for i in range(n)],
-                        dtype=torch.float64).reshape(shape)
-
-
-def fmt(values):
-    return "{" + ", ".join(repr(float(v)) for v in values) + "}"
-
-
-def ints(values):
-    return "{" + ", ".join(str(int(v)) for v in values) + "}"
+from golden_util import fmt, ints, wave
 
 
 CASES = [
@@ -65,9 +51,9 @@ def main():
             y = fn(xr)
             w = wave(list(y.shape), 0.9, 1.0)
             (y * w).sum().backward()
-            print('    {"%s", %s, %s, %s, %s},' % (name, ints(x.shape), fmt(x.flatten().tolist()),
-                                                 fmt(y.detach().flatten().tolist()),
-                                                 fmt(xr.grad.flatten().tolist())))
+            print('    {"%s", %s, %s, %s, %s},' % (name, ints(x.shape), fmt(x),
+                                                 fmt(y.detach()),
+                                                 fmt(xr.grad)))
     print("};")
 
 

@@ -8,25 +8,10 @@ output's shape (1 for a 0-d output). The wave inputs hold a zero vector where a 
 
     /usr/bin/python3 tests/nn/make_distance_golden.py > tests/nn/distance_golden.inc
 """
-import math
-
 import torch
 import torch.nn.functional as F
 
-
-def wave(shape, phase, scale=2.0):
-    n = math.prod(shape)
-    return torch.tensor([scale * math.sin(0.37 * i + phase) for i in range(n)],
-                        dtype=torch.float64).reshape(shape)
-
-
-def fmt(values):
-    # NaN (the gradient of t log t at t = 0, for kl_div's target) as the test's constant kNan.
-    return "{" + ", ".join("kNan" if math.isnan(v) else repr(float(v)) for v in values) + "}"
-
-
-def ints(values):
-    return "{" + ", ".join(str(int(v)) for v in values) + "}"
+from golden_util import fmt, ints, wave
 
 
 def case(name, fn, *inputs, constant=()):
@@ -37,10 +22,10 @@ def case(name, fn, *inputs, constant=()):
     (y * w).sum().backward()
     print('    {"%s", {%s}, {%s}, %s, %s, {%s}},' % (
         name, ", ".join(ints(x.shape) for x in inputs),
-        ", ".join(fmt(x.flatten().tolist()) for x in inputs), ints(y.shape),
-        fmt(y.detach().flatten().tolist()),
+        ", ".join(fmt(x) for x in inputs), ints(y.shape),
+        fmt(y.detach()),
         # {} where the input takes no part in the gradient (a label only compared, or constant).
-        ", ".join(fmt(l.grad.flatten().tolist()) if l.grad is not None else "{}"
+        ", ".join(fmt(l.grad) if l.grad is not None else "{}"
                   for l in leaves)))
 
 

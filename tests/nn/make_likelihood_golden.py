@@ -9,7 +9,8 @@ every input).
 import torch
 import torch.nn.functional as F
 
-from make_distance_golden import case, wave
+from golden_util import wave
+from make_distance_golden import case
 
 
 def main():

@@ -21,8 +21,6 @@ using wick::Tensor;
 
 namespace {
 
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-
 using DistanceCase = MultiInputCase;
 
 #include "distance_golden.inc"

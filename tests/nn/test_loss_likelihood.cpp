@@ -20,8 +20,6 @@ using wick::Tensor;
 
 namespace {
 
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-
 #include "likelihood_golden.inc"
 
 using Ts = std::vector<Tensor>;
