@@ -1,6 +1,7 @@
 // ops_elementwise.cpp: fuzz_ops steps: unary and binary elementwise ops (tensors and numbers,
 // alpha), where. Each step draws its operands from the input, predicts the outcome with the
 // reference model (ops_reference.hpp) and checks wick against it; see fuzz_ops.cpp.
+#include "../tests/special_reference.hpp"
 #include "ops_program.hpp"
 
 namespace wick::fuzz::ops {
@@ -8,11 +9,12 @@ namespace wick::fuzz::ops {
 void Program::unary() {
   const Tensor* a = pick();
   if (a == nullptr) return;
-  const Un op = static_cast<Un>(in_.below(27));
+  const Un op = static_cast<Un>(in_.below(34));
   static const char* kNames[] = {
-      "neg",   "abs", "exp",  "log",   "sqrt",       "relu",  "sigmoid", "tanh",  "pow_scalar",
-      "clamp", "sin", "cos",  "rsqrt", "reciprocal", "floor", "ceil",    "round", "trunc",
-      "sign",  "tan", "asin", "acos",  "atan",       "sinh",  "cosh",    "log2",  "log10"};
+      "neg",   "abs",   "exp",   "log",   "sqrt",       "relu",   "sigmoid", "tanh",  "pow_scalar",
+      "clamp", "sin",   "cos",   "rsqrt", "reciprocal", "floor",  "ceil",    "round", "trunc",
+      "sign",  "tan",   "asin",  "acos",  "atan",       "sinh",   "cosh",    "log2",  "log10",
+      "asinh", "acosh", "atanh", "erfc",  "exp2",       "lgamma", "erfinv"};
   const Ref x = snapshot(*a);
   Scalar e, lo, hi;
   bool has_lo = false, has_hi = false;
@@ -47,6 +49,13 @@ void Program::unary() {
     case Un::cosh:
     case Un::log2:
     case Un::log10:
+    case Un::asinh:
+    case Un::acosh:
+    case Un::atanh:
+    case Un::erfc:
+    case Un::exp2:
+    case Un::lgamma:
+    case Un::erfinv:
     case Un::rsqrt:
     case Un::reciprocal:
       k = float_of(k);
@@ -174,6 +183,36 @@ void Program::unary() {
           case Un::log10:
             out = std::log10(d);
             ulps = 4;  // libm's float and double functions, and bfloat16 rounded from float32
+            break;
+          // The special functions: float64 inside on wick's side, rounded once; the C library's
+          // float64 functions here (erfinv: tests/special_reference.hpp's long double one).
+          case Un::asinh:
+            out = std::asinh(d);
+            ulps = 2;
+            break;
+          case Un::acosh:
+            out = std::acosh(d);
+            ulps = 2;
+            break;
+          case Un::atanh:
+            out = std::atanh(d);
+            ulps = 2;
+            break;
+          case Un::erfc:
+            out = std::erfc(d);
+            ulps = 2;
+            break;
+          case Un::exp2:
+            out = std::exp2(d);
+            ulps = 2;
+            break;
+          case Un::lgamma:
+            out = std::lgamma(d);
+            ulps = 2;
+            break;
+          case Un::erfinv:
+            out = special_ref::erfinv(d);
+            ulps = 4;
             break;
           case Un::rsqrt:
             out = 1.0 / std::sqrt(d);
@@ -307,6 +346,27 @@ void Program::unary() {
             break;
           case Un::log10:
             out = in_.flag() ? a->log10() : wick::log10(*a);
+            break;
+          case Un::asinh:
+            out = in_.flag() ? a->asinh() : wick::asinh(*a);
+            break;
+          case Un::acosh:
+            out = in_.flag() ? a->acosh() : wick::acosh(*a);
+            break;
+          case Un::atanh:
+            out = in_.flag() ? a->atanh() : wick::atanh(*a);
+            break;
+          case Un::erfc:
+            out = in_.flag() ? a->erfc() : wick::erfc(*a);
+            break;
+          case Un::exp2:
+            out = in_.flag() ? a->exp2() : wick::exp2(*a);
+            break;
+          case Un::lgamma:
+            out = in_.flag() ? a->lgamma() : wick::lgamma(*a);
+            break;
+          case Un::erfinv:
+            out = in_.flag() ? a->erfinv() : wick::erfinv(*a);
             break;
           case Un::rsqrt:
             out = wick::rsqrt(*a);

@@ -184,7 +184,14 @@ class Program {
     sinh,
     cosh,
     log2,
-    log10
+    log10,
+    asinh,
+    acosh,
+    atanh,
+    erfc,
+    exp2,
+    lgamma,
+    erfinv
   };
   enum class Red { sum, mean, max, min, amax, amin, argmax, argmin };
 
