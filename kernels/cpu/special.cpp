@@ -58,7 +58,7 @@ void run_special(const OpCall& call) {
       break;
     }
     default:
-      detail::unhandled_dtype(call.out().dtype(), "special.cpp: not a special op");
+      detail::fail<Error>(op_name(call.op).data(), "internal: not a special op (special.cpp)");
   }
 }
 
