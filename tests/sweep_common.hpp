@@ -21,6 +21,15 @@ inline std::string label(const wick::Tensor& t, ref::Layout l) {
   return wick::describe(t) + " (" + ref::layout_name(l) + ")";
 }
 
+// A float64 value rounded to dtype as the kernels round their float64 results: float32 once,
+// bfloat16 through float32 (the float32 kernel, then the cast).
+inline double rounded_to_dtype(double v, wick::Dtype dtype) {
+  if (dtype == wick::kFloat32) return static_cast<double>(static_cast<float>(v));
+  if (dtype == wick::kBFloat16)
+    return static_cast<double>(static_cast<float>(wick::BFloat16(static_cast<float>(v))));
+  return v;
+}
+
 // The lines of a shape around dim: [outer, n, inner] (element (o, i, c) of a contiguous tensor
 // is at (o * n + i) * inner + c).
 struct Lines {

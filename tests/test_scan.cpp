@@ -16,14 +16,6 @@ using ref::Layout;
 
 namespace {
 
-// A value rounded to dtype as the kernels round their float64 (uint64) accumulator.
-double rounded(double v, Dtype dtype) {
-  if (dtype == kFloat32) return static_cast<double>(static_cast<float>(v));
-  if (dtype == kBFloat16)
-    return static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(v))));
-  return v;
-}
-
 // The product of the values in order, in float64 or (int64) wrapping uint64.
 struct Product {
   bool integral;
@@ -37,7 +29,7 @@ struct Product {
     }
   }
   double value(Dtype dtype) const {
-    return integral ? static_cast<double>(static_cast<int64_t>(u)) : rounded(f, dtype);
+    return integral ? static_cast<double>(static_cast<int64_t>(u)) : rounded_to_dtype(f, dtype);
   }
 };
 
@@ -64,7 +56,7 @@ void sweep_cumsum() {
         for (int64_t i = 0; i < l.n; ++i) {
           double& v = want[static_cast<size_t>((o * l.n + i) * l.inner + c)];
           sum += v;
-          v = rounded(sum, dtype);
+          v = rounded_to_dtype(sum, dtype);
         }
       }
     }

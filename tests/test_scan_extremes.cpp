@@ -32,13 +32,6 @@ bool same_floats(const Tensor& t, const std::vector<float>& want) {
   return true;
 }
 
-double rounded_to(double v, Dtype dtype) {
-  if (dtype == kFloat32) return static_cast<double>(static_cast<float>(v));
-  if (dtype == kBFloat16)
-    return static_cast<double>(static_cast<float>(BFloat16(static_cast<float>(v))));
-  return v;
-}
-
 }  // namespace
 
 namespace {
@@ -122,7 +115,7 @@ void sweep_logcumsumexp() {
         for (int64_t i = 0; i < l.n; ++i) {
           double& v = want[static_cast<size_t>((o * l.n + i) * l.inner + c)];
           sum += std::exp(static_cast<long double>(v));
-          v = rounded_to(static_cast<double>(std::log(sum)), dtype);
+          v = rounded_to_dtype(static_cast<double>(std::log(sum)), dtype);
         }
       }
     }
