@@ -3,6 +3,7 @@
 #include "wick/nn/distance.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <sstream>
 
@@ -15,6 +16,15 @@ using detail::reduce;
 using detail::reduction_name;
 
 namespace {
+
+// Three floating operands with the same number of dims (PyTorch's rule for the margin losses).
+void check_three_of_one_rank(const char* op, const std::array<const Tensor*, 3>& t,
+                             const std::array<const char*, 3>& names) {
+  for (size_t i = 0; i < 3; ++i) detail::check_floating_operand(*t[i], names[i], op);
+  WICK_CHECK(t[0]->dim() == t[1]->dim() && t[0]->dim() == t[2]->dim(), ShapeError, op, names[0],
+             ", ", names[1], " and ", names[2], " should have the same number of dims, got ",
+             describe(*t[0]), ", ", describe(*t[1]), " and ", describe(*t[2]));
+}
 
 int64_t wrapped(int64_t dim, int64_t ndim, const Tensor& t, const char* op) {
   const int64_t n = std::max<int64_t>(ndim, 1);
@@ -56,13 +66,8 @@ Tensor functional::pairwise_distance(const Tensor& x1, const Tensor& x2, double 
 Tensor functional::margin_ranking_loss(const Tensor& input1, const Tensor& input2,
                                        const Tensor& target,
                                        const MarginRankingLossOptions& options) {
-  const char* op = "margin_ranking_loss";
-  detail::check_floating_operand(input1, "input1", op);
-  detail::check_floating_operand(input2, "input2", op);
-  detail::check_floating_operand(target, "target", op);
-  WICK_CHECK(input1.dim() == input2.dim() && input1.dim() == target.dim(), ShapeError, op,
-             "all input tensors should have the same number of dims, got ", describe(input1), ", ",
-             describe(input2), " and ", describe(target));
+  check_three_of_one_rank("margin_ranking_loss", {&input1, &input2, &target},
+                          {"input1", "input2", "target"});
   return reduce(clamp_min(-target * (input1 - input2) + options.margin(), 0.0),
                 options.reduction());
 }
@@ -70,13 +75,8 @@ Tensor functional::margin_ranking_loss(const Tensor& input1, const Tensor& input
 Tensor functional::triplet_margin_loss(const Tensor& anchor, const Tensor& positive,
                                        const Tensor& negative,
                                        const TripletMarginLossOptions& options) {
-  const char* op = "triplet_margin_loss";
-  detail::check_floating_operand(anchor, "anchor", op);
-  detail::check_floating_operand(positive, "positive", op);
-  detail::check_floating_operand(negative, "negative", op);
-  WICK_CHECK(anchor.dim() == positive.dim() && anchor.dim() == negative.dim(), ShapeError, op,
-             "anchor, positive and negative should have the same number of dims, got ",
-             describe(anchor), ", ", describe(positive), " and ", describe(negative));
+  check_three_of_one_rank("triplet_margin_loss", {&anchor, &positive, &negative},
+                          {"anchor", "positive", "negative"});
   const double p = options.p(), eps = options.eps();
   const Tensor d_positive = pairwise_distance(anchor, positive, p, eps);
   Tensor d_negative = pairwise_distance(anchor, negative, p, eps);
