@@ -97,6 +97,8 @@ struct BackwardRule {
   void (*add_into)(const Node& node, const Tensor& grad, Tensor& input_grad) = nullptr;
 };
 const BackwardRule& backward_rule(OpId op);
+// rules_scatter.cpp: gather, scatter_add and scatter_reduce.
+const BackwardRule& scatter_backward_rule(OpId op);
 
 // The gradient summed down to `sizes` (undoes broadcasting).
 Tensor sum_to(const Tensor& grad, const Shape& sizes);

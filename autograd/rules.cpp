@@ -455,24 +455,6 @@ Grads index_add_rule(const Node& n, const Tensor& g) {
   return r;
 }
 
-// gather and scatter_add: the same pair along a dim with an index of self's rank. scatter_add's
-// src has the index's shape here (a larger src is narrowed before the op is recorded).
-Grads gather_rule(const Node& n, const Tensor& g) {
-  const detail::IndexesInRange checked_by_the_forward;
-  return {scatter_add(zeros({}, g.options()).expand(in_sizes(n, 0)), n.dim, n.input(1), g)};
-}
-Grads scatter_add_rule(const Node& n, const Tensor& g) {
-  const detail::IndexesInRange checked_by_the_forward;
-  Grads r;
-  if (n.edges[0].needed) r[0] = g;
-  if (n.edges[2].needed) {
-    // An empty index adds nothing (and src's shape was not checked against it).
-    const Tensor& index = n.input(1);
-    r[2] = index.numel() == 0 ? zeros(in_sizes(n, 2), g.options()) : gather(g, n.dim, index);
-  }
-  return r;
-}
-
 // sort and topk: each value came from the position its index names along dim, and no two came
 // from one position, so the gradient is scattered back into zeros (the node saves the indices).
 // cummax and cummin too: there one position may give many values, and scatter_add sums their
@@ -587,9 +569,7 @@ const BackwardRule& backward_rule(OpId op) {
       slice{false, false, slice_rule, nullptr, 0x7, slice_add_into},
       select{false, false, select_rule, nullptr, 0x7, select_add_into};
   static const BackwardRule index_select{true, false, index_select_rule, nullptr, 0x2},
-      index_add{true, false, index_add_rule, nullptr, 0x2},
-      gather{true, false, gather_rule, nullptr, 0x2},
-      scatter_add{true, false, scatter_add_rule, nullptr, 0x2};
+      index_add{true, false, index_add_rule, nullptr, 0x2};
   static const BackwardRule sort{false, false, sort_rule}, cumsum{false, false, cumsum_rule},
       cumprod{true, true, cumprod_rule}, prod{true, false, prod_rule},
       logcumsumexp{true, true, logcumsumexp_rule};
@@ -720,9 +700,9 @@ const BackwardRule& backward_rule(OpId op) {
     case OpId::index_add:
       return index_add;
     case OpId::gather:
-      return gather;
     case OpId::scatter_add:
-      return scatter_add;
+    case OpId::scatter_reduce:
+      return scatter_backward_rule(op);  // rules_scatter.cpp
     case OpId::sort:  // the values' gradient goes back to the positions the indices name
     case OpId::cummax:
     case OpId::cummin:

@@ -527,6 +527,21 @@ std::vector<Case> cases() {
   gather_case("gather along dim 0 of [1024, 1024], full index", kM, 0, kM, false);
   gather_case("gather along dim 0 of [1024, 1024], forward and backward (scatter_add)", kM, 0, kM,
               true);
+  // scatter_reduce into [1024, 1024] along dim 0 with a full index (about one value per
+  // target): wick's column kernel, in index order, against torch 1.13's CPU kernel.
+  const auto scatter_case = [&](std::string name, const char* reduce) {
+    add({std::move(name), [=] {
+           const wick::Tensor self = wick::randn(kM), src = wick::randn(kM);
+           const wick::Tensor index = (wick::rand(kM) * 1023.0).to(wick::kInt64);
+           const torch::Tensor t_self = torch_copy(self), t_src = torch_copy(src);
+           const torch::Tensor t_index =
+               torch::from_blob(index.data_ptr<int64_t>(), kM, torch::kInt64).clone();
+           return Pair{[=] { (void)self.scatter_reduce(0, index, src, reduce); },
+                       [=] { (void)t_self.scatter_reduce(0, t_index, t_src, reduce); }};
+         }});
+  };
+  scatter_case("scatter_reduce amax along dim 0 of [1024, 1024], full index", "amax");
+  scatter_case("scatter_reduce mean along dim 0 of [1024, 1024], full index", "mean");
   // Ordering: sort rows, sort one long line, and the top-k of a classifier's and a language
   // model's outputs (torch 1.13's CPU sort and topk; wick: kernels/cpu/sort.cpp).
   const auto sort_case = [&](std::string name, Dims shape, int64_t k) {

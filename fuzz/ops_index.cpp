@@ -1,19 +1,24 @@
-// ops_index.cpp: fuzz_ops steps: the index ops, index_select, index_add (alpha 1), gather and
-// scatter_add, on pool tensors (empty ones with huge dims included) with indices of fitting and
-// unfitting shapes (a rank off, an extent too large, 0-d, empty), values in and out of range,
-// and indices, sources and srcs of the wrong dtype. Every outcome is predicted by the rules
-// written out here (PyTorch's, as core/src/ops_index.cpp and ops_gather.cpp implement them),
-// and every value by a row-major walk over the index that adds in the dtype's own rounding
-// (bfloat16: in float32, rounded once), the order wick's kernels promise: so values must be
-// equal, not close. See fuzz_ops.cpp.
+// ops_index.cpp: fuzz_ops steps: the index ops, index_select, index_add (alpha 1), gather,
+// scatter_add, scatter and scatter_reduce (every mode, with and without self), on pool tensors
+// (empty ones with huge dims included) with indices of fitting and unfitting shapes (a rank off, an
+// extent too large, 0-d, empty), values in and out of range, and indices, sources and srcs of the
+// wrong dtype. Every outcome is predicted by the rules written out here (PyTorch's, as
+// core/src/ops_index.cpp, ops_gather.cpp and ops_scatter.cpp implement them), and every value by a
+// row-major walk over the index that combines in the dtype's own rounding (bfloat16: in float32,
+// rounded once; bool: as int64, then compared with zero), the order wick's kernels promise: so
+// values must be equal, not close. See fuzz_ops.cpp.
 #include "ops_program.hpp"
 
 namespace wick::fuzz::ops {
 
 namespace {
 
-enum class IndexOp { select, add, gather, scatter_add };
-constexpr const char* kIndexOpNames[4] = {"index_select", "index_add", "gather", "scatter_add"};
+enum class IndexOp { select, add, gather, scatter_add, scatter, scatter_reduce };
+constexpr const char* kIndexOpNames[6] = {"index_select", "index_add", "gather",
+                                          "scatter_add",  "scatter",   "scatter_reduce"};
+constexpr const char* kReduceNames[5] = {"sum", "prod", "amax", "amin", "mean"};
+constexpr ScatterMode kReduceModes[5] = {ScatterMode::sum, ScatterMode::prod, ScatterMode::amax,
+                                         ScatterMode::amin, ScatterMode::mean};
 
 // x + y in dtype k the way the kernels add (int64 wraps; bfloat16 accumulates in float32).
 V add_in(Dtype k, V x, V y) {
@@ -23,6 +28,36 @@ V add_in(Dtype k, V x, V y) {
     x.d = k == wick::kFloat64 ? x.d + y.d : round_f32(x.d + y.d);
   }
   return x;
+}
+
+// y combined into x in dtype k as the scatter kernels combine (mean: as sum; int64 wraps; bool
+// as int64; bfloat16 in float32; NaN wins in amax and amin).
+V combine_in(Dtype k, ScatterMode mode, V x, V y) {
+  if (mode == ScatterMode::assign) return y;
+  if (!floating(k)) {
+    if (mode == ScatterMode::sum || mode == ScatterMode::mean) x.i = wrap_add(x.i, y.i);
+    if (mode == ScatterMode::prod) x.i = wrap_mul(x.i, y.i);
+    if (mode == ScatterMode::amax) x.i = std::max(x.i, y.i);
+    if (mode == ScatterMode::amin) x.i = std::min(x.i, y.i);
+    return x;
+  }
+  const auto rounded = [k](double v) { return k == wick::kFloat64 ? v : round_f32(v); };
+  if (mode == ScatterMode::sum || mode == ScatterMode::mean) x.d = rounded(x.d + y.d);
+  if (mode == ScatterMode::prod) x.d = rounded(x.d * y.d);
+  if (mode == ScatterMode::amax) x.d = x.d < y.d || std::isnan(y.d) ? y.d : x.d;
+  if (mode == ScatterMode::amin) x.d = y.d < x.d || std::isnan(y.d) ? y.d : x.d;
+  return x;
+}
+
+// What a target starts from without self: combining it with y gives y.
+V identity_of(Dtype k, ScatterMode mode) {
+  V v;
+  const double inf = std::numeric_limits<double>::infinity();
+  if (mode == ScatterMode::prod) v = {1.0, 1};
+  if (mode == ScatterMode::amax) v = {-inf, INT64_MIN};
+  if (mode == ScatterMode::amin) v = {inf, INT64_MAX};
+  (void)k;
+  return v;
 }
 
 // Row-major linear offset of idx in sizes.
@@ -38,7 +73,9 @@ void Program::index_ops() {
   const Tensor* pa = pick();
   if (pa == nullptr) return;
   const Tensor& self = *pa;
-  const auto op = static_cast<IndexOp>(in_.below(4));
+  const auto op = static_cast<IndexOp>(in_.below(6));
+  const uint32_t reduce = in_.below(5);
+  const bool include_self = in_.below(3) != 0;
   const bool vector_op = op == IndexOp::select || op == IndexOp::add;
   const int64_t dim = static_cast<int64_t>(in_.below(7)) - 3;
   const Ref rs = snapshot(self);
@@ -110,7 +147,9 @@ void Program::index_ops() {
   // index_add's source / scatter_add's src: the expected shape, or one extent off; self's dtype
   // or another.
   Tensor src;
-  if (op == IndexOp::add || op == IndexOp::scatter_add) {
+  const bool scatters =
+      op == IndexOp::scatter_add || op == IndexOp::scatter || op == IndexOp::scatter_reduce;
+  if (op == IndexOp::add || scatters) {
     Shape src_sizes = index_sizes;
     if (op == IndexOp::add) {
       src_sizes = rs.sizes;
@@ -132,7 +171,10 @@ void Program::index_ops() {
   }
   g_step = std::string(kIndexOpNames[static_cast<int>(op)]) + " of " + str(self) + " along " +
            std::to_string(dim) + " with an index " + str(index) +
-           (src.defined() ? " and " + str(src) : "");
+           (src.defined() ? " and " + str(src) : "") +
+           (op == IndexOp::scatter_reduce ? std::string(" reducing by ") + kReduceNames[reduce] +
+                                                (include_self ? "" : " without self")
+                                          : "");
 
   // ---- the outcome ----
   const Ref ri = snapshot(index);
@@ -177,14 +219,20 @@ void Program::index_ops() {
       break;
     }
     case IndexOp::gather:
-    case IndexOp::scatter_add: {
-      const bool add = op == IndexOp::scatter_add;
+    case IndexOp::scatter_add:
+    case IndexOp::scatter:
+    case IndexOp::scatter_reduce: {
+      const bool add = scatters;
       // In the scalar case every operand is a vector of its element count.
       const Shape self_as = scalar_case ? Shape{*numel_of(rs.sizes)} : rs.sizes;
       const Shape index_as = scalar_case ? Shape{*index_count} : index_sizes;
       const Shape src_as = add && scalar_case ? Shape{*numel_of(rv.sizes)} : rv.sizes;
       bad = bad || !index_int;
-      if (add) bad = bad || rv.dtype != rs.dtype || rs.dtype == wick::kBool;
+      // bool: scatter_add refuses it, scatter_reduce only for mean.
+      const bool refuses_bool =
+          op == IndexOp::scatter_add ||
+          (op == IndexOp::scatter_reduce && kReduceModes[reduce] == ScatterMode::mean);
+      if (add) bad = bad || rv.dtype != rs.dtype || (rs.dtype == wick::kBool && refuses_bool);
       if (!bad && *index_count > 0) {
         bad = index_as.size() != self_as.size();
         for (size_t i = 0; !bad && i < self_as.size(); ++i) {
@@ -218,6 +266,12 @@ void Program::index_ops() {
           case IndexOp::scatter_add:
             got = wick::scatter_add(self, dim, index, src);
             break;
+          case IndexOp::scatter:
+            got = wick::scatter(self, dim, index, src);
+            break;
+          case IndexOp::scatter_reduce:
+            got = wick::scatter_reduce(self, dim, index, src, kReduceNames[reduce], include_self);
+            break;
         }
       })) {
     return;
@@ -244,13 +298,20 @@ void Program::index_ops() {
   } else {
     // Accumulate in float32 for bfloat16 (one rounding at the end), in the dtype otherwise.
     const Dtype acc = rs.dtype == wick::kBFloat16 ? wick::kFloat32 : rs.dtype;
+    const ScatterMode mode = op == IndexOp::scatter_reduce ? kReduceModes[reduce]
+                             : op == IndexOp::scatter      ? ScatterMode::assign
+                                                           : ScatterMode::sum;
+    const bool with_self = op != IndexOp::scatter_reduce || include_self;
     want.v = rs.v;
+    // How many values each target averages (mean), and whether it was named yet.
+    std::vector<int64_t> count(want.v.size(), with_self ? 1 : 0);
+    std::vector<bool> named(want.v.size(), false);
     const Shape walk = op == IndexOp::add ? add_src_as
                        : scalar_case      ? Shape{*index_count}
                                           : index_sizes;
     // index_add: source position j along d goes to index[j]; scatter_add: index position j
     // goes to index[j] (src read at j).
-    const Shape src_shape = op == IndexOp::scatter_add && !scalar_case ? rv.sizes : walk;
+    const Shape src_shape = scatters && !scalar_case ? rv.sizes : walk;
     for_each_index(walk, [&](int64_t lin, const int64_t* idx) {
       int64_t target[Shape::kMaxDims];
       for (size_t k = 0; k < walk.size(); ++k) target[k] = idx[k];
@@ -258,10 +319,29 @@ void Program::index_ops() {
                                      : ri.v[static_cast<size_t>(lin)].i;
       const size_t at = static_cast<size_t>(linear(self_shape, target));
       const V term = rv.v[static_cast<size_t>(linear(src_shape, idx))];
-      want.v[at] = add_in(acc, want.v[at], term);
+      if (op == IndexOp::add) {
+        want.v[at] = add_in(acc, want.v[at], term);
+        return;
+      }
+      // Without self, the identity is written into each named target first.
+      if (!with_self && !named[at]) want.v[at] = identity_of(acc, mode);
+      named[at] = true;
+      ++count[at];
+      want.v[at] = combine_in(acc, mode, want.v[at], term);
     });
-    if (rs.dtype == wick::kBFloat16) {
-      for (V& v : want.v) v.d = round_bf16_of_f32(v.d);
+    for (size_t k = 0; k < want.v.size(); ++k) {
+      V& v = want.v[k];
+      if (mode == ScatterMode::mean && count[k] > 1) {
+        const auto c = static_cast<double>(count[k]);
+        if (floating(acc)) {
+          v.d = acc == wick::kFloat64 ? v.d / c : round_f32(v.d / c);
+        } else {
+          // In float64, rounded down (a target of one value keeps it exactly).
+          v.i = static_cast<int64_t>(std::floor(static_cast<double>(v.i) / c));
+        }
+      }
+      if (rs.dtype == wick::kBool) v.i = v.i != 0;
+      if (rs.dtype == wick::kBFloat16) v.d = round_bf16_of_f32(v.d);
     }
   }
   expect_equal(got, want, g_step, 0);

@@ -162,6 +162,37 @@ inline std::map<OpId, GradCase> cases() {
           const Tensor b = x[0].scatter_add(1, tensor({{3, 3}, {0, 1}}, on), x[2]);
           return a * b;
         }}},
+      {OpId::scatter_reduce,
+       {{{3, 4}, {2, 4}, {3, 3}},
+        [](V x) {
+          const auto on = TensorOptions().dtype(kInt64).device(x[0].device());
+          // Every mode with and without self: repeated targets along dim 0 (src with one
+          // exact zero, for prod's only-zero rule), src larger than the index along dim 1.
+          const Tensor repeats = tensor({{1, 1, 0, 2}, {1, 0, 0, 2}}, on);
+          const Tensor wider = tensor({{3, 3}, {0, 1}}, on);
+          // x[1]'s first element as drawn (a constant, not the perturbed value).
+          const double first =
+              input({2, 4}, false, 1).detach().select(0, 0).select(0, 0).item<double>();
+          const Tensor with_zero = x[1] - first;
+          const Tensor w = arange(12, x[0].options()).reshape({3, 4}) + 1.0;
+          Tensor total = zeros({}, x[0].options());
+          for (const char* mode : {"sum", "prod", "mean", "amax", "amin"}) {
+            for (bool self : {true, false}) {
+              const Tensor a = x[0].scatter_reduce(0, repeats, with_zero, mode, self);
+              const Tensor b = x[0].scatter_reduce(1, wider, x[2], mode, self);
+              total = total + (a * w).sum() + (b * b).sum();
+            }
+          }
+          // scatter, index_copy and index_fill without repeated targets (a repeated target's
+          // loser gets a gradient in PyTorch's rule, which no finite difference sees).
+          const Tensor once = tensor({{1, 2, 0, 2}, {0, 0, 1, 1}}, on);
+          const Tensor copied = x[0].index_copy(1, tensor({2, 0}, on), x[2].narrow(1, 0, 2));
+          const Tensor filled =
+              x[0].index_fill(0, tensor({-1}, on), x[2].select(0, 1).select(0, 1));
+          return total + (x[0].scatter(0, once, x[1]) * w).sum() + (copied * w).sum() +
+                 (filled * w).sum() +
+                 (take_along_dim(x[0], tensor({{0}, {3}, {1}}, on), 1) * x[2]).sum();
+        }}},
       {OpId::sort,
        {{{3, 4}},
         [](V x) {

@@ -74,6 +74,8 @@ void sweep_layer_norm(wick::OpId op);
 void sweep_index(wick::OpId op);
 // test_gather.cpp: gather, scatter_add
 void sweep_gather(wick::OpId op);
+// test_scatter.cpp: scatter_reduce (every mode, scatter's assign included)
+void sweep_scatter_reduce();
 // test_sort.cpp
 void sweep_sort();
 // test_scan.cpp

@@ -5,9 +5,9 @@
 // The sweep walks the op list itself: an op without a sweep case fails the first test.
 // Creation, copy, arange, cat, stack and views are swept in test_op_sweep_shapes.cpp, layer_norm
 // in test_layer_norm.cpp, index_select and index_add in test_index.cpp, gather and scatter_add in
-// test_gather.cpp, sort in test_sort.cpp, cumsum, cumprod and prod in test_scan.cpp
-// (sweep_common.hpp declares them). CTest runs it as four tests of every fourth op
-// (WICK_SWEEP_SHARD, tests/CMakeLists.txt).
+// test_gather.cpp, scatter_reduce in test_scatter.cpp, sort in test_sort.cpp, cumsum, cumprod and
+// prod in test_scan.cpp (sweep_common.hpp declares them). CTest runs it as four tests of every
+// fourth op (WICK_SWEEP_SHARD, tests/CMakeLists.txt).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -478,6 +478,9 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
           case OpId::gather:
           case OpId::scatter_add:
             sweep_gather(op);
+            break;
+          case OpId::scatter_reduce:
+            sweep_scatter_reduce();
             break;
           case OpId::sort:
             sweep_sort();

@@ -72,7 +72,19 @@ void copy_into(const Tensor& dst, const Tensor& src);
 // Undefined stays undefined.
 Tensor packed(const Tensor& t, const char* op);
 // The index ops' range check (ops_index.cpp): every value of the int64 `index` in [0,
-// self.size(dim)), else an IndexError naming op, self, the dim and the index's range.
-void check_index_range(const char* op, const Tensor& self, int64_t dim, const Tensor& index);
+// self.size(dim)) (with allow_negative, in [-size, size)), else an IndexError naming op, self,
+// the dim and the index's range.
+void check_index_range(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                       bool allow_negative = false);
+
+// gather and the scatters (ops_gather.cpp, ops_scatter.cpp): the checks on self, dim and an
+// index of self's rank (int64, no larger than self outside dim, every value in range); returns
+// the wrapped dim. An empty index skips the shape checks, as PyTorch's.
+int64_t check_gather_index(const char* op, const Tensor& self, int64_t dim, const Tensor& index);
+// PyTorch treats 0-d tensors as 1-d of one element in gather and the scatters: true when every
+// operand has at most one dim and one of them has none.
+bool all_vectors_with_a_scalar(std::initializer_list<const Tensor*> tensors);
+// self narrowed to the index's extents in every dim but `dim` (a detached view).
+Tensor narrowed_to(const Tensor& self, int64_t dim, const Tensor& index);
 
 }  // namespace wick::detail

@@ -59,7 +59,8 @@ IndexesInRange::IndexesInRange(bool host_tensors_too) : previous_(t_trusted) {
 IndexesInRange::~IndexesInRange() { t_trusted = previous_; }
 uint64_t index_range_checks() { return t_index_range_checks; }
 
-void check_index_range(const char* op, const Tensor& self, int64_t dim, const Tensor& index) {
+void check_index_range(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                       bool allow_negative) {
   if (index.numel() == 0 || t_trusted == 2 || (t_trusted == 1 && !index.is_cpu())) return;
   ++t_index_range_checks;
   // One host read of both bounds: amin and amax stacked, then one copy. (A serial scan of a
@@ -69,9 +70,9 @@ void check_index_range(const char* op, const Tensor& self, int64_t dim, const Te
       stack({wick::min(index), wick::max(index)}).to(kCPU).to_vector<int64_t>();
   const int64_t low = bounds[0], high = bounds[1];
   const int64_t size = self.size(dim);
-  WICK_CHECK(low >= 0 && high < size, IndexError, op, "index out of range in self: dim ", dim,
-             " of ", describe(self), " has size ", size, ", and the index holds values from ", low,
-             " to ", high);
+  WICK_CHECK(low >= (allow_negative ? -size : 0) && high < size, IndexError, op,
+             "index out of range in self: dim ", dim, " of ", describe(self), " has size ", size,
+             ", and the index holds values from ", low, " to ", high);
 }
 }  // namespace detail
 
@@ -155,6 +156,15 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   call.inputs = {&self, &index, &source};
   detail::maybe_record(call);
   return out;
+}
+
+// In place: the out-of-place op on the current value, then copy_ (which records the write for
+// autograd and bumps the version); the checks run before anything changes.
+Tensor& Tensor::index_add_(int64_t dim, const Tensor& index, const Tensor& source,
+                           const Scalar& alpha) {
+  detail::check_defined("index_add_", {this});
+  detail::check_inplace_target(*this, "index_add_", true);
+  return copy_(wick::index_add(*this, dim, index, source, alpha));
 }
 
 Tensor Tensor::index_select(int64_t dim, const Tensor& index) const {

@@ -1,13 +1,17 @@
-// gather.cpp: gather and scatter_add on the CPU. The boundary (core/src/ops_gather.cpp) checks
-// every index value and packs the operands, so the index is [outer, n, inner] int64 values in
-// [0, size), and the table (gather's self, or scatter_add's output) is [outer, size, inner]:
+// gather.cpp: gather and scatter_reduce on the CPU. The boundaries (core/src/ops_gather.cpp,
+// ops_scatter.cpp) check every index value and pack the operands, so the index is [outer, n,
+// inner] int64 values in [0, size), and the table (gather's self, or the scatter's output) is
+// [outer, size, inner]:
 //  - gather: out[o, i, c] = self[o, index[o, i, c], c], split over threads by output element
 //    (it moves elements, so every dtype, bfloat16 included, is copied as it is);
-//  - scatter_add: out[o, index[o, i, c], c] += src[o, i, c] for i in increasing order, into an
-//    output the boundary has filled with self's values. The split over threads is by (outer,
-//    column range): every output element belongs to one task, which adds its terms in index
-//    order, the CUDA kernel's order (kernels/cuda/gather.cu), so both give the same bits.
-// Tested by tests/test_gather.cpp against a float64 loop and by the op sweep.
+//  - scatter_reduce: out[o, index[o, i, c], c] = combine(itself, src[o, i, c]) for i in
+//    increasing order, into an output the boundary has filled with self's values; combine adds,
+//    multiplies, keeps the larger or smaller (NaN wins) or overwrites (scatter: the last wins).
+//    The split over threads is by (outer, column range): every output element belongs to one
+//    task, which combines its elements in index order, the CUDA kernel's order
+//    (kernels/cuda/gather.cu), so both give the same bits.
+// Tested by tests/test_gather.cpp and tests/test_scatter.cpp against float64 loops and by the
+// op sweep.
 #include <algorithm>
 #include <type_traits>
 
@@ -37,32 +41,73 @@ void gather_kernel(const OpCall& call) {
   })
 }
 
-void scatter_add_kernel(const OpCall& call) {
+namespace {
+
+// One combine step of scatter_reduce's modes: the target's value so far and the next element.
+// amax and amin are branch-free selects where NaN wins (a NaN target stays; a NaN element
+// takes over), as PyTorch's.
+template <ScatterMode kMode, typename T>
+inline T combine(T acc, T x) {
+  if constexpr (kMode == ScatterMode::assign) {
+    return x;
+  } else if constexpr (std::is_integral_v<T>) {
+    // int64 wraps, as PyTorch's (signed overflow would be undefined in C++).
+    const auto a = static_cast<uint64_t>(acc), b = static_cast<uint64_t>(x);
+    if constexpr (kMode == ScatterMode::sum) return static_cast<T>(a + b);
+    if constexpr (kMode == ScatterMode::prod) return static_cast<T>(a * b);
+    if constexpr (kMode == ScatterMode::amax) return acc < x ? x : acc;
+    if constexpr (kMode == ScatterMode::amin) return x < acc ? x : acc;
+  } else {
+    if constexpr (kMode == ScatterMode::sum) return acc + x;
+    if constexpr (kMode == ScatterMode::prod) return acc * x;
+    if constexpr (kMode == ScatterMode::amax) return (acc < x) | (x != x) ? x : acc;
+    if constexpr (kMode == ScatterMode::amin) return (x < acc) | (x != x) ? x : acc;
+  }
+}
+
+template <ScatterMode kMode, typename T>
+void scatter_columns(const GatherLayout& l, const int64_t* index, const T* src, T* dst) {
+  parallel_columns(l.outer, l.inner, l.n, [&](int64_t o, int64_t c0, int64_t c1) {
+    T* block = dst + o * l.size * l.inner;
+    for (int64_t i = 0; i < l.n; ++i) {
+      const int64_t row = (o * l.n + i) * l.inner;
+      for (int64_t c = c0; c < c1; ++c) {
+        T& target = block[index[row + c] * l.inner + c];
+        target = combine<kMode>(target, src[row + c]);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void scatter_reduce_kernel(const OpCall& call) {
   const Tensor& index_t = call.in(0);
   Tensor& out_t = call.out();
   const GatherLayout l = gather_layout(index_t, out_t, call.dim);
   const int64_t* index = index_t.data_ptr<int64_t>();
-  WICK_CHECK(out_t.dtype() != kBFloat16 && out_t.dtype() != kBool, DtypeError, "scatter_add",
-             "the kernel adds int64, float32 and float64, got ", describe(out_t));
+  WICK_CHECK(out_t.dtype() != kBFloat16 && out_t.dtype() != kBool, DtypeError, "scatter_reduce",
+             "the kernel combines int64, float32 and float64, got ", describe(out_t));
+  const auto mode = static_cast<ScatterMode>(call.ints[0]);
   WICK_DISPATCH_NUMERIC(out_t.dtype(), {
     const T* src = call.in(1).data_ptr<T>();
     T* dst = out_t.data_ptr<T>();
-    parallel_columns(l.outer, l.inner, l.n, [&](int64_t o, int64_t c0, int64_t c1) {
-      T* block = dst + o * l.size * l.inner;
-      for (int64_t i = 0; i < l.n; ++i) {
-        const int64_t row = (o * l.n + i) * l.inner;
-        for (int64_t c = c0; c < c1; ++c) {
-          T& target = block[index[row + c] * l.inner + c];
-          if constexpr (std::is_integral_v<T>) {
-            // int64 wraps, as PyTorch's (signed overflow would be undefined in C++).
-            target =
-                static_cast<T>(static_cast<uint64_t>(target) + static_cast<uint64_t>(src[row + c]));
-          } else {
-            target += src[row + c];
-          }
-        }
-      }
-    });
+    switch (mode) {
+      case ScatterMode::sum:
+        return scatter_columns<ScatterMode::sum>(l, index, src, dst);
+      case ScatterMode::prod:
+        return scatter_columns<ScatterMode::prod>(l, index, src, dst);
+      case ScatterMode::amax:
+        return scatter_columns<ScatterMode::amax>(l, index, src, dst);
+      case ScatterMode::amin:
+        return scatter_columns<ScatterMode::amin>(l, index, src, dst);
+      case ScatterMode::assign:
+        return scatter_columns<ScatterMode::assign>(l, index, src, dst);
+      case ScatterMode::mean:
+        break;
+    }
+    detail::fail<Error>("scatter_reduce", "internal: the kernel has no mode ",
+                        static_cast<int64_t>(mode), " (mean is the boundary's, ops_scatter.cpp)");
   })
 }
 

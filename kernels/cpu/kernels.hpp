@@ -24,7 +24,7 @@ void matmul_kernel(const OpCall& call);                    // matmul.cpp
 void index_select_kernel(const OpCall& call);              // index.cpp
 void index_add_kernel(const OpCall& call);                 // index.cpp
 void gather_kernel(const OpCall& call);                    // gather.cpp
-void scatter_add_kernel(const OpCall& call);               // gather.cpp
+void scatter_reduce_kernel(const OpCall& call);            // gather.cpp
 void sort_kernel(const OpCall& call);                      // sort.cpp: sort, topk
 void cumsum_kernel(const OpCall& call);                    // scan.cpp
 void cumprod_kernel(const OpCall& call);                   // scan.cpp

@@ -74,9 +74,9 @@ void register_cpu_kernels() {
   // computes bfloat16 in float32 itself (its output holds self's values on entry).
   register_kernel(OpId::index_select, kCPU, index_select_kernel, /*computes_bf16=*/true);
   register_kernel(OpId::index_add, kCPU, index_add_kernel, /*computes_bf16=*/true);
-  // The same for gather and scatter_add.
+  // The same for gather and scatter_reduce.
   register_kernel(OpId::gather, kCPU, gather_kernel, /*computes_bf16=*/true);
-  register_kernel(OpId::scatter_add, kCPU, scatter_add_kernel, /*computes_bf16=*/true);
+  register_kernel(OpId::scatter_reduce, kCPU, scatter_reduce_kernel, /*computes_bf16=*/true);
   // sort compares bfloat16 as float and moves its bits.
   register_kernel(OpId::sort, kCPU, sort_kernel, /*computes_bf16=*/true);
   register_kernel(OpId::cumsum, kCPU, cumsum_kernel);

@@ -7,19 +7,14 @@
 //    of a row, so reads and writes are coalesced for rows of 32 elements or more. It moves raw
 //    bits (1, 2, 4 or 8 bytes), so every dtype, bfloat16 included, takes one kernel per element
 //    size.
-//  - index_add: the boundary has filled the output with self's values. Here the index is
-//    grouped by target row on the host (a stable counting sort: each row's positions stay in
-//    index order) and uploaded; index_add_rows_kernel then runs one thread per (outer, named
-//    row, column), which keeps the row's value in a register, adds alpha * source row i for
-//    each of the row's positions i in index order, and writes once. Repeated indices are
-//    therefore added in index order, the CPU kernel's order (kernels/cpu/index.cpp): the same
-//    bits on both and on every run, without atomics (no wick kernel uses floating-point
-//    atomics). The work runs in parallel over every distinct row and column; only a row's own
-//    repeats are serial.
-//    The grouping costs one synchronisation and the index's round trip through the host (the
-//    boundary already synchronises for its range check). Where the dim is much longer than the
-//    index (scatter_add's one-column route can bring [1 << 30] with one index), the host sort
-//    is a comparison sort, O(n log n) in the index's length, instead of counting over the dim.
+//  - index_add: the boundary has filled the output with self's values. The index is grouped
+//    by target row on the host and grouped_rows_kernel (grouped_rows.cuh) adds alpha * source
+//    row i for each of a row's positions i in index order, one thread per (outer, named row,
+//    column): the CPU kernel's order (kernels/cpu/index.cpp), the same bits on both and on
+//    every run, without atomics (no wick kernel uses floating-point atomics).
+//    Where the dim is much longer than the index (scatter_reduce's one-column route can bring
+//    [1 << 30] with one index), the host sort is a comparison sort, O(n log n) in the index's
+//    length, instead of counting over the dim.
 // History: the first version had one thread per (outer, column) walk the whole index, so an
 // embedding's backward (n tokens, width D) ran D threads for n dependent steps: predicted a few
 // ms at n = 8192, D = 768 (found by review). Neither version has run on a GPU: the speed of
@@ -33,6 +28,7 @@
 #include <vector>
 
 #include "common.cuh"
+#include "grouped_rows.cuh"
 #include "kernels.hpp"
 
 namespace wick::gpu {
@@ -73,30 +69,12 @@ __device__ __forceinline__ T add_scaled(T acc, T alpha, T x) {
   }
 }
 
-// Task t = ((o * rows + r) * inner + c): output row named[r] of block o, column c, gets alpha *
-// source row positions[p] for p in [offsets[r], offsets[r + 1]), in that (index) order.
+// index_add's step: acc + alpha * x.
 template <typename T>
-__global__ void index_add_rows_kernel(T* out, const T* source, const int64_t* named,
-                                      const int64_t* offsets, const int64_t* positions, T alpha,
-                                      int64_t tasks, FastDivmod inner, FastDivmod rows,
-                                      int64_t size, int64_t n) {
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  const auto width = static_cast<int64_t>(inner.divisor);
-  for (int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; t < tasks;
-       t += stride) {
-    uint64_t rest, c, o, r;
-    inner.divmod(static_cast<uint64_t>(t), rest, c);
-    rows.divmod(rest, o, r);
-    const auto block = static_cast<int64_t>(o), column = static_cast<int64_t>(c);
-    T* target = out + (block * size + named[r]) * width + column;
-    const T* source_block = source + block * n * width + column;
-    T acc = *target;
-    for (int64_t p = offsets[r]; p < offsets[r + 1]; ++p) {
-      acc = add_scaled(acc, alpha, source_block[positions[p] * width]);
-    }
-    *target = acc;
-  }
-}
+struct AddScaled {
+  T alpha;
+  __device__ __forceinline__ T operator()(T acc, T x) const { return add_scaled(acc, alpha, x); }
+};
 
 }  // namespace
 
@@ -129,29 +107,37 @@ void launch_index_add(const OpCall& call) {
              "the kernel adds int64, float32 and float64, got ", describe(self));
   const IndexLayout l = index_layout(call);
   if (l.n == 0 || l.outer * l.inner == 0) return;
-  // The index on the host, grouped by target row: named rows (ascending), their offsets into
-  // positions, and the positions of each row in index order. One buffer: [named | offsets |
-  // positions].
-  std::vector<int64_t> index(static_cast<size_t>(l.n));
-  WICK_CUDA_CHECK(cudaMemcpyAsync(index.data(), call.in(1).raw_data(), index.size() * 8,
+  int64_t rows = 0;
+  const std::vector<int64_t> plan = group_index_by_row(
+      ctx, static_cast<const int64_t*>(call.in(1).raw_data()), l.n, l.size, call.dim, rows);
+  WICK_DISPATCH_NUMERIC(self.dtype(), {
+    launch_grouped_rows(ctx, "index_add_rows_kernel", static_cast<T*>(out.raw_data()),
+                        static_cast<const T*>(call.in(2).raw_data()), plan, rows,
+                        AddScaled<T>{call.scalar_a.to<T>()}, l.outer, l.inner, l.size, l.n);
+  })
+}
+
+std::vector<int64_t> group_index_by_row(const OpContext& ctx, const int64_t* device_index,
+                                        int64_t n, int64_t size, int64_t dim, int64_t& rows) {
+  std::vector<int64_t> index(static_cast<size_t>(n));
+  WICK_CUDA_CHECK(cudaMemcpyAsync(index.data(), device_index, index.size() * 8,
                                   cudaMemcpyDeviceToHost, ctx.stream),
                   ctx.op, ctx.device);
   WICK_CUDA_CHECK(cudaStreamSynchronize(ctx.stream), ctx.op, ctx.device);
   // The boundary checked the values unless it trusted the index (detail::IndexesInRange); the
   // grouping below indexes host arrays by them, so they are checked again here, on the host.
   const auto [low, high] = std::minmax_element(index.begin(), index.end());
-  WICK_CHECK(*low >= 0 && *high < l.size, IndexError, ctx.op, "index out of range in self: dim ",
-             call.dim, " has size ", l.size, ", and the index holds values from ", *low, " to ",
-             *high);
+  WICK_CHECK(*low >= 0 && *high < size, IndexError, ctx.op, "index out of range in self: dim ", dim,
+             " has size ", size, ", and the index holds values from ", *low, " to ", *high);
   // positions: 0..n-1 ordered by (value, position): a stable counting sort where the row count
   // is comparable to n, else a stable comparison sort (a scatter of a few values into a huge
   // dim must not cost host memory and time in the size of the dim).
-  std::vector<int64_t> order(static_cast<size_t>(l.n));
-  if (l.size <= 4 * l.n + 1024) {
-    std::vector<int64_t> start(static_cast<size_t>(l.size) + 1, 0);
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  if (size <= 4 * n + 1024) {
+    std::vector<int64_t> start(static_cast<size_t>(size) + 1, 0);
     for (int64_t v : index) ++start[static_cast<size_t>(v) + 1];
-    for (size_t v = 0; v < static_cast<size_t>(l.size); ++v) start[v + 1] += start[v];
-    for (int64_t i = 0; i < l.n; ++i) {
+    for (size_t v = 0; v < static_cast<size_t>(size); ++v) start[v + 1] += start[v];
+    for (int64_t i = 0; i < n; ++i) {
       order[static_cast<size_t>(start[static_cast<size_t>(index[static_cast<size_t>(i)])]++)] = i;
     }
   } else {
@@ -162,9 +148,9 @@ void launch_index_add(const OpCall& call) {
   }
   // The value at sorted place k.
   const auto value_at = [&](size_t k) { return index[static_cast<size_t>(order[k])]; };
-  int64_t rows = 0;
+  rows = 0;
   for (size_t k = 0; k < order.size(); ++k) rows += k == 0 || value_at(k) != value_at(k - 1);
-  std::vector<int64_t> plan(static_cast<size_t>(rows + (rows + 1) + l.n));
+  std::vector<int64_t> plan(static_cast<size_t>(rows + (rows + 1) + n));
   int64_t* named = plan.data();
   int64_t* offsets = named + rows;
   int64_t* positions = offsets + rows + 1;
@@ -176,22 +162,8 @@ void launch_index_add(const OpCall& call) {
     }
     positions[k] = order[k];
   }
-  offsets[rows] = l.n;
-  DeviceBuffer device_plan(plan.size() * 8, ctx);
-  // From pageable memory, the copy has read `plan` when it returns (it is staged first).
-  WICK_CUDA_CHECK(cudaMemcpyAsync(device_plan.as<int64_t>(), plan.data(), plan.size() * 8,
-                                  cudaMemcpyHostToDevice, ctx.stream),
-                  ctx.op, ctx.device);
-  const int64_t* d_named = device_plan.as<int64_t>();
-  const int64_t tasks = l.outer * rows * l.inner;
-  const unsigned grid = grid_for(ctx, tasks);
-  WICK_DISPATCH_NUMERIC(self.dtype(), {
-    launch_kernel(ctx, "index_add_rows_kernel", index_add_rows_kernel<T>, grid, kBlockThreads, 0,
-                  static_cast<T*>(out.raw_data()), static_cast<const T*>(call.in(2).raw_data()),
-                  d_named, d_named + rows, d_named + 2 * rows + 1, call.scalar_a.to<T>(), tasks,
-                  FastDivmod(static_cast<uint64_t>(l.inner)),
-                  FastDivmod(static_cast<uint64_t>(rows)), l.size, l.n);
-  })
+  offsets[rows] = n;
+  return plan;
 }
 
 }  // namespace wick::gpu

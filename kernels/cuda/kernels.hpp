@@ -23,7 +23,7 @@ void launch_matmul(const OpCall& call);               // gemm/ladder.cu: a ladde
 void launch_index_select(const OpCall& call);         // index.cu
 void launch_index_add(const OpCall& call);            // index.cu
 void launch_gather(const OpCall& call);               // gather.cu
-void launch_scatter_add(const OpCall& call);          // gather.cu
+void launch_scatter_reduce(const OpCall& call);       // gather.cu
 void launch_sort(const OpCall& call);                 // sort.cu: sort, topk
 void launch_special(const OpCall& call);              // special.cu: asinh .. polygamma
 void launch_scan(const OpCall& call);  // scan.cu: cumsum, cumprod, cummax, cummin, logcumsumexp

@@ -55,9 +55,9 @@ void register_cuda_backend() {
   // bfloat16 in float32 itself (its output holds self's values on entry).
   register_kernel(OpId::index_select, kCUDA, run_op<launch_index_select>, /*computes_bf16=*/true);
   register_kernel(OpId::index_add, kCUDA, run_op<launch_index_add>, /*computes_bf16=*/true);
-  // The same for gather and scatter_add.
+  // The same for gather and scatter_reduce.
   register_kernel(OpId::gather, kCUDA, run_op<launch_gather>, /*computes_bf16=*/true);
-  register_kernel(OpId::scatter_add, kCUDA, run_op<launch_scatter_add>, /*computes_bf16=*/true);
+  register_kernel(OpId::scatter_reduce, kCUDA, run_op<launch_scatter_reduce>, /*computes_bf16=*/true);
   // sort compares bfloat16 as float and moves its bits.
   register_kernel(OpId::sort, kCUDA, run_op<launch_sort>, /*computes_bf16=*/true);
   reg(OpId::cumsum, run_op<launch_scan>);

@@ -1,4 +1,5 @@
-// test_index.cpp: index_select, index_add, gather and scatter_add on the GPU against the CPU
+// test_index.cpp: index_select, index_add, gather, scatter_add, scatter and scatter_reduce (every
+// mode), index_copy, index_fill and take_along_dim on the GPU against the CPU
 // kernels, bit for bit: every dtype (bfloat16 included) x shapes with 0-size dims, one long dim
 // (more elements than one capped grid covers) and three dims x every dim x every layout the
 // boundary packs, with repeated indices (gather and scatter_add also with an index smaller than
@@ -110,6 +111,54 @@ TEST_CASE("gpu sweep: gather and scatter_add give the CPU's bits", "[sweep]") {
       }
     }
   }
+}
+
+TEST_CASE("gpu sweep: scatter and scatter_reduce give the CPU's bits in every mode", "[sweep]") {
+  PoisonScope poison;
+  std::vector<Dtype> dtypes = all_dtypes();
+  dtypes.push_back(kBFloat16);
+  const std::vector<Shape> shapes{{0}, {20}, {4, 7, 9}};
+  for (Dtype dtype : dtypes) {
+    for (const Shape& shape : shapes) {
+      const auto nd = static_cast<int64_t>(shape.size());
+      for (int64_t dim = 0; dim < nd; ++dim) {
+        for (int shrink : {0, 2}) {  // many columns, and one (the grouped-rows route)
+          for (Layout layout : {Layout::Contiguous, Layout::Transposed}) {
+            const Domain domain = dtype == kInt64 ? Domain::SmallInt : Domain::Any;
+            Pair x = make_input(shape, dtype, layout, domain);
+            const Tensor idx =
+                index_cases::draw_gather_index(shape, dim, 9, shrink, uint64_t(dim * 13 + nd));
+            const Tensor idx_gpu = idx.to(kCUDA);
+            Pair src = make_input(idx.sizes(), dtype, layout, domain);
+            const std::string what = label(x.cpu, layout) + " along dim " + std::to_string(dim) +
+                                     " with an index " + describe(idx);
+            check_close(scatter(x.gpu, dim, idx_gpu, src.gpu), scatter(x.cpu, dim, idx, src.cpu),
+                        {}, "scatter of " + what);
+            for (const char* mode : {"sum", "prod", "mean", "amax", "amin"}) {
+              if (dtype == kBool && std::string(mode) == "mean") continue;
+              for (bool include_self : {true, false}) {
+                check_close(
+                    scatter_reduce(x.gpu, dim, idx_gpu, src.gpu, mode, include_self),
+                    scatter_reduce(x.cpu, dim, idx, src.cpu, mode, include_self), {},
+                    std::string(mode) + (include_self ? "" : " without self") + " of " + what);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // index_copy, index_fill and take_along_dim on the device.
+  const Tensor rows = arange(12, kFloat32).reshape({4, 3});
+  const Tensor on_gpu = rows.to(kCUDA);
+  CHECK(equal(on_gpu.index_copy(0, tensor({3, 0}).to(kCUDA), ones({2, 3}).to(kCUDA)).to(kCPU),
+              rows.index_copy(0, tensor({3, 0}), ones({2, 3}))));
+  CHECK(equal(on_gpu.index_fill(1, tensor({-1, 0}).to(kCUDA), 7.5).to(kCPU),
+              rows.index_fill(1, tensor({-1, 0}), 7.5)));
+  CHECK(equal(on_gpu.take_along_dim(tensor({{2}, {0}, {1}, {1}}).to(kCUDA), 1).to(kCPU),
+              rows.take_along_dim(tensor({{2}, {0}, {1}, {1}}), 1)));
+  CHECK_THROWS_AS(on_gpu.scatter_reduce(0, tensor({{4}}).to(kCUDA), ones({1, 1}).to(kCUDA), "amax"),
+                  IndexError);
 }
 
 TEST_CASE("gpu: scatter_add with long columns of repeats gives the CPU's bits; errors", "[sweep]") {

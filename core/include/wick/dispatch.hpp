@@ -79,6 +79,11 @@ inline GatherLayout gather_layout(const Tensor& index, const Tensor& table, int6
   return l;
 }
 
+// scatter_reduce's kernels: how the elements sent to one target combine with it (OpCall::ints
+// = {mode, include_self}). mean is the boundary's (a sum, then a division by the counts), never
+// a kernel's; assign is scatter's (the last element wins).
+enum class ScatterMode : int64_t { sum, prod, amax, amin, assign, mean };
+
 // computes_bf16: the kernel takes bfloat16 tensors itself (the copy kernels, the CUDA matmul);
 // for any other kernel run_kernel computes bfloat16 in float32 and rounds each output once.
 void register_kernel(OpId op, DeviceType device, KernelFn fn, bool computes_bf16 = false);

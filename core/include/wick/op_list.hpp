@@ -97,7 +97,8 @@ namespace wick {
   X(index_select, Kernel, true)         \
   X(index_add, Kernel, true)            \
   X(gather, Kernel, true)               \
-  X(scatter_add, Kernel, true)          \
+  X(scatter_add, Composite, true)       \
+  X(scatter_reduce, Kernel, true)       \
   /* ordering and scans */              \
   X(sort, Kernel, true)                 \
   X(cumsum, Kernel, true)               \

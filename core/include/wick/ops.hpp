@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -428,8 +429,41 @@ Tensor bucketize(const Scalar& input, const Tensor& boundaries, bool right = fal
 // i, ...], ...] for every position of the index (src may be larger than the index; its extra
 // elements are not read), in increasing i: repeated indices accumulate in that order on every
 // device. Differentiable in a and src. As index_add: bfloat16 is added in float32 and rounded
-// once, bool is a DtypeError. In place: Tensor::scatter_add_ (there is no scatter with reduce).
+// once, bool is a DtypeError. In place: Tensor::scatter_add_.
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+// ---- scatter, scatter_reduce, index_copy, index_fill, take_along_dim (ops_scatter.cpp) ----
+// scatter: torch.scatter. A copy of `a` with src[..., i, ...] (or the value) written to a[...,
+// index[..., i, ...], ...], index and src as scatter_add's. Where the index repeats a target,
+// the last position in increasing i wins, on every device (PyTorch leaves it unspecified). The
+// value is converted to a's dtype as fill_ does. Every dtype. Differentiable in a and src (src's
+// gradient is gathered at every position, a repeated target's loser included, as PyTorch's).
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
+Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Scalar& value);
+// scatter_reduce: torch.scatter_reduce. The elements of src sent to one target of `a` are
+// combined by `reduce`: "sum", "prod", "mean", "amax" or "amin" (NaN wins in amax and amin),
+// with the target's own value when include_self, else without it (a target no index names
+// keeps its value either way). Elements are combined in increasing i on every device. int64
+// mean divides rounding down (as PyTorch's; exact while the sum is below 2^53 in magnitude).
+// bfloat16 is reduced in float32 and rounded once; bool is reduced as int64 and compared with
+// zero (sum and amax are or, prod and amin are and; mean refuses bool). Differentiable in a and
+// src with PyTorch's rules: amax and amin share a target's gradient evenly among its elements
+// equal to the result (NaN counts as equal to NaN), prod's gradient is the product of the
+// others (zeros included).
+Tensor scatter_reduce(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src,
+                      std::string_view reduce, bool include_self = true);
+// index_copy: torch.index_copy. A copy of `a` with source's row i (along dim) written to row
+// index[i]; source has a's shape with dim of the index's length. A repeated index: the last
+// row wins. index_fill: a copy of `a` with the rows index names along dim set to the value
+// (negative indices count from the end, as PyTorch's index_fill; a 0-d tensor value gets the
+// sum of the filled positions' gradient). The index is an int64 vector or 0-d. Differentiable.
+Tensor index_copy(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source);
+Tensor index_fill(const Tensor& a, int64_t dim, const Tensor& index, const Scalar& value);
+Tensor index_fill(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& value);
+// take_along_dim: torch.take_along_dim. With a dim: a and the int64 indices (of a's rank)
+// broadcast in every dim but dim, then gather along it. Without: a and the indices are
+// flattened and the result is 1-D. Differentiable in a.
+Tensor take_along_dim(const Tensor& a, const Tensor& indices,
+                      std::optional<int64_t> dim = std::nullopt);
 
 // ---- scans and products (ops_scan.cpp) ----
 // cumsum: torch.cumsum. out[..., i, ...] = a[..., 0, ...] + ... + a[..., i, ...] along dim,

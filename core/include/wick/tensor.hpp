@@ -13,6 +13,7 @@
 #include <optional>
 #include <ostream>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -129,6 +130,14 @@ class Tensor {
                    const Scalar& alpha = 1) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Tensor& src) const;
+  Tensor scatter(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src,
+                        std::string_view reduce, bool include_self = true) const;
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
   Tensor expand(const Shape& shape) const;
   Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
@@ -344,12 +353,20 @@ class Tensor {
   Tensor& fill_(const Scalar& value);
   Tensor& copy_(const Tensor& src);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
-  // In place: this = index_add(this, ...) / scatter_add(this, ...), with their checks (a
-  // failed call changes nothing) and autograd (recorded as the out-of-place op and a copy_;
-  // the result is computed first, so a source or index sharing this storage reads old values).
+  // In place: this = index_add(this, ...), scatter_add(this, ...) and the others below, with
+  // their checks (a failed call changes nothing) and autograd (recorded as the out-of-place op
+  // and a copy_; the result is computed first, so a source or index sharing this storage reads
+  // old values).
   Tensor& index_add_(int64_t dim, const Tensor& index, const Tensor& source,
                      const Scalar& alpha = 1);
   Tensor& scatter_add_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Tensor& src);
+  Tensor& scatter_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src,
+                          std::string_view reduce, bool include_self = true);
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Scalar& value);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value);
 
   // ---- autograd (implemented by the autograd layer; see autograd/) ----
   Tensor& requires_grad_(bool on = true);
