@@ -233,6 +233,15 @@ Grads remainder_like_rule(const Node& n, const Tensor& g, bool floored) {
 }
 Grads fmod_rule(const Node& n, const Tensor& g) { return remainder_like_rule(n, g, false); }
 Grads remainder_rule(const Node& n, const Tensor& g) { return remainder_like_rule(n, g, true); }
+// The rounded divisions are piecewise constant: zero for both operands, as PyTorch's div with
+// a rounding mode.
+Grads rounded_divide_rule(const Node& n, const Tensor& g) {
+  Grads r;
+  for (int i = 0; i < 2; ++i) {
+    if (n.edges[i].needed) r[i] = zeros(in_sizes(n, i), g.options());
+  }
+  return r;
+}
 // maximum/minimum: the larger (smaller) input takes the gradient; ties split it in half. As
 // PyTorch, an input takes none only where it compares as losing, so a NaN (which compares
 // false) gives the whole gradient to both.
@@ -559,7 +568,8 @@ const BackwardRule& backward_rule(OpId op) {
       div{true, false, div_rule}, pow{true, true, pow_rule}, maximum{true, false, maximum_rule},
       minimum{true, false, minimum_rule}, atan2{true, false, atan2_rule},
       hypot{true, true, hypot_rule}, fmod{true, false, fmod_rule},
-      remainder{true, false, remainder_rule}, sigmoid_backward{true, false, sigmoid_backward_rule},
+      rounded_divide{false, false, rounded_divide_rule}, remainder{true, false, remainder_rule},
+      sigmoid_backward{true, false, sigmoid_backward_rule},
       tanh_backward{true, false, tanh_backward_rule}, where{true, false, where_rule},
       sum{false, false, sum_rule}, mean{false, false, mean_rule}, extreme{true, true, extreme_rule},
       softmax{false, true, softmax_rule}, log_softmax{false, true, log_softmax_rule},
@@ -672,6 +682,9 @@ const BackwardRule& backward_rule(OpId op) {
       return hypot;
     case OpId::fmod:
       return fmod;
+    case OpId::floor_divide:
+    case OpId::trunc_divide:
+      return rounded_divide;
     case OpId::remainder:
       return remainder;
     case OpId::sigmoid_backward:

@@ -101,6 +101,15 @@ inline std::map<OpId, GradCase> cases() {
        {{{2, 3}, {3}},
         [](V x) { return remainder(x[0] * 3.0 - 4.0, -x[1]) + remainder(2.5, x[1]); },
         pos}},
+      // Zero gradients (piecewise constant), seen through a product that carries the quotient.
+      {OpId::floor_divide,
+       {{{2, 3}, {3}},
+        [](V x) { return floor_divide(x[0] * 3.0 - 4.0, x[1]) * x[0] + x[0].floor_divide(0.7); },
+        pos}},
+      {OpId::trunc_divide,
+       {{{2, 3}, {3}},
+        [](V x) { return div(x[0] * 3.0 - 4.0, x[1], "trunc") * x[1] + x[0].div(0.7, "trunc"); },
+        pos}},
       {OpId::minimum, {{{2, 3}, {3}}, [](V x) { return minimum(x[0], x[1] * 0.9); }}},
       // Their own gradients (double backward through sigmoid and tanh), both operands broadcast.
       {OpId::sigmoid_backward,

@@ -196,6 +196,26 @@ inline std::map<OpId, BinarySpec> binary_specs() {
           return mod != 0 && ((b < 0) != (mod < 0)) ? mod + b : mod;
         },
         Domain::NonZero, false, false, true}},
+      // floor: the exact quotient's floor (Python's float // is that floor for these operands;
+      // long double holds their quotients closely enough). trunc: of the quotient rounded to the
+      // operands' dtype, as PyTorch's trunc(a / b) (float32 1 / 0.1 rounds to 10: trunc 10, floor
+      // 9); float32 operands are the ones that float holds exactly.
+      {OpId::floor_divide,
+       {[](auto& a, auto& b) { return floor_divide(a, b); },
+        [](double a, double b) {
+          return static_cast<double>(std::floor(static_cast<long double>(a) / b));
+        },
+        Domain::NonZero, false, false, true}},
+      {OpId::trunc_divide,
+       {[](auto& a, auto& b) { return div(a, b, "trunc"); },
+        [](double a, double b) {
+          const auto held = [](double v) {
+            return static_cast<double>(static_cast<float>(v)) == v;
+          };
+          const double q = a / b;
+          return std::trunc(held(a) && held(b) ? static_cast<double>(static_cast<float>(q)) : q);
+        },
+        Domain::NonZero, false, false, true}},
       {OpId::sigmoid_backward,
        {[](auto& g, auto& y) { return sigmoid_backward(g, y); },
         [](double g, double y) { return g * (1 - y) * y; }, Domain::Any, false, false, true, true}},

@@ -90,6 +90,60 @@ TEST_CASE("integer fmod and remainder: exact, with zero divisors refused", "[bin
   CHECK_THROWS_AS(remainder(flags, flags), DtypeError);
 }
 
+TEST_CASE("div with rounding_mode and floor_divide: PyTorch 1.13's values", "[binary_math]") {
+  // torch: a // b and div(a, b, rounding_mode='trunc') of float32: 1 // 0.1 is 9 (0.1f is above
+  // 1/10) but trunc(1 / 0.1) is 10 (the quotient rounds to 10 first).
+  const Tensor a = tensor({1.0f, -1.0f, 7.5f, -7.5f, 0.3f, -0.3f, 1e10f, 5.0f});
+  const Tensor b = tensor({0.1f, 0.1f, 2.0f, 2.0f, 0.1f, 0.1f, 3.0f, -0.5f});
+  CHECK(floor_divide(a, b).to_vector<float>() ==
+        std::vector<float>{9, -10, 3, -4, 3, -4, 3333333248.0f, -10});
+  CHECK(div(a, b, "floor").to_vector<float>() == floor_divide(a, b).to_vector<float>());
+  CHECK(a.div(b, "trunc").to_vector<float>() ==
+        std::vector<float>{10, -10, 3, -3, 3, -3, 3333333248.0f, -10});
+  // Signed zeros, infinite divisors and zero divisors: torch [-0, -0, 0, -1] and [inf, -inf, nan].
+  CHECK(identical(doubles(floor_divide(tensor({-0.0, 0.0, 1.0, -1.0}).to(kFloat64),
+                                       tensor({5.0, -5.0, INFINITY, INFINITY}).to(kFloat64))),
+                  {-0.0, -0.0, 0.0, -1.0}));
+  const std::vector<double> by_zero = doubles(floor_divide(tensor({1.0, -1.0, 0.0}), 0.0));
+  CHECK(by_zero[0] == INFINITY);
+  CHECK(by_zero[1] == -INFINITY);
+  CHECK(std::isnan(by_zero[2]));
+  // int64 stays int64, exact: torch [3, -4, -4, 3, 0, -3074457345618258603, -INT64_MAX] and
+  // trunc [3, -3, -3, 3, 0, -3074457345618258602, -INT64_MAX]; INT64_MIN // -1 wraps to itself
+  // (PyTorch 1.13 dies of SIGFPE there).
+  const Tensor ai = tensor(std::vector<int64_t>{7, -7, 7, -7, 0, INT64_MIN, INT64_MAX});
+  const Tensor bi = tensor(std::vector<int64_t>{2, 2, -2, -2, 5, 3, -1});
+  CHECK(floor_divide(ai, bi).dtype() == kInt64);
+  CHECK(floor_divide(ai, bi).to_vector<int64_t>() ==
+        std::vector<int64_t>{3, -4, -4, 3, 0, -3074457345618258603, -INT64_MAX});
+  CHECK(div(ai, bi, "trunc").to_vector<int64_t>() ==
+        std::vector<int64_t>{3, -3, -3, 3, 0, -3074457345618258602, -INT64_MAX});
+  CHECK(floor_divide(tensor(std::vector<int64_t>{INT64_MIN}), -1).to_vector<int64_t>() ==
+        std::vector<int64_t>{INT64_MIN});
+  // A floating number makes float32 (torch: tensor([5]) // 2.5 is tensor([2.])).
+  const Tensor mixed = floor_divide(tensor(std::vector<int64_t>{5}), 2.5);
+  CHECK(mixed.dtype() == kFloat32);
+  CHECK(mixed.item<float>() == 2.0f);
+  // Errors: a zero integer divisor, bool, an unknown mode; the engine goes on.
+  CHECK_THROWS_WITH(floor_divide(ai, 0),
+                    Catch::Contains("floor_divide") && Catch::Contains("division by zero"));
+  CHECK_THROWS_AS(div(ai, tensor(std::vector<int64_t>{1, 1, 1, 0, 1, 1, 1}), "trunc"), ValueError);
+  const Tensor flags = tensor(std::vector<bool>{true, false});
+  CHECK_THROWS_AS(floor_divide(flags, flags), DtypeError);
+  CHECK_THROWS_WITH(div(a, b, "round"), Catch::Contains("div") && Catch::Contains("\"round\""));
+  CHECK_THROWS_AS(div(a, b, "round"), ValueError);
+  // In place, and the gradient: zero for both operands (torch's div with a rounding mode).
+  Tensor t = tensor({7.0f, -7.0f});
+  t.floor_divide_(2);
+  t.div_(tensor({-2.0f, -2.0f}), "trunc");
+  CHECK(t.to_vector<float>() == std::vector<float>{-1, 2});
+  const Tensor x = tensor({3.0, -5.0}).to(kFloat64).requires_grad_();
+  const Tensor y = tensor({2.0, 2.0}).to(kFloat64).requires_grad_();
+  (x.div(y, "floor") * 3 + floor_divide(x, 2)).sum().backward();
+  CHECK(doubles(x.grad()) == std::vector<double>{0, 0});
+  CHECK(doubles(y.grad()) == std::vector<double>{0, 0});
+}
+
 TEST_CASE("atan2 picks the quadrant from both signs", "[binary_math]") {
   const Tensor y = f64({0.0, -0.0, 0.0, -0.0, 1.0, -1.0, kInf, kInf, -kInf, 1.0, kNan});
   const Tensor x = f64({0.0, 0.0, -0.0, -0.0, 0.0, 0.0, kInf, -kInf, kInf, -kInf, 1.0});

@@ -147,7 +147,8 @@ TEST_CASE("op sweep: unit-stride and strided loops give the same bits", "[sweep]
     const Tensor ys_divisor = strided_copy(y_divisor);
     for (const auto& [op, spec] : binary_specs()) {
       if (dtype == kInt64 && (op == OpId::pow || op == OpId::div || spec.floating_only)) continue;
-      const bool divides = op == OpId::fmod || op == OpId::remainder;
+      const bool divides = op == OpId::fmod || op == OpId::remainder || op == OpId::floor_divide ||
+                           op == OpId::trunc_divide;
       const Tensor& yy = divides ? y_divisor : y;
       const Tensor& yys = divides ? ys_divisor : ys;
       INFO(op_name(op) << " of " << describe(x));

@@ -7,21 +7,18 @@
 #include <optional>
 #include <sstream>
 
+#include "elementwise.hpp"
 #include "internal.hpp"
 #include "wick/dim_order.hpp"
 #include "wick/ops.hpp"
 
 namespace wick {
-namespace {
 
-// An operand: a tensor, or a number written in the program (a "wrapped number" in PyTorch).
-struct Operand {
-  const Tensor* tensor = nullptr;
-  Scalar scalar;
-  Operand(const Tensor& t) : tensor(&t) {}  // NOLINT
-  Operand(const Scalar& s) : scalar(s) {}   // NOLINT
-  bool is_scalar() const { return tensor == nullptr; }
-};
+using detail::binary;
+using detail::binary_inplace;
+using detail::Operand;
+
+namespace {
 
 // PyTorch's combine_categories: a lower-priority group only matters when it is of a higher
 // category (bool < integer < floating) than the higher-priority group.
@@ -233,7 +230,8 @@ void check_sub_operands(const char* op, const Operand& a, const Operand& b) {
              describe(b), "); to invert a mask use logical ops, e.g. eq(mask, false)");
 }
 
-// fmod and remainder of integers: a zero divisor is an error, as PyTorch's CPU kernel's
+// fmod, remainder and the rounded divisions of integers: a zero divisor is an error, as
+// PyTorch's CPU kernel's
 // ZeroDivisionError (a GPU kernel can't throw, and x86 traps on x % 0). A tensor divisor is
 // scanned for zeros first: one reduction, and on a GPU one wait for its result.
 void check_integer_divisor(const char* op, const Operand& a, const Operand& b) {
@@ -262,6 +260,8 @@ void check_operands(OpId op, const char* name, Dtype compute, const Operand& a, 
       break;
     case OpId::fmod:
     case OpId::remainder:
+    case OpId::floor_divide:
+    case OpId::trunc_divide:
       WICK_CHECK(compute != kBool, DtypeError, name, "takes no bool operands, as PyTorch: got ",
                  describe(a), " and ", describe(b));
       if (!is_floating(compute)) {
@@ -274,7 +274,9 @@ void check_operands(OpId op, const char* name, Dtype compute, const Operand& a, 
   }
 }
 
-Tensor binary(OpId op, const Operand& a, const Operand& b) {
+}  // namespace
+
+Tensor detail::binary(OpId op, const Operand& a, const Operand& b) {
   const char* name = op_name(op).data();
   detail::check_defined(name, {a.tensor, b.tensor});
   const Dtype compute = compute_of(op, result_type({a, b}));
@@ -295,6 +297,8 @@ Tensor binary(OpId op, const Operand& a, const Operand& b) {
                  op == OpId::gt || op == OpId::ge;
   return elementwise(op, {a, b}, compute, compare ? kBool : compute);
 }
+
+namespace {
 
 // Can a value of dtype `from` be stored in `to` without losing its kind (torch.can_cast)?
 bool can_cast(Dtype from, Dtype to) {
@@ -343,7 +347,9 @@ void check_inplace_shape(const char* op_, const Tensor& self, const Operand& oth
 
 // alpha (add_ and sub_ of float32 or float64 only): checked and fused here, after the autograd
 // and shape checks, in PyTorch's order.
-Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Scalar* alpha = nullptr) {
+}  // namespace
+
+Tensor& detail::binary_inplace(OpId op, Tensor& self, const Operand& other, const Scalar* alpha) {
   const char* op_ = inplace_name(op);
   detail::check_defined(op_, {&self, other.tensor});
   detail::check_inplace_target(self, op_, true);
@@ -383,6 +389,8 @@ Tensor& binary_inplace(OpId op, Tensor& self, const Operand& other, const Scalar
   }
   return self;
 }
+
+namespace {
 
 Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
   detail::check_defined(op_name(op).data(), {&a});
@@ -513,13 +521,6 @@ Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
   return binary(OpId::tanh_backward, grad_output, output);
 }
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(OpId::minimum, a, b); }
-Tensor atan2(const Tensor& a, const Tensor& b) { return binary(OpId::atan2, a, b); }
-Tensor hypot(const Tensor& a, const Tensor& b) { return binary(OpId::hypot, a, b); }
-Tensor fmod(const Tensor& a, const Tensor& b) { return binary(OpId::fmod, a, b); }
-Tensor fmod(const Tensor& a, const Scalar& b) { return binary(OpId::fmod, a, b); }
-Tensor remainder(const Tensor& a, const Tensor& b) { return binary(OpId::remainder, a, b); }
-Tensor remainder(const Tensor& a, const Scalar& b) { return binary(OpId::remainder, a, b); }
-Tensor remainder(const Scalar& a, const Tensor& b) { return binary(OpId::remainder, a, b); }
 Tensor pow(const Tensor& base, const Tensor& exponent) { return binary(OpId::pow, base, exponent); }
 Tensor pow(const Scalar& base, const Tensor& exponent) { return binary(OpId::pow, base, exponent); }
 Tensor pow(const Tensor& base, const Scalar& exponent) {
@@ -676,12 +677,6 @@ Tensor& Tensor::add_(const Scalar& o) { return binary_inplace(OpId::add, *this, 
 Tensor& Tensor::sub_(const Scalar& o) { return binary_inplace(OpId::sub, *this, o); }
 Tensor& Tensor::mul_(const Scalar& o) { return binary_inplace(OpId::mul, *this, o); }
 Tensor& Tensor::div_(const Scalar& o) { return binary_inplace(OpId::div, *this, o); }
-Tensor& Tensor::atan2_(const Tensor& o) { return binary_inplace(OpId::atan2, *this, o); }
-Tensor& Tensor::hypot_(const Tensor& o) { return binary_inplace(OpId::hypot, *this, o); }
-Tensor& Tensor::fmod_(const Tensor& o) { return binary_inplace(OpId::fmod, *this, o); }
-Tensor& Tensor::fmod_(const Scalar& o) { return binary_inplace(OpId::fmod, *this, o); }
-Tensor& Tensor::remainder_(const Tensor& o) { return binary_inplace(OpId::remainder, *this, o); }
-Tensor& Tensor::remainder_(const Scalar& o) { return binary_inplace(OpId::remainder, *this, o); }
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
   detail::check_inplace_target(*this, "clamp_", true);
   Tensor result = wick::clamp(detach(), lo, hi);

@@ -1,5 +1,5 @@
-// binary.cpp: add, sub, mul, div, pow, maximum, minimum, atan2, hypot, fmod, remainder, the six
-// comparisons, and where.
+// binary.cpp: add, sub, mul, div, pow, maximum, minimum, atan2, hypot, fmod, remainder,
+// floor_divide and trunc_divide (kernels/rounded_division.hpp), the six comparisons, and where.
 // Inputs arrive expanded to the output's shape and in one dtype (wick/dispatch.hpp). int64
 // arithmetic wraps on overflow (done in uint64, so it is never UB), as PyTorch's does. add and
 // sub with a floating alpha are one fused multiply-add; where selects through a bit mask.
@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../rounded_division.hpp"
 #include "kernels.hpp"
 #include "loops.hpp"
 #include "vec_kernels.hpp"
@@ -211,6 +212,12 @@ void run_arith(const OpCall& call) {
             break;
           case OpId::remainder:
             map2([](T a, T b) { return remainder_of(a, b); });
+            break;
+          case OpId::floor_divide:
+            map2([](T a, T b) { return rounded_division::floor_divide(a, b); });
+            break;
+          case OpId::trunc_divide:
+            map2([](T a, T b) { return rounded_division::trunc_divide(a, b); });
             break;
           case OpId::atan2:
             if constexpr (std::is_floating_point_v<T>) {

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "../scatter_step.hpp"
 #include "kernels.hpp"
 #include "loops.hpp"
 
@@ -43,28 +44,6 @@ void gather_kernel(const OpCall& call) {
 
 namespace {
 
-// One combine step of scatter_reduce's modes: the target's value so far and the next element.
-// amax and amin are branch-free selects where NaN wins (a NaN target stays; a NaN element
-// takes over), as PyTorch's.
-template <ScatterMode kMode, typename T>
-inline T combine(T acc, T x) {
-  if constexpr (kMode == ScatterMode::assign) {
-    return x;
-  } else if constexpr (std::is_integral_v<T>) {
-    // int64 wraps, as PyTorch's (signed overflow would be undefined in C++).
-    const auto a = static_cast<uint64_t>(acc), b = static_cast<uint64_t>(x);
-    if constexpr (kMode == ScatterMode::sum) return static_cast<T>(a + b);
-    if constexpr (kMode == ScatterMode::prod) return static_cast<T>(a * b);
-    if constexpr (kMode == ScatterMode::amax) return acc < x ? x : acc;
-    if constexpr (kMode == ScatterMode::amin) return x < acc ? x : acc;
-  } else {
-    if constexpr (kMode == ScatterMode::sum) return acc + x;
-    if constexpr (kMode == ScatterMode::prod) return acc * x;
-    if constexpr (kMode == ScatterMode::amax) return (acc < x) | (x != x) ? x : acc;
-    if constexpr (kMode == ScatterMode::amin) return (x < acc) | (x != x) ? x : acc;
-  }
-}
-
 template <ScatterMode kMode, typename T>
 void scatter_columns(const GatherLayout& l, const int64_t* index, const T* src, T* dst) {
   parallel_columns(l.outer, l.inner, l.n, [&](int64_t o, int64_t c0, int64_t c1) {
@@ -73,7 +52,7 @@ void scatter_columns(const GatherLayout& l, const int64_t* index, const T* src, 
       const int64_t row = (o * l.n + i) * l.inner;
       for (int64_t c = c0; c < c1; ++c) {
         T& target = block[index[row + c] * l.inner + c];
-        target = combine<kMode>(target, src[row + c]);
+        target = scatter_step::Combine<kMode>{}(target, src[row + c]);
       }
     }
   });

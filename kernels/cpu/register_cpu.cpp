@@ -52,10 +52,27 @@ void register_cpu_kernels() {
         OpId::acos,    OpId::atan,  OpId::sinh,       OpId::cosh,  OpId::log2,  OpId::log10}) {
     register_kernel(op, kCPU, unary_kernel, /*computes_bf16=*/true);
   }
-  for (OpId op :
-       {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum, OpId::atan2,
-        OpId::hypot, OpId::fmod, OpId::remainder, OpId::sigmoid_backward, OpId::tanh_backward,
-        OpId::minimum, OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {
+  for (OpId op : {OpId::add,
+                  OpId::sub,
+                  OpId::mul,
+                  OpId::div,
+                  OpId::pow,
+                  OpId::maximum,
+                  OpId::atan2,
+                  OpId::hypot,
+                  OpId::fmod,
+                  OpId::remainder,
+                  OpId::floor_divide,
+                  OpId::trunc_divide,
+                  OpId::sigmoid_backward,
+                  OpId::tanh_backward,
+                  OpId::minimum,
+                  OpId::eq,
+                  OpId::ne,
+                  OpId::lt,
+                  OpId::le,
+                  OpId::gt,
+                  OpId::ge}) {
     register_kernel(op, kCPU, binary_kernel, /*computes_bf16=*/true);
   }
   register_kernel(OpId::where, kCPU, where_kernel, /*computes_bf16=*/true);

@@ -1,4 +1,5 @@
-// binary.cu: add, sub, mul, div, pow, maximum, minimum, fmod, remainder, and atan2, hypot,
+// binary.cu: add, sub, mul, div, pow, maximum, minimum, fmod, remainder, floor_divide,
+// trunc_divide, and atan2, hypot,
 // sigmoid_backward and tanh_backward (floating only) for every dtype the boundary lets
 // through (inputs arrive expanded to the output's shape and cast to one dtype), on
 // elementwise.cuh's engine: vectorised when every operand is contiguous, strided otherwise
@@ -9,6 +10,7 @@
 // Tested by tests/cuda/test_ops.cpp against the CPU float64 reference (broadcast pairs,
 // transposed, sliced and expanded inputs). Measured by bench/gpu (add, mul on 2^26 floats); no
 // GPU run has happened yet, so the figures are pending (docs/gpu-results.md).
+#include "../rounded_division.hpp"
 #include "elementwise.cuh"
 #include "kernels.hpp"
 
@@ -121,6 +123,19 @@ struct FmodOp {
     return fmod_of(a, b);
   }
 };
+// div with rounding_mode "floor" and "trunc": kernels/rounded_division.hpp, shared with the CPU.
+struct FloorDivideOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return rounded_division::floor_divide(a, b);
+  }
+};
+struct TruncDivideOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return rounded_division::trunc_divide(a, b);
+  }
+};
 // fmod's result moved to b's sign by adding b (rounded, in floating point), as PyTorch's.
 struct RemainderOp {
   template <typename T>
@@ -210,6 +225,12 @@ void run_binary(const OpContext& ctx, const OpCall& call) {
         return;
       case OpId::remainder:
         run(RemainderOp{});
+        return;
+      case OpId::floor_divide:
+        run(FloorDivideOp{});
+        return;
+      case OpId::trunc_divide:
+        run(TruncDivideOp{});
         return;
       case OpId::atan2:
         if constexpr (std::is_floating_point_v<T>) {

@@ -26,35 +26,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "../scatter_step.hpp"
 #include "common.cuh"
 #include "grouped_rows.cuh"
 #include "kernels.hpp"
 
 namespace wick::gpu {
 namespace {
-
-// One combine step of scatter_reduce's modes, as the CPU kernel's (kernels/cpu/gather.cpp):
-// int64 wraps (signed overflow is undefined); amax and amin let NaN win.
-template <ScatterMode kMode>
-struct ScatterCombine {
-  template <typename T>
-  __device__ __forceinline__ T operator()(T acc, T x) const {
-    if constexpr (kMode == ScatterMode::assign) {
-      return x;
-    } else if constexpr (std::is_integral_v<T>) {
-      const auto a = static_cast<uint64_t>(acc), b = static_cast<uint64_t>(x);
-      if constexpr (kMode == ScatterMode::sum) return static_cast<T>(a + b);
-      if constexpr (kMode == ScatterMode::prod) return static_cast<T>(a * b);
-      if constexpr (kMode == ScatterMode::amax) return acc < x ? x : acc;
-      if constexpr (kMode == ScatterMode::amin) return x < acc ? x : acc;
-    } else {
-      if constexpr (kMode == ScatterMode::sum) return acc + x;
-      if constexpr (kMode == ScatterMode::prod) return acc * x;
-      if constexpr (kMode == ScatterMode::amax) return (acc < x) | (x != x) ? x : acc;
-      if constexpr (kMode == ScatterMode::amin) return (x < acc) | (x != x) ? x : acc;
-    }
-  }
-};
 
 // Column t = o * inner + c.
 template <typename T, typename Combine>
@@ -88,13 +66,14 @@ void launch_scatter_mode(const OpContext& ctx, const OpCall& call, const GatherL
   if (columns == 1) {
     int64_t rows = 0;
     const std::vector<int64_t> plan = group_index_by_row(ctx, index, l.n, l.size, call.dim, rows);
-    launch_grouped_rows(ctx, "scatter_rows_kernel", out, src, plan, rows, ScatterCombine<kMode>{},
-                        1, 1, l.size, l.n);
+    launch_grouped_rows(ctx, "scatter_rows_kernel", out, src, plan, rows,
+                        scatter_step::Combine<kMode>{}, 1, 1, l.size, l.n);
     return;
   }
-  launch_kernel(ctx, "scatter_columns_kernel", scatter_columns_kernel<T, ScatterCombine<kMode>>,
-                grid_for(ctx, columns), kBlockThreads, 0, out, src, index, ScatterCombine<kMode>{},
-                columns, FastDivmod(static_cast<uint64_t>(l.inner)), l.n, l.size);
+  launch_kernel(ctx, "scatter_columns_kernel",
+                scatter_columns_kernel<T, scatter_step::Combine<kMode>>, grid_for(ctx, columns),
+                kBlockThreads, 0, out, src, index, scatter_step::Combine<kMode>{}, columns,
+                FastDivmod(static_cast<uint64_t>(l.inner)), l.n, l.size);
 }
 
 }  // namespace

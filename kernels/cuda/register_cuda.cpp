@@ -38,8 +38,8 @@ void register_cuda_backend() {
     reg(op, run_op<launch_unary>);
   }
   for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum, OpId::atan2,
-                  OpId::hypot, OpId::fmod, OpId::remainder, OpId::minimum, OpId::sigmoid_backward,
-                  OpId::tanh_backward}) {
+                  OpId::hypot, OpId::fmod, OpId::remainder, OpId::floor_divide, OpId::trunc_divide,
+                  OpId::minimum, OpId::sigmoid_backward, OpId::tanh_backward}) {
     reg(op, run_op<launch_binary>);
   }
   for (OpId op : {OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {
@@ -57,7 +57,8 @@ void register_cuda_backend() {
   register_kernel(OpId::index_add, kCUDA, run_op<launch_index_add>, /*computes_bf16=*/true);
   // The same for gather and scatter_reduce.
   register_kernel(OpId::gather, kCUDA, run_op<launch_gather>, /*computes_bf16=*/true);
-  register_kernel(OpId::scatter_reduce, kCUDA, run_op<launch_scatter_reduce>, /*computes_bf16=*/true);
+  register_kernel(OpId::scatter_reduce, kCUDA, run_op<launch_scatter_reduce>,
+                  /*computes_bf16=*/true);
   // sort compares bfloat16 as float and moves its bits.
   register_kernel(OpId::sort, kCUDA, run_op<launch_sort>, /*computes_bf16=*/true);
   reg(OpId::cumsum, run_op<launch_scan>);

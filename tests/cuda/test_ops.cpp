@@ -171,6 +171,11 @@ std::map<OpId, BinaryCase> binary_cases() {
       {OpId::remainder,
        {[](const Tensor& a, const Tensor& b) { return remainder(a, b); }, Domain::NonZero,
         kExact32}},
+      // The same formula as the CPU's (kernels/rounded_division.hpp): equal values.
+      {OpId::floor_divide,
+       {[](const Tensor& a, const Tensor& b) { return floor_divide(a, b); }, Domain::NonZero, 0}},
+      {OpId::trunc_divide,
+       {[](const Tensor& a, const Tensor& b) { return div(a, b, "trunc"); }, Domain::NonZero, 0}},
       // Three roundings (1 - y, then two products) and two (fma, product): 2 ulps of slack.
       {OpId::sigmoid_backward,
        {[](const Tensor& g, const Tensor& y) { return sigmoid_backward(g, y); }, Domain::Any,

@@ -71,6 +71,8 @@ namespace wick {
   X(hypot, Kernel, true)                \
   X(fmod, Kernel, true)                 \
   X(remainder, Kernel, true)            \
+  X(floor_divide, Kernel, true)         \
+  X(trunc_divide, Kernel, true)         \
   X(sigmoid_backward, Kernel, true)     \
   X(tanh_backward, Kernel, true)        \
   /* comparisons and selection */       \

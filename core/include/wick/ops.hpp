@@ -120,6 +120,16 @@ Tensor fmod(const Tensor& a, const Scalar& b);
 Tensor remainder(const Tensor& a, const Tensor& b);
 Tensor remainder(const Tensor& a, const Scalar& b);
 Tensor remainder(const Scalar& a, const Tensor& b);
+// div with a rounding mode: a / b rounded toward zero ("trunc") or down ("floor", Python's
+// //); floor_divide(a, b) is div(a, b, "floor") (PyTorch 1.13's floor_divide floors too). The
+// result has the promoted dtype: integers stay integers and divide exactly; bool and an integer
+// zero divisor are errors, as fmod's. Floating "floor" is Python's floordiv (1 // 0.1 is 9,
+// since 0.1 is above 1/10), and x // 0 is inf, -inf or NaN. The gradient is zero (PyTorch's for
+// div with a rounding mode; its floor_divide has none). Any other mode is a ValueError.
+Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode);
+Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode);
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor floor_divide(const Tensor& a, const Scalar& b);
 // The gradients of sigmoid and tanh from their result y, as PyTorch's aten ops of these names
 // (what backward() uses): grad * (1 - y) * y and grad * (1 - y * y), in one pass, rounded as
 // PyTorch 1.13's CPU kernels round them. Floating dtypes only; the operands broadcast.

@@ -227,6 +227,10 @@ class Tensor {
   Tensor fmod(const Scalar& other) const;
   Tensor remainder(const Tensor& other) const;
   Tensor remainder(const Scalar& other) const;
+  Tensor div(const Tensor& other, std::string_view rounding_mode) const;
+  Tensor div(const Scalar& other, std::string_view rounding_mode) const;
+  Tensor floor_divide(const Tensor& other) const;
+  Tensor floor_divide(const Scalar& other) const;
   Tensor sum() const;
   Tensor sum(int64_t dim, bool keepdim = false) const;
   Tensor sum(const Shape& dims, bool keepdim = false) const;
@@ -347,6 +351,10 @@ class Tensor {
   Tensor& fmod_(const Scalar& other);
   Tensor& remainder_(const Tensor& other);
   Tensor& remainder_(const Scalar& other);
+  Tensor& div_(const Tensor& other, std::string_view rounding_mode);
+  Tensor& div_(const Scalar& other, std::string_view rounding_mode);
+  Tensor& floor_divide_(const Tensor& other);
+  Tensor& floor_divide_(const Scalar& other);
   Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
   Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
   Tensor& zero_();
