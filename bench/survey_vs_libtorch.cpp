@@ -168,6 +168,8 @@ std::vector<Case> cases() {
   add(binary("fmod(a, b)", kM, kM, [](const auto& a, const auto& b) { return a.fmod(b); }));
   add(binary("remainder(a, b)", kM, kM,
              [](const auto& a, const auto& b) { return a.remainder(b); }));
+  add(binary("floor_divide(a, b)", kM, kM,
+             [](const auto& a, const auto& b) { return a.div(b, "floor"); }));
   add(binary(
       "pow(a, b), a > 0", kM, kM, [](const auto& a, const auto& b) { return a.pow(b); },
       Fill::kPositive));

@@ -408,8 +408,10 @@ Ref Program::binary_ref(Bin op, const Operand& a, const Operand& b, Expect& expe
   if (op == Bin::pow && k == wick::kBool) expect = Expect::Error;
   if (op == Bin::div || op == Bin::atan2) k = float_of(k);
   if ((is_activation_backward(op) || op == Bin::hypot) && !floating(k)) expect = Expect::Error;
-  if ((op == Bin::fmod || op == Bin::remainder) && k == wick::kBool) expect = Expect::Error;
-  if ((op == Bin::fmod || op == Bin::remainder) && !floating(k)) {
+  const bool divides = op == Bin::fmod || op == Bin::remainder || op == Bin::floor_divide ||
+                       op == Bin::trunc_divide;
+  if (divides && k == wick::kBool) expect = Expect::Error;
+  if (divides && !floating(k)) {
     // An integer zero divisor anywhere in b (broadcast or not) is a ValueError.
     bool zero = false;
     if (b.is_scalar()) {
@@ -613,6 +615,10 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
         return wick::fmod(a, *b);
       case Bin::remainder:
         return a.remainder(*b);
+      case Bin::floor_divide:
+        return wick::floor_divide(a, *b);
+      case Bin::trunc_divide:
+        return a.div(*b, "trunc");
       case Bin::eq:
         return a == *b;
       case Bin::ne:
@@ -651,6 +657,10 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
         return a.fmod(s);
       case Bin::remainder:
         return wick::remainder(a, s);
+      case Bin::floor_divide:
+        return a.floor_divide(s);
+      case Bin::trunc_divide:
+        return wick::div(a, s, "trunc");
       case Bin::sigmoid_backward:
       case Bin::tanh_backward:
         fail("an activation gradient with a number operand");

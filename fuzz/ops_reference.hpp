@@ -418,6 +418,8 @@ enum class Bin {
   hypot,
   fmod,
   remainder,
+  floor_divide,
+  trunc_divide,
   eq,
   ne,
   lt,
@@ -425,7 +427,7 @@ enum class Bin {
   gt,
   ge
 };
-inline constexpr int kNumBins = 19;
+inline constexpr int kNumBins = 21;
 inline constexpr const char* kBinNames[kNumBins] = {"add",
                                                     "sub",
                                                     "mul",
@@ -439,6 +441,8 @@ inline constexpr const char* kBinNames[kNumBins] = {"add",
                                                     "hypot",
                                                     "fmod",
                                                     "remainder",
+                                                    "floor_divide",
+                                                    "trunc_divide",
                                                     "eq",
                                                     "ne",
                                                     "lt",
@@ -458,6 +462,28 @@ inline int64_t int_fmod(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
 inline int64_t int_remainder(int64_t a, int64_t b) {
   const int64_t r = int_fmod(a, b);
   return r != 0 && ((r < 0) != (b < 0)) ? r + b : r;
+}
+
+// div with rounding_mode on integers, the plain way: C's quotient, one less where a remainder
+// is left and the signs differ (floor); x / -1 is -x, wrapping (INT64_MIN / -1 overflows).
+inline int64_t int_trunc_divide(int64_t a, int64_t b) {
+  return b == -1 ? static_cast<int64_t>(0 - static_cast<uint64_t>(a)) : a / b;
+}
+inline int64_t int_floor_divide(int64_t a, int64_t b) {
+  if (b == -1) return int_trunc_divide(a, b);
+  return a / b - ((a % b != 0 && (a < 0) != (b < 0)) ? 1 : 0);
+}
+// Python's float a // b in T (float for float32 and bfloat16, double for float64): the multiple
+// of b below a by fmod, corrected to floor's side, then its rounding mended to the integer.
+template <typename T>
+T python_floor_divide(T a, T b) {
+  if (b == 0) return a / b;
+  const T mod = std::fmod(a, b);
+  T q = (a - mod) / b;
+  if (mod != 0 && std::signbit(mod) != std::signbit(b)) q -= 1;
+  if (q == 0) return std::copysign(T(0), a / b);
+  const T below = std::floor(q);
+  return q - below > T(0.5) ? below + 1 : below;
 }
 
 inline int64_t wrap_add(int64_t a, int64_t b) {
@@ -483,7 +509,7 @@ inline int64_t int_pow(int64_t base, int64_t e) {
 // The activation gradients' reference rounds each step as wick's kernels (and PyTorch's) do:
 // no slack, so a tanh gradient rounded twice instead of fused fails.
 inline int ulps_of(Bin op) {
-  if (is_activation_backward(op)) return 0;
+  if (is_activation_backward(op) || op == Bin::floor_divide || op == Bin::trunc_divide) return 0;
   return op == Bin::pow ? 8 : 1;
 }
 
@@ -534,6 +560,12 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
       case Bin::remainder:
         r.i = int_remainder(x, y);
         break;
+      case Bin::floor_divide:
+        r.i = int_floor_divide(x, y);
+        break;
+      case Bin::trunc_divide:
+        r.i = int_trunc_divide(x, y);
+        break;
       case Bin::div:
       case Bin::atan2:
       case Bin::hypot:
@@ -583,6 +615,17 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
               : static_cast<double>(static_cast<float>(mod) + static_cast<float>(y));
       break;
     }
+    // In the dtype's own arithmetic (float for float32 and bfloat16), as the kernels compute.
+    case Bin::floor_divide:
+      d = k == wick::kFloat64 ? python_floor_divide(x, y)
+                              : static_cast<double>(python_floor_divide(static_cast<float>(x),
+                                                                        static_cast<float>(y)));
+      break;
+    case Bin::trunc_divide:
+      d = k == wick::kFloat64 ? std::trunc(x / y)
+                              : static_cast<double>(std::trunc(static_cast<float>(x) /
+                                                               static_cast<float>(y)));
+      break;
     case Bin::maximum:
       d = std::isnan(x) ? x : std::isnan(y) ? y : (x > y ? x : y);
       break;

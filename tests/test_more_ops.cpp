@@ -1,7 +1,7 @@
 // test_more_ops.cpp: nansum, nanmean, nan_to_num, count_nonzero, isclose (ops_nan.cpp);
 // addcmul, addcdiv, logaddexp, xlogy, logit (ops_pointwise.cpp); kron, rot90, diag_embed,
-// baddbmm, histc (ops_matrix.cpp): python3-torch 1.13's values (in the comments), gradcheck in
-// float64, errors.
+// baddbmm, histc (ops_matrix.cpp); fmax, fmin, heaviside, frac; isin, argwhere: python3-torch
+// 1.13's values (in the comments), gradcheck in float64, errors.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <functional>
@@ -226,4 +226,52 @@ TEST_CASE("baddbmm and histc", "[more_ops]") {
   CHECK_THROWS_AS(histc(h, 0), ValueError);
   CHECK_THROWS_AS(histc(h, 4, 3, 1), ValueError);
   CHECK_THROWS_AS(histc(tensor({1.0, kInf}, kFloat32), 4), ValueError);
+}
+
+TEST_CASE("fmax, fmin, heaviside, frac, isin, argwhere", "[more_ops]") {
+  // torch: fmax([1, nan, nan, 2], [nan, 3, nan, 2]) [1, 3, nan, 2]; fmin the same here; an int64
+  // and a float32 tensor promote (fmax([1, 5], [2., 1.]) [2, 5]).
+  const Tensor a = tensor({1.0, kNan, kNan, 2.0}), b = tensor({kNan, 3.0, kNan, 2.0});
+  CHECK(same(doubles(fmax(a, b)), {1, 3, kNan, 2}));
+  CHECK(same(doubles(a.fmin(b)), {1, 3, kNan, 2}));
+  CHECK(same(doubles(fmin(tensor({1.0, 4.0}), tensor({2.0, -1.0}))), {1, -1}));
+  CHECK(fmax(tensor({1, 5}), tensor({2.0f, 1.0f})).dtype() == kFloat32);
+  CHECK(doubles(fmax(tensor({1, 5}), tensor({2.0f, 1.0f}))) == std::vector<double>{2, 5});
+  CHECK(passes([](const std::vector<Tensor>& v) { return fmax(v[0], v[1]) + fmin(v[0], v[1]); },
+               {f64({2, 3}, 31), f64({3}, 32)}));
+  // A tie gives a the whole gradient, as PyTorch's.
+  const Tensor x = tensor({2.0}).to(kFloat64).requires_grad_(),
+               y = tensor({2.0}).to(kFloat64).requires_grad_();
+  fmax(x, y).sum().backward();
+  CHECK(x.grad().item<double>() == 1.0);
+  CHECK(y.grad().item<double>() == 0.0);
+  // torch: heaviside([-1, 0, nan, 3], [0.5]) [0, 0.5, 0, 1]; of int64 [-1, 0, 2] with [5]
+  // [0, 5, 1]; of bool [T, F] with [F, T] [T, T]; different dtypes refused.
+  CHECK(doubles(heaviside(tensor({-1.0, 0.0, kNan, 3.0}), tensor({0.5}))) ==
+        std::vector<double>{0, 0.5, 0, 1});
+  CHECK(ints(tensor({-1, 0, 2}).heaviside(tensor({5}))) == std::vector<int64_t>{0, 5, 1});
+  CHECK(heaviside(tensor({true, false}), tensor({false, true})).to_vector<bool>() ==
+        std::vector<bool>{true, true});
+  CHECK_THROWS_AS(heaviside(tensor({1.0}), tensor({1})), DtypeError);
+  // torch: frac([-2.5, 3.75, inf]) [-0.5, 0.75, nan]; integers refused.
+  CHECK(same(doubles(frac(tensor({-2.5, 3.75, kInf}))), {-0.5, 0.75, kNan}));
+  CHECK_THROWS_AS(frac(tensor({1, 2})), DtypeError);
+  CHECK(passes([](const std::vector<Tensor>& v) { return frac(v[0] * 3.0); }, {f64({2, 3}, 33)}));
+  // torch: isin([1, nan, 3, -0.], [3, nan, 0]) [F, F, T, T]; isin([1, 2, 3], [2.5, 3.0],
+  // invert=True) [T, T, F]; isin([[1, 2], [3, 4]], 3) [[F, F], [T, F]]; isin(5, [5, 6]) True.
+  CHECK(isin(tensor({1.0, kNan, 3.0, -0.0}), tensor({3.0, kNan, 0.0})).to_vector<bool>() ==
+        std::vector<bool>{false, false, true, true});
+  CHECK(tensor({1, 2, 3}).isin(tensor({2.5, 3.0}), true).to_vector<bool>() ==
+        std::vector<bool>{true, true, false});
+  CHECK(isin(tensor({{1, 2}, {3, 4}}), 3).reshape({4}).to_vector<bool>() ==
+        std::vector<bool>{false, false, true, false});
+  CHECK(isin(tensor({{1, 2}, {3, 4}}), 3).sizes() == Shape{2, 2});
+  CHECK(isin(Scalar(5), tensor({5, 6})).item<bool>());
+  CHECK(isin(tensor({int64_t{1} << 60}), tensor({(int64_t{1} << 60) + 1})).item<bool>() == false);
+  CHECK(isin(tensor({1, 2}), zeros({0})).to_vector<bool>() == std::vector<bool>{false, false});
+  CHECK(isin(tensor({true, false}), tensor({true})).to_vector<bool>() ==
+        std::vector<bool>{true, false});
+  // argwhere is nonzero: [[0, 1], [1, 0]].
+  CHECK(ints(argwhere(tensor({{0, 2}, {3, 0}}))) == std::vector<int64_t>{0, 1, 1, 0});
+  CHECK(tensor({0.0, 1.0}).argwhere().sizes() == Shape{1, 1});
 }

@@ -1,6 +1,6 @@
-// ops_matrix.cpp: kron, rot90, diag_embed, baddbmm and histc, arrangements of views, where,
-// bmm, masked_select and bincount: both devices come with those ops, and autograd (histc has
-// none, as PyTorch's). Checked here with the op's name.
+// ops_matrix.cpp: kron, rot90, diag_embed, baddbmm, histc, mv and tensordot, arrangements of
+// views, where, bmm, mm, masked_select and bincount: both devices come with those ops, and
+// autograd (histc has none, as PyTorch's). Checked here with the op's name.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -131,6 +131,71 @@ Tensor histc(const Tensor& a, int64_t bins, double min, double max) {
   return bincount(position, std::nullopt, bins).to(a.dtype());
 }
 
+Tensor mv(const Tensor& matrix, const Tensor& vector) {
+  detail::check_defined("mv", {&matrix, &vector});
+  WICK_CHECK(matrix.dim() == 2 && vector.dim() == 1, ShapeError, "mv",
+             "expects a matrix and a vector, got ", detail::describe_all({&matrix, &vector}));
+  WICK_CHECK(matrix.size(1) == vector.size(0), ShapeError, "mv",
+             "size mismatch: ", detail::describe_all({&matrix, &vector}));
+  return matmul(matrix, vector);
+}
+
+Tensor tensordot(const Tensor& a, const Tensor& b, const Shape& dims_a, const Shape& dims_b) {
+  const char* op = "tensordot";
+  detail::check_defined(op, {&a, &b});
+  WICK_CHECK(dims_a.size() == dims_b.size(), ShapeError, op,
+             "both tensors need as many contracted dims, got ", dims_a, " and ", dims_b);
+  std::vector<bool> contracted_a(static_cast<size_t>(a.dim()), false);
+  std::vector<bool> contracted_b(static_cast<size_t>(b.dim()), false);
+  Shape front_b, back_a;  // a's contracted dims go last, b's first, in the listed order
+  int64_t k = 1;
+  for (size_t i = 0; i < dims_a.size(); ++i) {
+    const int64_t da = detail::wrap_dim(dims_a[i], a.dim(), op);
+    const int64_t db = detail::wrap_dim(dims_b[i], b.dim(), op);
+    WICK_CHECK(a.size(da) == b.size(db), ShapeError, op, "contracted dims must match: dim ", da,
+               " of ", describe(a), " has size ", a.size(da), ", dim ", db, " of ", describe(b),
+               " has size ", b.size(db));
+    WICK_CHECK(!contracted_a[static_cast<size_t>(da)] && !contracted_b[static_cast<size_t>(db)],
+               ShapeError, op, "a dim is contracted twice in ", dims_a, " and ", dims_b);
+    contracted_a[static_cast<size_t>(da)] = contracted_b[static_cast<size_t>(db)] = true;
+    back_a.push_back(da);
+    front_b.push_back(db);
+    k *= a.size(da);
+  }
+  Shape order_a, order_b = front_b, out_shape;
+  int64_t m = 1, n = 1;
+  for (int64_t d = 0; d < a.dim(); ++d) {
+    if (contracted_a[static_cast<size_t>(d)]) continue;
+    order_a.push_back(d);
+    out_shape.push_back(a.size(d));
+    m *= a.size(d);
+  }
+  for (int64_t d : back_a) order_a.push_back(d);
+  for (int64_t d = 0; d < b.dim(); ++d) {
+    if (contracted_b[static_cast<size_t>(d)]) continue;
+    order_b.push_back(d);
+    out_shape.push_back(b.size(d));
+    n *= b.size(d);
+  }
+  const Tensor left = a.permute(order_a).reshape({m, k});
+  const Tensor right = b.permute(order_b).reshape({k, n});
+  return mm(left, right).reshape(out_shape);
+}
+Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims) {
+  detail::check_defined("tensordot", {&a, &b});
+  WICK_CHECK(dims >= 0 && dims <= a.dim() && dims <= b.dim(), ShapeError, "tensordot",
+             "dims must be in [0, ", std::min(a.dim(), b.dim()), "], got ", dims, " for ",
+             detail::describe_all({&a, &b}));
+  // The last `dims` dims of a against the first of b.
+  Shape dims_a, dims_b;
+  for (int64_t i = 0; i < dims; ++i) {
+    dims_a.push_back(a.dim() - dims + i);
+    dims_b.push_back(i);
+  }
+  return tensordot(a, b, dims_a, dims_b);
+}
+
+Tensor Tensor::mv(const Tensor& vector) const { return wick::mv(*this, vector); }
 Tensor Tensor::rot90(int64_t k, const Shape& dims) const { return wick::rot90(*this, k, dims); }
 Tensor Tensor::diag_embed(int64_t offset, int64_t dim1, int64_t dim2) const {
   return wick::diag_embed(*this, offset, dim1, dim2);

@@ -1,5 +1,6 @@
-// ops_pointwise.cpp: addcmul and addcdiv (and their in-place forms), logaddexp, xlogy and logit:
-// arrangements of the elementwise kernels, so both devices and autograd come with those ops.
+// ops_pointwise.cpp: addcmul and addcdiv (and their in-place forms), logaddexp, xlogy, logit,
+// fmax, fmin, heaviside and frac: arrangements of the elementwise kernels, so both devices and
+// autograd come with those ops.
 // Each checks its operands here, with its own name, and follows PyTorch 1.13's dtype rules.
 #include <cmath>
 
@@ -99,6 +100,39 @@ Tensor logit(const Tensor& a, std::optional<double> eps) {
   const Tensor p = eps ? clamp(x, *eps, 1.0 - *eps) : x;
   return log(p / (1.0 - p));
 }
+
+// fmax and fmin: maximum and minimum that ignore NaN (NaN only where both are). As selects,
+// so the gradient is PyTorch's: all of it to a on a tie, none to a NaN that lost.
+Tensor fmax(const Tensor& a, const Tensor& b) {
+  detail::check_defined("fmax", {&a, &b});
+  return where(logical_or(ge(a, b), isnan(b)), a, b);
+}
+Tensor fmin(const Tensor& a, const Tensor& b) {
+  detail::check_defined("fmin", {&a, &b});
+  return where(logical_or(le(a, b), isnan(b)), a, b);
+}
+
+// heaviside: 0 where a < 0, values where a == 0, 1 where a > 0 (and 0 for NaN, as PyTorch's
+// kernel: NaN > 0 is false). a and values broadcast and must share a dtype, as PyTorch's.
+Tensor heaviside(const Tensor& a, const Tensor& values) {
+  detail::check_defined("heaviside", {&a, &values});
+  WICK_CHECK(a.dtype() == values.dtype(), DtypeError, "heaviside",
+             "input and values must have one dtype, got ", detail::describe_all({&a, &values}));
+  return where(eq(a, 0), values, gt(a, 0).to(a.dtype()));
+}
+
+// frac: a - trunc(a), floating only (PyTorch: not implemented for integers); the gradient is g.
+Tensor frac(const Tensor& a) {
+  detail::check_defined("frac", {&a});
+  WICK_CHECK(is_floating(a.dtype()), DtypeError, "frac", "takes a floating-point tensor, got ",
+             describe(a));
+  return a - trunc(a);
+}
+
+Tensor Tensor::fmax(const Tensor& other) const { return wick::fmax(*this, other); }
+Tensor Tensor::fmin(const Tensor& other) const { return wick::fmin(*this, other); }
+Tensor Tensor::heaviside(const Tensor& values) const { return wick::heaviside(*this, values); }
+Tensor Tensor::frac() const { return wick::frac(*this); }
 
 Tensor Tensor::addcmul(const Tensor& t1, const Tensor& t2, const Scalar& value) const {
   return wick::addcmul(*this, t1, t2, value);

@@ -10,6 +10,7 @@
 // of one dtype (int64, float32 or float64; bfloat16 and mixed dtypes are promoted here); output
 // [rows, n] int64; scalar_a: right (bool). Kernels: kernels/cpu/search.cpp, kernels/cuda/search.cu.
 // Not differentiable (the result is an index).
+// isin is a search too: elements looked up in the sorted test elements. argwhere is nonzero.
 #include "internal.hpp"
 #include "wick/ops.hpp"
 
@@ -104,5 +105,51 @@ Tensor bucketize(const Scalar& input, const Tensor& boundaries, bool right) {
   detail::check_defined("bucketize", {&boundaries});
   return bucketize(value_tensor(input, boundaries), boundaries, right);
 }
+
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool invert) {
+  const char* op = "isin";
+  detail::check_defined(op, {&elements, &test_elements});
+  detail::check_same_device(op, {&elements, &test_elements});
+  // Compared in the promoted dtype (bool as int64, which searchsorted takes): sort the test
+  // elements, find each element's first place >= it, and check that the element there equals
+  // it. NaN equals nothing, as in PyTorch.
+  Dtype common = promote_types(elements.dtype(), test_elements.dtype());
+  if (common == kBool) common = kInt64;
+  const Tensor values = elements.detach().to(common);
+  const Tensor pool = test_elements.detach().reshape({test_elements.numel()}).to(common);
+  Tensor found;
+  if (pool.numel() == 0) {
+    found = zeros(elements.sizes(), TensorOptions(kBool).device(elements.device()));
+  } else {
+    const Tensor sorted = std::get<0>(sort(pool));
+    const Tensor place =
+        clamp_max(searchsorted(sorted, values.reshape({values.numel()})), pool.numel() - 1);
+    // Positions made here, in range: no range check (a synchronisation on a GPU).
+    const detail::IndexesInRange made_here(/*host_tensors_too=*/true);
+    found = eq(sorted.index_select(0, place), values.reshape({values.numel()}))
+                .reshape(elements.sizes());
+  }
+  return invert ? logical_not(found) : found;
+}
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool invert) {
+  detail::check_defined("isin", {&elements});
+  // A 0-d tensor of the number's own dtype (scalar_tensor would make every number float32).
+  return isin(elements, full({}, test_element, TensorOptions().device(elements.device())), invert);
+}
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool invert) {
+  detail::check_defined("isin", {&test_elements});
+  return isin(full({}, element, TensorOptions().device(test_elements.device())), test_elements,
+              invert);
+}
+
+Tensor argwhere(const Tensor& a) {
+  detail::check_defined("argwhere", {&a});
+  return nonzero(a);
+}
+
+Tensor Tensor::isin(const Tensor& test_elements, bool invert) const {
+  return wick::isin(*this, test_elements, invert);
+}
+Tensor Tensor::argwhere() const { return wick::argwhere(*this); }
 
 }  // namespace wick

@@ -1,8 +1,8 @@
 // test_compose.cpp: the ops made of other ops (core/src/ops_compose.cpp, ops_sample.cpp,
 // indexing.cpp, ops_einsum.cpp, ops_median.cpp, ops_vector.cpp, ops_unique.cpp, ops_nan.cpp,
-// ops_pointwise.cpp, ops_matrix.cpp) on the device,
-// against the same calls on the CPU: they run through the GPU kernels of the ops they are made
-// of, so these check the arrangement, not new kernels.
+// ops_pointwise.cpp, ops_matrix.cpp, ops_quantile.cpp, ops_arrange.cpp, ops_search.cpp) on the
+// device, against the same calls on the CPU: they run through the GPU kernels of the ops they
+// are made of, so these check the arrangement, not new kernels.
 #include <cmath>
 #include <limits>
 
@@ -137,4 +137,31 @@ TEST_CASE(
               {1e-5, 1e-5}, "baddbmm");
   const Tensor values = randn({1000});
   check_close(histc(values.to(kCUDA), 10, -2, 2), histc(values, 10, -2, 2), {}, "histc");
+}
+
+TEST_CASE("gpu: quantile, isin, the stacks, tensordot and the NaN-aware selects run on the device",
+          "[sweep]") {
+  Tensor m = randn({5, 7});
+  m.index_put_({tensor({1, 3}), tensor({2, 6})}, tensor({NAN, NAN}));
+  const Tensor d = m.to(kCUDA);
+  const Tensor q = tensor({0.1f, 0.5f, 0.95f});
+  for (const char* mode : {"linear", "lower", "higher", "midpoint", "nearest"}) {
+    check_close(quantile(d, q.to(kCUDA), 1, false, mode), quantile(m, q, 1, false, mode), {},
+                std::string("quantile ") + mode);
+    check_close(nanquantile(d, q.to(kCUDA), 0, true, mode), nanquantile(m, q, 0, true, mode), {},
+                std::string("nanquantile ") + mode);
+  }
+  const Tensor pool = tensor({0.5f, -1.0f, NAN, 2.0f});
+  const Tensor probe = tensor({{2.0f, 0.5f, 3.0f}, {NAN, -1.0f, 0.0f}});
+  CHECK(equal(isin(probe.to(kCUDA), pool.to(kCUDA)).to(kCPU), isin(probe, pool)));
+  check_close(vstack({d, d.select(0, 0)}), vstack({m, m.select(0, 0)}), {}, "vstack");
+  check_close(column_stack({d, d.select(1, 0)}), column_stack({m, m.select(1, 0)}), {},
+              "column_stack");
+  const Tensor b = randn({7, 3});
+  check_close(tensordot(d, b.to(kCUDA), 1), tensordot(m, b, 1), {1e-5, 1e-5}, "tensordot");
+  check_close(fmax(d, d.flip({0})), fmax(m, m.flip({0})), {}, "fmax");
+  check_close(fmin(d, d.flip({1})), fmin(m, m.flip({1})), {}, "fmin");
+  check_close(frac(d * 3.0), frac(m * 3.0), {}, "frac");
+  check_close(heaviside(d, d.flip({0})), heaviside(m, m.flip({0})), {}, "heaviside");
+  check_close(floor_divide(d, 0.3), floor_divide(m, 0.3), {}, "floor_divide");
 }

@@ -339,6 +339,26 @@ std::vector<Tensor> chunk(const Tensor& a, int64_t chunks, int64_t dim = 0);
 std::vector<Tensor> unbind(const Tensor& a, int64_t dim = 0);
 Shape broadcast_shapes(const Shape& a, const Shape& b);
 
+// ---- dims moved and stacked (ops_arrange.cpp) ----
+// movedim: a view with dims source[i] at positions destination[i], the others in their order
+// (torch.movedim). swapaxes and swapdims: transpose. unflatten: dim split into sizes (one may
+// be -1), through reshape (a view where the strides allow, else a copy; PyTorch's needs a view).
+// atleast_*d: 0-d as [1], [1, 1] or [1, 1, 1]; 1-D [n] as [1, n] or [1, n, 1]; 2-D as [m, n, 1]
+// for 3d. vstack: cat of atleast_2d along 0; hstack: of atleast_1d along 0 for vectors, else 1;
+// dstack: of atleast_3d along 2; column_stack: vectors and 0-d as columns, then along 1.
+Tensor movedim(const Tensor& a, const Shape& source, const Shape& destination);
+Tensor movedim(const Tensor& a, int64_t source, int64_t destination);
+Tensor swapaxes(const Tensor& a, int64_t axis0, int64_t axis1);
+Tensor swapdims(const Tensor& a, int64_t dim0, int64_t dim1);
+Tensor unflatten(const Tensor& a, int64_t dim, const Shape& sizes);
+Tensor atleast_1d(const Tensor& a);
+Tensor atleast_2d(const Tensor& a);
+Tensor atleast_3d(const Tensor& a);
+Tensor vstack(const std::vector<Tensor>& tensors);
+Tensor hstack(const std::vector<Tensor>& tensors);
+Tensor dstack(const std::vector<Tensor>& tensors);
+Tensor column_stack(const std::vector<Tensor>& tensors);
+
 // ---- arrangements of the ops above (ops_compose.cpp, ops_sample.cpp) ----
 // No kernels of their own: both devices and autograd come with the ops they are made of.
 // flip: the elements along each of dims in reverse order (torch.flip; a copy).
@@ -435,6 +455,13 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool rig
                     const Tensor& sorter = Tensor());
 Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool right = false);
 Tensor bucketize(const Scalar& input, const Tensor& boundaries, bool right = false);
+// isin: whether each element equals one of test_elements (torch.isin; NaN equals nothing),
+// compared in the promoted dtype; invert negates. bool for every shape of elements. argwhere:
+// nonzero's [K, a.dim()] positions (torch.argwhere).
+Tensor isin(const Tensor& elements, const Tensor& test_elements, bool invert = false);
+Tensor isin(const Tensor& elements, const Scalar& test_element, bool invert = false);
+Tensor isin(const Scalar& element, const Tensor& test_elements, bool invert = false);
+Tensor argwhere(const Tensor& a);
 // scatter_add: torch.scatter_add. A copy of `a` with src[..., i, ...] added to a[..., index[...,
 // i, ...], ...] for every position of the index (src may be larger than the index; its extra
 // elements are not read), in increasing i: repeated indices accumulate in that order on every
@@ -541,6 +568,22 @@ Tensor argsort(const Tensor& a, B /*stable*/, int64_t dim = -1, bool descending 
 std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true,
                                 bool sorted = true);
 
+// ---- quantiles (ops_quantile.cpp), from sort, gather and lerp ----
+// quantile: torch.quantile. The q-th quantiles (q a number, or a 0-d or 1-D tensor of a's
+// dtype, values in [0, 1]) of all elements or of each line along dim, at rank q * (n - 1) of
+// the sorted line, with interpolation "linear" (default), "lower", "higher", "midpoint" or
+// "nearest" (half to even). A 1-D q puts its dim first in the result. A line holding NaN gives
+// NaN; nanquantile leaves NaN out (NaN for a line of NaNs). Floating inputs (bfloat16 computed
+// in float32; PyTorch 1.13 refuses it); an empty input is a ShapeError. Differentiable in a.
+Tensor quantile(const Tensor& a, const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                bool keepdim = false, std::string_view interpolation = "linear");
+Tensor quantile(const Tensor& a, double q, std::optional<int64_t> dim = std::nullopt,
+                bool keepdim = false, std::string_view interpolation = "linear");
+Tensor nanquantile(const Tensor& a, const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                   bool keepdim = false, std::string_view interpolation = "linear");
+Tensor nanquantile(const Tensor& a, double q, std::optional<int64_t> dim = std::nullopt,
+                   bool keepdim = false, std::string_view interpolation = "linear");
+
 // ---- order statistics (ops_median.cpp), from sort and topk ----
 // kthvalue: torch.kthvalue. The k-th smallest value (k from 1) of each line along dim and its
 // int64 position, in sort's order: NaN above every number, equal values lowest index first
@@ -639,6 +682,13 @@ Tensor addcdiv(const Tensor& a, const Tensor& tensor1, const Tensor& tensor2,
 Tensor logaddexp(const Tensor& a, const Tensor& b);
 Tensor xlogy(const Tensor& a, const Tensor& b);
 Tensor logit(const Tensor& a, std::optional<double> eps = std::nullopt);
+// fmax, fmin: maximum and minimum that ignore NaN (NaN only where both are); the dtype is
+// promoted; a tie gives a the gradient. heaviside: 0 below zero, values at zero, 1 above (NaN
+// gives 0), a and values of one dtype. frac: a - trunc(a), floating only.
+Tensor fmax(const Tensor& a, const Tensor& b);
+Tensor fmin(const Tensor& a, const Tensor& b);
+Tensor heaviside(const Tensor& a, const Tensor& values);
+Tensor frac(const Tensor& a);
 
 // ---- matrices and histograms (ops_matrix.cpp) ----
 // kron: the Kronecker product (dims aligned on the right, leading 1s added), block (i, j) =
@@ -654,6 +704,12 @@ Tensor diag_embed(const Tensor& a, int64_t offset = 0, int64_t dim1 = -2, int64_
 Tensor baddbmm(const Tensor& a, const Tensor& batch1, const Tensor& batch2, const Scalar& beta = 1,
                const Scalar& alpha = 1);
 Tensor histc(const Tensor& a, int64_t bins = 100, double min = 0, double max = 0);
+// mv: matrix [m, n] times vector [n]. tensordot: the sum over pairs of dims (dims_a[i] of a
+// with dims_b[i] of b, of equal sizes), the result a's other dims then b's; tensordot(a, b, k)
+// pairs a's last k dims with b's first k. Through permute, reshape and mm.
+Tensor mv(const Tensor& matrix, const Tensor& vector);
+Tensor tensordot(const Tensor& a, const Tensor& b, const Shape& dims_a, const Shape& dims_b);
+Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims = 2);
 
 // ---- operators ----
 Tensor operator+(const Tensor& a, const Tensor& b);

@@ -138,6 +138,26 @@ class Tensor {
   Tensor index_fill(int64_t dim, const Tensor& index, const Scalar& value) const;
   Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
   Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor movedim(const Shape& source, const Shape& destination) const;
+  Tensor movedim(int64_t source, int64_t destination) const;
+  Tensor swapaxes(int64_t axis0, int64_t axis1) const;
+  Tensor swapdims(int64_t dim0, int64_t dim1) const;
+  Tensor unflatten(int64_t dim, const Shape& sizes) const;
+  Tensor quantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor quantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                  std::string_view interpolation = "linear") const;
+  Tensor nanquantile(const Tensor& q, std::optional<int64_t> dim = std::nullopt,
+                     bool keepdim = false, std::string_view interpolation = "linear") const;
+  Tensor nanquantile(double q, std::optional<int64_t> dim = std::nullopt, bool keepdim = false,
+                     std::string_view interpolation = "linear") const;
+  Tensor fmax(const Tensor& other) const;
+  Tensor fmin(const Tensor& other) const;
+  Tensor heaviside(const Tensor& values) const;
+  Tensor frac() const;
+  Tensor mv(const Tensor& vector) const;
+  Tensor isin(const Tensor& test_elements, bool invert = false) const;
+  Tensor argwhere() const;
   Tensor expand(const Shape& shape) const;
   Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
   Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
