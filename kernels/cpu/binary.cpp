@@ -103,9 +103,10 @@ void run_axpy(const OpCall& call, T alpha) {
                       });
 }
 
-// atan2, hypot, fmod and remainder of float32 and bfloat16: vec_math.hpp's functions, through
-// vec_kernels' vectorised loops where every operand has unit stride and one element at a time
-// otherwise (the same function, so the same bits). bfloat16 widens, computes, rounds once.
+// atan2, hypot, fmod, remainder and floor_divide of float32 and bfloat16: vec_math.hpp's
+// functions, through vec_kernels' vectorised loops where every operand has unit stride and one
+// element at a time otherwise (the same function, so the same bits). bfloat16 widens,
+// computes, rounds once.
 template <typename S, auto kFloat, auto kBFloat16, float (*kScalar)(float, float)>
 void map2_f32(const OpCall& call) {
   using Bits = std::conditional_t<std::is_same_v<S, BFloat16>, uint16_t, float>;
@@ -173,6 +174,10 @@ void run_arith(const OpCall& call) {
     }
     if (call.op == OpId::remainder) {
       map2_f32<S, vec::remainder_f32, vec::remainder_bf16, vec::remainder>(call);
+      return;
+    }
+    if (call.op == OpId::floor_divide) {
+      map2_f32<S, vec::floor_divide_f32, vec::floor_divide_bf16, vec::floor_divide>(call);
       return;
     }
   }

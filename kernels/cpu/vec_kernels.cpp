@@ -151,29 +151,42 @@ WICK_VEC_MAP2(atan2)
 WICK_VEC_MAP2(hypot)
 #undef WICK_VEC_MAP2
 
-// fmod and remainder: vec_math.hpp's exact in-range form for every element, then libm's fmod
-// for the few out of its range (a zero or infinite operand, NaN, |a / b| >= 2^29), found by a
-// second pass only when the first saw one. Blocks of kBlock go through a local buffer, so out
-// may be a or b (the in-place forms) and the second pass still reads the operands.
+// fmod, remainder and floor_divide: vec_math.hpp's exact in-range fmod for every element, the
+// result finished from it, then the plain function for the few out of its range (a zero or
+// infinite operand, NaN, |a / b| >= 2^29), found by a second pass only when the first saw one.
+// Blocks of kBlock go through a local buffer, so out may be a or b (the in-place forms) and the
+// second pass still reads the operands.
 namespace {
-template <bool kRemainder, typename LoadA, typename LoadB, typename Store>
+enum class FromFmod { fmod, remainder, floor_divide };
+template <FromFmod kResult>
+[[gnu::always_inline]] inline float finish(float a, float b, float mod) {
+  if constexpr (kResult == FromFmod::remainder) return remainder_from_fmod(mod, b);
+  if constexpr (kResult == FromFmod::floor_divide) return floor_divide_from_fmod(a, b, mod);
+  return mod;
+}
+template <FromFmod kResult>
+inline float out_of_range(float a, float b) {
+  if constexpr (kResult == FromFmod::remainder) return remainder(a, b);
+  if constexpr (kResult == FromFmod::floor_divide) return rounded_division::floor_divide(a, b);
+  return fmod(a, b);
+}
+template <FromFmod kResult, typename LoadA, typename LoadB, typename Store>
 [[gnu::always_inline]] inline void fmod_rows(int64_t n, const LoadA& load_a, const LoadB& load_b,
                                              const Store& store) {
   constexpr int64_t kBlock = 256;
   float result[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = n - start < kBlock ? n - start : kBlock;
-    int out_of_range = 0;
+    int outside = 0;
     for (int64_t i = 0; i < len; ++i) {
       const float a = load_a(start + i), b = load_b(start + i);
-      const float mod = fmod_in_range_value(a, b);
-      result[i] = kRemainder ? remainder_from_fmod(mod, b) : mod;
-      out_of_range |= fmod_in_range(a, b) ? 0 : 1;
+      result[i] = finish<kResult>(a, b, fmod_in_range_value(a, b));
+      outside |= fmod_in_range(a, b) ? 0 : 1;
     }
-    if (out_of_range != 0) {
+    if (outside != 0) {
       for (int64_t i = 0; i < len; ++i) {
         const float a = load_a(start + i), b = load_b(start + i);
-        if (!fmod_in_range(a, b)) result[i] = kRemainder ? remainder(a, b) : fmod(a, b);
+        if (!fmod_in_range(a, b)) result[i] = out_of_range<kResult>(a, b);
       }
     }
     for (int64_t i = 0; i < len; ++i) store(start + i, result[i]);
@@ -181,21 +194,22 @@ template <bool kRemainder, typename LoadA, typename LoadB, typename Store>
 }
 }  // namespace
 
-#define WICK_VEC_FMOD(name, is_remainder)                                                  \
+#define WICK_VEC_FMOD(name, result)                                                        \
   WICK_VEC_CLONES void name##_f32(const float* a, const float* b, float* out, int64_t n) { \
-    fmod_rows<is_remainder>(                                                               \
+    fmod_rows<result>(                                                                     \
         n, [a](int64_t i) { return a[i]; }, [b](int64_t i) { return b[i]; },               \
         [out](int64_t i, float v) { out[i] = v; });                                        \
   }                                                                                        \
   WICK_VEC_CLONES void name##_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out,    \
                                    int64_t n) {                                            \
-    fmod_rows<is_remainder>(                                                               \
+    fmod_rows<result>(                                                                     \
         n, [a](int64_t i) { return bf16_to_float(a[i]); },                                 \
         [b](int64_t i) { return bf16_to_float(b[i]); },                                    \
         [out](int64_t i, float v) { out[i] = float_to_bf16(v); });                         \
   }
-WICK_VEC_FMOD(fmod, false)
-WICK_VEC_FMOD(remainder, true)
+WICK_VEC_FMOD(fmod, FromFmod::fmod)
+WICK_VEC_FMOD(remainder, FromFmod::remainder)
+WICK_VEC_FMOD(floor_divide, FromFmod::floor_divide)
 #undef WICK_VEC_FMOD
 
 WICK_VEC_CLONES void tan_bf16(const uint16_t* x, uint16_t* y, int64_t n) {

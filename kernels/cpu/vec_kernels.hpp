@@ -59,6 +59,10 @@ void fmod_f32(const float* a, const float* b, float* out, int64_t n);
 void remainder_f32(const float* a, const float* b, float* out, int64_t n);
 void fmod_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n);
 void remainder_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n);
+// out[i] = floor_divide(a[i], b[i]) (div with rounding_mode "floor"), from the same exact fmod
+// (vec_math.hpp: floor_divide_from_fmod; kernels/rounded_division.hpp out of its range).
+void floor_divide_f32(const float* a, const float* b, float* out, int64_t n);
+void floor_divide_bf16(const uint16_t* a, const uint16_t* b, uint16_t* out, int64_t n);
 
 // out[i] = fma(b[i], alpha, a[i]): a + alpha * b with one rounding, as PyTorch's add/sub with
 // alpha (out may be a: the in-place form).

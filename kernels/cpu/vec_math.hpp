@@ -15,6 +15,8 @@
 #include <cstring>
 #include <limits>
 
+#include "../rounded_division.hpp"
+
 namespace wick::cpu::vec {
 
 [[gnu::always_inline]] inline float bits_to_float(uint32_t i) {
@@ -454,6 +456,22 @@ inline float fmod(float a, float b) {
   return (opposite & (mod != 0)) ? mod + b : mod;
 }
 inline float remainder(float a, float b) { return remainder_from_fmod(fmod(a, b), b); }
+// floor_divide (div with rounding_mode "floor") from an exact fmod, in float as PyTorch 1.13's
+// formula (kernels/rounded_division.hpp, which the other lanes and the GPU use): (a - mod) / b,
+// one less where mod's sign differs from b's, floored and rounded up when more than half
+// above; a zero quotient takes a / b's sign. The sign test reads the sign bits (see
+// remainder_from_fmod), and the rest are selects.
+[[gnu::always_inline]] inline float floor_divide_from_fmod(float a, float b, float mod) {
+  const bool opposite = ((float_bits(mod) ^ float_bits(b)) & 0x80000000u) != 0;
+  const float q = (a - mod) / b - ((opposite & (mod != 0)) ? 1.0f : 0.0f);
+  const float below = std::floor(q);
+  const float floored = q - below > 0.5f ? below + 1.0f : below;
+  return q == 0 ? with_sign_of(0.0f, a / b) : floored;
+}
+inline float floor_divide(float a, float b) {
+  return fmod_in_range(a, b) ? floor_divide_from_fmod(a, b, fmod_in_range_value(a, b))
+                             : rounded_division::floor_divide(a, b);
+}
 
 // asin s = s + s z R(z), z = s^2 <= 1/4 (degree 7, 1.0e-12). |x| <= 1/2 directly; above,
 // asin |x| = pi/2 - 2 asin(sqrt((1 - |x|) / 2)) (1 - |x| is exact). |x| > 1: sqrt of a
