@@ -408,8 +408,8 @@ Ref Program::binary_ref(Bin op, const Operand& a, const Operand& b, Expect& expe
   if (op == Bin::pow && k == wick::kBool) expect = Expect::Error;
   if (op == Bin::div || op == Bin::atan2) k = float_of(k);
   if ((is_activation_backward(op) || op == Bin::hypot) && !floating(k)) expect = Expect::Error;
-  const bool divides = op == Bin::fmod || op == Bin::remainder || op == Bin::floor_divide ||
-                       op == Bin::trunc_divide;
+  const bool divides =
+      op == Bin::fmod || op == Bin::remainder || op == Bin::floor_divide || op == Bin::trunc_divide;
   if (divides && k == wick::kBool) expect = Expect::Error;
   if (divides && !floating(k)) {
     // An integer zero divisor anywhere in b (broadcast or not) is a ValueError.

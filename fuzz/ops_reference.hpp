@@ -622,9 +622,9 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
                                                                         static_cast<float>(y)));
       break;
     case Bin::trunc_divide:
-      d = k == wick::kFloat64 ? std::trunc(x / y)
-                              : static_cast<double>(std::trunc(static_cast<float>(x) /
-                                                               static_cast<float>(y)));
+      d = k == wick::kFloat64
+              ? std::trunc(x / y)
+              : static_cast<double>(std::trunc(static_cast<float>(x) / static_cast<float>(y)));
       break;
     case Bin::maximum:
       d = std::isnan(x) ? x : std::isnan(y) ? y : (x > y ? x : y);

@@ -9,6 +9,13 @@
 
 namespace index_cases {
 
+// The row-major offset of the multi-index i in a tensor of `sizes`.
+inline int64_t flat_index(const wick::Shape& sizes, const std::vector<int64_t>& i) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < sizes.size(); ++d) flat = flat * sizes[d] + i[d];
+  return flat;
+}
+
 // The multi-index i with its coordinate along dim replaced by v.
 inline std::vector<int64_t> with_dim(std::vector<int64_t> i, int64_t dim, int64_t v) {
   i[static_cast<size_t>(dim)] = v;

@@ -13,6 +13,7 @@ using ref::Domain;
 using ref::Layout;
 
 using index_cases::draw_gather_index;
+using index_cases::flat_index;
 
 using index_cases::with_dim;
 
@@ -26,17 +27,9 @@ std::vector<double> scatter_add_reference(const Tensor& self, int64_t dim, const
   ref::for_each_index(index.sizes(), [&](const std::vector<int64_t>& j) {
     const std::vector<int64_t> target =
         with_dim(j, dim, ref::value(index, j) > 0 ? static_cast<int64_t>(ref::value(index, j)) : 0);
-    int64_t flat = 0;
-    for (size_t d = 0; d < sizes.size(); ++d) flat = flat * sizes[d] + target[d];
-    want[static_cast<size_t>(flat)] += ref::value(src, j);
+    want[static_cast<size_t>(flat_index(sizes, target))] += ref::value(src, j);
   });
   return want;
-}
-
-int64_t flat_index(const Shape& sizes, const std::vector<int64_t>& i) {
-  int64_t flat = 0;
-  for (size_t d = 0; d < sizes.size(); ++d) flat = flat * sizes[d] + i[d];
-  return flat;
 }
 
 }  // namespace

@@ -16,6 +16,7 @@ using ref::Domain;
 using ref::Layout;
 
 using index_cases::draw_gather_index;
+using index_cases::flat_index;
 using index_cases::with_dim;
 
 namespace {
@@ -53,9 +54,7 @@ std::vector<double> scatter_reference(const Tensor& self, int64_t dim, const Ten
   ref::for_each_index(index.sizes(), [&](const std::vector<int64_t>& j) {
     const std::vector<int64_t> target =
         with_dim(j, dim, static_cast<int64_t>(ref::value(index, j)));
-    int64_t flat = 0;
-    for (size_t d = 0; d < sizes.size(); ++d) flat = flat * sizes[d] + target[d];
-    const auto at = static_cast<size_t>(flat);
+    const auto at = static_cast<size_t>(flat_index(sizes, target));
     const double x = ref::value(src, j);
     acc[at] = count[at] == 0 && mode != "assign" ? x : combine(mode, acc[at], x, integral);
     ++count[at];
@@ -68,12 +67,6 @@ std::vector<double> scatter_reference(const Tensor& self, int64_t dim, const Ten
     if (self.dtype() == kBool) acc[k] = acc[k] != 0 ? 1 : 0;
   }
   return acc;
-}
-
-int64_t flat_index(const Shape& sizes, const std::vector<int64_t>& i) {
-  int64_t flat = 0;
-  for (size_t d = 0; d < sizes.size(); ++d) flat = flat * sizes[d] + i[d];
-  return flat;
 }
 
 Tensor run_mode(const Tensor& x, int64_t dim, const Tensor& idx, const Tensor& src,

@@ -121,7 +121,7 @@ Tensor heaviside(const Tensor& a, const Tensor& values) {
   return where(eq(a, 0), values, gt(a, 0).to(a.dtype()));
 }
 
-// frac: a - trunc(a), floating only (PyTorch: not implemented for integers); the gradient is g.
+// frac: a - trunc(a), floating only (PyTorch has no integer kernel for it); the gradient is g.
 Tensor frac(const Tensor& a) {
   detail::check_defined("frac", {&a});
   WICK_CHECK(is_floating(a.dtype()), DtypeError, "frac", "takes a floating-point tensor, got ",
