@@ -99,6 +99,9 @@ struct BackwardRule {
 const BackwardRule& backward_rule(OpId op);
 // rules_scatter.cpp: gather, scatter_add and scatter_reduce.
 const BackwardRule& scatter_backward_rule(OpId op);
+// rules_unary.cpp: the elementwise unary ops, sigmoid_backward and tanh_backward; null for the
+// others.
+const BackwardRule* unary_backward_rule(OpId op);
 
 // The gradient summed down to `sizes` (undoes broadcasting).
 Tensor sum_to(const Tensor& grad, const Shape& sizes);

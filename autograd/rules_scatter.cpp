@@ -16,14 +16,11 @@
 //    it is a target's only zero in src (a target with two zeros gives zero to all).
 // Where include_self is false, the targets' own values get no gradient.
 #include "node.hpp"
+#include "rule_util.hpp"
 #include "wick/ops.hpp"
 
 namespace wick {
 namespace {
-
-using Grads = std::array<Tensor, 3>;
-
-const Shape& in_sizes(const Node& n, int i) { return n.input_meta[i].sizes; }
 
 // x == y, or both NaN.
 Tensor same_value(const Tensor& x, const Tensor& y) {

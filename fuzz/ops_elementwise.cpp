@@ -406,7 +406,7 @@ Ref Program::binary_ref(Bin op, const Operand& a, const Operand& b, Expect& expe
   };
   if (op == Bin::sub && (is_bool(a) || is_bool(b))) expect = Expect::Error;
   if (op == Bin::pow && k == wick::kBool) expect = Expect::Error;
-  if (op == Bin::div || op == Bin::atan2) k = float_of(k);
+  if (op == Bin::div || op == Bin::atan2 || op == Bin::copysign) k = float_of(k);
   if ((is_activation_backward(op) || op == Bin::hypot) && !floating(k)) expect = Expect::Error;
   const bool divides =
       op == Bin::fmod || op == Bin::remainder || op == Bin::floor_divide || op == Bin::trunc_divide;
@@ -619,6 +619,8 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
         return wick::floor_divide(a, *b);
       case Bin::trunc_divide:
         return a.div(*b, "trunc");
+      case Bin::copysign:
+        return wick::copysign(a, *b);
       case Bin::eq:
         return a == *b;
       case Bin::ne:
@@ -661,6 +663,8 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
         return a.floor_divide(s);
       case Bin::trunc_divide:
         return wick::div(a, s, "trunc");
+      case Bin::copysign:
+        return a.copysign(s);
       case Bin::sigmoid_backward:
       case Bin::tanh_backward:
         fail("an activation gradient with a number operand");

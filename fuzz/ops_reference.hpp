@@ -420,6 +420,7 @@ enum class Bin {
   remainder,
   floor_divide,
   trunc_divide,
+  copysign,
   eq,
   ne,
   lt,
@@ -427,7 +428,7 @@ enum class Bin {
   gt,
   ge
 };
-inline constexpr int kNumBins = 21;
+inline constexpr int kNumBins = 22;
 inline constexpr const char* kBinNames[kNumBins] = {"add",
                                                     "sub",
                                                     "mul",
@@ -443,6 +444,7 @@ inline constexpr const char* kBinNames[kNumBins] = {"add",
                                                     "remainder",
                                                     "floor_divide",
                                                     "trunc_divide",
+                                                    "copysign",
                                                     "eq",
                                                     "ne",
                                                     "lt",
@@ -569,7 +571,8 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
       case Bin::div:
       case Bin::atan2:
       case Bin::hypot:
-        fail("an integer div, atan2 or hypot reached the reference");
+      case Bin::copysign:
+        fail("an integer div, atan2, hypot or copysign reached the reference");
         break;
       case Bin::sigmoid_backward:
       case Bin::tanh_backward:
@@ -620,6 +623,9 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
       d = k == wick::kFloat64 ? python_floor_divide(x, y)
                               : static_cast<double>(python_floor_divide(static_cast<float>(x),
                                                                         static_cast<float>(y)));
+      break;
+    case Bin::copysign:
+      d = std::copysign(x, y);
       break;
     case Bin::trunc_divide:
       d = k == wick::kFloat64

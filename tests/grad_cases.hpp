@@ -106,6 +106,8 @@ inline std::map<OpId, GradCase> cases() {
        {{{2, 3}, {3}},
         [](V x) { return floor_divide(x[0] * 3.0 - 4.0, x[1]) * x[0] + x[0].floor_divide(0.7); },
         pos}},
+      {OpId::copysign,
+       {{{2, 3}, {3}}, [](V x) { return copysign(x[0], x[1]) + x[0].copysign(-1.5) * x[1]; }}},
       {OpId::trunc_divide,
        {{{2, 3}, {3}},
         [](V x) { return div(x[0] * 3.0 - 4.0, x[1], "trunc") * x[1] + x[0].div(0.7, "trunc"); },

@@ -216,6 +216,9 @@ inline std::map<OpId, BinarySpec> binary_specs() {
           return std::trunc(held(a) && held(b) ? static_cast<double>(static_cast<float>(q)) : q);
         },
         Domain::NonZero, false, false, true}},
+      {OpId::copysign,
+       {[](auto& a, auto& b) { return copysign(a, b); },
+        [](double a, double b) { return std::copysign(a, b); }, Domain::Any, false, true}},
       {OpId::sigmoid_backward,
        {[](auto& g, auto& y) { return sigmoid_backward(g, y); },
         [](double g, double y) { return g * (1 - y) * y; }, Domain::Any, false, false, true, true}},

@@ -144,6 +144,35 @@ TEST_CASE("div with rounding_mode and floor_divide: PyTorch 1.13's values", "[bi
   CHECK(doubles(y.grad()) == std::vector<double>{0, 0});
 }
 
+TEST_CASE("copysign and signbit: sign bits, -0 and NaN included", "[binary_math]") {
+  // torch: copysign([1, -2, 0, 3, nan, -0.], [-1, 1, -0., nan, -1, 2]) is
+  // [-1, 2, -0., 3, -nan, 0.] and its signbit [T, F, T, F, T, F].
+  const Tensor a = tensor({1.0f, -2.0f, 0.0f, 3.0f, NAN, -0.0f});
+  const Tensor b = tensor({-1.0f, 1.0f, -0.0f, NAN, -1.0f, 2.0f});
+  const Tensor c = copysign(a, b);
+  CHECK(identical(doubles(c), {-1.0, 2.0, -0.0, 3.0, -NAN, 0.0}));
+  CHECK(c.signbit().to_vector<bool>() == std::vector<bool>{true, false, true, false, true, false});
+  // torch: signbit([1, -0., 0, -nan, nan, -3]) [F, T, F, T, F, T]; of int64 [-1, 0, 2]
+  // [T, F, F]; of bool False. Integers give float32: copysign([1, 2], -1) [-1., -2.].
+  CHECK(signbit(tensor({1.0f, -0.0f, 0.0f, -NAN, NAN, -3.0f})).to_vector<bool>() ==
+        std::vector<bool>{false, true, false, true, false, true});
+  CHECK(signbit(tensor({-1, 0, 2})).to_vector<bool>() == std::vector<bool>{true, false, false});
+  CHECK(signbit(tensor({true})).to_vector<bool>() == std::vector<bool>{false});
+  const Tensor ints = copysign(tensor({1, 2}), -1);
+  CHECK(ints.dtype() == kFloat32);
+  CHECK(ints.to_vector<float>() == std::vector<float>{-1, -2});
+  CHECK(copysign(tensor({1.0f}), tensor({-1.0}).to(kFloat64)).dtype() == kFloat64);
+  Tensor t = tensor({2.0f, -3.0f});
+  t.copysign_(-1.0);
+  CHECK(t.to_vector<float>() == std::vector<float>{-2, -3});
+  // The gradient (torch: x.grad [-1, 1, 0], y.grad [0, 0, 0] for y = -1 everywhere).
+  const Tensor x = tensor({2.0, -3.0, 0.0}).to(kFloat64).requires_grad_();
+  const Tensor y = full({3}, -1.0, kFloat64).requires_grad_();
+  copysign(x, y).sum().backward();
+  CHECK(doubles(x.grad()) == std::vector<double>{-1, 1, 0});
+  CHECK(doubles(y.grad()) == std::vector<double>{0, 0, 0});
+}
+
 TEST_CASE("atan2 picks the quadrant from both signs", "[binary_math]") {
   const Tensor y = f64({0.0, -0.0, 0.0, -0.0, 1.0, -1.0, kInf, kInf, -kInf, 1.0, kNan});
   const Tensor x = f64({0.0, 0.0, -0.0, -0.0, 0.0, 0.0, kInf, -kInf, kInf, -kInf, 1.0});

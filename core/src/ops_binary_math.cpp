@@ -1,10 +1,10 @@
 // ops_binary_math.cpp: the binary ops beyond arithmetic, on ops_elementwise.cpp's engine
 // (elementwise.hpp: promotion, broadcasting, the checks, autograd): atan2, hypot, fmod,
-// remainder, and division rounded to an integer value, div(a, b, "trunc" or "floor") and
-// floor_divide. The rounded divisions keep the promoted dtype (integers stay integers, exact),
-// refuse bool and an integer zero divisor as fmod does, and run the trunc_divide and
-// floor_divide kernels (kernels/rounded_division.hpp: PyTorch 1.13's formulas). Their gradient
-// is zero, as PyTorch's for div with a rounding mode.
+// remainder, copysign (and signbit, made of it), and division rounded to an integer value,
+// div(a, b, "trunc" or "floor") and floor_divide. The rounded divisions keep the promoted dtype
+// (integers stay integers, exact), refuse bool and an integer zero divisor as fmod does, and run
+// the trunc_divide and floor_divide kernels (kernels/rounded_division.hpp: PyTorch 1.13's
+// formulas). Their gradient is zero, as PyTorch's for div with a rounding mode.
 #include "elementwise.hpp"
 #include "internal.hpp"
 #include "wick/ops.hpp"
@@ -42,6 +42,16 @@ Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode) {
 Tensor floor_divide(const Tensor& a, const Tensor& b) { return binary(OpId::floor_divide, a, b); }
 Tensor floor_divide(const Tensor& a, const Scalar& b) { return binary(OpId::floor_divide, a, b); }
 
+Tensor copysign(const Tensor& a, const Tensor& b) { return binary(OpId::copysign, a, b); }
+Tensor copysign(const Tensor& a, const Scalar& b) { return binary(OpId::copysign, a, b); }
+Tensor signbit(const Tensor& a) {
+  detail::check_defined("signbit", {&a});
+  if (a.dtype() == kBool) return zeros(a.sizes(), TensorOptions(kBool).device(a.device()));
+  if (!is_floating(a.dtype())) return lt(a, 0);
+  // The sign bit itself, NaN's and -0's included: 1 with a's sign is -1 exactly where it is set.
+  return lt(copysign(ones_like(a, a.options().requires_grad(false)), a.detach()), 0);
+}
+
 Tensor& Tensor::atan2_(const Tensor& o) { return binary_inplace(OpId::atan2, *this, o); }
 Tensor& Tensor::hypot_(const Tensor& o) { return binary_inplace(OpId::hypot, *this, o); }
 Tensor& Tensor::fmod_(const Tensor& o) { return binary_inplace(OpId::fmod, *this, o); }
@@ -54,6 +64,8 @@ Tensor& Tensor::div_(const Tensor& o, std::string_view rounding_mode) {
 Tensor& Tensor::div_(const Scalar& o, std::string_view rounding_mode) {
   return binary_inplace(rounded_division(rounding_mode, "div_"), *this, o);
 }
+Tensor& Tensor::copysign_(const Tensor& o) { return binary_inplace(OpId::copysign, *this, o); }
+Tensor& Tensor::copysign_(const Scalar& o) { return binary_inplace(OpId::copysign, *this, o); }
 Tensor& Tensor::floor_divide_(const Tensor& o) {
   return binary_inplace(OpId::floor_divide, *this, o);
 }
@@ -67,6 +79,9 @@ Tensor Tensor::div(const Tensor& o, std::string_view rounding_mode) const {
 Tensor Tensor::div(const Scalar& o, std::string_view rounding_mode) const {
   return wick::div(*this, o, rounding_mode);
 }
+Tensor Tensor::copysign(const Tensor& o) const { return wick::copysign(*this, o); }
+Tensor Tensor::copysign(const Scalar& o) const { return wick::copysign(*this, o); }
+Tensor Tensor::signbit() const { return wick::signbit(*this); }
 Tensor Tensor::floor_divide(const Tensor& o) const { return wick::floor_divide(*this, o); }
 Tensor Tensor::floor_divide(const Scalar& o) const { return wick::floor_divide(*this, o); }
 

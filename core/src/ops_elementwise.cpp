@@ -241,10 +241,11 @@ void check_integer_divisor(const char* op, const Operand& a, const Operand& b) {
              " holds 0 (dividend ", describe(a), ")");
 }
 
-// The dtype a binary op computes in, from its operands' promoted dtype: true division and atan2
-// make integers floating.
+// The dtype a binary op computes in, from its operands' promoted dtype: true division, atan2
+// and copysign make integers floating.
 Dtype compute_of(OpId op, Dtype promoted) {
-  return op == OpId::div || op == OpId::atan2 ? float_of(promoted) : promoted;
+  return op == OpId::div || op == OpId::atan2 || op == OpId::copysign ? float_of(promoted)
+                                                                      : promoted;
 }
 
 // The operand checks of the binary ops that have them, shared by the out-of-place and in-place

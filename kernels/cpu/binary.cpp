@@ -1,5 +1,6 @@
 // binary.cpp: add, sub, mul, div, pow, maximum, minimum, atan2, hypot, fmod, remainder,
-// floor_divide and trunc_divide (kernels/rounded_division.hpp), the six comparisons, and where.
+// floor_divide and trunc_divide (kernels/rounded_division.hpp), copysign, the six comparisons,
+// and where.
 // Inputs arrive expanded to the output's shape and in one dtype (wick/dispatch.hpp). int64
 // arithmetic wraps on overflow (done in uint64, so it is never UB), as PyTorch's does. add and
 // sub with a floating alpha are one fused multiply-add; where selects through a bit mask.
@@ -227,6 +228,11 @@ void run_arith(const OpCall& call) {
           case OpId::atan2:
             if constexpr (std::is_floating_point_v<T>) {
               map2([](T a, T b) { return std::atan2(a, b); });
+            }
+            break;
+          case OpId::copysign:
+            if constexpr (std::is_floating_point_v<T>) {
+              map2([](T a, T b) { return std::copysign(a, b); });
             }
             break;
           case OpId::hypot:

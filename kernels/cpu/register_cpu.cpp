@@ -64,6 +64,7 @@ void register_cpu_kernels() {
                   OpId::remainder,
                   OpId::floor_divide,
                   OpId::trunc_divide,
+                  OpId::copysign,
                   OpId::sigmoid_backward,
                   OpId::tanh_backward,
                   OpId::minimum,

@@ -1,5 +1,5 @@
 // binary.cu: add, sub, mul, div, pow, maximum, minimum, fmod, remainder, floor_divide,
-// trunc_divide, and atan2, hypot,
+// trunc_divide, and atan2, hypot, copysign,
 // sigmoid_backward and tanh_backward (floating only) for every dtype the boundary lets
 // through (inputs arrive expanded to the output's shape and cast to one dtype), on
 // elementwise.cuh's engine: vectorised when every operand is contiguous, strided otherwise
@@ -123,6 +123,16 @@ struct FmodOp {
     return fmod_of(a, b);
   }
 };
+struct CopysignOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    if constexpr (sizeof(T) == 4) {
+      return ::copysignf(a, b);
+    } else {
+      return ::copysign(a, b);
+    }
+  }
+};
 // div with rounding_mode "floor" and "trunc": kernels/rounded_division.hpp, shared with the CPU.
 struct FloorDivideOp {
   template <typename T>
@@ -241,6 +251,12 @@ void run_binary(const OpContext& ctx, const OpCall& call) {
       case OpId::hypot:
         if constexpr (std::is_floating_point_v<T>) {
           run(HypotOp{});
+          return;
+        }
+        break;
+      case OpId::copysign:
+        if constexpr (std::is_floating_point_v<T>) {
+          run(CopysignOp{});
           return;
         }
         break;

@@ -39,7 +39,7 @@ void register_cuda_backend() {
   }
   for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum, OpId::atan2,
                   OpId::hypot, OpId::fmod, OpId::remainder, OpId::floor_divide, OpId::trunc_divide,
-                  OpId::minimum, OpId::sigmoid_backward, OpId::tanh_backward}) {
+                  OpId::copysign, OpId::minimum, OpId::sigmoid_backward, OpId::tanh_backward}) {
     reg(op, run_op<launch_binary>);
   }
   for (OpId op : {OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {

@@ -174,6 +174,8 @@ std::map<OpId, BinaryCase> binary_cases() {
       // The same formula as the CPU's (kernels/rounded_division.hpp): equal values.
       {OpId::floor_divide,
        {[](const Tensor& a, const Tensor& b) { return floor_divide(a, b); }, Domain::NonZero, 0}},
+      {OpId::copysign,
+       {[](const Tensor& a, const Tensor& b) { return copysign(a, b); }, Domain::Any, 0}},
       {OpId::trunc_divide,
        {[](const Tensor& a, const Tensor& b) { return div(a, b, "trunc"); }, Domain::NonZero, 0}},
       // Three roundings (1 - y, then two products) and two (fma, product): 2 ulps of slack.

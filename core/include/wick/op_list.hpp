@@ -73,6 +73,7 @@ namespace wick {
   X(remainder, Kernel, true)            \
   X(floor_divide, Kernel, true)         \
   X(trunc_divide, Kernel, true)         \
+  X(copysign, Kernel, true)             \
   X(sigmoid_backward, Kernel, true)     \
   X(tanh_backward, Kernel, true)        \
   /* comparisons and selection */       \

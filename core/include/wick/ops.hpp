@@ -130,6 +130,13 @@ Tensor div(const Tensor& a, const Tensor& b, std::string_view rounding_mode);
 Tensor div(const Tensor& a, const Scalar& b, std::string_view rounding_mode);
 Tensor floor_divide(const Tensor& a, const Tensor& b);
 Tensor floor_divide(const Tensor& a, const Scalar& b);
+// copysign: |a| with b's sign bit (so -0 and a NaN's sign count), in floating point: integers
+// and bool give float32, as PyTorch's. The gradient of a is g times copysign(a, b) / a (0 where
+// a is 0), of b zero. signbit: whether a's sign bit is set (-0 and -NaN included); integers: a
+// < 0; bool: false.
+Tensor copysign(const Tensor& a, const Tensor& b);
+Tensor copysign(const Tensor& a, const Scalar& b);
+Tensor signbit(const Tensor& a);
 // The gradients of sigmoid and tanh from their result y, as PyTorch's aten ops of these names
 // (what backward() uses): grad * (1 - y) * y and grad * (1 - y * y), in one pass, rounded as
 // PyTorch 1.13's CPU kernels round them. Floating dtypes only; the operands broadcast.

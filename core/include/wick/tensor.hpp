@@ -251,6 +251,9 @@ class Tensor {
   Tensor div(const Scalar& other, std::string_view rounding_mode) const;
   Tensor floor_divide(const Tensor& other) const;
   Tensor floor_divide(const Scalar& other) const;
+  Tensor copysign(const Tensor& other) const;
+  Tensor copysign(const Scalar& other) const;
+  Tensor signbit() const;
   Tensor sum() const;
   Tensor sum(int64_t dim, bool keepdim = false) const;
   Tensor sum(const Shape& dims, bool keepdim = false) const;
@@ -375,6 +378,8 @@ class Tensor {
   Tensor& div_(const Scalar& other, std::string_view rounding_mode);
   Tensor& floor_divide_(const Tensor& other);
   Tensor& floor_divide_(const Scalar& other);
+  Tensor& copysign_(const Tensor& other);
+  Tensor& copysign_(const Scalar& other);
   Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
   Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
   Tensor& zero_();
