@@ -23,32 +23,32 @@ namespace {
 
 const char* const kModes[] = {"sum", "prod", "mean", "amax", "amin", "assign"};
 
-// Combines x into acc as the op's mode does, in float64 (floats) or wrapping int64.
-double combine(const std::string& mode, double acc, double x, bool integral) {
+// Combines x into acc as the op's mode does: in float64 for floats, wrapping int64 (through
+// uint64, never a signed overflow) for integers and bool.
+double combine_float(const std::string& mode, double acc, double x) {
   if (mode == "assign") return x;
-  if (mode == "sum" || mode == "mean") {
-    if (!integral) return acc + x;
-    return static_cast<double>(
-        static_cast<int64_t>(static_cast<uint64_t>(acc) + static_cast<uint64_t>(x)));
-  }
-  if (mode == "prod") {
-    if (!integral) return acc * x;
-    return static_cast<double>(
-        static_cast<int64_t>(static_cast<uint64_t>(static_cast<int64_t>(acc)) *
-                             static_cast<uint64_t>(static_cast<int64_t>(x))));
-  }
+  if (mode == "sum" || mode == "mean") return acc + x;
+  if (mode == "prod") return acc * x;
   if (std::isnan(acc) || std::isnan(x)) return std::numeric_limits<double>::quiet_NaN();
+  return mode == "amax" ? std::max(acc, x) : std::min(acc, x);
+}
+int64_t combine_int(const std::string& mode, int64_t acc, int64_t x) {
+  const auto a = static_cast<uint64_t>(acc), b = static_cast<uint64_t>(x);
+  if (mode == "assign") return x;
+  if (mode == "sum" || mode == "mean") return static_cast<int64_t>(a + b);
+  if (mode == "prod") return static_cast<int64_t>(a * b);
   return mode == "amax" ? std::max(acc, x) : std::min(acc, x);
 }
 
 // The op's definition, one target at a time: self's value (or nothing, without self), then
-// every src element sent there in index order.
+// every src element sent there in index order. Integers accumulate exactly in int64.
 std::vector<double> scatter_reference(const Tensor& self, int64_t dim, const Tensor& index,
                                       const Tensor& src, const std::string& mode,
                                       bool include_self) {
   const bool integral = self.dtype() == kInt64 || self.dtype() == kBool;
-  const std::vector<double> start = ref::values(self);
-  std::vector<double> acc = start;
+  std::vector<double> acc = ref::values(self);
+  std::vector<int64_t> exact(acc.size());
+  for (size_t k = 0; k < acc.size(); ++k) exact[k] = integral ? static_cast<int64_t>(acc[k]) : 0;
   std::vector<int64_t> count(acc.size(), include_self ? 1 : 0);
   const Shape& sizes = self.sizes();
   ref::for_each_index(index.sizes(), [&](const std::vector<int64_t>& j) {
@@ -56,15 +56,25 @@ std::vector<double> scatter_reference(const Tensor& self, int64_t dim, const Ten
         with_dim(j, dim, static_cast<int64_t>(ref::value(index, j)));
     const auto at = static_cast<size_t>(flat_index(sizes, target));
     const double x = ref::value(src, j);
-    acc[at] = count[at] == 0 && mode != "assign" ? x : combine(mode, acc[at], x, integral);
+    const bool first = count[at] == 0 && mode != "assign";
+    if (integral) {
+      const auto xi = static_cast<int64_t>(x);
+      exact[at] = first ? xi : combine_int(mode, exact[at], xi);
+    } else {
+      acc[at] = first ? x : combine_float(mode, acc[at], x);
+    }
     ++count[at];
   });
   for (size_t k = 0; k < acc.size(); ++k) {
-    if (mode == "mean" && count[k] > 0) {
-      acc[k] = integral ? std::floor(acc[k] / static_cast<double>(count[k]))
-                        : acc[k] / static_cast<double>(count[k]);
+    if (integral) {
+      // mean rounds down, through float64 as the op does (a target of one value keeps it).
+      acc[k] = mode == "mean" && count[k] > 1
+                   ? std::floor(static_cast<double>(exact[k]) / static_cast<double>(count[k]))
+                   : static_cast<double>(exact[k]);
+      if (self.dtype() == kBool) acc[k] = acc[k] != 0 ? 1 : 0;
+    } else if (mode == "mean" && count[k] > 0) {
+      acc[k] /= static_cast<double>(count[k]);
     }
-    if (self.dtype() == kBool) acc[k] = acc[k] != 0 ? 1 : 0;
   }
   return acc;
 }
