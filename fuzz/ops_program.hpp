@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "ops_binary_reference.hpp"
 #include "ops_reference.hpp"
 
 namespace wick::fuzz::ops {
