@@ -77,6 +77,11 @@ Tensor packed(const Tensor& t, const char* op);
 void check_index_range(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
                        bool allow_negative = false);
 
+// The checks of the ops that take a vector index along dim (index_select, index_add,
+// index_copy, index_fill; ops_index.cpp): self and index defined, int64, at most 1 dim, on
+// self's device, every value in range (check_index_range); returns the wrapped dim.
+int64_t check_vector_index(const char* op, const Tensor& self, int64_t dim, const Tensor& index,
+                           bool allow_negative = false);
 // gather and the scatters (ops_gather.cpp, ops_scatter.cpp): the checks on self, dim and an
 // index of self's rank (int64, no larger than self outside dim, every value in range); returns
 // the wrapped dim. An empty index skips the shape checks, as PyTorch's.

@@ -25,19 +25,6 @@
 namespace wick {
 namespace {
 
-// The checks both ops make on self, dim and index; returns the wrapped dim.
-int64_t check_index(const char* name, const Tensor& self, int64_t dim, const Tensor& index) {
-  detail::check_defined(name, {&self, &index});
-  const int64_t wrapped = detail::wrap_dim(dim, self.dim(), name);
-  WICK_CHECK(index.dtype() == kInt64, DtypeError, name, "expected an int64 index, got ",
-             describe(index));
-  WICK_CHECK(index.dim() <= 1, ShapeError, name, "index must be a vector (at most 1 dim), got ",
-             describe(index));
-  detail::check_same_device(name, {&self, &index});
-  detail::check_index_range(name, self, wrapped, index);
-  return wrapped;
-}
-
 Shape with_dim_size(const Shape& sizes, int64_t dim, int64_t n) {
   Shape out = sizes;
   out[static_cast<size_t>(dim)] = n;
@@ -52,6 +39,19 @@ namespace {
 thread_local int t_trusted = 0;
 thread_local uint64_t t_index_range_checks = 0;
 }  // namespace
+
+int64_t check_vector_index(const char* name, const Tensor& self, int64_t dim, const Tensor& index,
+                           bool allow_negative) {
+  check_defined(name, {&self, &index});
+  const int64_t wrapped = wrap_dim(dim, self.dim(), name);
+  WICK_CHECK(index.dtype() == kInt64, DtypeError, name, "expected an int64 index, got ",
+             describe(index));
+  WICK_CHECK(index.dim() <= 1, ShapeError, name, "index must be a vector (at most 1 dim), got ",
+             describe(index));
+  check_same_device(name, {&self, &index});
+  check_index_range(name, self, wrapped, index, allow_negative);
+  return wrapped;
+}
 
 IndexesInRange::IndexesInRange(bool host_tensors_too) : previous_(t_trusted) {
   t_trusted = std::max(t_trusted, host_tensors_too ? 2 : 1);
@@ -85,7 +85,7 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
                "a 0-d tensor takes exactly one index, got ", describe(index));
     return index_select(self.reshape({1}), 0, index).reshape({});
   }
-  const int64_t d = check_index(name, self, dim, index);
+  const int64_t d = detail::check_vector_index(name, self, dim, index);
   const Tensor x = detail::packed(self, name), idx = detail::packed(index, name);
   Tensor out = detail::make_empty(with_dim_size(self.sizes(), d, index.numel()), self.dtype(),
                                   self.device(), name);
@@ -119,7 +119,7 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
     // A 1-D self takes a 0-d source for one index, as PyTorch's.
     return index_add(self, dim, index, source.reshape({1}), alpha);
   }
-  const int64_t d = check_index(name, self, dim, index);
+  const int64_t d = detail::check_vector_index(name, self, dim, index);
   detail::check_same_device(name, {&self, &source});
   WICK_CHECK(source.dtype() == self.dtype(), DtypeError, name,
              "source must have self's dtype: ", detail::describe_all({&self, &source}));

@@ -184,18 +184,6 @@ Tensor rows_index(const Tensor& self, int64_t d, const Tensor& index) {
   return index.reshape(column).expand(rows);
 }
 
-// The vector-index checks of index_copy and index_fill (int64, at most 1 dim, on self's
-// device); returns the wrapped dim.
-int64_t check_row_index(const char* name, const Tensor& self, int64_t dim, const Tensor& index) {
-  const int64_t d = detail::wrap_dim(dim, self.dim(), name);
-  WICK_CHECK(index.dtype() == kInt64, DtypeError, name, "expected an int64 index, got ",
-             describe(index));
-  WICK_CHECK(index.dim() <= 1, ShapeError, name, "index must be a vector (at most 1 dim), got ",
-             describe(index));
-  detail::check_same_device(name, {&self, &index});
-  return d;
-}
-
 // index_fill once the value is a tensor of self's dtype (0-d): the checks, then a scatter.
 Tensor index_fill_checked(const Tensor& self, int64_t dim, const Tensor& index,
                           const Tensor& value) {
@@ -204,9 +192,8 @@ Tensor index_fill_checked(const Tensor& self, int64_t dim, const Tensor& index,
     detail::wrap_dim(dim, 1, name);
     return index_fill_checked(self.reshape({1}), 0, index, value).reshape({});
   }
-  const int64_t d = check_row_index(name, self, dim, index);
   // Negative indices count from the end, as PyTorch's index_fill (not its index_copy).
-  detail::check_index_range(name, self, d, index, /*allow_negative=*/true);
+  const int64_t d = detail::check_vector_index(name, self, dim, index, /*allow_negative=*/true);
   const Tensor wrapped = index.numel() == 0 ? index : remainder(index, self.size(d));
   const Tensor targets = rows_index(self, d, wrapped);
   return scatter_checked(OpId::scatter_reduce, self, d, targets, value.expand(targets.sizes()),
@@ -252,7 +239,7 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   }
   if (self.dim() == 1 && source.dim() == 0)
     return index_copy(self, dim, index, source.reshape({1}));
-  const int64_t d = check_row_index(name, self, dim, index);
+  const int64_t d = detail::check_vector_index(name, self, dim, index);
   detail::check_same_device(name, {&self, &source});
   WICK_CHECK(source.dtype() == self.dtype(), DtypeError, name,
              "source must have self's dtype: ", detail::describe_all({&self, &source}));
@@ -261,7 +248,6 @@ Tensor index_copy(const Tensor& self, int64_t dim, const Tensor& index, const Te
   WICK_CHECK(source.sizes() == expected, ShapeError, name, "source must have shape ", expected,
              " (self's with dim ", d, " of the index's length), got ",
              detail::describe_all({&self, &index, &source}));
-  detail::check_index_range(name, self, d, index);
   return scatter_checked(OpId::scatter_reduce, self, d, rows_index(self, d, index), source,
                          ScatterMode::assign, true, name);
 }
