@@ -323,6 +323,42 @@ void slice_add_into(const Node& n, const Tensor& g, Tensor& input_grad) {
 void select_add_into(const Node& n, const Tensor& g, Tensor& input_grad) {
   input_grad.select(n.ints[0], n.ints[1]).add_(g);
 }
+Grads diagonal_rule(const Node& n, const Tensor& g) {
+  Tensor z = zeros(in_sizes(n, 0), g.options());
+  z.diagonal(n.ints[0], n.ints[1], n.ints[2]).copy_(g);
+  return {z};
+}
+void diagonal_add_into(const Node& n, const Tensor& g, Tensor& input_grad) {
+  input_grad.diagonal(n.ints[0], n.ints[1], n.ints[2]).add_(g);
+}
+// Windows that overlap share elements, so the gradient cannot be added through the unfold
+// view in one op (an element would take one window's value, not their sum). It is added one
+// window offset at a time (each a strided slice that meets every element once) or one window
+// at a time, whichever makes fewer adds; windows that do not overlap take one add.
+void unfold_add_into(const Node& n, const Tensor& g, Tensor& input_grad) {
+  const int64_t d = n.ints[0], size = n.ints[1], step = n.ints[2];
+  if (input_grad.dim() == 0) {
+    if (size == 1) input_grad.add_(g.reshape({}));
+    return;
+  }
+  const int64_t windows = g.size(d);
+  if (step >= size) {
+    input_grad.unfold(d, size, step).add_(g);
+  } else if (size <= windows) {
+    for (int64_t k = 0; k < size; ++k) {
+      input_grad.slice(d, k, k + (windows - 1) * step + 1, step).add_(g.select(-1, k));
+    }
+  } else {
+    for (int64_t w = 0; w < windows; ++w) {
+      input_grad.narrow(d, w * step, size).add_(g.select(d, w).movedim(-1, d));
+    }
+  }
+}
+Grads unfold_rule(const Node& n, const Tensor& g) {
+  Tensor z = zeros(in_sizes(n, 0), g.options());
+  unfold_add_into(n, g, z);
+  return {z};
+}
 
 // Indexing: the two ops are each other's gradients. Only the index is saved (saved_inputs); the
 // forward checked its values against the same size along the dim, so on a GPU the rules skip
@@ -443,7 +479,9 @@ const BackwardRule& backward_rule(OpId op) {
       view{false, false, view_rule}, transpose{false, false, transpose_rule},
       permute{false, false, permute_rule}, expand{false, false, expand_rule},
       slice{false, false, slice_rule, nullptr, 0x7, slice_add_into},
-      select{false, false, select_rule, nullptr, 0x7, select_add_into};
+      select{false, false, select_rule, nullptr, 0x7, select_add_into},
+      diagonal{false, false, diagonal_rule, nullptr, 0x7, diagonal_add_into},
+      unfold{false, false, unfold_rule, nullptr, 0x7, unfold_add_into};
   static const BackwardRule index_select{true, false, index_select_rule, nullptr, 0x2},
       index_add{true, false, index_add_rule, nullptr, 0x2};
   static const BackwardRule sort{false, false, sort_rule}, cumsum{false, false, cumsum_rule},
@@ -532,6 +570,10 @@ const BackwardRule& backward_rule(OpId op) {
       return slice;
     case OpId::select:
       return select;
+    case OpId::diagonal:
+      return diagonal;
+    case OpId::unfold:
+      return unfold;
     default:
       return kNoRule;
   }

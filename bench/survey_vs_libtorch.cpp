@@ -130,6 +130,19 @@ Case forward_backward(std::string name, Dims dims, F f) {
 
 const Dims kM = {1024, 1024};
 
+// A case of two int64 inputs drawn from [low, high): f(x, y).
+template <class F>
+Case int_binary(std::string name, int64_t low, int64_t high, F f) {
+  return {std::move(name), [=] {
+            const wick::Tensor wa = wick::randint(low, high, kM), wb = wick::randint(low, high, kM);
+            auto copy = [](const wick::Tensor& t) {
+              return torch::from_blob(t.data_ptr<int64_t>(), Dims(kM), torch::kInt64).clone();
+            };
+            const torch::Tensor ta = copy(wa), tb = copy(wb);
+            return Pair{[=] { (void)f(wa, wb); }, [=] { (void)f(ta, tb); }};
+          }};
+}
+
 // searchsorted of n values in a sorted sequence of m (both float32 randn): n bisections of
 // about log2(m) + 1 steps.
 Case searchsorted_case(std::string name, int64_t m, int64_t n) {
@@ -170,6 +183,15 @@ std::vector<Case> cases() {
              [](const auto& a, const auto& b) { return a.remainder(b); }));
   add(binary("floor_divide(a, b)", kM, kM,
              [](const auto& a, const auto& b) { return a.div(b, "floor"); }));
+  // The integer and bit ops (kernels/bit_ops.hpp), int64.
+  add(int_binary("a & b, int64", -1000, 1000,
+                 [](const auto& a, const auto& b) { return a.bitwise_and(b); }));
+  add(int_binary("a << b, int64 counts in [0, 64)", 0, 64,
+                 [](const auto& a, const auto& b) { return a.bitwise_left_shift(b); }));
+  add(int_binary("gcd(a, b), int64 in [1, 2^20)", 1, 1 << 20,
+                 [](const auto& a, const auto& b) { return a.gcd(b); }));
+  add(binary("nextafter(a, b)", kM, kM,
+             [](const auto& a, const auto& b) { return a.nextafter(b); }));
   add(binary(
       "pow(a, b), a > 0", kM, kM, [](const auto& a, const auto& b) { return a.pow(b); },
       Fill::kPositive));

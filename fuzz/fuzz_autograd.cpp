@@ -82,6 +82,8 @@ enum class Op {
   unsqueeze,
   squeeze,
   flatten,
+  diagonal,
+  unfold,
   clone,
   cat,
   stack,
@@ -103,8 +105,9 @@ const char* kNames[] = {
     "sum",           "sum_dims", "mean",        "amax",        "max_all",    "max_dim",
     "min_dim",       "softmax",  "log_softmax", "matmul",      "reshape",    "transpose",
     "permute",       "expand",   "narrow",      "select",      "unsqueeze",  "squeeze",
-    "flatten",       "clone",    "cat",         "stack",       "layer_norm", "add_",
-    "sub_",          "mul_",     "div_",        "clamp_",      "copy_"};
+    "flatten",       "diagonal", "unfold",      "clone",       "cat",        "stack",
+    "layer_norm",    "add_",     "sub_",        "mul_",        "div_",       "clamp_",
+    "copy_"};
 static_assert(sizeof(kNames) / sizeof(kNames[0]) == static_cast<size_t>(Op::count));
 
 struct Step {
@@ -239,6 +242,12 @@ Tensor apply_step(const Step& s, const std::vector<Tensor>& v) {
       return s.flag ? a.squeeze() : a.squeeze(s.i0);
     case Op::flatten:
       return a.flatten(s.i0, s.i1);
+    case Op::diagonal: {  // the plane of dim i0 and the next one, offset i1
+      const int64_t nd = std::max<int64_t>(a.dim(), 1), first = (s.i0 + nd) % nd;
+      return a.diagonal(s.i1, first, (first + 1) % nd);
+    }
+    case Op::unfold:  // windows of 1 or 2, 1 to 3 apart (overlapping when 1 apart)
+      return a.unfold(s.i0, s.flag ? 1 : 2, (s.i1 + std::max<int64_t>(a.dim(), 1)) % 3 + 1);
     case Op::clone:
       return s.flag ? a.clone() : a.contiguous();
     case Op::cat:  // two operands, or a listed twice (two edges into one value)

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "ops_reference.hpp"
 
@@ -36,9 +37,17 @@ enum class Bin {
   lt,
   le,
   gt,
-  ge
+  ge,
+  bitwise_and,
+  bitwise_or,
+  bitwise_xor,
+  shift_left,
+  shift_right,
+  gcd,
+  lcm,
+  nextafter
 };
-inline constexpr int kNumBins = 22;
+inline constexpr int kNumBins = 30;
 inline constexpr const char* kBinNames[kNumBins] = {"add",
                                                     "sub",
                                                     "mul",
@@ -60,8 +69,23 @@ inline constexpr const char* kBinNames[kNumBins] = {"add",
                                                     "lt",
                                                     "le",
                                                     "gt",
-                                                    "ge"};
-inline bool is_compare(Bin op) { return op >= Bin::eq; }
+                                                    "ge",
+                                                    "bitwise_and",
+                                                    "bitwise_or",
+                                                    "bitwise_xor",
+                                                    "bitwise_left_shift",
+                                                    "bitwise_right_shift",
+                                                    "gcd",
+                                                    "lcm",
+                                                    "nextafter"};
+inline bool is_compare(Bin op) { return op >= Bin::eq && op <= Bin::ge; }
+// and, or, xor: int64 or bool; the shifts, gcd and lcm: int64 only; nextafter: floating only.
+inline bool is_bitwise(Bin op) {
+  return op == Bin::bitwise_and || op == Bin::bitwise_or || op == Bin::bitwise_xor;
+}
+inline bool takes_int64_only(Bin op) {
+  return op == Bin::shift_left || op == Bin::shift_right || op == Bin::gcd || op == Bin::lcm;
+}
 // The gradients from an activation's result: floating results only (int64 and bool operands
 // that promote to int64 or bool are a DtypeError), tensor operands only.
 inline bool is_activation_backward(Bin op) {
@@ -98,6 +122,55 @@ T python_floor_divide(T a, T b) {
   return q - below > T(0.5) ? below + 1 : below;
 }
 
+// Shifts written out: a count outside [0, 63] moves every bit out (PyTorch 2.1's rule).
+inline int64_t int_shift_left(int64_t a, int64_t count) {
+  if (count < 0 || count >= 64) return 0;
+  uint64_t bits = static_cast<uint64_t>(a);
+  for (int64_t i = 0; i < count; ++i) bits *= 2;  // the high bits fall off
+  return static_cast<int64_t>(bits);
+}
+inline int64_t int_shift_right(int64_t a, int64_t count) {
+  if (count < 0 || count >= 64) return a < 0 ? -1 : 0;
+  int64_t r = a;
+  for (int64_t i = 0; i < count; ++i) r = r >= 0 ? r / 2 : (r - 1) / 2;  // floor halving
+  return r;
+}
+// gcd and lcm: PyTorch's calc_gcd, Euclid on the absolute values with |INT64_MIN| wrapping
+// to INT64_MIN (so gcd(5, INT64_MIN) is -1 there), x % -1 taken as 0 instead of trapping; lcm
+// is |a / g * b| with every step wrapping.
+inline int64_t int_gcd(int64_t a, int64_t b) {
+  auto wabs = [](int64_t v) {
+    return v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v;
+  };
+  int64_t x = wabs(a), y = wabs(b);
+  while (x != 0) {
+    const int64_t c = x;
+    x = x == -1 ? 0 : y % x;
+    y = c;
+  }
+  return y;
+}
+inline int64_t int_lcm(int64_t a, int64_t b) {
+  const int64_t g = int_gcd(a, b);
+  if (g == 0) return 0;
+  const uint64_t q = g == -1 ? 0 - static_cast<uint64_t>(a) : static_cast<uint64_t>(a / g);
+  const auto product = static_cast<int64_t>(q * static_cast<uint64_t>(b));
+  return product < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(product)) : product;
+}
+// bfloat16's next value: its 16 high bits of a float stepped by one.
+inline double bf16_nextafter(double x, double y) {
+  if (std::isnan(x) || std::isnan(y)) return std::nan("");
+  if (x == y) return y;
+  if (x == 0) return std::copysign(std::ldexp(1.0, -133), y);
+  uint32_t bits;
+  const auto f = static_cast<float>(x);
+  std::memcpy(&bits, &f, 4);
+  bits = ((x < y) == (x > 0)) ? bits + 0x10000u : bits - 0x10000u;
+  float r;
+  std::memcpy(&r, &bits, 4);
+  return r;
+}
+
 inline int64_t wrap_add(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
 }
@@ -121,7 +194,10 @@ inline int64_t int_pow(int64_t base, int64_t e) {
 // The activation gradients' reference rounds each step as wick's kernels (and PyTorch's) do:
 // no slack, so a tanh gradient rounded twice instead of fused fails.
 inline int ulps_of(Bin op) {
-  if (is_activation_backward(op) || op == Bin::floor_divide || op == Bin::trunc_divide) return 0;
+  if (is_activation_backward(op) || op == Bin::floor_divide || op == Bin::trunc_divide ||
+      op == Bin::nextafter) {
+    return 0;
+  }
   return op == Bin::pow ? 8 : 1;
 }
 
@@ -177,6 +253,30 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
         break;
       case Bin::trunc_divide:
         r.i = int_trunc_divide(x, y);
+        break;
+      case Bin::bitwise_and:
+        r.i = x & y;
+        break;
+      case Bin::bitwise_or:
+        r.i = x | y;
+        break;
+      case Bin::bitwise_xor:
+        r.i = x ^ y;
+        break;
+      case Bin::shift_left:
+        r.i = int_shift_left(x, y);
+        break;
+      case Bin::shift_right:
+        r.i = int_shift_right(x, y);
+        break;
+      case Bin::gcd:
+        r.i = int_gcd(x, y);
+        break;
+      case Bin::lcm:
+        r.i = int_lcm(x, y);
+        break;
+      case Bin::nextafter:
+        fail("an integer nextafter reached the reference");
         break;
       case Bin::div:
       case Bin::atan2:
@@ -266,6 +366,21 @@ inline V binary_value(Bin op, V a, V b, Dtype k) {
         const auto g = static_cast<float>(x), o = static_cast<float>(y);
         d = static_cast<double>(g * std::fma(-o, o, 1.0f));
       }
+      break;
+    case Bin::nextafter:
+      d = k == wick::kFloat64 ? std::nextafter(x, y)
+          : k == wick::kFloat32
+              ? static_cast<double>(std::nextafter(static_cast<float>(x), static_cast<float>(y)))
+              : bf16_nextafter(x, y);
+      break;
+    case Bin::bitwise_and:
+    case Bin::bitwise_or:
+    case Bin::bitwise_xor:
+    case Bin::shift_left:
+    case Bin::shift_right:
+    case Bin::gcd:
+    case Bin::lcm:
+      fail("a floating bit op reached the reference");
       break;
     case Bin::eq:
       r.i = x == y;

@@ -407,7 +407,11 @@ Ref Program::binary_ref(Bin op, const Operand& a, const Operand& b, Expect& expe
   if (op == Bin::sub && (is_bool(a) || is_bool(b))) expect = Expect::Error;
   if (op == Bin::pow && k == wick::kBool) expect = Expect::Error;
   if (op == Bin::div || op == Bin::atan2 || op == Bin::copysign) k = float_of(k);
-  if ((is_activation_backward(op) || op == Bin::hypot) && !floating(k)) expect = Expect::Error;
+  if ((is_activation_backward(op) || op == Bin::hypot || op == Bin::nextafter) && !floating(k)) {
+    expect = Expect::Error;
+  }
+  if (is_bitwise(op) && floating(k)) expect = Expect::Error;
+  if (takes_int64_only(op) && k != wick::kInt64) expect = Expect::Error;
   const bool divides =
       op == Bin::fmod || op == Bin::remainder || op == Bin::floor_divide || op == Bin::trunc_divide;
   if (divides && k == wick::kBool) expect = Expect::Error;
@@ -496,11 +500,15 @@ void Program::binary() {
   // 0, 1: tensor op tensor (1: with alpha for add/sub); 2: tensor op number; 3: number op
   // tensor (add, sub, mul, div, pow only). The activation gradients take two tensors.
   uint32_t form = in_.below(4);
+  const bool shift = op == Bin::shift_left || op == Bin::shift_right;
   if (form == 3 && op != Bin::add && op != Bin::sub && op != Bin::mul && op != Bin::div &&
-      op != Bin::pow) {
+      op != Bin::pow && !is_bitwise(op) && !shift) {
     form = 2;
   }
-  if (is_activation_backward(op)) form = 0;
+  // The activation gradients, gcd, lcm and nextafter take two tensors.
+  if (is_activation_backward(op) || op == Bin::gcd || op == Bin::lcm || op == Bin::nextafter) {
+    form = 0;
+  }
   const Tensor* b = form <= 1 ? pick() : nullptr;
   const Scalar s = scalar();
   const bool use_alpha = (op == Bin::add || op == Bin::sub) && form == 1;
@@ -644,6 +652,22 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
         return wick::gt(a, *b);
       case Bin::ge:
         return a >= *b;
+      case Bin::bitwise_and:
+        return a & *b;
+      case Bin::bitwise_or:
+        return wick::bitwise_or(a, *b);
+      case Bin::bitwise_xor:
+        return a.bitwise_xor(*b);
+      case Bin::shift_left:
+        return a << *b;
+      case Bin::shift_right:
+        return wick::bitwise_right_shift(a, *b);
+      case Bin::gcd:
+        return wick::gcd(a, *b);
+      case Bin::lcm:
+        return a.lcm(*b);
+      case Bin::nextafter:
+        return wick::nextafter(a, *b);
     }
   }
   if (form == 2) {
@@ -692,6 +716,21 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
         return a > s;
       case Bin::ge:
         return wick::ge(a, s);
+      case Bin::bitwise_and:
+        return wick::bitwise_and(a, s);
+      case Bin::bitwise_or:
+        return a | s;
+      case Bin::bitwise_xor:
+        return a ^ s;
+      case Bin::shift_left:
+        return a.bitwise_left_shift(s);
+      case Bin::shift_right:
+        return a >> s;
+      case Bin::gcd:
+      case Bin::lcm:
+      case Bin::nextafter:
+        fail("gcd, lcm or nextafter with a number operand");
+        break;
     }
   }
   switch (op) {
@@ -703,6 +742,16 @@ Tensor Program::run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor*
       return s * a;
     case Bin::div:
       return s / a;
+    case Bin::bitwise_and:
+      return s & a;
+    case Bin::bitwise_or:
+      return wick::bitwise_or(s, a);
+    case Bin::bitwise_xor:
+      return s ^ a;
+    case Bin::shift_left:
+      return wick::bitwise_left_shift(s, a);
+    case Bin::shift_right:
+      return wick::bitwise_right_shift(s, a);
     default:
       return wick::pow(s, a);
   }

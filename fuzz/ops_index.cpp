@@ -1,5 +1,6 @@
-// ops_index.cpp: fuzz_ops steps: the index ops, index_select, index_add (alpha 1), gather,
-// scatter_add, scatter and scatter_reduce (every mode, with and without self), on pool tensors
+// ops_index.cpp: fuzz_ops steps: the index ops, index_select, index_add (alpha 1), index_copy,
+// index_fill (a number), gather, scatter_add, scatter and scatter_reduce (every mode, with and
+// without self), on pool tensors
 // (empty ones with huge dims included) with indices of fitting and unfitting shapes (a rank off, an
 // extent too large, 0-d, empty), values in and out of range, and indices, sources and srcs of the
 // wrong dtype. Every outcome is predicted by the rules written out here (PyTorch's, as
@@ -13,9 +14,10 @@ namespace wick::fuzz::ops {
 
 namespace {
 
-enum class IndexOp { select, add, gather, scatter_add, scatter, scatter_reduce };
-constexpr const char* kIndexOpNames[6] = {"index_select", "index_add", "gather",
-                                          "scatter_add",  "scatter",   "scatter_reduce"};
+enum class IndexOp { select, add, gather, scatter_add, scatter, scatter_reduce, copy, fill };
+constexpr const char* kIndexOpNames[8] = {"index_select", "index_add", "gather",
+                                          "scatter_add",  "scatter",   "scatter_reduce",
+                                          "index_copy",   "index_fill"};
 constexpr const char* kReduceNames[5] = {"sum", "prod", "amax", "amin", "mean"};
 constexpr ScatterMode kReduceModes[5] = {ScatterMode::sum, ScatterMode::prod, ScatterMode::amax,
                                          ScatterMode::amin, ScatterMode::mean};
@@ -73,10 +75,11 @@ void Program::index_ops() {
   const Tensor* pa = pick();
   if (pa == nullptr) return;
   const Tensor& self = *pa;
-  const auto op = static_cast<IndexOp>(in_.below(6));
+  const auto op = static_cast<IndexOp>(in_.below(8));
   const uint32_t reduce = in_.below(5);
   const bool include_self = in_.below(3) != 0;
-  const bool vector_op = op == IndexOp::select || op == IndexOp::add;
+  const bool vector_op =
+      op == IndexOp::select || op == IndexOp::add || op == IndexOp::copy || op == IndexOp::fill;
   const int64_t dim = static_cast<int64_t>(in_.below(7)) - 3;
   const Ref rs = snapshot(self);
   const int64_t nd = self.dim();
@@ -149,9 +152,10 @@ void Program::index_ops() {
   Tensor src;
   const bool scatters =
       op == IndexOp::scatter_add || op == IndexOp::scatter || op == IndexOp::scatter_reduce;
-  if (op == IndexOp::add || scatters) {
+  const bool rows_op = op == IndexOp::add || op == IndexOp::copy;  // a source of whole rows
+  if (rows_op || scatters) {
     Shape src_sizes = index_sizes;
-    if (op == IndexOp::add) {
+    if (rows_op) {
       src_sizes = rs.sizes;
       if (nd > 0) src_sizes[static_cast<size_t>(wd)] = *index_count;
     }
@@ -169,6 +173,12 @@ void Program::index_ops() {
       write_elem(src, offset_at(src, idx), random_value(d, 4));
     });
   }
+  // index_fill's value: one of self's dtype, so that it fits and converts exactly.
+  lcg_ = in_.u32();
+  const V fill_value = random_value(rs.dtype, 4);
+  const Scalar fill_scalar = floating(rs.dtype)        ? Scalar(fill_value.d)
+                             : rs.dtype == wick::kBool ? Scalar(fill_value.i != 0)
+                                                       : Scalar(fill_value.i);
   g_step = std::string(kIndexOpNames[static_cast<int>(op)]) + " of " + str(self) + " along " +
            std::to_string(dim) + " with an index " + str(index) +
            (src.defined() ? " and " + str(src) : "") +
@@ -202,7 +212,16 @@ void Program::index_ops() {
       if (nd > 0) want_sizes[static_cast<size_t>(d)] = *index_count;
       break;
     }
-    case IndexOp::add: {
+    case IndexOp::fill: {
+      // Negative indices count from the end (index_fill's rule, not index_copy's).
+      bad = bad || !index_int || index.dim() > 1;
+      const int64_t n = nd == 0 ? 1 : rs.sizes[static_cast<size_t>(d)];
+      for (const V& v : ri.v) bad = bad || v.i < -n || v.i >= n;
+      want_sizes = rs.sizes;
+      break;
+    }
+    case IndexOp::add:
+    case IndexOp::copy: {
       Shape expected = nd == 0 ? Shape{*index_count} : rs.sizes;
       if (nd > 0) expected[static_cast<size_t>(d)] = *index_count;
       add_src_as = rv.sizes;
@@ -214,7 +233,8 @@ void Program::index_ops() {
       }
       bad = bad || !index_int || index.dim() > 1;
       if (!bad) in_range(nd == 0 ? 1 : rs.sizes[static_cast<size_t>(d)]);
-      bad = bad || rv.dtype != rs.dtype || add_src_as != expected || rs.dtype == wick::kBool;
+      bad = bad || rv.dtype != rs.dtype || add_src_as != expected ||
+            (op == IndexOp::add && rs.dtype == wick::kBool);
       want_sizes = rs.sizes;
       break;
     }
@@ -272,6 +292,12 @@ void Program::index_ops() {
           case IndexOp::scatter_reduce:
             got = wick::scatter_reduce(self, dim, index, src, kReduceNames[reduce], include_self);
             break;
+          case IndexOp::copy:
+            got = wick::index_copy(self, dim, index, src);
+            break;
+          case IndexOp::fill:
+            got = wick::index_fill(self, dim, index, fill_scalar);
+            break;
         }
       })) {
     return;
@@ -295,6 +321,14 @@ void Program::index_ops() {
       source[d] = pick;
       want.v[static_cast<size_t>(lin)] = rs.v[static_cast<size_t>(linear(self_shape, source))];
     });
+  } else if (op == IndexOp::fill) {
+    const int64_t n = self_shape[static_cast<size_t>(d)];
+    std::vector<bool> filled(static_cast<size_t>(n), false);
+    for (const V& v : ri.v) filled[static_cast<size_t>(v.i < 0 ? v.i + n : v.i)] = true;
+    want.v = rs.v;
+    for_each_index(self_shape, [&](int64_t lin, const int64_t* idx) {
+      if (filled[static_cast<size_t>(idx[d])]) want.v[static_cast<size_t>(lin)] = fill_value;
+    });
   } else {
     // Accumulate in float32 for bfloat16 (one rounding at the end), in the dtype otherwise.
     const Dtype acc = rs.dtype == wick::kBFloat16 ? wick::kFloat32 : rs.dtype;
@@ -306,21 +340,18 @@ void Program::index_ops() {
     // How many values each target averages (mean), and whether it was named yet.
     std::vector<int64_t> count(want.v.size(), with_self ? 1 : 0);
     std::vector<bool> named(want.v.size(), false);
-    const Shape walk = op == IndexOp::add ? add_src_as
-                       : scalar_case      ? Shape{*index_count}
-                                          : index_sizes;
+    const Shape walk = rows_op ? add_src_as : scalar_case ? Shape{*index_count} : index_sizes;
     // index_add: source position j along d goes to index[j]; scatter_add: index position j
     // goes to index[j] (src read at j).
     const Shape src_shape = scatters && !scalar_case ? rv.sizes : walk;
     for_each_index(walk, [&](int64_t lin, const int64_t* idx) {
       int64_t target[Shape::kMaxDims];
       for (size_t k = 0; k < walk.size(); ++k) target[k] = idx[k];
-      target[d] = op == IndexOp::add ? ri.v[static_cast<size_t>(idx[d])].i
-                                     : ri.v[static_cast<size_t>(lin)].i;
+      target[d] = rows_op ? ri.v[static_cast<size_t>(idx[d])].i : ri.v[static_cast<size_t>(lin)].i;
       const size_t at = static_cast<size_t>(linear(self_shape, target));
       const V term = rv.v[static_cast<size_t>(linear(src_shape, idx))];
-      if (op == IndexOp::add) {
-        want.v[at] = add_in(acc, want.v[at], term);
+      if (rows_op) {  // index_copy: the last write to a row wins, as its kernel's index order
+        want.v[at] = op == IndexOp::add ? add_in(acc, want.v[at], term) : term;
         return;
       }
       // Without self, the identity is written into each named target first.

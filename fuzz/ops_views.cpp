@@ -1,6 +1,7 @@
-// ops_views.cpp: fuzz_ops steps: every view op, checked element by element against the storage
-// offsets. Each step draws its operands from the input, predicts the outcome with the reference
-// model (ops_reference.hpp) and checks wick against it; see fuzz_ops.cpp.
+// ops_views.cpp: fuzz_ops steps: every view op (diagonal and unfold included), checked element by
+// element against the storage offsets. Each step draws its operands from the input, predicts the
+// outcome with the reference model (ops_reference.hpp) and checks wick against it; see
+// fuzz_ops.cpp.
 #include "ops_program.hpp"
 
 namespace wick::fuzz::ops {
@@ -31,7 +32,7 @@ void Program::view() {
   if (pa == nullptr) return;
   const Tensor a = *pa;
   const int64_t nd = a.dim();
-  const uint32_t which = in_.below(12);
+  const uint32_t which = in_.below(14);
   auto arg = [&] { return in_.flag() ? wild_dim() : static_cast<int64_t>(in_.below(9)) - 4; };
   Tensor v;
   const Shape& s = a.sizes();
@@ -324,6 +325,61 @@ void Program::view() {
       } else if (which == 8) {
         fail(g_step + ": view() copied");
       }
+      break;
+    }
+    case 12: {  // diagonal
+      const int64_t offset = arg(), d1 = arg(), d2 = arg();
+      g_step = "diagonal " + std::to_string(offset) + " " + std::to_string(d1) + " " +
+               std::to_string(d2) + " of " + str(a);
+      bool bad = nd < 2;
+      const int64_t w1 = bad ? 0 : wrap_dim_or(d1, nd, bad);
+      const int64_t w2 = bad ? 0 : wrap_dim_or(d2, nd, bad);
+      if (w1 == w2) bad = true;
+      if (!outcome(bad ? Expect::Error : Expect::Ok, [&] { v = a.diagonal(offset, d1, d2); })) {
+        return;
+      }
+      // Element k of the diagonal is (k + row0, k + col0) in the plane (w1, w2).
+      const __int128 row0 = offset < 0 ? -static_cast<__int128>(offset) : 0;
+      const __int128 col0 = offset > 0 ? offset : 0;
+      const __int128 len = std::max<__int128>(0, std::min(s[w1] - row0, s[w2] - col0));
+      Shape ws;
+      for (int64_t i = 0; i < nd; ++i) {
+        if (i != w1 && i != w2) ws.push_back(s[i]);
+      }
+      ws.push_back(static_cast<int64_t>(len));
+      expect_view(a, v, ws, [&](const int64_t* idx, int64_t, int64_t* src) {
+        for (int64_t i = 0, j = 0; i < nd; ++i) {
+          if (i != w1 && i != w2) src[i] = idx[j++];
+        }
+        src[w1] = static_cast<int64_t>(idx[nd - 2] + row0);
+        src[w2] = static_cast<int64_t>(idx[nd - 2] + col0);
+      });
+      break;
+    }
+    case 13: {  // unfold
+      const int64_t d = arg(), size = arg();
+      const int64_t step = in_.flag() ? wild_dim() : static_cast<int64_t>(in_.below(4));
+      g_step = "unfold " + std::to_string(d) + " " + std::to_string(size) + " " +
+               std::to_string(step) + " of " + str(a);
+      bool bad = false;
+      const int64_t w = wrap_dim_or(d, nd, bad);
+      const int64_t n = nd == 0 ? 1 : s[w];
+      if (size < 0 || size > n || step <= 0) bad = true;
+      Shape ws = s;
+      if (!bad && nd > 0) {
+        ws[w] = (n - size) / step + 1;
+        int64_t scaled;
+        if (ws[w] > 1 && __builtin_mul_overflow(a.strides()[w], step, &scaled)) bad = true;
+      }
+      ws.push_back(bad ? 0 : size);
+      if (!outcome(bad ? Expect::Error : Expect::Ok, [&] { v = a.unfold(d, size, step); })) {
+        return;
+      }
+      if (nd == 0) ws = Shape{size};
+      expect_view(a, v, ws, [&](const int64_t* idx, int64_t, int64_t* src) {
+        for (int64_t i = 0; i < nd; ++i) src[i] = idx[i];
+        if (nd > 0) src[w] = idx[w] * step + idx[nd];
+      });
       break;
     }
     default: {  // t()

@@ -298,6 +298,14 @@ inline std::map<OpId, GradCase> cases() {
         }}},
       {OpId::slice, {{{5, 4}}, [](V x) { return x[0].slice(0, 1, 5, 2) * x[0].narrow(0, 0, 2); }}},
       {OpId::select, {{{5, 4}}, [](V x) { return x[0].select(1, 2) * x[0].select(0, -1).sum(); }}},
+      {OpId::diagonal,
+       {{{3, 4, 5}}, [](V x) { return x[0].diagonal(1, 0, 2) * x[0].diagonal(-1, 2, 1).sum(); }}},
+      // Overlapping windows (added by window offset, then by window) and disjoint ones.
+      {OpId::unfold,
+       {{{7, 3}},
+        [](V x) {
+          return x[0].unfold(0, 3, 2) * x[0].unfold(0, 5, 1).sum() + x[0].unfold(0, 2, 3).sum();
+        }}},
   };
 }
 

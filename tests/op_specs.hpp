@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <numeric>
 
 #include "reference.hpp"
 #include "special_reference.hpp"
@@ -154,7 +155,21 @@ struct BinarySpec {
   bool float_result = false;
   bool rejects_bool = false;
   bool floating_only = false;  // int64 and bool operands give DtypeError
+  bool integer_only = false;   // floating operands give DtypeError
 };
+
+// The bit ops' references, on the int64 values the sweep's doubles hold exactly.
+inline double shifted_left(double a, double b) {
+  const auto count = static_cast<int64_t>(b);
+  if (count < 0 || count > 63) return 0;
+  return static_cast<double>(
+      static_cast<int64_t>(static_cast<uint64_t>(static_cast<int64_t>(a)) << count));
+}
+inline double shifted_right(double a, double b) {
+  const auto count = static_cast<int64_t>(b);
+  if (count < 0 || count > 63) return a < 0 ? -1 : 0;
+  return std::floor(a / std::ldexp(1.0, static_cast<int>(count)));  // >> rounds down
+}
 
 inline std::map<OpId, BinarySpec> binary_specs() {
   auto mx = [](double a, double b) {
@@ -219,6 +234,49 @@ inline std::map<OpId, BinarySpec> binary_specs() {
       {OpId::copysign,
        {[](auto& a, auto& b) { return copysign(a, b); },
         [](double a, double b) { return std::copysign(a, b); }, Domain::Any, false, true}},
+      {OpId::bitwise_and,
+       {[](auto& a, auto& b) { return a & b; },
+        [](double a, double b) {
+          return static_cast<double>(static_cast<int64_t>(a) & static_cast<int64_t>(b));
+        },
+        Domain::Any, false, false, false, false, true}},
+      {OpId::bitwise_or,
+       {[](auto& a, auto& b) { return a | b; },
+        [](double a, double b) {
+          return static_cast<double>(static_cast<int64_t>(a) | static_cast<int64_t>(b));
+        },
+        Domain::Any, false, false, false, false, true}},
+      {OpId::bitwise_xor,
+       {[](auto& a, auto& b) { return a ^ b; },
+        [](double a, double b) {
+          return static_cast<double>(static_cast<int64_t>(a) ^ static_cast<int64_t>(b));
+        },
+        Domain::Any, false, false, false, false, true}},
+      {OpId::bitwise_left_shift,
+       {[](auto& a, auto& b) { return a << b; }, shifted_left, Domain::Any, false, false, true,
+        false, true}},
+      {OpId::bitwise_right_shift,
+       {[](auto& a, auto& b) { return a >> b; }, shifted_right, Domain::Any, false, false, true,
+        false, true}},
+      {OpId::gcd,
+       {[](auto& a, auto& b) { return gcd(a, b); },
+        [](double a, double b) {
+          return static_cast<double>(std::gcd(static_cast<int64_t>(a), static_cast<int64_t>(b)));
+        },
+        Domain::Any, false, false, true, false, true}},
+      {OpId::lcm,
+       {[](auto& a, auto& b) { return lcm(a, b); },
+        [](double a, double b) {
+          return static_cast<double>(std::lcm(static_cast<int64_t>(a), static_cast<int64_t>(b)));
+        },
+        Domain::Any, false, false, true, false, true}},
+      // In double: a float32 step is within the sweep's float32 tolerance of this, so the
+      // sweep checks dtypes, shapes and layouts; tests/test_bits.cpp checks every dtype's step
+      // bit for bit.
+      {OpId::nextafter,
+       {[](auto& a, auto& b) { return nextafter(a, b); },
+        [](double a, double b) { return std::nextafter(a, b); }, Domain::Any, false, false, false,
+        true}},
       {OpId::sigmoid_backward,
        {[](auto& g, auto& y) { return sigmoid_backward(g, y); },
         [](double g, double y) { return g * (1 - y) * y; }, Domain::Any, false, false, true, true}},

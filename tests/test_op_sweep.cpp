@@ -77,7 +77,8 @@ void check_binary(OpId op, const BinarySpec& spec, const Tensor& a, const Tensor
                   Layout lb) {
   INFO(op_name(op) << " of " << label(a, la) << " and " << label(b, lb));
   Dtype dtype = a.dtype();
-  if ((dtype == kBool && spec.rejects_bool) || (!is_floating(dtype) && spec.floating_only)) {
+  if ((dtype == kBool && spec.rejects_bool) || (!is_floating(dtype) && spec.floating_only) ||
+      (is_floating(dtype) && spec.integer_only)) {
     CHECK_THROWS_AS(spec.run(a, b), DtypeError);
     return;
   }
@@ -516,6 +517,8 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
           case OpId::expand:
           case OpId::slice:
           case OpId::select:
+          case OpId::diagonal:
+          case OpId::unfold:
             sweep_views(op);
             break;
           default:

@@ -331,6 +331,14 @@ void sweep_views(OpId op) {
           y = x.select(1, -1);
           want = [&](auto& i) { return ref::value(x, {i[0], 4, i[1]}); };
           break;
+        case OpId::diagonal:  // [4, 6] plane, offset -1 along dim 2: (k + 1, :, k), k < 3
+          y = x.diagonal(-1, 2, 0);
+          want = [&](auto& i) { return ref::value(x, {i[1], i[0], i[1] + 1}); };
+          break;
+        case OpId::unfold:  // windows of 3, 2 apart, along dim 2 (of 6): 2 of them
+          y = x.unfold(2, 3, 2);
+          want = [&](auto& i) { return ref::value(x, {i[0], i[1], 2 * i[2] + i[3]}); };
+          break;
         default:
           FAIL("not a view op");
       }

@@ -6,6 +6,7 @@
 // name, then built from ops whose rules give the gradients.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -114,24 +115,26 @@ Tensor diag(const Tensor& a, int64_t diagonal) {
   detail::check_defined("diag", {&a});
   WICK_CHECK(a.dim() == 1 || a.dim() == 2, ShapeError, "diag", "needs a 1-D or 2-D tensor, got ",
              describe(a));
-  const int64_t row_offset = diagonal < 0 ? -diagonal : 0, col_offset = diagonal > 0 ? diagonal : 0;
   if (a.dim() == 1) {
     // Element i goes to (i + row_offset, i + col_offset) of an [m, m] matrix, m = n + |k|.
-    const int64_t n = a.size(0), m = n + std::abs(diagonal);
+    const int64_t n = a.size(0);
+    int64_t m = 0, square = 0;
+    WICK_CHECK(diagonal > INT64_MIN && !__builtin_add_overflow(n, std::abs(diagonal), &m) &&
+                   !__builtin_mul_overflow(m, m, &square),
+               ShapeError, "diag", "diagonal ", diagonal, " of ", describe(a),
+               " makes a matrix whose size does not fit int64");
+    const int64_t row_offset = diagonal < 0 ? -diagonal : 0;
+    const int64_t col_offset = diagonal > 0 ? diagonal : 0;
     const Tensor positions = arange(n, int64_on(a)) * (m + 1) + (row_offset * m + col_offset);
-    return index_add(zeros({m * m}, a.options()), 0, positions, a).reshape({m, m});
+    return index_add(zeros({square}, a.options()), 0, positions, a).reshape({m, m});
   }
-  const int64_t rows = a.size(0), cols = a.size(1);
-  const int64_t length = std::max<int64_t>(0, std::min(rows - row_offset, cols - col_offset));
-  const Tensor positions =
-      arange(length, int64_on(a)) * (cols + 1) + (row_offset * cols + col_offset);
-  return index_select(a.reshape({-1}), 0, positions);
+  return a.diagonal(diagonal).clone();  // a copy, as torch.diag's
 }
 
 Tensor trace(const Tensor& a) {
   detail::check_defined("trace", {&a});
   WICK_CHECK(a.dim() == 2, ShapeError, "trace", "needs a 2-D tensor, got ", describe(a));
-  return diag(a).sum();
+  return a.diagonal().sum();  // no copy of the diagonal
 }
 
 Tensor dot(const Tensor& a, const Tensor& b) {

@@ -256,8 +256,22 @@ void check_operands(OpId op, const char* name, Dtype compute, const Operand& a, 
       check_sub_operands(name, a, b);
       break;
     case OpId::hypot:
+    case OpId::nextafter:
       WICK_CHECK(is_floating(compute), DtypeError, name, "takes floating-point operands, got ",
                  describe(a), " and ", describe(b));
+      break;
+    case OpId::bitwise_and:
+    case OpId::bitwise_or:
+    case OpId::bitwise_xor:
+      WICK_CHECK(!is_floating(compute), DtypeError, name, "takes int64 or bool operands, got ",
+                 describe(a), " and ", describe(b));
+      break;
+    case OpId::bitwise_left_shift:  // PyTorch's shifts, gcd and lcm refuse bool too
+    case OpId::bitwise_right_shift:
+    case OpId::gcd:
+    case OpId::lcm:
+      WICK_CHECK(compute == kInt64, DtypeError, name, "takes int64 operands, got ", describe(a),
+                 " and ", describe(b));
       break;
     case OpId::fmod:
     case OpId::remainder:

@@ -10,7 +10,8 @@
 // of one dtype (int64, float32 or float64; bfloat16 and mixed dtypes are promoted here); output
 // [rows, n] int64; scalar_a: right (bool). Kernels: kernels/cpu/search.cpp, kernels/cuda/search.cu.
 // Not differentiable (the result is an index).
-// isin is a search too: elements looked up in the sorted test elements. argwhere is nonzero.
+// isin is a search too: elements looked up in the sorted test elements. argwhere is nonzero, and
+// where(condition) its columns.
 #include "internal.hpp"
 #include "wick/ops.hpp"
 
@@ -145,6 +146,13 @@ Tensor isin(const Scalar& element, const Tensor& test_elements, bool invert) {
 Tensor argwhere(const Tensor& a) {
   detail::check_defined("argwhere", {&a});
   return nonzero(a);
+}
+
+std::vector<Tensor> where(const Tensor& condition) {
+  detail::check_defined("where", {&condition});
+  // A 0-d condition answers as a 1-element one: (tensor([0]),) when it holds (torch's rule).
+  const Tensor positions = nonzero(condition.dim() == 0 ? condition.reshape({1}) : condition);
+  return positions.unbind(1);
 }
 
 Tensor Tensor::isin(const Tensor& test_elements, bool invert) const {

@@ -42,6 +42,53 @@ std::tuple<Tensor, Tensor, Tensor> runs(const Tensor& lined, const Tensor& order
   return {values, inverse, counts};
 }
 
+// The slices of a along dim d as the rows of an [n, m] matrix (a copy unless a's layout
+// allows a view). m == 0 with n > 0 has no slices to compare: PyTorch refuses it.
+Tensor slices_as_rows(const Tensor& a, int64_t d, const char* name) {
+  const int64_t n = a.size(d);
+  int64_t m = 1;
+  for (int64_t i = 0; i < a.dim(); ++i) m *= i == d ? 1 : a.size(i);
+  WICK_CHECK(m > 0 || n == 0, ValueError, name, "dims other than dim ", d,
+             " have size 0, so there are no slices to compare, in ", describe(a));
+  return a.detach().movedim(d, 0).reshape({n, m});
+}
+
+// True where row i of a 2-D tensor differs from row i - 1 (and at 0), NaN differing from NaN.
+Tensor row_starts(const Tensor& rows) {
+  const int64_t n = rows.size(0);
+  const Tensor first = ones({std::min<int64_t>(n, 1)}, TensorOptions(kBool).device(rows.device()));
+  if (n <= 1) return first;
+  const Tensor differs = ne(rows.narrow(0, 1, n - 1), rows.narrow(0, 0, n - 1)).any(1);
+  return cat({first, differs}, 0);
+}
+
+// The runs of equal rows of `rows` (row i from slice order[i] of a along d, or slice i when
+// order is undefined), as unique_dim's three results.
+std::tuple<Tensor, Tensor, Tensor> row_runs(const Tensor& a, int64_t d, const Tensor& rows,
+                                            const Tensor& order, bool return_inverse,
+                                            bool return_counts) {
+  const TensorOptions int64_here = TensorOptions(kInt64).device(a.device());
+  const int64_t n = rows.size(0);
+  const Tensor starts = row_starts(rows);
+  const Tensor start_rows = nonzero(starts).reshape({-1});
+  Shape value_sizes = a.sizes();
+  value_sizes.erase(d);
+  value_sizes.insert(0, start_rows.numel());
+  const Tensor values = rows.index_select(0, start_rows).reshape(value_sizes).movedim(0, d);
+  Tensor inverse = empty({0}, int64_here), counts = empty({0}, int64_here);
+  if (return_inverse || return_counts) {
+    const Tensor run = cumsum(starts, 0) - 1;
+    const detail::IndexesInRange runs_and_a_permutation(/*host_tensors_too=*/true);
+    if (return_inverse) {
+      inverse = order.defined() ? zeros({n}, int64_here).index_add(0, order, run) : run;
+    }
+    if (return_counts) {
+      counts = zeros({start_rows.numel()}, int64_here).index_add(0, run, ones({n}, int64_here));
+    }
+  }
+  return {values, inverse, counts};
+}
+
 }  // namespace
 
 Tensor bincount(const Tensor& a, const std::optional<Tensor>& weights, int64_t minlength) {
@@ -83,9 +130,36 @@ std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& a, bool sorted, bool ret
 }
 
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& a, bool return_inverse,
-                                                      bool return_counts) {
-  detail::check_defined("unique_consecutive", {&a});
-  return runs(a.detach().reshape({-1}), Tensor(), a.sizes(), return_inverse, return_counts);
+                                                      bool return_counts,
+                                                      std::optional<int64_t> dim) {
+  const char* name = "unique_consecutive";
+  detail::check_defined(name, {&a});
+  if (!dim)
+    return runs(a.detach().reshape({-1}), Tensor(), a.sizes(), return_inverse, return_counts);
+  WICK_CHECK(a.dim() > 0, IndexError, name, "dim ", *dim, " given for a 0-d tensor ", describe(a));
+  const int64_t d = detail::wrap_dim(*dim, a.dim(), name);
+  const Tensor rows = slices_as_rows(a, d, name);
+  return row_runs(a, d, rows, Tensor(), return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& a, int64_t dim, bool sorted,
+                                              bool return_inverse, bool return_counts) {
+  (void)sorted;  // always sorted, as PyTorch's unique_dim
+  const char* name = "unique_dim";
+  detail::check_defined(name, {&a});
+  WICK_CHECK(a.dim() > 0, IndexError, name, "dim ", dim, " given for a 0-d tensor ", describe(a));
+  const int64_t d = detail::wrap_dim(dim, a.dim(), name);
+  const Tensor rows = slices_as_rows(a, d, name);
+  // Lexicographic order of the rows as a radix sort over columns: a stable sort by each
+  // column from the last to the first keeps, among rows equal in a column, the order the
+  // later columns gave them. m stable sorts of n keys, then one gather of the rows.
+  const int64_t n = rows.size(0), m = rows.size(1);
+  Tensor order = arange(n, TensorOptions(kInt64).device(a.device()));
+  for (int64_t c = m - 1; c >= 0 && n > 1; --c) {
+    const Tensor keys = rows.select(1, c).index_select(0, order);
+    order = order.index_select(0, argsort(keys));
+  }
+  return row_runs(a, d, rows.index_select(0, order), order, return_inverse, return_counts);
 }
 
 }  // namespace wick

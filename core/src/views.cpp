@@ -1,6 +1,7 @@
 // views.cpp: ops that return a new layout over the same storage and never copy
 // (reshape copies only when no view exists, as PyTorch). Each records itself for autograd.
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <optional>
 
@@ -267,6 +268,59 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   return record_view(OpId::select, *this, make_view(*this, sizes, strides, offset), {w, index});
 }
 
+Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
+  detail::check_defined("diagonal", {this});
+  WICK_CHECK(dim() >= 2, ShapeError, "diagonal", "needs at least 2 dims, got ", describe(*this));
+  const int64_t r = wrap_dim(dim1, dim(), "diagonal"), c = wrap_dim(dim2, dim(), "diagonal");
+  WICK_CHECK(r != c, ValueError, "diagonal", "dim1 and dim2 must differ, got ", dim1, " and ", dim2,
+             " for ", describe(*this));
+  // Element k is (row start + k, column start + k): a positive offset moves along dim2.
+  const int64_t rows = sizes()[r], cols = sizes()[c];
+  // Written so that an offset near INT64_MIN or MAX cannot overflow: such a diagonal is empty.
+  const int64_t row_start = offset >= 0 ? 0 : offset == INT64_MIN ? INT64_MAX : -offset;
+  const int64_t col_start = offset > 0 ? offset : 0;
+  const int64_t length =
+      row_start >= rows || col_start >= cols ? 0 : std::min(rows - row_start, cols - col_start);
+  Shape out_sizes, out_strides;
+  for (int64_t i = 0; i < dim(); ++i) {
+    if (i == r || i == c) continue;
+    out_sizes.push_back(sizes()[i]);
+    out_strides.push_back(strides()[i]);
+  }
+  out_sizes.push_back(length);
+  // One step along the diagonal is one along each dim; the offset is kept when nothing is read.
+  out_strides.push_back(strides()[r] + strides()[c]);
+  int64_t start = storage_offset();
+  if (length > 0 && numel() > 0) start += row_start * strides()[r] + col_start * strides()[c];
+  return record_view(OpId::diagonal, *this, make_view(*this, out_sizes, out_strides, start),
+                     {offset, r, c});
+}
+
+Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
+  detail::check_defined("unfold", {this});
+  const int64_t w = wrap_dim(d, dim(), "unfold");
+  // A 0-d tensor unfolds as one of a single element (PyTorch's rule).
+  const int64_t n = dim() == 0 ? 1 : sizes()[w];
+  WICK_CHECK(size >= 0 && size <= n, ShapeError, "unfold", "size ", size,
+             " must be between 0 and the size of dim ", d, " (", n, ") of ", describe(*this));
+  WICK_CHECK(step > 0, ValueError, "unfold", "step must be positive, got ", step, " for ",
+             describe(*this));
+  if (dim() == 0) {
+    return record_view(OpId::unfold, *this, make_view(*this, {size}, {1}, storage_offset()),
+                       {w, size, step});
+  }
+  Shape out_sizes = sizes(), out_strides = strides();
+  out_sizes[w] = (n - size) / step + 1;
+  if (out_sizes[w] > 1) {
+    WICK_CHECK(!__builtin_mul_overflow(strides()[w], step, &out_strides[w]), ShapeError, "unfold",
+               "stride ", strides()[w], " times step ", step, " overflows int64");
+  }
+  out_sizes.push_back(size);
+  out_strides.push_back(strides()[w]);
+  return record_view(OpId::unfold, *this,
+                     make_view(*this, out_sizes, out_strides, storage_offset()), {w, size, step});
+}
+
 Tensor Tensor::expand(const Shape& shape) const {
   detail::check_defined("expand", {this});
   WICK_CHECK(static_cast<int64_t>(shape.size()) >= dim(), ShapeError, "expand", "the size ", shape,
@@ -391,5 +445,8 @@ std::vector<Tensor> Tensor::chunk(int64_t chunks, int64_t d) const {
 }
 std::vector<Tensor> Tensor::unbind(int64_t d) const { return wick::unbind(*this, d); }
 Tensor select(const Tensor& a, int64_t d, int64_t i) { return a.select(d, i); }
+Tensor diagonal(const Tensor& a, int64_t offset, int64_t d1, int64_t d2) {
+  return a.diagonal(offset, d1, d2);
+}
 
 }  // namespace wick

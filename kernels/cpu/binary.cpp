@@ -1,6 +1,6 @@
 // binary.cpp: add, sub, mul, div, pow, maximum, minimum, atan2, hypot, fmod, remainder,
-// floor_divide and trunc_divide (kernels/rounded_division.hpp), copysign, the six comparisons,
-// and where.
+// floor_divide and trunc_divide (kernels/rounded_division.hpp), copysign, the bitwise ops, gcd,
+// lcm and nextafter (kernels/bit_ops.hpp), the six comparisons, and where.
 // Inputs arrive expanded to the output's shape and in one dtype (wick/dispatch.hpp). int64
 // arithmetic wraps on overflow (done in uint64, so it is never UB), as PyTorch's does. add and
 // sub with a floating alpha are one fused multiply-add; where selects through a bit mask.
@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../bit_ops.hpp"
 #include "../rounded_division.hpp"
 #include "kernels.hpp"
 #include "loops.hpp"
@@ -194,6 +195,36 @@ void run_arith(const OpCall& call) {
       break;
     case OpId::minimum:
       map2_exact([](T a, T b) { return nan(a) ? a : nan(b) ? b : (a < b ? a : b); });
+      break;
+    // The boundary sends int64 and bool only to the bitwise ops, int64 only to the shifts, gcd
+    // and lcm, floating dtypes only to nextafter.
+    case OpId::bitwise_and:
+      if constexpr (std::is_integral_v<T>) map2([](T a, T b) { return static_cast<T>(a & b); });
+      break;
+    case OpId::bitwise_or:
+      if constexpr (std::is_integral_v<T>) map2([](T a, T b) { return static_cast<T>(a | b); });
+      break;
+    case OpId::bitwise_xor:
+      if constexpr (std::is_integral_v<T>) map2([](T a, T b) { return static_cast<T>(a ^ b); });
+      break;
+    case OpId::bitwise_left_shift:
+      if constexpr (std::is_same_v<T, int64_t>) map2(bit_ops::shift_left);
+      break;
+    case OpId::bitwise_right_shift:
+      if constexpr (std::is_same_v<T, int64_t>) map2(bit_ops::shift_right);
+      break;
+    case OpId::gcd:
+      if constexpr (std::is_same_v<T, int64_t>) map2(bit_ops::gcd);
+      break;
+    case OpId::lcm:
+      if constexpr (std::is_same_v<T, int64_t>) map2(bit_ops::lcm);
+      break;
+    case OpId::nextafter:
+      if constexpr (std::is_same_v<S, BFloat16>) {
+        map<S, S, S>(out, bit_ops::nextafter_bf16, in);
+      } else if constexpr (std::is_floating_point_v<T>) {
+        map2([](T a, T b) { return std::nextafter(a, b); });
+      }
       break;
     default:
       if constexpr (!std::is_same_v<T, bool>) {

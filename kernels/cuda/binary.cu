@@ -1,6 +1,7 @@
 // binary.cu: add, sub, mul, div, pow, maximum, minimum, fmod, remainder, floor_divide,
-// trunc_divide, and atan2, hypot, copysign,
-// sigmoid_backward and tanh_backward (floating only) for every dtype the boundary lets
+// trunc_divide, and atan2, hypot, copysign, the bitwise ops, gcd, lcm and nextafter
+// (kernels/bit_ops.hpp), sigmoid_backward and tanh_backward (floating only) for every dtype the
+// boundary lets
 // through (inputs arrive expanded to the output's shape and cast to one dtype), on
 // elementwise.cuh's engine: vectorised when every operand is contiguous, strided otherwise
 // (broadcasting is a zero stride).
@@ -10,6 +11,7 @@
 // Tested by tests/cuda/test_ops.cpp against the CPU float64 reference (broadcast pairs,
 // transposed, sliced and expanded inputs). Measured by bench/gpu (add, mul on 2^26 floats); no
 // GPU run has happened yet, so the figures are pending (docs/gpu-results.md).
+#include "../bit_ops.hpp"
 #include "../rounded_division.hpp"
 #include "elementwise.cuh"
 #include "kernels.hpp"
@@ -154,6 +156,50 @@ struct RemainderOp {
     return mod != 0 && ((b < 0) != (mod < 0)) ? mod + b : mod;
   }
 };
+// The integer and bit ops: the boundary sends int64 and bool to and/or/xor, int64 to the rest.
+struct BitwiseAndOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return static_cast<T>(a & b);
+  }
+};
+struct BitwiseOrOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return static_cast<T>(a | b);
+  }
+};
+struct BitwiseXorOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    return static_cast<T>(a ^ b);
+  }
+};
+struct ShiftLeftOp {
+  __device__ int64_t operator()(int64_t a, int64_t b) const { return bit_ops::shift_left(a, b); }
+};
+struct ShiftRightOp {
+  __device__ int64_t operator()(int64_t a, int64_t b) const { return bit_ops::shift_right(a, b); }
+};
+struct GcdOp {
+  __device__ int64_t operator()(int64_t a, int64_t b) const { return bit_ops::gcd(a, b); }
+};
+struct LcmOp {
+  __device__ int64_t operator()(int64_t a, int64_t b) const { return bit_ops::lcm(a, b); }
+};
+struct NextafterOp {
+  template <typename T>
+  __device__ T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, BFloat16>) {
+      return bit_ops::nextafter_bf16(a, b);
+    } else if constexpr (sizeof(T) == 4) {
+      return ::nextafterf(a, b);
+    } else {
+      return ::nextafter(a, b);
+    }
+  }
+};
+
 // The gradients of sigmoid and tanh from their result, rounded as the CPU kernel and
 // PyTorch's: (g * (1 - y)) * y, and g * fma(-y, y, 1) (fmaf for float, as AxpyOp below).
 struct SigmoidBackwardOp {
@@ -215,6 +261,39 @@ void run_binary(const OpContext& ctx, const OpCall& call) {
       return;
     default:
       break;
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (call.op) {
+      case OpId::bitwise_and:
+        run(BitwiseAndOp{});
+        return;
+      case OpId::bitwise_or:
+        run(BitwiseOrOp{});
+        return;
+      case OpId::bitwise_xor:
+        run(BitwiseXorOp{});
+        return;
+      default:
+        break;
+    }
+  }
+  if constexpr (std::is_same_v<T, int64_t>) {
+    switch (call.op) {
+      case OpId::bitwise_left_shift:
+        run(ShiftLeftOp{});
+        return;
+      case OpId::bitwise_right_shift:
+        run(ShiftRightOp{});
+        return;
+      case OpId::gcd:
+        run(GcdOp{});
+        return;
+      case OpId::lcm:
+        run(LcmOp{});
+        return;
+      default:
+        break;
+    }
   }
   if constexpr (!std::is_same_v<T, bool>) {
     switch (call.op) {
@@ -285,6 +364,26 @@ void run_binary(const OpContext& ctx, const OpCall& call) {
 void launch_binary(const OpCall& call) {
   OpContext ctx(call);
   WICK_DISPATCH_ALL(call.in(0).dtype(), run_binary<T>(ctx, call))
+}
+
+void launch_nextafter(const OpCall& call) {
+  OpContext ctx(call);
+  const Tensor& out = call.out();
+  const std::array<const Tensor*, 2> in{&call.in(0), &call.in(1)};
+  switch (out.dtype()) {
+    case kFloat32:
+      launch_elementwise<float, float, float>(ctx, out, in, NextafterOp{});
+      return;
+    case kFloat64:
+      launch_elementwise<double, double, double>(ctx, out, in, NextafterOp{});
+      return;
+    case kBFloat16:
+      launch_elementwise<BFloat16, BFloat16, BFloat16>(ctx, out, in, NextafterOp{});
+      return;
+    default:
+      detail::fail<DtypeError>(ctx.op, "no CUDA kernel for ", describe(call.in(0)), " and ",
+                               describe(call.in(1)));
+  }
 }
 
 }  // namespace wick::gpu

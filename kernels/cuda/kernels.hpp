@@ -13,6 +13,7 @@ void launch_arange(const OpCall& call);      // fill_copy.cu
 void launch_random(const OpCall& call);      // random.cu: rand, randn (Philox, as the CPU)
 void launch_unary(const OpCall& call);       // unary.cu
 void launch_binary(const OpCall& call);      // binary.cu: add sub mul div pow maximum minimum
+void launch_nextafter(const OpCall& call);   // binary.cu: float, double and bfloat16 steps
 void launch_compare(const OpCall& call);     // compare.cu: eq ne lt le gt ge
 void launch_where(const OpCall& call);       // compare.cu
 void launch_reduce(const OpCall& call);      // reduce.cu: sum mean max min (+ arg indices)

@@ -37,11 +37,33 @@ void register_cuda_backend() {
         OpId::acos,    OpId::atan,  OpId::sinh,       OpId::cosh,  OpId::log2,  OpId::log10}) {
     reg(op, run_op<launch_unary>);
   }
-  for (OpId op : {OpId::add, OpId::sub, OpId::mul, OpId::div, OpId::pow, OpId::maximum, OpId::atan2,
-                  OpId::hypot, OpId::fmod, OpId::remainder, OpId::floor_divide, OpId::trunc_divide,
-                  OpId::copysign, OpId::minimum, OpId::sigmoid_backward, OpId::tanh_backward}) {
+  for (OpId op : {OpId::add,
+                  OpId::sub,
+                  OpId::mul,
+                  OpId::div,
+                  OpId::pow,
+                  OpId::maximum,
+                  OpId::atan2,
+                  OpId::hypot,
+                  OpId::fmod,
+                  OpId::remainder,
+                  OpId::floor_divide,
+                  OpId::trunc_divide,
+                  OpId::copysign,
+                  OpId::minimum,
+                  OpId::sigmoid_backward,
+                  OpId::tanh_backward,
+                  OpId::bitwise_and,
+                  OpId::bitwise_or,
+                  OpId::bitwise_xor,
+                  OpId::bitwise_left_shift,
+                  OpId::bitwise_right_shift,
+                  OpId::gcd,
+                  OpId::lcm}) {
     reg(op, run_op<launch_binary>);
   }
+  // nextafter steps bfloat16 by its own ulp: widened to float32 it would round back.
+  register_kernel(OpId::nextafter, kCUDA, run_op<launch_nextafter>, /*computes_bf16=*/true);
   for (OpId op : {OpId::eq, OpId::ne, OpId::lt, OpId::le, OpId::gt, OpId::ge}) {
     reg(op, run_op<launch_compare>);
   }

@@ -165,3 +165,35 @@ TEST_CASE("gpu: quantile, isin, the stacks, tensordot and the NaN-aware selects 
   check_close(heaviside(d, d.flip({0})), heaviside(m, m.flip({0})), {}, "heaviside");
   check_close(floor_divide(d, 0.3), floor_divide(m, 0.3), {}, "floor_divide");
 }
+
+TEST_CASE("gpu: diagonal, unfold, unique over a dim and the layout and numeric composites",
+          "[sweep]") {
+  const Tensor m = randn({3, 4, 5});
+  const Tensor d = m.to(kCUDA);
+  // The views read the device storage through their strides (no kernel of their own).
+  check_close(d.diagonal(1, 0, 2), m.diagonal(1, 0, 2), {}, "diagonal");
+  check_close(d.unfold(2, 3, 1).sum({-1}), m.unfold(2, 3, 1).sum({-1}), {1e-6, 1e-6}, "unfold");
+  const Tensor rows = randint(0, 2, {30, 3});
+  for (int i = 0; i < 3; ++i) {
+    auto [v, inv, counts] = unique_dim(rows.to(kCUDA), 0, true, true, true);
+    auto [cv, cinv, ccounts] = unique_dim(rows, 0, true, true, true);
+    check_close(v, cv, {}, "unique_dim values");
+    check_close(inv, cinv, {}, "unique_dim inverse");
+    check_close(counts, ccounts, {}, "unique_dim counts");
+  }
+  const auto where_gpu = where(gt(d, 0.5)), where_cpu = where(gt(m, 0.5));
+  REQUIRE(where_gpu.size() == 3);
+  for (size_t i = 0; i < 3; ++i) check_close(where_gpu[i], where_cpu[i], {}, "where(condition)");
+  const Tensor v = randn({5});
+  check_close(block_diag({d.select(0, 0), v.to(kCUDA)}), block_diag({m.select(0, 0), v}), {},
+              "block_diag");
+  check_close(combinations(v.to(kCUDA), 3), combinations(v, 3), {}, "combinations");
+  check_close(select_scatter(d, d.select(1, 0) * 2.0, 1, 3),
+              select_scatter(m, m.select(1, 0) * 2.0, 1, 3), {}, "select_scatter");
+  check_close(diagonal_scatter(d, zeros({5, 3}, kCUDA), 0, 0, 1),
+              diagonal_scatter(m, zeros({5, 3}), 0, 0, 1), {}, "diagonal_scatter");
+  check_close(cov(d.select(2, 0)), cov(m.select(2, 0)), {1e-5, 1e-6}, "cov");
+  check_close(trapezoid(d, 0.5, 1), trapezoid(m, 0.5, 1), {1e-6, 1e-6}, "trapezoid");
+  check_close(logaddexp2(d, d.flip({0})), logaddexp2(m, m.flip({0})), {1e-5, 1e-6}, "logaddexp2");
+  check_close(tril_indices(4, 5, 1, kCUDA), tril_indices(4, 5, 1), {}, "tril_indices");
+}

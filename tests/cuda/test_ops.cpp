@@ -178,6 +178,16 @@ std::map<OpId, BinaryCase> binary_cases() {
        {[](const Tensor& a, const Tensor& b) { return copysign(a, b); }, Domain::Any, 0}},
       {OpId::trunc_divide,
        {[](const Tensor& a, const Tensor& b) { return div(a, b, "trunc"); }, Domain::NonZero, 0}},
+      // kernels/bit_ops.hpp on both devices: equal values (float operands: DtypeError on both).
+      {OpId::bitwise_and, {[](const Tensor& a, const Tensor& b) { return a & b; }, Domain::Any, 0}},
+      {OpId::bitwise_or, {[](const Tensor& a, const Tensor& b) { return a | b; }, Domain::Any, 0}},
+      {OpId::bitwise_xor, {[](const Tensor& a, const Tensor& b) { return a ^ b; }, Domain::Any, 0}},
+      {OpId::bitwise_left_shift,
+       {[](const Tensor& a, const Tensor& b) { return a << b; }, Domain::Any, 0}},
+      {OpId::bitwise_right_shift,
+       {[](const Tensor& a, const Tensor& b) { return a >> b; }, Domain::Any, 0}},
+      {OpId::gcd, {[](const Tensor& a, const Tensor& b) { return gcd(a, b); }, Domain::Any, 0}},
+      {OpId::lcm, {[](const Tensor& a, const Tensor& b) { return lcm(a, b); }, Domain::Any, 0}},
       // Three roundings (1 - y, then two products) and two (fma, product): 2 ulps of slack.
       {OpId::sigmoid_backward,
        {[](const Tensor& g, const Tensor& y) { return sigmoid_backward(g, y); }, Domain::Any,
@@ -381,20 +391,39 @@ TEST_CASE("gpu sweep: every Kernel op has a case here", "[sweep]") {
   std::set<OpId> covered;
   for (const auto& [op, c] : unary_cases()) covered.insert(op);
   for (const auto& [op, c] : binary_cases()) covered.insert(op);
-  for (OpId op : {OpId::where,         OpId::sum,        OpId::mean,
-                  OpId::max,           OpId::min,        OpId::softmax,
-                  OpId::log_softmax,   OpId::fill,       OpId::arange,
-                  OpId::copy,          OpId::rand,       OpId::randn,
-                  OpId::matmul,        OpId::layer_norm, OpId::layer_norm_backward,
-                  OpId::index_select,  OpId::index_add,  OpId::gather,
-                  OpId::scatter_add,   OpId::sort,       OpId::cumsum,
-                  OpId::cumprod,       OpId::prod,       OpId::searchsorted,
-                  OpId::cummax,        OpId::cummin,     OpId::logcumsumexp,
-                  OpId::scatter_reduce}) {
+  for (OpId op : {OpId::where,
+                  OpId::sum,
+                  OpId::mean,
+                  OpId::max,
+                  OpId::min,
+                  OpId::softmax,
+                  OpId::log_softmax,
+                  OpId::fill,
+                  OpId::arange,
+                  OpId::copy,
+                  OpId::rand,
+                  OpId::randn,
+                  OpId::matmul,
+                  OpId::layer_norm,
+                  OpId::layer_norm_backward,
+                  OpId::index_select,
+                  OpId::index_add,
+                  OpId::gather,
+                  OpId::scatter_add,
+                  OpId::sort,
+                  OpId::cumsum,
+                  OpId::cumprod,
+                  OpId::prod,
+                  OpId::searchsorted,
+                  OpId::cummax,
+                  OpId::cummin,
+                  OpId::logcumsumexp,
+                  OpId::scatter_reduce,
+                  OpId::nextafter}) {
     // fill..matmul in this file, test_runtime.cpp and test_matmul.cpp; softmax in
     // test_softmax.cpp; layer_norm in test_norm.cpp; index_select, index_add, gather,
     // scatter_add, scatter_reduce in test_index.cpp; sort, the scans, prod and searchsorted in
-    // test_sort.cpp
+    // test_sort.cpp; nextafter below (its float64 reference would hide a float32 step)
     covered.insert(op);
   }
   for (size_t i = 0; i < kNumOps; ++i) {
@@ -663,4 +692,20 @@ TEST_CASE(
   REQUIRE(pieces.size() == 2);
   check_close(pieces[1], m.chunk(2, 1)[1], {}, "chunk");
   check_close(d.sin(), x.sin(), {2e-7, 1e-7}, "sin with inf and nan");
+}
+
+TEST_CASE("gpu: nextafter steps each dtype as the CPU does, bit for bit", "[sweep]") {
+  for (Dtype dtype : {kFloat32, kFloat64, kBFloat16}) {
+    for (bool specials : {false, true}) {
+      Pair a = make_input({812}, dtype, Layout::Strided, Domain::Any, specials);
+      Pair b = make_input({812}, dtype, Layout::Contiguous, Domain::Any, specials);
+      const Tensor want = nextafter(a.cpu, b.cpu);
+      const Tensor got = nextafter(a.gpu, b.gpu).to(kCPU);
+      INFO("nextafter of " << describe(a.cpu) << (specials ? " with NaN/inf" : ""));
+      REQUIRE(got.dtype() == dtype);
+      CHECK(equal(isnan(got), isnan(want)));
+      const Tensor zero = zeros({}, dtype);
+      CHECK(equal(where(isnan(want), zero, got), where(isnan(want), zero, want)));
+    }
+  }
 }

@@ -76,6 +76,15 @@ namespace wick {
   X(copysign, Kernel, true)             \
   X(sigmoid_backward, Kernel, true)     \
   X(tanh_backward, Kernel, true)        \
+  /* integer and bit ops */             \
+  X(bitwise_and, Kernel, false)         \
+  X(bitwise_or, Kernel, false)          \
+  X(bitwise_xor, Kernel, false)         \
+  X(bitwise_left_shift, Kernel, false)  \
+  X(bitwise_right_shift, Kernel, false) \
+  X(gcd, Kernel, false)                 \
+  X(lcm, Kernel, false)                 \
+  X(nextafter, Kernel, false)           \
   /* comparisons and selection */       \
   X(eq, Kernel, false)                  \
   X(ne, Kernel, false)                  \
@@ -119,7 +128,9 @@ namespace wick {
   X(permute, View, true)                \
   X(expand, View, true)                 \
   X(slice, View, true)                  \
-  X(select, View, true)
+  X(select, View, true)                 \
+  X(diagonal, View, true)               \
+  X(unfold, View, true)
 
 enum class OpKind : uint8_t { Kernel, View, Composite };
 

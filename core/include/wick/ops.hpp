@@ -16,6 +16,11 @@
 #include <vector>
 
 #include "wick/indexing.hpp"
+#include "wick/ops_bits.hpp"
+#include "wick/ops_index.hpp"
+#include "wick/ops_layout.hpp"
+#include "wick/ops_numeric.hpp"
+#include "wick/ops_order.hpp"
 #include "wick/tensor.hpp"
 
 namespace wick {
@@ -220,6 +225,9 @@ Tensor where(const Tensor& condition, const Scalar& a, const Tensor& b);
 // Two numbers: float32 if either is floating, else int64 (bool if both are), as torch.where
 // with Python numbers; on the condition's device.
 Tensor where(const Tensor& condition, const Scalar& a, const Scalar& b);
+// where(condition): the positions of its nonzero elements, one int64 tensor per dim
+// (torch.where with one argument, nonzero(as_tuple=True); a 0-d condition counts as 1-D).
+std::vector<Tensor> where(const Tensor& condition);
 bool equal(const Tensor& a, const Tensor& b);  // same sizes and values
 
 // ---- tests of values, logical ops, masks (ops_logical.cpp; bool results) ----
@@ -337,6 +345,10 @@ Tensor squeeze(const Tensor& a, int64_t dim);
 Tensor permute(const Tensor& a, const Shape& dims);
 Tensor narrow(const Tensor& a, int64_t dim, int64_t start, int64_t length);
 Tensor select(const Tensor& a, int64_t dim, int64_t index);
+// diagonal: the view of a's diagonal `offset` (above the main one when positive) in the plane
+// of dims dim1 and dim2, those dims removed and the diagonal appended as the last dim
+// (torch.diagonal); writes through it reach a.
+Tensor diagonal(const Tensor& a, int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1);
 // Views of a along dim, as torch.split, torch.chunk and torch.unbind. split(a, n): pieces of n
 // (the last smaller); split(a, {2, 8}): pieces of those sizes, which must sum to a.size(dim);
 // chunk(a, k): pieces of ceil(size / k), so possibly fewer than k; unbind: every index selected.
@@ -427,227 +439,6 @@ Tensor randint(int64_t high, const Shape& size,
 Tensor randperm(int64_t n, std::optional<TensorOptions> options = std::nullopt);
 Tensor bernoulli(const Tensor& p);
 Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement = false);
-
-// ---- indexing (ops_index.cpp) ----
-// index_select: the rows index[0], index[1], ... of `a` along dim, as torch.index_select (an
-// int64 vector index; any value outside [0, a.size(dim)) is an IndexError). Differentiable in a.
-Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
-// index_add: a copy of `a` with alpha * source's row i added to row index[i] along dim, rows in
-// index order (repeated indices accumulate); source has a's shape with dim of the index's
-// length. Differentiable in a and source. Differences from PyTorch: bfloat16 is added in
-// float32 and rounded once (PyTorch's CPU kernel rounds after every add: 256 + 1 + 1 + 1 is 256
-// there, 260 here); a float alpha for an integer tensor and bool tensors are DtypeErrors
-// (PyTorch truncates alpha). In place: Tensor::index_add_.
-Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source,
-                 const Scalar& alpha = 1);
-
-// ---- gather and scatter (ops_gather.cpp) ----
-// gather: torch.gather. An int64 index of a's rank, no larger than a outside dim; the result has
-// the index's shape, with out[..., i, ...] = a[..., index[..., i, ...], ...] (the index value
-// replacing the coordinate along dim). Values outside [0, a.size(dim)) are an IndexError.
-// Differentiable in a.
-Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
-
-// searchsorted: for each value, where it would be inserted into sorted_sequence to keep it
-// sorted: the first position whose element is >= the value (right: > it), int64. A 1-D
-// sequence serves every value; an N-D one is one sequence per row along its last dim, and the
-// values must share its other dims. The order is sort's (NaN above every number). sorter: the
-// indices that sort an unsorted sequence along its last dim (argsort's). The operands are
-// promoted to a common dtype; bool is refused. bucketize(input, boundaries) is
-// searchsorted(boundaries, input) with 1-D boundaries. (PyTorch's out_int32 is absent: wick has
-// no int32 dtype.)
-Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& values, bool right = false,
-                    const Tensor& sorter = Tensor());
-Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& value, bool right = false,
-                    const Tensor& sorter = Tensor());
-Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool right = false);
-Tensor bucketize(const Scalar& input, const Tensor& boundaries, bool right = false);
-// isin: whether each element equals one of test_elements (torch.isin; NaN equals nothing),
-// compared in the promoted dtype; invert negates. bool for every shape of elements. argwhere:
-// nonzero's [K, a.dim()] positions (torch.argwhere).
-Tensor isin(const Tensor& elements, const Tensor& test_elements, bool invert = false);
-Tensor isin(const Tensor& elements, const Scalar& test_element, bool invert = false);
-Tensor isin(const Scalar& element, const Tensor& test_elements, bool invert = false);
-Tensor argwhere(const Tensor& a);
-// scatter_add: torch.scatter_add. A copy of `a` with src[..., i, ...] added to a[..., index[...,
-// i, ...], ...] for every position of the index (src may be larger than the index; its extra
-// elements are not read), in increasing i: repeated indices accumulate in that order on every
-// device. Differentiable in a and src. As index_add: bfloat16 is added in float32 and rounded
-// once, bool is a DtypeError. In place: Tensor::scatter_add_.
-Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
-// ---- scatter, scatter_reduce, index_copy, index_fill, take_along_dim (ops_scatter.cpp) ----
-// scatter: torch.scatter. A copy of `a` with src[..., i, ...] (or the value) written to a[...,
-// index[..., i, ...], ...], index and src as scatter_add's. Where the index repeats a target,
-// the last position in increasing i wins, on every device (PyTorch leaves it unspecified). The
-// value is converted to a's dtype as fill_ does. Every dtype. Differentiable in a and src (src's
-// gradient is gathered at every position, a repeated target's loser included, as PyTorch's).
-Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
-Tensor scatter(const Tensor& a, int64_t dim, const Tensor& index, const Scalar& value);
-// scatter_reduce: torch.scatter_reduce. The elements of src sent to one target of `a` are
-// combined by `reduce`: "sum", "prod", "mean", "amax" or "amin" (NaN wins in amax and amin),
-// with the target's own value when include_self, else without it (a target no index names
-// keeps its value either way). Elements are combined in increasing i on every device. int64
-// mean divides rounding down (as PyTorch's; exact while the sum is below 2^53 in magnitude).
-// bfloat16 is reduced in float32 and rounded once; bool is reduced as int64 and compared with
-// zero (sum and amax are or, prod and amin are and; mean refuses bool). Differentiable in a and
-// src with PyTorch's rules: amax and amin share a target's gradient evenly among its elements
-// equal to the result (NaN counts as equal to NaN), prod's gradient is the product of the
-// others (zeros included).
-Tensor scatter_reduce(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src,
-                      std::string_view reduce, bool include_self = true);
-// index_copy: torch.index_copy. A copy of `a` with source's row i (along dim) written to row
-// index[i]; source has a's shape with dim of the index's length. A repeated index: the last
-// row wins. index_fill: a copy of `a` with the rows index names along dim set to the value
-// (negative indices count from the end, as PyTorch's index_fill; a 0-d tensor value gets the
-// sum of the filled positions' gradient). The index is an int64 vector or 0-d. Differentiable.
-Tensor index_copy(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source);
-Tensor index_fill(const Tensor& a, int64_t dim, const Tensor& index, const Scalar& value);
-Tensor index_fill(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& value);
-// take_along_dim: torch.take_along_dim. With a dim: a and the int64 indices (of a's rank)
-// broadcast in every dim but dim, then gather along it. Without: a and the indices are
-// flattened and the result is 1-D. Differentiable in a.
-Tensor take_along_dim(const Tensor& a, const Tensor& indices,
-                      std::optional<int64_t> dim = std::nullopt);
-
-// ---- scans and products (ops_scan.cpp) ----
-// cumsum: torch.cumsum. out[..., i, ...] = a[..., 0, ...] + ... + a[..., i, ...] along dim,
-// added in that order. bool and int64 sum to int64 (wrapping, as PyTorch's); `dtype`, where
-// given, is the result's dtype, and a is cast to it first. float32 and bfloat16 accumulate in
-// float64 (as PyTorch's CPU kernel) and round each result once; the GPU adds in the same order,
-// so both devices give the same bits. Differentiable in a.
-Tensor cumsum(const Tensor& a, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
-// cumprod: torch.cumprod. out[..., i, ...] = a[..., 0, ...] * ... * a[..., i, ...] along dim,
-// multiplied in that order, with cumsum's dtype rules (bool and int64 to int64, wrapping) and
-// float64 accumulation for float32 and bfloat16; both devices give the same bits.
-// Differentiable in a, zeros included (the gradient at the first zero of a line is the
-// product of the others, as PyTorch's; after it, 0).
-Tensor cumprod(const Tensor& a, int64_t dim, std::optional<Dtype> dtype = std::nullopt);
-// cummax, cummin: torch.cummax and torch.cummin. values[..., i, ...] is the largest (smallest)
-// of a[..., 0..i, ...] along dim and indices[..., i, ...] (int64) its position: the latest
-// position of an equal value (a tie moves the index forward, as PyTorch's), and once a NaN is
-// met it is the value from there on, its index that of the latest NaN. Every dtype; the values
-// keep a's. Both devices give the same values and indices. Differentiable in a: the values'
-// gradient goes back to the positions the indices name (accumulated where one position wins
-// several times).
-std::tuple<Tensor, Tensor> cummax(const Tensor& a, int64_t dim);
-std::tuple<Tensor, Tensor> cummin(const Tensor& a, int64_t dim);
-// logcumsumexp: torch.logcumsumexp. out[..., i, ...] = log(exp(a[..., 0, ...]) + ... +
-// exp(a[..., i, ...])) along dim, computed without overflow: each step adds one element as
-// max + log1p(exp(min - max)), in float64 for float32 and bfloat16 (one rounding per result).
-// -inf elements add nothing, +inf gives +inf, NaN gives NaN from there on. Floating dtypes only
-// (as PyTorch: integers and bool are a DtypeError). Differentiable in a (PyTorch's formula, which
-// splits the gradient by sign so that no exp overflows).
-Tensor logcumsumexp(const Tensor& a, int64_t dim);
-// prod: torch.prod. The product of all elements (a 0-d result), or along one dim (kept as size
-// 1 when keepdim). bool and integers multiply to int64 (wrapping), floats keep their dtype;
-// `dtype`, where given, is the result's, and a is cast to it first (bool: true where every
-// element is nonzero, as PyTorch's). float32 and bfloat16
-// multiply in float64 and round once; the product of nothing is 1. Differentiable in a, zeros
-// included: the gradient of each element is the product of the others (computed from
-// prefix and suffix products, never by dividing by the element).
-Tensor prod(const Tensor& a, std::optional<Dtype> dtype = std::nullopt);
-Tensor prod(const Tensor& a, int64_t dim, bool keepdim = false,
-            std::optional<Dtype> dtype = std::nullopt);
-
-// ---- ordering (ops_sort.cpp) ----
-// sort: torch.sort. Each line of `a` along dim in increasing (or, descending, decreasing) order,
-// and the int64 position along dim that each value came from. NaN sorts above every number
-// (last, or first when descending), as PyTorch's; equal values (0.0 and -0.0 among them) keep
-// their order, lowest index first: the sort is always stable, so the result is one
-// permutation, the same on every device and thread count. Differentiable in a (the values).
-std::tuple<Tensor, Tensor> sort(const Tensor& a, int64_t dim = -1, bool descending = false);
-// libtorch's form with `stable` first: wick's sort is stable whatever it says.
-std::tuple<Tensor, Tensor> sort(const Tensor& a, std::optional<bool> stable, int64_t dim = -1,
-                                bool descending = false);
-// argsort: sort's indices. The form with `stable` first is libtorch's (argsort(x, true, 0) sorts
-// along dim 0); the sort is stable whatever it says.
-Tensor argsort(const Tensor& a, int64_t dim = -1, bool descending = false);
-// (A bool argument only: argsort(x, 1) is dim 1, not stable.)
-template <std::same_as<bool> B>
-Tensor argsort(const Tensor& a, B /*stable*/, int64_t dim = -1, bool descending = false) {
-  return argsort(a, dim, descending);
-}
-// topk: torch.topk. The k largest (or, largest = false, smallest) values of each line along dim
-// and their int64 positions, in sort's order (descending for the largest), whatever `sorted`
-// says. k in [0, a.size(dim)], else an IndexError; bool is a DtypeError (as PyTorch). Ties
-// are taken lowest index first (PyTorch's topk leaves their order unspecified, so its indices
-// may differ where values are equal). Differentiable in a (the values).
-std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true,
-                                bool sorted = true);
-
-// ---- quantiles (ops_quantile.cpp), from sort, gather and lerp ----
-// quantile: torch.quantile. The q-th quantiles (q a number, or a 0-d or 1-D tensor of a's
-// dtype, values in [0, 1]) of all elements or of each line along dim, at rank q * (n - 1) of
-// the sorted line, with interpolation "linear" (default), "lower", "higher", "midpoint" or
-// "nearest" (half to even). A 1-D q puts its dim first in the result. A line holding NaN gives
-// NaN; nanquantile leaves NaN out (NaN for a line of NaNs). Floating inputs (bfloat16 computed
-// in float32; PyTorch 1.13 refuses it); an empty input is a ShapeError. Differentiable in a.
-Tensor quantile(const Tensor& a, const Tensor& q, std::optional<int64_t> dim = std::nullopt,
-                bool keepdim = false, std::string_view interpolation = "linear");
-Tensor quantile(const Tensor& a, double q, std::optional<int64_t> dim = std::nullopt,
-                bool keepdim = false, std::string_view interpolation = "linear");
-Tensor nanquantile(const Tensor& a, const Tensor& q, std::optional<int64_t> dim = std::nullopt,
-                   bool keepdim = false, std::string_view interpolation = "linear");
-Tensor nanquantile(const Tensor& a, double q, std::optional<int64_t> dim = std::nullopt,
-                   bool keepdim = false, std::string_view interpolation = "linear");
-
-// ---- order statistics (ops_median.cpp), from sort and topk ----
-// kthvalue: torch.kthvalue. The k-th smallest value (k from 1) of each line along dim and its
-// int64 position, in sort's order: NaN above every number, equal values lowest index first
-// (PyTorch leaves which of equal values' indices unspecified). k in [1, a.size(dim)], else an
-// IndexError; bool is a DtypeError (as PyTorch). Differentiable in a (the values).
-std::tuple<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim = -1,
-                                    bool keepdim = false);
-// median: torch.median. The lower median (the ((n - 1) / 2 + 1)-th smallest) of all elements
-// (NaN for none) or of each line along dim with its position; a line holding NaN gives NaN
-// and the position of its first NaN, as PyTorch's. nanmedian: the same over the non-NaN
-// values (NaN, position of the first NaN, only for a line of NaNs). A zero-size dim is an
-// IndexError; bool a DtypeError. Differentiable in a (the values).
-Tensor median(const Tensor& a);
-std::tuple<Tensor, Tensor> median(const Tensor& a, int64_t dim, bool keepdim = false);
-Tensor nanmedian(const Tensor& a);
-std::tuple<Tensor, Tensor> nanmedian(const Tensor& a, int64_t dim, bool keepdim = false);
-
-// ---- vectors, grids and distances (ops_vector.cpp) ----
-// diff: torch.diff. The n-th forward difference along dim (a[i + 1] - a[i], n times; bool:
-// a[i + 1] != a[i]), after `prepend` and `append` (same number of dims) are joined on; each
-// step makes the dim one shorter, down to 0.
-Tensor diff(const Tensor& a, int64_t n = 1, int64_t dim = -1,
-            const std::optional<Tensor>& prepend = std::nullopt,
-            const std::optional<Tensor>& append = std::nullopt);
-// linalg_cross: torch.linalg.cross. The cross product of 3-vectors along dim (size 3 in both),
-// with a and b broadcast. cross: torch.cross, whose dim defaults to the first of size 3.
-Tensor linalg_cross(const Tensor& a, const Tensor& b, int64_t dim = -1);
-Tensor cross(const Tensor& a, const Tensor& b, std::optional<int64_t> dim = std::nullopt);
-// meshgrid: torch.meshgrid. Tensor i (0-d or 1-d) expanded along dim i of a grid of all their
-// sizes: views, no copies. indexing "xy" swaps the first two dims (NumPy's Cartesian order).
-std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors,
-                             const std::string& indexing = "ij");
-// cdist: torch.cdist. The p-norm distance between each row of x1 [..., P, M] and each row of
-// x2 [..., R, M]: [..., P, R] (batch dims broadcast). p = 2 with P and R above 25 goes through
-// one matmul (|a|^2 - 2 a.b + |b|^2, clamped at 0), as PyTorch's default does. The gradient at
-// a zero distance is 0, as PyTorch's.
-Tensor cdist(const Tensor& x1, const Tensor& x2, double p = 2.0);
-// var_mean, std_mean: torch.var_mean and torch.std_mean, (var or std, mean) over dims.
-std::tuple<Tensor, Tensor> var_mean(const Tensor& a, const Shape& dims = {}, bool unbiased = true,
-                                    bool keepdim = false);
-std::tuple<Tensor, Tensor> std_mean(const Tensor& a, const Shape& dims = {}, bool unbiased = true,
-                                    bool keepdim = false);
-
-// ---- counting (ops_unique.cpp); each reads its result's size back to the host ----
-// bincount: torch.bincount. Counts of each value of a 1-d non-negative int64 (or bool)
-// tensor, max + 1 of them (at least minlength); with weights, their sums instead (float
-// weights keep their dtype, others give float64).
-Tensor bincount(const Tensor& a, const std::optional<Tensor>& weights = std::nullopt,
-                int64_t minlength = 0);
-// unique: torch.unique over all elements (libtorch's _unique2): the distinct values in
-// increasing order (always sorted; NaNs are each distinct and last), and where asked, the
-// inverse (each element's position in the values, a's shape) and the counts; tensors not asked
-// for are empty. unique_consecutive: the same for runs of equal neighbours, in order.
-std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& a, bool sorted = true,
-                                          bool return_inverse = false, bool return_counts = false);
-std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& a, bool return_inverse = false,
-                                                      bool return_counts = false);
 
 // ---- einsum (ops_einsum.cpp) ----
 // einsum: torch.einsum. "ij,jk->ik" names each operand's dims with letters; a letter repeated

@@ -125,6 +125,17 @@ class Tensor {
   Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
                std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
   Tensor select(int64_t dim, int64_t index) const;
+  // diagonal: the diagonal `offset` of the plane (dim1, dim2), as a last dim, as a view.
+  // unfold: every window of `size` elements `step` apart along dim, as a new last dim, as a
+  // view (windows overlap when step < size). Both as PyTorch's.
+  Tensor diagonal(int64_t offset = 0, int64_t dim1 = 0, int64_t dim2 = 1) const;
+  Tensor unfold(int64_t dim, int64_t size, int64_t step) const;
+  Tensor ravel() const;
+  Tensor fliplr() const;
+  Tensor flipud() const;
+  Tensor broadcast_to(const Shape& shape) const;
+  std::vector<Tensor> tensor_split(int64_t sections, int64_t dim = 0) const;
+  std::vector<Tensor> tensor_split(const Shape& indices, int64_t dim = 0) const;
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor index_add(int64_t dim, const Tensor& index, const Tensor& source,
                    const Scalar& alpha = 1) const;
@@ -254,6 +265,34 @@ class Tensor {
   Tensor copysign(const Tensor& other) const;
   Tensor copysign(const Scalar& other) const;
   Tensor signbit() const;
+  Tensor bitwise_and(const Tensor& other) const;
+  Tensor bitwise_and(const Scalar& other) const;
+  Tensor bitwise_or(const Tensor& other) const;
+  Tensor bitwise_or(const Scalar& other) const;
+  Tensor bitwise_xor(const Tensor& other) const;
+  Tensor bitwise_xor(const Scalar& other) const;
+  Tensor bitwise_left_shift(const Tensor& other) const;
+  Tensor bitwise_left_shift(const Scalar& other) const;
+  Tensor bitwise_right_shift(const Tensor& other) const;
+  Tensor bitwise_right_shift(const Scalar& other) const;
+  Tensor bitwise_not() const;
+  Tensor gcd(const Tensor& other) const;
+  Tensor lcm(const Tensor& other) const;
+  Tensor nextafter(const Tensor& other) const;
+  Tensor clip(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor deg2rad() const;
+  Tensor rad2deg() const;
+  Tensor sinc() const;
+  Tensor float_power(const Tensor& exponent) const;
+  Tensor float_power(const Scalar& exponent) const;
+  Tensor logaddexp2(const Tensor& other) const;
+  Tensor ldexp(const Tensor& other) const;
+  Tensor isposinf() const;
+  Tensor isneginf() const;
+  Tensor msort() const;
+  Tensor dist(const Tensor& other, double p = 2) const;
+  std::tuple<Tensor, Tensor> aminmax(std::optional<int64_t> dim = std::nullopt,
+                                     bool keepdim = false) const;
   Tensor sum() const;
   Tensor sum(int64_t dim, bool keepdim = false) const;
   Tensor sum(const Shape& dims, bool keepdim = false) const;
@@ -380,6 +419,20 @@ class Tensor {
   Tensor& floor_divide_(const Scalar& other);
   Tensor& copysign_(const Tensor& other);
   Tensor& copysign_(const Scalar& other);
+  Tensor& bitwise_and_(const Tensor& other);
+  Tensor& bitwise_and_(const Scalar& other);
+  Tensor& bitwise_or_(const Tensor& other);
+  Tensor& bitwise_or_(const Scalar& other);
+  Tensor& bitwise_xor_(const Tensor& other);
+  Tensor& bitwise_xor_(const Scalar& other);
+  Tensor& bitwise_left_shift_(const Tensor& other);
+  Tensor& bitwise_left_shift_(const Scalar& other);
+  Tensor& bitwise_right_shift_(const Tensor& other);
+  Tensor& bitwise_right_shift_(const Scalar& other);
+  Tensor& bitwise_not_();
+  Tensor& gcd_(const Tensor& other);
+  Tensor& lcm_(const Tensor& other);
+  Tensor& nextafter_(const Tensor& other);
   Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
   Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Scalar& value = 1);
   Tensor& zero_();

@@ -1,0 +1,76 @@
+// bit_ops.hpp: the element functions of the integer and bit ops, one definition for the CPU
+// kernel (kernels/cpu/binary.cpp) and the CUDA one (kernels/cuda/binary.cu):
+//  - shifts of int64 by an int64 count. C leaves a count outside [0, 63] undefined, and the
+//    hardware disagrees (x86 takes it mod 64, a GPU's shf saturates), so PyTorch 1.13 gave
+//    different bits on its two devices. The rule here is PyTorch 2.1's, on both: such a count
+//    shifts every bit out, giving 0 to the left and the sign (0 or -1) to the right. A left
+//    shift drops the bits past 63 (done in uint64, so it is never undefined).
+//  - gcd and lcm: PyTorch's calc_gcd (Euclid on the absolute values, which wrap: |INT64_MIN| is
+//    INT64_MIN, so gcd(INT64_MIN, 0) is INT64_MIN and gcd(5, INT64_MIN) is -1, as there) and
+//    lcm = |a / gcd * b|, wrapping. The two divisions that overflow (INT64_MIN % -1 and
+//    INT64_MIN / -1, which trap on x86: PyTorch dies of SIGFPE) give the wrapped results 0 and
+//    INT64_MIN here.
+//  - nextafter of bfloat16: one step of its 16-bit pattern (float's nextafter would step by
+//    float's much smaller ulp and round back). float and double use libm's.
+#pragma once
+
+#include <math.h>
+
+#include <cstdint>
+
+#include "wick/bfloat16.hpp"
+
+#if defined(__CUDACC__)
+#define WICK_BITS_HD __host__ __device__ __forceinline__
+#else
+#define WICK_BITS_HD inline
+#endif
+
+namespace wick::bit_ops {
+
+WICK_BITS_HD int64_t shift_left(int64_t a, int64_t count) {
+  if (count < 0 || count > 63) return 0;
+  return static_cast<int64_t>(static_cast<uint64_t>(a) << count);
+}
+
+WICK_BITS_HD int64_t shift_right(int64_t a, int64_t count) {
+  if (count < 0 || count > 63) return a < 0 ? -1 : 0;
+  return a >> count;  // arithmetic: C++20 defines >> of a negative value as the sign fill
+}
+
+WICK_BITS_HD int64_t wrapped_abs(int64_t a) {
+  return a < 0 ? static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(a)) : a;
+}
+
+WICK_BITS_HD int64_t gcd(int64_t a_in, int64_t b_in) {
+  int64_t a = wrapped_abs(a_in), b = wrapped_abs(b_in);
+  while (a != 0) {
+    const int64_t c = a;
+    a = a == -1 ? 0 : b % a;  // x % -1 is 0; INT64_MIN % -1 would trap
+    b = c;
+  }
+  return b;
+}
+
+WICK_BITS_HD int64_t lcm(int64_t a, int64_t b) {
+  const int64_t g = gcd(a, b);
+  if (g == 0) return 0;
+  const int64_t quotient = g == -1 ? static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(a))
+                                   : a / g;  // INT64_MIN / -1 wraps to INT64_MIN
+  return wrapped_abs(
+      static_cast<int64_t>(static_cast<uint64_t>(quotient) * static_cast<uint64_t>(b)));
+}
+
+// The next bfloat16 after a toward b: NaN if either is NaN, b if they are equal (so
+// nextafter(-0, 0) is 0), the smallest subnormal of b's sign from a zero, else one step of the
+// pattern away from or toward zero.
+WICK_BITS_HD BFloat16 nextafter_bf16(BFloat16 a, BFloat16 b) {
+  const float x = static_cast<float>(a), y = static_cast<float>(b);
+  if (x != x || y != y) return BFloat16::from_bits(0x7fc0);
+  if (x == y) return b;
+  if (x == 0.0f) return BFloat16::from_bits(static_cast<uint16_t>((y < 0.0f ? 0x8000 : 0) | 1));
+  const bool away_from_zero = (x < y) == (x > 0.0f);
+  return BFloat16::from_bits(static_cast<uint16_t>(away_from_zero ? a.bits + 1 : a.bits - 1));
+}
+
+}  // namespace wick::bit_ops
