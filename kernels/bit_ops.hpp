@@ -28,14 +28,17 @@
 
 namespace wick::bit_ops {
 
+// Written as selects on one unsigned compare (a count below 0 is a huge unsigned one), not
+// as branches, so that the CPU loops vectorise them (AVX2's variable left shift).
 WICK_BITS_HD int64_t shift_left(int64_t a, int64_t count) {
-  if (count < 0 || count > 63) return 0;
-  return static_cast<int64_t>(static_cast<uint64_t>(a) << count);
+  const auto c = static_cast<uint64_t>(count);
+  const uint64_t shifted = static_cast<uint64_t>(a) << (c & 63);
+  return static_cast<int64_t>(c < 64 ? shifted : 0);
 }
 
 WICK_BITS_HD int64_t shift_right(int64_t a, int64_t count) {
-  if (count < 0 || count > 63) return a < 0 ? -1 : 0;
-  return a >> count;  // arithmetic: C++20 defines >> of a negative value as the sign fill
+  const auto c = static_cast<uint64_t>(count);
+  return a >> (c < 64 ? c : 63);  // arithmetic: C++20 defines >> of a negative value as sign fill
 }
 
 WICK_BITS_HD int64_t wrapped_abs(int64_t a) {
@@ -59,6 +62,31 @@ WICK_BITS_HD int64_t lcm(int64_t a, int64_t b) {
                                    : a / g;  // INT64_MIN / -1 wraps to INT64_MIN
   return wrapped_abs(
       static_cast<int64_t>(static_cast<uint64_t>(quotient) * static_cast<uint64_t>(b)));
+}
+
+// The next float or double after a toward b on its bit pattern (Bits: uint32_t or uint64_t),
+// the same value as libm's nextafter. Every choice is a mask and a blend, not a branch or a
+// select (GCC keeps those as jumps on floating compares), so the CPU loops vectorise it:
+// glibc's nextafterf is a call of about 11 ns per element. NaN operands give a + b (a NaN).
+template <typename Bits, typename F>
+WICK_BITS_HD F nextafter_bits(F a, F b) {
+  Bits ua, ub;
+  __builtin_memcpy(&ua, &a, sizeof(F));
+  __builtin_memcpy(&ub, &b, sizeof(F));
+  const F nan_sum = a + b;
+  Bits un;
+  __builtin_memcpy(&un, &nan_sum, sizeof(F));
+  auto mask = [](bool c) { return Bits{0} - static_cast<Bits>(c); };  // all ones where c
+  auto blend = [](Bits m, Bits x, Bits y) { return (x & m) | (y & ~m); };
+  const Bits sign = Bits{1} << (sizeof(F) * 8 - 1);
+  // One step of the pattern: +1 away from zero, -1 (all ones) toward it.
+  const Bits moved = ua + (mask((a < b) != (a > F(0))) | Bits{1});
+  Bits r = blend(mask(a == F(0)), (ub & sign) | Bits{1}, moved);
+  r = blend(mask(a == b), ub, r);
+  r = blend(mask((a != a) | (b != b)), un, r);
+  F out;
+  __builtin_memcpy(&out, &r, sizeof(F));
+  return out;
 }
 
 // The next bfloat16 after a toward b: NaN if either is NaN, b if they are equal (so

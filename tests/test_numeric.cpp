@@ -38,6 +38,7 @@ TEST_CASE("cov and corrcoef as torch's", "[numeric]") {
   check_near(cov(m, 0), {0.666667, -0.5, -0.5, 0.388889});
   check_near(cov(m, 1, tensor({1, 2, 1}), tensor({0.5f, 1.0f, 2.0f})),
              {0.642857, -0.428571, -0.428571, 0.303571});
+  check_near(cov(m, 1, tensor({1, 2, 1})), {0.666667, -0.5, -0.5, 0.395833});  // fweights only
   check_near(corrcoef(m), {1, -0.981981, -0.981981, 1});
   // 1-D int64: a 0-d float32 (torch.cov(tensor([1, 2, 4])) = 2.3333).
   const Tensor one = cov(tensor({1, 2, 4}));

@@ -208,22 +208,27 @@ void run_arith(const OpCall& call) {
       if constexpr (std::is_integral_v<T>) map2([](T a, T b) { return static_cast<T>(a ^ b); });
       break;
     case OpId::bitwise_left_shift:
-      if constexpr (std::is_same_v<T, int64_t>) map2(bit_ops::shift_left);
+      if constexpr (std::is_same_v<T, int64_t>)
+        map2([](T a, T b) { return bit_ops::shift_left(a, b); });
       break;
     case OpId::bitwise_right_shift:
-      if constexpr (std::is_same_v<T, int64_t>) map2(bit_ops::shift_right);
+      if constexpr (std::is_same_v<T, int64_t>)
+        map2([](T a, T b) { return bit_ops::shift_right(a, b); });
       break;
     case OpId::gcd:
-      if constexpr (std::is_same_v<T, int64_t>) map2(bit_ops::gcd);
+      if constexpr (std::is_same_v<T, int64_t>) map2([](T a, T b) { return bit_ops::gcd(a, b); });
       break;
     case OpId::lcm:
-      if constexpr (std::is_same_v<T, int64_t>) map2(bit_ops::lcm);
+      if constexpr (std::is_same_v<T, int64_t>) map2([](T a, T b) { return bit_ops::lcm(a, b); });
       break;
     case OpId::nextafter:
       if constexpr (std::is_same_v<S, BFloat16>) {
-        map<S, S, S>(out, bit_ops::nextafter_bf16, in);
-      } else if constexpr (std::is_floating_point_v<T>) {
-        map2([](T a, T b) { return std::nextafter(a, b); });
+        map<S, S, S>(
+            out, [](S a, S b) { return bit_ops::nextafter_bf16(a, b); }, in);
+      } else if constexpr (std::is_same_v<T, float>) {
+        map2([](T a, T b) { return bit_ops::nextafter_bits<uint32_t>(a, b); });
+      } else if constexpr (std::is_same_v<T, double>) {
+        map2([](T a, T b) { return bit_ops::nextafter_bits<uint64_t>(a, b); });
       }
       break;
     default:
