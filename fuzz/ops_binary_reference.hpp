@@ -132,7 +132,8 @@ inline int64_t int_shift_left(int64_t a, int64_t count) {
 inline int64_t int_shift_right(int64_t a, int64_t count) {
   if (count < 0 || count >= 64) return a < 0 ? -1 : 0;
   int64_t r = a;
-  for (int64_t i = 0; i < count; ++i) r = r >= 0 ? r / 2 : (r - 1) / 2;  // floor halving
+  // Floor halving: an odd value steps down to even first (never from INT64_MIN, which is even).
+  for (int64_t i = 0; i < count; ++i) r = (r - (r & 1)) / 2;
   return r;
 }
 // gcd and lcm: PyTorch's calc_gcd, Euclid on the absolute values with |INT64_MIN| wrapping

@@ -365,13 +365,14 @@ void Program::view() {
       const int64_t w = wrap_dim_or(d, nd, bad);
       const int64_t n = nd == 0 ? 1 : s[w];
       if (size < 0 || size > n || step <= 0) bad = true;
+      if (nd >= static_cast<int64_t>(Shape::kMaxDims)) bad = true;  // no room for the windows
       Shape ws = s;
       if (!bad && nd > 0) {
         ws[w] = (n - size) / step + 1;
         int64_t scaled;
         if (ws[w] > 1 && __builtin_mul_overflow(a.strides()[w], step, &scaled)) bad = true;
       }
-      ws.push_back(bad ? 0 : size);
+      if (!bad) ws.push_back(size);
       if (!outcome(bad ? Expect::Error : Expect::Ok, [&] { v = a.unfold(d, size, step); })) {
         return;
       }

@@ -3,6 +3,7 @@
 // values in the comments are torch's).
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <limits>
 #include <vector>
 #include <wick/wick.hpp>
 
@@ -50,6 +51,13 @@ TEST_CASE("diagonal: sizes, strides and offsets as torch's, and a view", "[views
   CHECK_THROWS_AS(x.diagonal(0, 0, 3), IndexError);
   CHECK_THROWS_AS(ones({3}).diagonal(), ShapeError);
   CHECK_THROWS_AS(ones({}).diagonal(), ShapeError);
+  // diag of a vector on a diagonal too far out for an int64 size: an error, not an overflow.
+  CHECK_THROWS_AS(diag(ones({3}), std::numeric_limits<int64_t>::max()), ShapeError);
+  CHECK_THROWS_AS(diag(ones({3}), std::numeric_limits<int64_t>::min()), ShapeError);
+  CHECK_THROWS_AS(diag(ones({3}), int64_t{1} << 32), ShapeError);
+  // trace and diag of a matrix read the diagonal view.
+  CHECK(ints(diag(m, 1)) == std::vector<int64_t>{1, 5});
+  CHECK(ints(trace(m)) == std::vector<int64_t>{12});
 }
 
 TEST_CASE("unfold: windows as torch's, overlapping or not", "[views]") {
@@ -78,6 +86,8 @@ TEST_CASE("unfold: windows as torch's, overlapping or not", "[views]") {
   CHECK_THROWS_AS(full({}, 5.0).unfold(0, 2, 1), ShapeError);
   CHECK_THROWS_AS(arange(7).unfold(0, 2, 0), ValueError);
   CHECK_THROWS_AS(arange(7).unfold(1, 2, 1), IndexError);
+  // A 16-dim tensor has no room for the windows' dim (found by fuzz_ops).
+  CHECK_THROWS_AS(ones(Shape::filled(16, 1)).unfold(0, 1, 1), ShapeError);
   // Sliding sums by a view: no copy until the sum.
   CHECK(ints(arange(6).unfold(0, 3, 1).sum(1)) == std::vector<int64_t>{3, 6, 9, 12});
 }

@@ -305,6 +305,9 @@ Tensor Tensor::unfold(int64_t d, int64_t size, int64_t step) const {
              " must be between 0 and the size of dim ", d, " (", n, ") of ", describe(*this));
   WICK_CHECK(step > 0, ValueError, "unfold", "step must be positive, got ", step, " for ",
              describe(*this));
+  WICK_CHECK(dim() < static_cast<int64_t>(Shape::kMaxDims), ShapeError, "unfold",
+             "the windows would be dim ", dim() + 1, ", past the ", Shape::kMaxDims,
+             " dims a tensor may have, for ", describe(*this));
   if (dim() == 0) {
     return record_view(OpId::unfold, *this, make_view(*this, {size}, {1}, storage_offset()),
                        {w, size, step});
