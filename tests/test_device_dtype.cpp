@@ -1,5 +1,10 @@
 // test_device_dtype.cpp: Device parsing and printing, dtype facts and the promotion rules of
 // docs/type-promotion.md (checked against what PyTorch 1.13 gives for the same programs).
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
 #include "reference.hpp"
 
 using namespace wick;
@@ -128,4 +133,54 @@ TEST_CASE("comparisons with a number on the left, as libtorch's operators", "[dt
   CHECK(bools(2 == t) == std::vector<bool>{false, true, false});
   CHECK(bools(2 != t) == std::vector<bool>{true, false, true});
   CHECK((1 < arange(3)).dtype() == kBool);
+}
+
+TEST_CASE("floating to int64 casts truncate as cvttsd2si, in every lane", "[dtype]") {
+  // Random bit patterns cover every exponent (NaN, infinities, subnormals, 2^52..2^64), plus
+  // the edges; float64, float32 and bfloat16 sources, contiguous (the vectorised loops) and
+  // strided. The reference is the scalar rule: out of [-2^63, 2^63) or NaN gives INT64_MIN.
+  std::mt19937_64 bits(7);
+  std::vector<double> values{0.0,
+                             -0.0,
+                             0.5,
+                             -0.5,
+                             0.999999,
+                             -1.999999,
+                             1e300,
+                             -1e300,
+                             4.5e15,
+                             -4.5e15,
+                             9.2e18,
+                             -9.2e18,
+                             std::ldexp(1.0, 63),
+                             -std::ldexp(1.0, 63),
+                             std::ldexp(1.0, 62) * 1.5,
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(),
+                             std::nan(""),
+                             std::numeric_limits<double>::denorm_min()};
+  for (int i = 0; i < 4000; ++i) {
+    const uint64_t b = bits();
+    double d;
+    std::memcpy(&d, &b, sizeof(d));
+    values.push_back(d);
+    values.push_back(static_cast<double>(static_cast<int64_t>(b) >> (b % 64)));  // integers
+  }
+  auto reference = [](double v) {
+    return !(v >= -9223372036854775808.0 && v < 9223372036854775808.0)
+               ? std::numeric_limits<int64_t>::min()
+               : static_cast<int64_t>(v);
+  };
+  const Tensor wide = tensor(values, {static_cast<int64_t>(values.size())}, kFloat64);
+  for (Dtype source : {kFloat64, kFloat32, kBFloat16}) {
+    const Tensor x = wide.to(source);
+    const std::vector<double> held = x.to(kFloat64).to_vector<double>();
+    for (const Tensor& layout : {x, stack({x, x}, 1).select(1, 0)}) {
+      const std::vector<int64_t> got = layout.to(kInt64).contiguous().to_vector<int64_t>();
+      size_t wrong = 0;
+      for (size_t i = 0; i < held.size(); ++i) wrong += got[i] != reference(held[i]);
+      INFO(source << (layout.is_contiguous() ? " contiguous" : " strided"));
+      CHECK(wrong == 0);
+    }
+  }
 }
