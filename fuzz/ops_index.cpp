@@ -1,23 +1,33 @@
 // ops_index.cpp: fuzz_ops steps: the index ops, index_select, index_add (alpha 1), index_copy,
-// index_fill (a number), gather, scatter_add, scatter and scatter_reduce (every mode, with and
-// without self), on pool tensors
-// (empty ones with huge dims included) with indices of fitting and unfitting shapes (a rank off, an
-// extent too large, 0-d, empty), values in and out of range, and indices, sources and srcs of the
-// wrong dtype. Every outcome is predicted by the rules written out here (PyTorch's, as
-// core/src/ops_index.cpp, ops_gather.cpp and ops_scatter.cpp implement them), and every value by a
-// row-major walk over the index that combines in the dtype's own rounding (bfloat16: in float32,
-// rounded once; bool: as int64, then compared with zero), the order wick's kernels promise: so
-// values must be equal, not close. See fuzz_ops.cpp.
+// index_fill (a number), take_along_dim (with a dim or flattened), gather, scatter_add, scatter and
+// scatter_reduce (every mode, with and without self), on pool tensors (empty ones with huge dims
+// included) with indices of fitting and unfitting shapes (a rank off, an extent too large, 0-d,
+// empty), values in and out of range, and indices, sources and srcs of the wrong dtype. Every
+// outcome is predicted by the rules written out here (PyTorch's, as core/src/ops_index.cpp,
+// ops_gather.cpp and ops_scatter.cpp implement them), and every value by a row-major walk over the
+// index that combines in the dtype's own rounding (bfloat16: in float32, rounded once; bool: as
+// int64, then compared with zero), the order wick's kernels promise: so values must be equal, not
+// close. See fuzz_ops.cpp.
 #include "ops_program.hpp"
 
 namespace wick::fuzz::ops {
 
 namespace {
 
-enum class IndexOp { select, add, gather, scatter_add, scatter, scatter_reduce, copy, fill };
-constexpr const char* kIndexOpNames[8] = {"index_select", "index_add", "gather",
-                                          "scatter_add",  "scatter",   "scatter_reduce",
-                                          "index_copy",   "index_fill"};
+enum class IndexOp {
+  select,
+  add,
+  gather,
+  scatter_add,
+  scatter,
+  scatter_reduce,
+  copy,
+  fill,
+  take_along
+};
+constexpr const char* kIndexOpNames[9] = {"index_select", "index_add",  "gather",
+                                          "scatter_add",  "scatter",    "scatter_reduce",
+                                          "index_copy",   "index_fill", "take_along_dim"};
 constexpr const char* kReduceNames[5] = {"sum", "prod", "amax", "amin", "mean"};
 constexpr ScatterMode kReduceModes[5] = {ScatterMode::sum, ScatterMode::prod, ScatterMode::amax,
                                          ScatterMode::amin, ScatterMode::mean};
@@ -75,7 +85,7 @@ void Program::index_ops() {
   const Tensor* pa = pick();
   if (pa == nullptr) return;
   const Tensor& self = *pa;
-  const auto op = static_cast<IndexOp>(in_.below(8));
+  const auto op = static_cast<IndexOp>(in_.below(9));
   const uint32_t reduce = in_.below(5);
   const bool include_self = in_.below(3) != 0;
   const bool vector_op =
@@ -145,6 +155,11 @@ void Program::index_ops() {
   });
   if (in_.below(4) == 0 && index.dim() >= 2) {
     index = index.transpose(0, -1).contiguous().transpose(0, -1);  // same values, column-major
+  }
+
+  if (op == IndexOp::take_along) {
+    take_along(self, index, dim, include_self);
+    return;
   }
 
   // index_add's source / scatter_add's src: the expected shape, or one extent off; self's dtype
@@ -375,6 +390,68 @@ void Program::index_ops() {
       if (rs.dtype == wick::kBFloat16) v.d = round_bf16_of_f32(v.d);
     }
   }
+  expect_equal(got, want, g_step, 0);
+  add(got);
+}
+
+// take_along_dim(self, index, dim) (with_dim) or over the flattened tensor: a gather whose
+// index broadcasts against self outside dim (PyTorch's rule: both expanded to the common
+// shape, dim keeping each one's own extent); int64 values in [0, size) wherever the result is
+// not empty.
+void Program::take_along(const Tensor& self, const Tensor& index, int64_t dim, bool with_dim) {
+  const Ref rs = snapshot(self), ri = snapshot(index);
+  const int64_t nd = self.dim();
+  if (with_dim && nd == 0) return;  // gather's 0-d rules: the gather step models them
+  g_step = "take_along_dim of " + str(self) +
+           (with_dim ? " along " + std::to_string(dim) : std::string(" flattened")) + " with " +
+           str(index);
+  bool bad = ri.dtype != wick::kInt64;
+  Shape want_sizes;
+  int64_t d = 0;
+  if (!with_dim) {
+    want_sizes = {static_cast<int64_t>(ri.v.size())};
+    const int64_t n = numel_of(rs.sizes).value_or(0);
+    for (const V& v : ri.v) bad = bad || v.i < 0 || v.i >= n;
+  } else {
+    d = wrap_dim_or(dim, nd, bad);
+    bad = bad || index.dim() != nd;
+    if (!bad) {
+      Shape a = rs.sizes, b = ri.sizes;
+      a[static_cast<size_t>(d)] = 1;
+      b[static_cast<size_t>(d)] = 1;
+      const std::optional<Shape> common = broadcast(a, b);
+      bad = !common;
+      if (common) {
+        want_sizes = *common;
+        want_sizes[static_cast<size_t>(d)] = ri.sizes[static_cast<size_t>(d)];
+      }
+    }
+    if (!bad && numel_of(want_sizes).value_or(1) > 0) {
+      for (const V& v : ri.v) bad = bad || v.i < 0 || v.i >= rs.sizes[static_cast<size_t>(d)];
+    }
+  }
+  if (!bad && strides_overflow(want_sizes)) bad = true;
+  if (!bad && numel_of(want_sizes).value_or(INT64_MAX) > kMaxElems * 4) return;
+  Tensor got;
+  if (!outcome(bad ? Expect::Error : Expect::Ok, [&] {
+        got = with_dim ? wick::take_along_dim(self, index, dim) : self.take_along_dim(index);
+      })) {
+    return;
+  }
+  Ref want{want_sizes, rs.dtype, {}};
+  for_each_index(want_sizes, [&](int64_t lin, const int64_t* idx) {
+    if (!with_dim) {
+      want.v.push_back(rs.v[static_cast<size_t>(ri.v[static_cast<size_t>(lin)].i)]);
+      return;
+    }
+    int64_t at_index[Shape::kMaxDims], at_self[Shape::kMaxDims];
+    for (size_t k = 0; k < want_sizes.size(); ++k) {
+      at_index[k] = ri.sizes[k] == 1 ? 0 : idx[k];
+      at_self[k] = rs.sizes[k] == 1 ? 0 : idx[k];
+    }
+    at_self[d] = ri.v[static_cast<size_t>(linear(ri.sizes, at_index))].i;
+    want.v.push_back(rs.v[static_cast<size_t>(linear(rs.sizes, at_self))]);
+  });
   expect_equal(got, want, g_step, 0);
   add(got);
 }

@@ -231,6 +231,7 @@ class Program {
 
   // ---- ops_index.cpp ----
   void index_ops();
+  void take_along(const Tensor& self, const Tensor& index, int64_t dim, bool with_dim);
   // ---- ops_sort.cpp ----
   void sort_ops();
   void order_stats_op();

@@ -164,19 +164,6 @@ Tensor float_power(const Scalar& a, const Tensor& b) {
   return pow(full({}, a, TensorOptions(kFloat64).device(b.device())), b.to(kFloat64));
 }
 
-Tensor logaddexp2(const Tensor& a, const Tensor& b) {
-  const char* name = "logaddexp2";
-  detail::check_defined(name, {&a, &b});
-  detail::check_same_device(name, {&a, &b});
-  const Dtype d = detail::result_type_of(a, b);
-  WICK_CHECK(is_floating(d), DtypeError, name, "needs floating inputs, got ", describe(a), " and ",
-             describe(b));
-  const Tensor x = a.to(d), y = b.to(d);
-  const Tensor spread = log1p(exp2(-abs(x - y))) * (1.0 / std::numbers::ln2);
-  // Equal infinities: their difference is NaN, and the answer is the infinity itself.
-  return where(logical_and(isinf(x), eq(x, y)), x, maximum(x, y) + spread);
-}
-
 Tensor ldexp(const Tensor& a, const Tensor& b) {
   detail::check_defined("ldexp", {&a, &b});
   return a * pow(Scalar(2.0), b);

@@ -1,8 +1,9 @@
-// ops_pointwise.cpp: addcmul and addcdiv (and their in-place forms), logaddexp, xlogy, logit,
-// fmax, fmin, heaviside and frac: arrangements of the elementwise kernels, so both devices and
-// autograd come with those ops.
-// Each checks its operands here, with its own name, and follows PyTorch 1.13's dtype rules.
+// ops_pointwise.cpp: addcmul and addcdiv (and their in-place forms), logaddexp, logaddexp2, xlogy,
+// logit, fmax, fmin, heaviside and frac: arrangements of the elementwise kernels, so both devices
+// and autograd come with those ops. Each checks its operands here, with its own name, and follows
+// PyTorch 1.13's dtype rules.
 #include <cmath>
+#include <numbers>
 
 #include "internal.hpp"
 #include "wick/ops.hpp"
@@ -69,18 +70,26 @@ Tensor& Tensor::addcdiv_(const Tensor& tensor1, const Tensor& tensor2, const Sca
   return add_(scaled_quotient(tensor1, tensor2, value));
 }
 
-Tensor logaddexp(const Tensor& a, const Tensor& b) {
-  const char* name = "logaddexp";
+namespace {
+// log(e^a + e^b) (base2: log2(2^a + 2^b)) as the larger plus log1p of the smaller's share,
+// so that nothing overflows.
+Tensor log_add_exp(const Tensor& a, const Tensor& b, bool base2) {
+  const char* name = base2 ? "logaddexp2" : "logaddexp";
   detail::check_defined(name, {&a, &b});
   detail::check_same_device(name, {&a, &b});
   const Dtype d = detail::result_type_of(a, b);
   WICK_CHECK(is_floating(d), DtypeError, name, "needs floating inputs, got ", describe(a), " and ",
              describe(b));
   const Tensor x = a.to(d), y = b.to(d);
-  const Tensor spread = log1p(exp(-abs(x - y)));
+  const Tensor spread =
+      base2 ? log1p(exp2(-abs(x - y))) * (1.0 / std::numbers::ln2) : log1p(exp(-abs(x - y)));
   // Equal infinities: their difference is NaN, and the answer is the infinity itself.
   return where(logical_and(isinf(x), eq(x, y)), x, maximum(x, y) + spread);
 }
+}  // namespace
+
+Tensor logaddexp(const Tensor& a, const Tensor& b) { return log_add_exp(a, b, false); }
+Tensor logaddexp2(const Tensor& a, const Tensor& b) { return log_add_exp(a, b, true); }
 
 Tensor xlogy(const Tensor& a, const Tensor& b) {
   const char* name = "xlogy";
