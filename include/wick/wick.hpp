@@ -6,6 +6,7 @@
 #include "wick/cuda.hpp"
 #include "wick/debug.hpp"
 #include "wick/deterministic.hpp"
+#include "wick/linalg.hpp"
 #include "wick/matmul_backend.hpp"
 #include "wick/ops.hpp"
 #include "wick/tensor.hpp"

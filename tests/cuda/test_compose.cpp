@@ -197,3 +197,17 @@ TEST_CASE("gpu: diagonal, unfold, unique over a dim and the layout and numeric c
   check_close(logaddexp2(d, d.flip({0})), logaddexp2(m, m.flip({0})), {1e-5, 1e-6}, "logaddexp2");
   check_close(tril_indices(4, 5, 1, kCUDA), tril_indices(4, 5, 1), {}, "tril_indices");
 }
+
+TEST_CASE("gpu: linalg_solve, linalg_inv, det and slogdet run on the device", "[sweep]") {
+  manual_seed(11);
+  const Tensor a = randn({3, 5, 5}, kFloat64) + eye(5, kFloat64) * 2.0;
+  const Tensor b = randn({3, 5, 2}, kFloat64);
+  const Tensor da = a.to(kCUDA), db = b.to(kCUDA);
+  const Tensor x = linalg_solve(da, db);
+  CHECK(x.device().is_cuda());
+  check_close(x, linalg_solve(a, b), {1e-12, 1e-12}, "linalg_solve");
+  check_close(linalg_inv(da), linalg_inv(a), {1e-12, 1e-12}, "linalg_inv");
+  check_close(det(da), det(a), {1e-12, 1e-12}, "det");
+  check_close(std::get<1>(slogdet(da)), std::get<1>(slogdet(a)), {1e-12, 1e-12}, "slogdet");
+  CHECK_THROWS_AS(linalg_inv(zeros({2, 2}, TensorOptions(kFloat64).device(kCUDA))), ValueError);
+}
