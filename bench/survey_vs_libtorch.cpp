@@ -190,6 +190,21 @@ std::vector<Case> cases() {
                  [](const auto& a, const auto& b) { return a.bitwise_left_shift(b); }));
   add(int_binary("gcd(a, b), int64 in [1, 2^20)", 1, 1 << 20,
                  [](const auto& a, const auto& b) { return a.gcd(b); }));
+  // Linear algebra (core/src/ops_solve.cpp): an LU in tensor ops, against LAPACK.
+  add(unary("det of [64, 64]", {64, 64}, [](const auto& a) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, wick::Tensor>) {
+      return wick::det(a);
+    } else {
+      return torch::det(a);
+    }
+  }));
+  add(unary("inverse of [64, 64]", {64, 64}, [](const auto& a) {
+    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, wick::Tensor>) {
+      return wick::inverse(a);
+    } else {
+      return torch::inverse(a);
+    }
+  }));
   add(binary("nextafter(a, b)", kM, kM,
              [](const auto& a, const auto& b) { return a.nextafter(b); }));
   add(binary(
