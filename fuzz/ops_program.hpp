@@ -203,6 +203,9 @@ class Program {
 
   // ---- ops_elementwise.cpp ----
   void unary();
+  void where();
+
+  // ---- ops_binary.cpp ----
   Ref binary_ref(Bin op, const Operand& a, const Operand& b, Expect& expect);
   static bool alpha_fits(Dtype k, const Scalar& alpha);
   Ref scaled_by_alpha(Dtype k, const Ref& rb, const Scalar& alpha);
@@ -211,7 +214,6 @@ class Program {
   void binary();
   static Tensor run_binary(Bin op, uint32_t form, const Tensor& a, const Tensor* b, const Scalar& s,
                            bool use_alpha);
-  void where();
 
   // ---- ops_reduce.cpp ----
   void reduce();

@@ -36,7 +36,8 @@ Tensor sinc(const Tensor& a);
 Tensor float_power(const Tensor& a, const Tensor& b);
 Tensor float_power(const Tensor& a, const Scalar& b);
 Tensor float_power(const Scalar& a, const Tensor& b);
-// logaddexp2: log2(2^a + 2^b) without overflow. ldexp: a * 2^b, in a floating dtype.
+// logaddexp2 (in ops_pointwise.cpp, beside logaddexp): log2(2^a + 2^b) without overflow. ldexp: a *
+// 2^b, in a floating dtype.
 Tensor logaddexp2(const Tensor& a, const Tensor& b);
 Tensor ldexp(const Tensor& a, const Tensor& b);
 // isposinf, isneginf: a == +inf (-inf), false for integers. isreal: true everywhere (wick has
