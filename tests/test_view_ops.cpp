@@ -35,6 +35,8 @@ TEST_CASE("diagonal: sizes, strides and offsets as torch's, and a view", "[views
   CHECK(x.diagonal(-7, 1, 2).sizes() == Shape{2, 0});
   CHECK(x.diagonal(std::numeric_limits<int64_t>::min()).sizes() == Shape{4, 0});
   CHECK(x.diagonal(std::numeric_limits<int64_t>::max()).sizes() == Shape{4, 0});
+  // An empty tensor whose two strides sum past int64: an empty diagonal, no overflow.
+  CHECK(zeros({0, 3, int64_t{1} << 61}).diagonal(0, 0, 1).sizes() == Shape{int64_t{1} << 61, 0});
   // The function form, and trace-like use on a square matrix.
   const Tensor m = arange(9).view({3, 3});
   CHECK(ints(diagonal(m)) == std::vector<int64_t>{0, 4, 8});

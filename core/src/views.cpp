@@ -288,8 +288,14 @@ Tensor Tensor::diagonal(int64_t offset, int64_t dim1, int64_t dim2) const {
     out_strides.push_back(strides()[i]);
   }
   out_sizes.push_back(length);
-  // One step along the diagonal is one along each dim; the offset is kept when nothing is read.
-  out_strides.push_back(strides()[r] + strides()[c]);
+  // One step along the diagonal is one along each dim. The sum may not fit int64 where the
+  // tensor is empty (zeros({0, 3, 2^61}): strides 3 * 2^61 and 2^61); a diagonal of at most
+  // one element never steps, so any stride serves it.
+  int64_t step = 0;
+  const bool too_far = __builtin_add_overflow(strides()[r], strides()[c], &step);
+  WICK_CHECK(!too_far || length <= 1, ShapeError, "diagonal", "strides ", strides()[r], " and ",
+             strides()[c], " of ", describe(*this), " sum past int64");
+  out_strides.push_back(too_far ? 1 : step);
   int64_t start = storage_offset();
   if (length > 0 && numel() > 0) start += row_start * strides()[r] + col_start * strides()[c];
   return record_view(OpId::diagonal, *this, make_view(*this, out_sizes, out_strides, start),
