@@ -82,7 +82,7 @@ Tensor cov(const Tensor& a, int64_t correction, const std::optional<Tensor>& fwe
              describe(a));
   const Tensor x = as_floating(a.dim() < 2 ? a.reshape({1, a.numel()}) : a);
   const int64_t observations = x.size(1);
-  Tensor w;  // the weight of each observation, when any is given
+  Tensor w, aw;  // each observation's weight (when any is given), and its aweight
   if (fweights) {
     detail::check_defined(name, {&*fweights});
     detail::check_same_device(name, {&a, &*fweights});
@@ -105,22 +105,17 @@ Tensor cov(const Tensor& a, int64_t correction, const std::optional<Tensor>& fwe
                describe(*aweights));
     WICK_CHECK(observations == 0 || aweights->min().item<double>() >= 0, ValueError, name,
                "aweights cannot be negative");
-    const Tensor aw = aweights->reshape({observations});
+    aw = aweights->reshape({observations});
     w = w.defined() ? w * aw : aw;
   }
   // PyTorch's formula: the weighted mean, then the total weight less the correction (scaled
   // by the observation weights' own weighted mean when they are given).
   const Tensor w_sum = w.defined() ? w.sum() : full({}, observations, TensorOptions(x.dtype()));
   const Tensor mean = w.defined() ? (x * w).sum({1}) / w_sum : x.mean({1});
-  Tensor norm_factor;
-  if (w.defined() && correction != 0) {
-    norm_factor = aweights
-                      ? w_sum - (w * aweights->reshape({observations})).sum() * correction / w_sum
-                      : w_sum - correction;
-  } else {
-    norm_factor = w_sum - correction;
-  }
-  norm_factor = clamp_min(norm_factor.to(x.dtype()).to(x.device()), 0);  // no freedom: inf/NaN
+  // Observation weights scale the correction by their weighted mean; otherwise it comes off as is.
+  const Tensor kept = aweights && correction != 0 ? w_sum - (w * aw).sum() * correction / w_sum
+                                                  : w_sum - correction;
+  const Tensor norm_factor = clamp_min(kept.to(x.dtype()).to(x.device()), 0);  // none left: inf/NaN
   const Tensor centred = x - mean.unsqueeze(1);
   const Tensor product = matmul(centred, (w.defined() ? centred * w : centred).t());
   return (product / norm_factor).squeeze();
