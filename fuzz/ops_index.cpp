@@ -8,6 +8,8 @@
 // index that combines in the dtype's own rounding (bfloat16: in float32, rounded once; bool: as
 // int64, then compared with zero), the order wick's kernels promise: so values must be equal, not
 // close. See fuzz_ops.cpp.
+#include <algorithm>
+
 #include "ops_program.hpp"
 
 namespace wick::fuzz::ops {
@@ -282,6 +284,8 @@ void Program::index_ops() {
       want_sizes = add ? rs.sizes : index_sizes;
       break;
     }
+    case IndexOp::take_along:  // handled by take_along() above
+      break;
   }
   if (!bad && strides_overflow(want_sizes)) bad = true;
   if (!bad && numel_of(want_sizes).value_or(INT64_MAX) > kMaxElems * 4) return;
@@ -313,6 +317,8 @@ void Program::index_ops() {
           case IndexOp::fill:
             got = wick::index_fill(self, dim, index, fill_scalar);
             break;
+          case IndexOp::take_along:  // handled by take_along() above
+            break;
         }
       })) {
     return;
@@ -338,11 +344,15 @@ void Program::index_ops() {
     });
   } else if (op == IndexOp::fill) {
     const int64_t n = self_shape[static_cast<size_t>(d)];
-    std::vector<bool> filled(static_cast<size_t>(n), false);
-    for (const V& v : ri.v) filled[static_cast<size_t>(v.i < 0 ? v.i + n : v.i)] = true;
+    // The named positions as a sorted list, not a flag per position: an empty tensor may
+    // have a dim of 2^62.
+    std::vector<int64_t> filled;
+    for (const V& v : ri.v) filled.push_back(v.i < 0 ? v.i + n : v.i);
+    std::sort(filled.begin(), filled.end());
     want.v = rs.v;
     for_each_index(self_shape, [&](int64_t lin, const int64_t* idx) {
-      if (filled[static_cast<size_t>(idx[d])]) want.v[static_cast<size_t>(lin)] = fill_value;
+      if (std::binary_search(filled.begin(), filled.end(), idx[d]))
+        want.v[static_cast<size_t>(lin)] = fill_value;
     });
   } else {
     // Accumulate in float32 for bfloat16 (one rounding at the end), in the dtype otherwise.

@@ -111,7 +111,7 @@ Tensor cov(const Tensor& a, int64_t correction, const std::optional<Tensor>& fwe
   // PyTorch's formula: the weighted mean, then the total weight less the correction (scaled
   // by the observation weights' own weighted mean when they are given).
   const Tensor w_sum = w.defined() ? w.sum() : full({}, observations, TensorOptions(x.dtype()));
-  const Tensor mean = w.defined() ? (x * w).sum({1}) / w_sum : x.mean({1});
+  const Tensor mean = w.defined() ? (x * w).sum(1) / w_sum : x.mean(1);
   // Observation weights scale the correction by their weighted mean; otherwise it comes off as is.
   const Tensor kept = aweights && correction != 0 ? w_sum - (w * aw).sum() * correction / w_sum
                                                   : w_sum - correction;
@@ -195,13 +195,13 @@ Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
   const int64_t d = trapezoid_dim(y, dim, name);
   const Tensor dx = spacing_along(y, x, d, name);
   if (y.size(d) == 0) return zeros_without(as_floating(y), d);
-  return (dx * trapezoid_terms(y, d) / 2.0).sum({d});
+  return (dx * trapezoid_terms(y, d) / 2.0).sum(d);
 }
 Tensor trapezoid(const Tensor& y, double dx, int64_t dim) {
   const int64_t d = trapezoid_dim(y, dim, "trapezoid");
   const Tensor v = as_floating(y);
   if (y.size(d) == 0) return zeros_without(v, d);
-  return (v.sum({d}) - (v.select(d, 0) + v.select(d, -1)) * 0.5) * dx;
+  return (v.sum(d) - (v.select(d, 0) + v.select(d, -1)) * 0.5) * dx;
 }
 Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
   const char* name = "cumulative_trapezoid";
