@@ -11,6 +11,7 @@
 
 #include "node.hpp"
 #include "rule_util.hpp"
+#include "wick/linalg.hpp"
 #include "wick/ops.hpp"
 
 namespace wick {
@@ -460,6 +461,14 @@ Grads logcumsumexp_rule(const Node& n, const Tensor& g) {
           from_each_later(where(lt(g, 0), log_abs_g, lowest))};
 }
 
+// linalg_solve (and linalg_inv, a solve against the identity): X = A^-1 B, so
+// dB = A^-T g and dA = -dB X^T: a solve and a matmul. The inputs are A and B broadcast to one
+// batch (the expands before them sum the gradients back).
+Grads linalg_solve_rule(const Node& n, const Tensor& g) {
+  const Tensor d_b = linalg_solve(n.input(0).transpose(-2, -1), g);
+  return {-matmul(d_b, n.result().transpose(-2, -1)), d_b};
+}
+
 const BackwardRule kNoRule{};
 
 }  // namespace
@@ -476,8 +485,9 @@ const BackwardRule& backward_rule(OpId op) {
       sum{false, false, sum_rule}, mean{false, false, mean_rule}, extreme{true, true, extreme_rule},
       softmax{false, true, softmax_rule}, log_softmax{false, true, log_softmax_rule},
       layer_norm{true, false, layer_norm_rule}, matmul{true, false, matmul_rule},
-      view{false, false, view_rule}, transpose{false, false, transpose_rule},
-      permute{false, false, permute_rule}, expand{false, false, expand_rule},
+      linalg_solve{true, true, linalg_solve_rule}, view{false, false, view_rule},
+      transpose{false, false, transpose_rule}, permute{false, false, permute_rule},
+      expand{false, false, expand_rule},
       slice{false, false, slice_rule, nullptr, 0x7, slice_add_into},
       select{false, false, select_rule, nullptr, 0x7, select_add_into},
       diagonal{false, false, diagonal_rule, nullptr, 0x7, diagonal_add_into},
@@ -534,6 +544,8 @@ const BackwardRule& backward_rule(OpId op) {
       return layer_norm;
     case OpId::matmul:
       return matmul;
+    case OpId::linalg_solve:
+      return linalg_solve;
     case OpId::index_select:
       return index_select;
     case OpId::index_add:

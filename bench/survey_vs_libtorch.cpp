@@ -155,6 +155,24 @@ Case searchsorted_case(std::string name, int64_t m, int64_t n) {
           }};
 }
 
+// The linear algebra ops under both libraries' names.
+struct Det {
+  wick::Tensor operator()(const wick::Tensor& a) const { return wick::det(a); }
+  torch::Tensor operator()(const torch::Tensor& a) const { return torch::det(a); }
+};
+struct Inverse {
+  wick::Tensor operator()(const wick::Tensor& a) const { return wick::inverse(a); }
+  torch::Tensor operator()(const torch::Tensor& a) const { return torch::inverse(a); }
+};
+struct Solve {
+  wick::Tensor operator()(const wick::Tensor& a, const wick::Tensor& b) const {
+    return wick::linalg_solve(a, b);
+  }
+  torch::Tensor operator()(const torch::Tensor& a, const torch::Tensor& b) const {
+    return torch::linalg_solve(a, b);
+  }
+};
+
 std::vector<Case> cases() {
   std::vector<Case> all;
   const auto add = [&](Case c) { all.push_back(std::move(c)); };
@@ -190,21 +208,14 @@ std::vector<Case> cases() {
                  [](const auto& a, const auto& b) { return a.bitwise_left_shift(b); }));
   add(int_binary("gcd(a, b), int64 in [1, 2^20)", 1, 1 << 20,
                  [](const auto& a, const auto& b) { return a.gcd(b); }));
-  // Linear algebra (core/src/ops_solve.cpp): an LU in tensor ops, against LAPACK.
-  add(unary("det of [64, 64]", {64, 64}, [](const auto& a) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, wick::Tensor>) {
-      return wick::det(a);
-    } else {
-      return torch::det(a);
-    }
-  }));
-  add(unary("inverse of [64, 64]", {64, 64}, [](const auto& a) {
-    if constexpr (std::is_same_v<std::decay_t<decltype(a)>, wick::Tensor>) {
-      return wick::inverse(a);
-    } else {
-      return torch::inverse(a);
-    }
-  }));
+  // Linear algebra (core/src/ops_solve.cpp; kernels/cpu/lu.cpp), against LAPACK.
+  for (int64_t n : {64, 256}) {
+    const std::string of = "[" + std::to_string(n) + ", " + std::to_string(n) + "]";
+    add(unary("det of " + of, {n, n}, Det{}));
+    add(unary("inverse of " + of, {n, n}, Inverse{}));
+    add(binary("solve " + of + " x [" + std::to_string(n) + ", 16]", {n, n}, {n, 16}, Solve{}));
+  }
+  add(unary("inverse of [4096, 8, 8]", {4096, 8, 8}, Inverse{}));
   add(binary("nextafter(a, b)", kM, kM,
              [](const auto& a, const auto& b) { return a.nextafter(b); }));
   add(binary(

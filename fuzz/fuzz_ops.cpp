@@ -2,18 +2,18 @@
 // into a program of up to kMaxSteps steps over a pool of CPU tensors of every dtype, with
 // zero sizes, transposed, sliced, offset and expanded layouts and views that share storage.
 // Steps: factories with wild shapes (negative, huge, overflowing), elementwise ops with
-// tensors and numbers, where, cat and stack, reductions, softmax, layer_norm, matmul, the index
-// ops (index_select, index_add, gather, scatter_add, scatter, scatter_reduce), every view op,
-// in-place ops (with aliasing operands), casts, printing, equal/allclose and device strings. Every
-// step's outcome is predicted by a plain reference (ops_reference.hpp): a float64 (or exact int64)
-// model that reads operands through data_ptr + strides with its own loops, decides whether the op
-// must throw a wick::Error, and computes the result's shape, dtype and values. Any other exception,
-// a result where an error was due, an error where a result was due, or a wrong value aborts (a
-// crash for libFuzzer). Debug fill is on: unwritten output elements are NaN / -1 / 255 and show up
-// as wrong values. This file runs the program (Program::run, the step chooser) and holds
-// libFuzzer's entry; the choices are in ops_program.hpp, the steps in ops_<family>.cpp, the
-// reference in ops_reference.hpp. Built with fuzz/CMakeLists.txt; run by .ci/fuzz.sh; see
-// docs/reliability.md.
+// tensors and numbers, where, cat and stack, reductions, softmax, layer_norm, matmul, det and the
+// solves and LU factorisations, the index ops (index_select, index_add, gather, scatter_add,
+// scatter, scatter_reduce), every view op, in-place ops (with aliasing operands), casts, printing,
+// equal/allclose and device strings. Every step's outcome is predicted by a plain reference
+// (ops_reference.hpp): a float64 (or exact int64) model that reads operands through data_ptr +
+// strides with its own loops, decides whether the op must throw a wick::Error, and computes the
+// result's shape, dtype and values. Any other exception, a result where an error was due, an error
+// where a result was due, or a wrong value aborts (a crash for libFuzzer). Debug fill is on:
+// unwritten output elements are NaN / -1 / 255 and show up as wrong values. This file runs the
+// program (Program::run, the step chooser) and holds libFuzzer's entry; the choices are in
+// ops_program.hpp, the steps in ops_<family>.cpp, the reference in ops_reference.hpp. Built with
+// fuzz/CMakeLists.txt; run by .ci/fuzz.sh; see docs/reliability.md.
 #include <cstdio>
 #include <cstdlib>
 
@@ -53,6 +53,8 @@ void Program::run() {
       case 8:
         if (op & 16) {
           layer_norm();  // ops_norm.cpp
+        } else if (op & 32) {
+          linalg();  // det, solves, LU (ops_linalg.cpp)
         } else {
           softmax();
         }

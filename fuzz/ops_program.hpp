@@ -231,6 +231,9 @@ class Program {
   // ---- ops_norm.cpp ----
   void layer_norm();
 
+  // ---- ops_linalg.cpp ----
+  void linalg();
+
   // ---- ops_index.cpp ----
   void index_ops();
   void take_along(const Tensor& self, const Tensor& index, int64_t dim, bool with_dim);

@@ -204,6 +204,15 @@ inline std::map<OpId, GradCase> cases() {
                  (filled * w).sum() +
                  (take_along_dim(x[0], tensor({{0}, {3}, {1}}, on), 1) * x[2]).sum();
         }}},
+      {OpId::linalg_solve,
+       {{{2, 3, 3}, {3, 2}},
+        [](V x) {
+          // Diagonally dominated, so well conditioned; B broadcast over A's batch, a vector
+          // right-hand side, and the inverse (a solve against the identity).
+          const Tensor a = x[0] + eye(3, x[0].options()) * 4.0;
+          return linalg_solve(a, x[1]).sum(-1) * 2.0 + linalg_solve(a, x[1].select(1, 0)) +
+                 linalg_inv(a).sum(-1);
+        }}},
       {OpId::sort,
        {{{3, 4}},
         [](V x) {

@@ -87,3 +87,5 @@ void sweep_cum_extreme(wick::OpId op);
 void sweep_logcumsumexp();
 // test_search.cpp
 void sweep_searchsorted();
+// test_linalg.cpp: lu_factor, lu_solve, linalg_solve
+void sweep_linalg(wick::OpId op);

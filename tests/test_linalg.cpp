@@ -6,6 +6,8 @@
 #include <vector>
 #include <wick/wick.hpp>
 
+#include "sweep_common.hpp"
+
 using namespace wick;
 
 namespace {
@@ -102,4 +104,184 @@ TEST_CASE("linalg: gradients through the factorisation", "[linalg][autograd]") {
       (randn({3, 3}, kFloat64) + eye(3, kFloat64) * 3.0).requires_grad_(true),
       randn({3, 2}, kFloat64).requires_grad_(true)};
   CHECK(autograd::gradcheck(fn, inputs) == "");
+}
+
+TEST_CASE("linalg_lu_factor, linalg_lu_solve: torch's values and errors", "[linalg]") {
+  // torch.linalg.lu_factor([[1, 2], [3, 4]]): LU [[3, 4], [1/3, 2/3]], pivots [2, 2].
+  const auto [lu, pivots] = linalg_lu_factor(f64({1, 2, 3, 4}, {2, 2}));
+  check_near(lu, {3, 4, 1.0 / 3, 2.0 / 3});
+  CHECK(pivots.to_vector<int64_t>() == std::vector<int64_t>{2, 2});
+  // [[0, 2, 1], [0, 0, 3], [4, 5, 6]]: LU [[4, 5, 6], [0, 2, 1], [0, 0, 3]], pivots [3, 3, 3];
+  // lu_solve against [1, 2, 3]: [-11/24, 1/6, 2/3].
+  const auto [lu3, p3] = linalg_lu_factor(f64({0, 2, 1, 0, 0, 3, 4, 5, 6}, {3, 3}));
+  check_near(lu3, {4, 5, 6, 0, 2, 1, 0, 0, 3});
+  CHECK(p3.to_vector<int64_t>() == std::vector<int64_t>{3, 3, 3});
+  check_near(linalg_lu_solve(lu3, p3, f64({1, 2, 3}, {3, 1})), {-11.0 / 24, 1.0 / 6, 2.0 / 3});
+  // One factorisation, right-hand sides of a broadcast batch.
+  CHECK(linalg_lu_solve(lu3, p3, zeros({4, 3, 2}, kFloat64)).sizes() == Shape{4, 3, 2});
+  // A singular matrix factors; solving with it is a ValueError.
+  const auto [lu0, p0] = linalg_lu_factor(zeros({2, 2}, kFloat64));
+  check_near(lu0, {0, 0, 0, 0});
+  CHECK_THROWS_AS(linalg_lu_solve(lu0, p0, ones({2, 1}, kFloat64)), ValueError);
+  // Pivots the kernels cannot follow: a row above its own, past n, or 0.
+  const Tensor b = ones({3, 1}, kFloat64);
+  CHECK_THROWS_AS(linalg_lu_solve(lu3, tensor(std::vector<int64_t>{3, 1, 3}, {3}), b), IndexError);
+  CHECK_THROWS_AS(linalg_lu_solve(lu3, tensor(std::vector<int64_t>{3, 3, 4}, {3}), b), IndexError);
+  CHECK_THROWS_AS(linalg_lu_solve(lu3, tensor(std::vector<int64_t>{0, 3, 3}, {3}), b), IndexError);
+  CHECK_THROWS_AS(linalg_lu_solve(lu3, p3.to(kFloat64), b), ShapeError);
+  CHECK_THROWS_AS(linalg_lu_solve(lu3, p3, ones({3, 1})), DtypeError);
+  CHECK_THROWS_AS(linalg_lu_solve(lu3, p3, ones({2, 1}, kFloat64)), ShapeError);
+  // Not differentiable: a recorded input is an error, not a silently lost gradient.
+  const Tensor x = f64({1, 2, 3, 4}, {2, 2}).requires_grad_(true);
+  CHECK_THROWS_AS(linalg_lu_factor(x), ValueError);
+  {
+    const NoGradGuard no_grad;
+    CHECK(std::get<1>(linalg_lu_factor(x)).numel() == 2);
+  }
+  CHECK_THROWS_AS(linalg_lu_solve(lu3, p3, ones({3, 1}, kFloat64).requires_grad_(true)),
+                  ValueError);
+  // After the errors, everything still works.
+  check_near(det(f64({1, 2, 3, 4}, {2, 2})), {-2});
+}
+
+TEST_CASE("linalg: gradients of solve and inv are the closed forms", "[linalg][autograd]") {
+  // d/dA sum(inv(A)) for A = [[2, 1], [1, 3]] (torch): -inv(A)^T ones inv(A)^T.
+  Tensor a = f64({2, 1, 1, 3}, {2, 2}).requires_grad_(true);
+  linalg_inv(a).sum().backward();
+  // inv(A) = [[0.6, -0.2], [-0.2, 0.4]]; column sums 0.4, 0.2 -> -[[0.16, 0.08], [0.08, 0.04]].
+  check_near(a.grad(), {-0.16, -0.08, -0.08, -0.04});
+  manual_seed(9);
+  std::vector<Tensor> inputs{
+      (randn({2, 3, 3}, kFloat64) + eye(3, kFloat64) * 3.0).requires_grad_(true),
+      randn({3}, kFloat64).requires_grad_(true)};
+  auto fn = [](const std::vector<Tensor>& in) { return linalg_solve(in[0], in[1]); };
+  CHECK(autograd::gradcheck(fn, inputs) == "");
+}
+
+namespace {
+
+// The float64 reference: getrf's algorithm on one row-major matrix, in place, 0-based pivots.
+std::vector<int64_t> reference_lu(double* lu, int64_t n) {
+  std::vector<int64_t> pivots(static_cast<size_t>(n));
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t p = k;
+    for (int64_t i = k + 1; i < n; ++i)
+      if (std::abs(lu[i * n + k]) > std::abs(lu[p * n + k])) p = i;
+    pivots[static_cast<size_t>(k)] = p;
+    for (int64_t j = 0; j < n; ++j) std::swap(lu[k * n + j], lu[p * n + j]);
+    if (lu[k * n + k] == 0) continue;
+    for (int64_t i = k + 1; i < n; ++i) {
+      lu[i * n + k] /= lu[k * n + k];
+      for (int64_t j = k + 1; j < n; ++j) lu[i * n + j] -= lu[i * n + k] * lu[k * n + j];
+    }
+  }
+  return pivots;
+}
+
+// max |A X - B| over max |A| max |X| n: a backward-stable solve keeps it near the epsilon.
+double relative_residual(const Tensor& a, const Tensor& x, const Tensor& b) {
+  const Tensor a64 = a.to(kFloat64), x64 = x.to(kFloat64);
+  if (x64.numel() == 0) return 0;
+  const double scale = max_abs(a64) * max_abs(x64) * static_cast<double>(a.size(-1));
+  return max_abs(matmul(a64, x64) - b.to(kFloat64)) / std::max(scale, 1e-300);
+}
+
+}  // namespace
+
+// The op sweep's case for lu_factor, lu_solve and linalg_solve: empty, single and batched
+// matrices, contiguous and transposed, float32 and float64; 300 x 300 takes the CPU kernel's
+// row split. float64 factors equal the reference's (same steps); float32 ones satisfy P A = L U
+// with |L| <= 1 and pivots at or below the diagonal; solves have backward-stable residuals.
+void sweep_linalg(OpId op) {
+  manual_seed(17);
+  const std::vector<Shape> shapes = {{0, 0},       {1, 1},       {4, 4},   {3, 6, 6},
+                                     {2, 0, 3, 3}, {2, 3, 0, 0}, {64, 64}, {300, 300}};
+  for (Dtype dtype : {kFloat32, kFloat64}) {
+    const double eps = dtype == kFloat32 ? 1.2e-7 : 2.3e-16;
+    for (const Shape& shape : shapes) {
+      for (bool transposed : {false, true}) {
+        INFO(dtype_name(dtype) << " " << shape << (transposed ? " transposed" : ""));
+        const Tensor a = transposed ? randn(shape, dtype).transpose(-2, -1) : randn(shape, dtype);
+        const int64_t n = a.size(-1);
+        Shape rhs_shape = a.sizes();
+        rhs_shape[rhs_shape.size() - 1] = 3;
+        const Tensor b = randn(rhs_shape, dtype);
+        if (op == OpId::linalg_solve) {
+          CHECK(relative_residual(a, linalg_solve(a, b), b) < 30 * eps);
+          // B shared by the batch, and a vector.
+          const Tensor shared = randn({n, 2}, dtype), vector = randn({n}, dtype);
+          const Tensor x = linalg_solve(a, shared);
+          CHECK(relative_residual(a, x, shared.expand(x.sizes())) < 30 * eps);
+          const Tensor xv = linalg_solve(a, vector);
+          CHECK(relative_residual(a, xv.unsqueeze(-1),
+                                  vector.unsqueeze(-1).expand(xv.unsqueeze(-1).sizes())) <
+                30 * eps);
+          continue;
+        }
+        const auto [lu, pivots] = linalg_lu_factor(a);
+        CHECK(lu.sizes() == a.sizes());
+        CHECK(pivots.dtype() == kInt64);
+        if (op == OpId::lu_solve) {
+          CHECK(relative_residual(a, linalg_lu_solve(lu, pivots, b), b) < 30 * eps);
+          continue;
+        }
+        const int64_t matrices = n == 0 ? 0 : a.numel() / (n * n);
+        const std::vector<double> given = a.to(kFloat64).contiguous().to_vector<double>();
+        const std::vector<double> got = lu.to(kFloat64).contiguous().to_vector<double>();
+        const std::vector<int64_t> got_pivots = pivots.contiguous().to_vector<int64_t>();
+        for (int64_t m = 0; m < matrices; ++m) {
+          const size_t at = static_cast<size_t>(m * n * n);
+          const double* f = got.data() + at;
+          const int64_t* p = got_pivots.data() + m * n;
+          for (int64_t k = 0; k < n; ++k) REQUIRE((p[k] >= k + 1 && p[k] <= n));
+          if (dtype == kFloat64) {
+            std::vector<double> want(given.begin() + static_cast<ptrdiff_t>(at),
+                                     given.begin() + static_cast<ptrdiff_t>(at + n * n));
+            const std::vector<int64_t> want_pivots = reference_lu(want.data(), n);
+            for (int64_t k = 0; k < n; ++k)
+              REQUIRE(p[k] == want_pivots[static_cast<size_t>(k)] + 1);
+            for (int64_t e = 0; e < n * n; ++e)
+              REQUIRE(std::abs(f[e] - want[static_cast<size_t>(e)]) <=
+                      1e-10 * (1 + std::abs(want[static_cast<size_t>(e)])));
+            continue;
+          }
+          // float32: P A = L U within rounding, every multiplier at most 1.
+          std::vector<double> pa(given.begin() + static_cast<ptrdiff_t>(at),
+                                 given.begin() + static_cast<ptrdiff_t>(at + n * n));
+          for (int64_t k = 0; k < n; ++k)
+            for (int64_t j = 0; j < n; ++j) std::swap(pa[k * n + j], pa[(p[k] - 1) * n + j]);
+          double worst = 0, largest = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            for (int64_t j = 0; j < n; ++j) {
+              double s = 0;
+              for (int64_t t = 0; t <= std::min(i, j); ++t)
+                s += (t == i ? 1.0 : f[i * n + t]) * f[t * n + j];
+              worst = std::max(worst, std::abs(s - pa[i * n + j]));
+              largest = std::max(largest, std::abs(pa[i * n + j]));
+              if (j < i) REQUIRE(std::abs(f[i * n + j]) <= 1.0);
+            }
+          }
+          CHECK(worst <= 50 * eps * static_cast<double>(n) * std::max(largest, 1.0));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("linalg: empty batches of huge matrices and 0 x 0 matrices", "[linalg]") {
+  // Nothing may be sized by n alone (an identity, an arange of pivots, n steps).
+  const int64_t huge = int64_t{1} << 31;  // huge * huge still fits the strides
+  Tensor none = zeros({0, huge, huge}, kFloat64);
+  CHECK(det(none).sizes() == Shape{0});
+  CHECK(std::get<1>(slogdet(none)).sizes() == Shape{0});
+  CHECK(linalg_inv(none).sizes() == none.sizes());
+  CHECK(linalg_solve(none, zeros({0, huge, 2}, kFloat64)).sizes() == Shape{0, huge, 2});
+  CHECK(std::get<1>(linalg_lu_factor(none)).sizes() == Shape{0, huge});
+  none.requires_grad_(true);
+  CHECK(det(none).sizes() == Shape{0});
+  // 0 x 0 matrices: det 1, log|det| 0, and an empty inverse, as torch.
+  check_near(det(zeros({2, 0, 0}, kFloat64)), {1, 1});
+  check_near(std::get<0>(slogdet(zeros({2, 0, 0}, kFloat64))), {1, 1});
+  check_near(std::get<1>(slogdet(zeros({2, 0, 0}, kFloat64))), {0, 0});
+  CHECK(linalg_inv(zeros({2, 0, 0}, kFloat64)).sizes() == Shape{2, 0, 0});
 }

@@ -502,6 +502,11 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
           case OpId::searchsorted:
             sweep_searchsorted();
             break;
+          case OpId::lu_factor:
+          case OpId::lu_solve:
+          case OpId::linalg_solve:
+            sweep_linalg(op);
+            break;
           case OpId::prod:
             sweep_prod();
             break;

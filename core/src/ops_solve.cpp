@@ -1,14 +1,16 @@
-// ops_solve.cpp: linalg_solve, linalg_inv, det and slogdet (wick/linalg.hpp) from an LU
-// factorisation with partial pivoting written in tensor ops, batched over the leading dims:
-//  - column k: the row with the largest |value| at or below k is swapped into row k (a gather
-//    of the rows in their new order; the permutation and the swap count are kept), the entries
-//    below the pivot become L's multipliers (column / pivot; a zero pivot, whose column is then
-//    all zeros, divides by 1 instead, as LAPACK's getrf skips it), and the trailing block loses
-//    their outer product with the pivot row;
-//  - solve: B's rows permuted, forward substitution through the unit lower triangle and back
-//    substitution through the upper one, one row at a time (a matmul with the rows found so far).
-// Every step is an op on both devices and autograd follows (the pivot choice is an index, so
-// the gradient is that of the factorisation for the rows chosen).
+// ops_solve.cpp: linalg_solve, linalg_inv, det and slogdet (wick/linalg.hpp) on the LU kernels
+// (OpId::lu_factor and lu_solve: kernels/cpu/lu.cpp, kernels/cuda/lu.cu), batched over the
+// leading dims, A and B broadcast to one batch and packed first.
+//  - linalg_solve and linalg_inv are one recorded op, OpId::linalg_solve, whose rule is
+//    closed-form: X = A^-1 B gives dB = A^-T g and dA = -dB X^T (autograd/rules.cpp).
+//  - det and slogdet read the factorisation's diagonal and the pivots' swap count. While their
+//    input is recorded for autograd they factor with tensor ops instead (lu_by_ops below,
+//    slower): the gradient is then that of the factorisation for the rows chosen, which stays
+//    finite for a singular matrix, where A^-T (torch's formula for an invertible one) does not
+//    exist. That factorisation, column k: the row with the largest |value| at or below k is
+//    swapped into row k (a gather of the rows in their new order), the entries below the pivot
+//    become L's multipliers (column / pivot; a zero pivot divides by 1 instead, as getrf skips
+//    it), and the trailing block loses their outer product with the pivot row.
 #include "internal.hpp"
 #include "wick/linalg.hpp"
 #include "wick/ops.hpp"
@@ -16,10 +18,10 @@
 namespace wick {
 namespace {
 
-struct Lu {
-  Tensor lu;     // [..., n, n]: U on and above the diagonal, L's multipliers below (unit diagonal)
-  Tensor perm;   // [..., n] int64: row i of the factored matrix is row perm[i] of A
-  Tensor swaps;  // [...] int64: how many row swaps were made
+// The kernels' factorisation of A [..., n, n]: LU of A's sizes and pivots [..., n] (row k was
+// swapped with row pivots[k] at step k), neither recorded.
+struct Factored {
+  Tensor lu, pivots;
 };
 
 void check_square(const Tensor& a, const char* name) {
@@ -30,71 +32,118 @@ void check_square(const Tensor& a, const char* name) {
              "A must be float32 or float64, got ", describe(a));
 }
 
-Lu lu_factor(const Tensor& a) {
-  const int64_t n = a.size(-1);
-  const TensorOptions index_options = TensorOptions(kInt64).device(a.device());
-  Shape batch = a.sizes();
-  batch.erase(batch.size() - 1);
-  batch.erase(batch.size() - 1);
-  Shape perm_sizes = batch;
-  perm_sizes.push_back(n);
-  const Tensor positions = arange(n, index_options);
-  Lu f{a, positions.expand(perm_sizes), zeros(batch, index_options)};
-  for (int64_t k = 0; k < n; ++k) {
-    const Tensor column = f.lu.narrow(-2, k, n - k).select(-1, k);
-    const Tensor pivot_row = argmax(abs(column.detach()), -1) + k;  // [...]
-    const Tensor p = pivot_row.unsqueeze(-1);
-    const Tensor order = where(eq(positions, k), p, where(eq(positions, p), Scalar(k), positions));
-    f.lu = gather(f.lu, -2, order.unsqueeze(-1).expand(f.lu.sizes()));
-    f.perm = gather(f.perm, -1, order);
-    f.swaps = f.swaps + ne(pivot_row, k).to(kInt64);
-    if (k + 1 == n) break;
-    const int64_t m = n - k - 1;
-    const Tensor pivot = f.lu.narrow(-2, k, 1).narrow(-1, k, 1);  // [..., 1, 1]
-    const Tensor divisor = where(eq(pivot.detach(), 0), Scalar(1.0), pivot);
-    const Tensor multipliers = f.lu.narrow(-2, k + 1, m).narrow(-1, k, 1) / divisor;
-    const Tensor pivot_rest = f.lu.narrow(-2, k, 1).narrow(-1, k + 1, m);  // [..., 1, m]
-    const Tensor trailing =
-        f.lu.narrow(-2, k + 1, m).narrow(-1, k + 1, m) - multipliers * pivot_rest;
-    const Tensor lower =
-        cat({f.lu.narrow(-2, k + 1, m).narrow(-1, 0, k), multipliers, trailing}, -1);
-    f.lu = cat({f.lu.narrow(-2, 0, k + 1), lower}, -2);
-  }
+Shape without_last(Shape sizes, size_t count) {
+  for (size_t i = 0; i < count; ++i) sizes.erase(sizes.size() - 1);
+  return sizes;
+}
+
+Factored factor(const Tensor& a, const char* name) {
+  Factored f{detail::make_empty(a.sizes(), a.dtype(), a.device(), name),
+             detail::make_empty(without_last(a.sizes(), 1), kInt64, a.device(), name)};
+  if (a.numel() == 0) return f;
+  const Tensor packed = detail::packed(a, name);
+  OpCall call;
+  call.op = OpId::lu_factor;
+  call.inputs[0] = &packed;
+  call.num_inputs = 1;
+  call.outputs = {&f.lu, &f.pivots};
+  call.num_outputs = 2;
+  run_kernel(call, a.device());
   return f;
 }
 
-void check_nonsingular(const Lu& f, const char* name) {
-  if (f.lu.numel() == 0) return;
-  const bool singular = any(eq(f.lu.detach().diagonal(0, -2, -1), 0)).item<bool>();
+void check_nonsingular(const Tensor& lu, const char* name) {
+  if (lu.numel() == 0) return;
+  const bool singular = any(eq(lu.detach().diagonal(0, -2, -1), 0)).item<bool>();
   WICK_CHECK(!singular, ValueError, name,
-             "the matrix is singular (a zero pivot in its LU factorisation), for ", describe(f.lu));
+             "the matrix is singular (a zero pivot in its LU factorisation), for ", describe(lu));
 }
 
-// X with (P A) X = P B for B [..., n, k] already broadcast to A's batch.
-Tensor substitute(const Lu& f, const Tensor& b) {
-  const int64_t n = f.lu.size(-1);
-  const Tensor rows = gather(b, -2, f.perm.unsqueeze(-1).expand(b.sizes()));
-  std::vector<Tensor> y;  // forward: L y = P b, L unit lower triangular
-  for (int64_t i = 0; i < n; ++i) {
-    Tensor row = rows.narrow(-2, i, 1);
-    if (i > 0) row = row - matmul(f.lu.narrow(-2, i, 1).narrow(-1, 0, i), cat(y, -2));
-    y.push_back(row);
-  }
-  std::vector<Tensor> x(static_cast<size_t>(n));  // back: U x = y
-  for (int64_t i = n - 1; i >= 0; --i) {
-    Tensor row = y[static_cast<size_t>(i)];
-    if (i + 1 < n) {
-      const std::vector<Tensor> below(x.begin() + i + 1, x.end());
-      row = row - matmul(f.lu.narrow(-2, i, 1).narrow(-1, i + 1, n - i - 1), cat(below, -2));
-    }
-    x[static_cast<size_t>(i)] = row / f.lu.narrow(-2, i, 1).narrow(-1, i, 1);
-  }
-  return n == 0 ? b : cat(x, -2);
+// X with A X = B from A's factorisation, B [..., n, k] of A's batch; not recorded.
+Tensor run_lu_solve(const Factored& f, const Tensor& b, const char* name) {
+  Tensor x = detail::make_empty(b.sizes(), b.dtype(), b.device(), name);
+  if (x.numel() == 0) return x;
+  const Tensor lu = detail::packed(f.lu, name), pivots = detail::packed(f.pivots, name),
+               packed = detail::packed(b, name);
+  OpCall call;
+  call.op = OpId::lu_solve;
+  call.inputs = {&lu, &pivots, &packed};
+  call.num_inputs = 3;
+  call.outputs[0] = &x;
+  call.num_outputs = 1;
+  run_kernel(call, b.device());
+  return x;
 }
 
-// The sign of each permutation: +1 for an even number of swaps, -1 for an odd one.
-Tensor permutation_sign(const Lu& f, Dtype dtype) {
-  return (1 - 2 * remainder(f.swaps, 2)).to(dtype);
+// X with A X = B for A [..., n, n] and B [..., n, k] of one batch, recorded as linalg_solve.
+Tensor solve_recorded(const Tensor& a, const Tensor& b, const char* name) {
+  const Factored f = factor(a, name);
+  check_nonsingular(f.lu, name);
+  Tensor x = run_lu_solve(f, b, name);
+  OpCall record;
+  record.op = OpId::linalg_solve;
+  record.inputs = {&a, &b};
+  record.num_inputs = 2;
+  record.outputs[0] = &x;
+  record.num_outputs = 1;
+  detail::maybe_record(record);
+  return x;
+}
+
+void check_not_recorded(const Tensor& t, const char* name) {
+  WICK_CHECK(!(GradMode::is_enabled() && t.requires_grad()), ValueError, name,
+             "is not differentiable in wick, and its input requires grad: ", describe(t),
+             " (linalg_solve, linalg_inv and det are differentiable; or detach it)");
+}
+
+// +1 for an even number of row swaps, -1 for an odd one, in dtype.
+Tensor permutation_sign(const Tensor& swaps, Dtype dtype) {
+  return (1 - 2 * remainder(swaps, 2)).to(dtype);
+}
+
+// The factorisation in tensor ops, for det and slogdet while autograd records them: LU and the
+// swap count [...].
+std::tuple<Tensor, Tensor> lu_by_ops(const Tensor& a) {
+  const int64_t n = a.size(-1);
+  const TensorOptions index_options = TensorOptions(kInt64).device(a.device());
+  const Tensor positions = arange(n, index_options);
+  Tensor lu = a;
+  Tensor swaps = zeros(without_last(a.sizes(), 2), index_options);
+  for (int64_t k = 0; k < n; ++k) {
+    const Tensor column = lu.narrow(-2, k, n - k).select(-1, k);
+    const Tensor pivot_row = argmax(abs(column.detach()), -1) + k;  // [...]
+    const Tensor p = pivot_row.unsqueeze(-1);
+    const Tensor order = where(eq(positions, k), p, where(eq(positions, p), Scalar(k), positions));
+    lu = gather(lu, -2, order.unsqueeze(-1).expand(lu.sizes()));
+    swaps = swaps + ne(pivot_row, k).to(kInt64);
+    if (k + 1 == n) break;
+    const int64_t m = n - k - 1;
+    const Tensor pivot = lu.narrow(-2, k, 1).narrow(-1, k, 1);  // [..., 1, 1]
+    const Tensor divisor = where(eq(pivot.detach(), 0), Scalar(1.0), pivot);
+    const Tensor multipliers = lu.narrow(-2, k + 1, m).narrow(-1, k, 1) / divisor;
+    const Tensor pivot_rest = lu.narrow(-2, k, 1).narrow(-1, k + 1, m);  // [..., 1, m]
+    const Tensor trailing = lu.narrow(-2, k + 1, m).narrow(-1, k + 1, m) - multipliers * pivot_rest;
+    const Tensor lower = cat({lu.narrow(-2, k + 1, m).narrow(-1, 0, k), multipliers, trailing}, -1);
+    lu = cat({lu.narrow(-2, 0, k + 1), lower}, -2);
+  }
+  return {lu, swaps};
+}
+
+// LU's diagonal and the permutation's sign: from the kernels, or from lu_by_ops while a is
+// recorded.
+std::tuple<Tensor, Tensor> diagonal_and_sign(const Tensor& a, const char* name) {
+  check_square(a, name);
+  if (a.numel() == 0) {  // no matrix, or 0 x 0 ones (det 1): nothing to factor, whatever n is
+    return {a.diagonal(0, -2, -1), ones(without_last(a.sizes(), 2), a.options())};
+  }
+  if (GradMode::is_enabled() && a.requires_grad()) {
+    const auto [lu, swaps] = lu_by_ops(a);
+    return {lu.diagonal(0, -2, -1), permutation_sign(swaps, a.dtype())};
+  }
+  const Factored f = factor(a, name);
+  const Tensor positions = arange(a.size(-1), TensorOptions(kInt64).device(a.device()));
+  const Tensor swaps = sum(ne(f.pivots, positions), -1);
+  return {f.lu.diagonal(0, -2, -1), permutation_sign(swaps, a.dtype())};
 }
 
 }  // namespace
@@ -106,52 +155,84 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b) {
   detail::check_same_device(name, {&a, &b});
   WICK_CHECK(a.dtype() == b.dtype(), DtypeError, name, "A and B must have one dtype, got ",
              describe(a), " and ", describe(b));
-  Shape a_rows = a.sizes();
-  a_rows.erase(a_rows.size() - 1);
+  const Shape a_rows = without_last(a.sizes(), 1);
   const bool vector = b.dim() == 1 || (b.dim() == a.dim() - 1 && b.sizes() == a_rows);
   const Tensor b2 = vector ? b.unsqueeze(-1) : b;
   WICK_CHECK(b2.dim() >= 2 && b2.size(-2) == a.size(-1), ShapeError, name, "B must have A's ",
              a.size(-1), " rows, got ", describe(a), " and ", describe(b));
   // Broadcast the batch dims.
-  Shape a_batch = a.sizes(), b_batch = b2.sizes();
-  a_batch.erase(a_batch.size() - 1);
-  a_batch.erase(a_batch.size() - 1);
-  b_batch.erase(b_batch.size() - 1);
-  b_batch.erase(b_batch.size() - 1);
-  Shape batch = broadcast_shapes(a_batch, b_batch);
+  const Shape batch = broadcast_shapes(without_last(a.sizes(), 2), without_last(b2.sizes(), 2));
   Shape a_full = batch, b_full = batch;
   a_full.push_back(a.size(-2));
   a_full.push_back(a.size(-1));
   b_full.push_back(b2.size(-2));
   b_full.push_back(b2.size(-1));
-  const Lu f = lu_factor(a.expand(a_full));
-  check_nonsingular(f, name);
-  const Tensor x = substitute(f, b2.expand(b_full));
+  const Tensor x = solve_recorded(a.expand(a_full), b2.expand(b_full), name);
   return vector ? x.squeeze(-1) : x;
 }
 
 Tensor linalg_inv(const Tensor& a) {
   check_square(a, "linalg_inv");
+  // An empty batch needs no identity (of a size that may not fit in memory): solve against A.
+  if (a.numel() == 0) return solve_recorded(a, a, "linalg_inv");
   const Tensor identity = eye(a.size(-1), TensorOptions(a.dtype()).device(a.device()));
-  const Lu f = lu_factor(a);
-  check_nonsingular(f, "linalg_inv");
-  return substitute(f, identity.expand(a.sizes()));
+  return solve_recorded(a, identity.expand(a.sizes()), "linalg_inv");
 }
 Tensor inverse(const Tensor& a) { return linalg_inv(a); }
 
 Tensor det(const Tensor& a) {
-  check_square(a, "det");
-  const Lu f = lu_factor(a);
-  return prod(f.lu.diagonal(0, -2, -1), -1) * permutation_sign(f, a.dtype());
+  const auto [diagonal, sign_of] = diagonal_and_sign(a, "det");
+  return prod(diagonal, -1) * sign_of;
 }
 Tensor linalg_det(const Tensor& a) { return det(a); }
 
 std::tuple<Tensor, Tensor> slogdet(const Tensor& a) {
-  check_square(a, "slogdet");
-  const Lu f = lu_factor(a);
-  const Tensor diagonal = f.lu.diagonal(0, -2, -1);
-  const Tensor sign_of = prod(sign(diagonal.detach()), -1) * permutation_sign(f, a.dtype());
-  return {sign_of, sum(log(abs(diagonal)), -1)};
+  const auto [diagonal, sign_of] = diagonal_and_sign(a, "slogdet");
+  return {prod(sign(diagonal.detach()), -1) * sign_of, sum(log(abs(diagonal)), -1)};
+}
+
+std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a) {
+  const char* name = "linalg_lu_factor";
+  check_square(a, name);
+  check_not_recorded(a, name);
+  const Factored f = factor(a, name);
+  return {f.lu, f.pivots + 1};
+}
+
+Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) {
+  const char* name = "linalg_lu_solve";
+  check_square(lu, name);
+  detail::check_defined(name, {&pivots, &b});
+  detail::check_same_device(name, {&lu, &pivots, &b});
+  check_not_recorded(lu, name);
+  check_not_recorded(b, name);
+  const int64_t n = lu.size(-1);
+  WICK_CHECK(pivots.dtype() == kInt64 && pivots.sizes() == without_last(lu.sizes(), 1), ShapeError,
+             name, "pivots must be int64 of LU's sizes without the last, got ", describe(lu),
+             " and ", describe(pivots));
+  WICK_CHECK(b.dtype() == lu.dtype(), DtypeError, name, "LU and B must have one dtype, got ",
+             describe(lu), " and ", describe(b));
+  WICK_CHECK(b.dim() >= 2 && b.size(-2) == n, ShapeError, name, "B must be [..., ", n,
+             ", k] for LU ", describe(lu), ", got ", describe(b));
+  // The kernels swap rows by these numbers: each must name a row at or below its own.
+  if (pivots.numel() > 0) {
+    const Tensor rows = pivots - 1;
+    const Tensor own = arange(n, TensorOptions(kInt64).device(pivots.device()));
+    const bool in_range = all(ge(rows, own)).item<bool>() && all(lt(rows, n)).item<bool>();
+    WICK_CHECK(in_range, IndexError, name, "pivots[..., i] must be in [i + 1, ", n, "], got ",
+               describe(pivots), " with values from ", pivots.min().item<int64_t>(), " to ",
+               pivots.max().item<int64_t>());
+  }
+  check_nonsingular(lu, name);
+  const Shape batch = broadcast_shapes(without_last(lu.sizes(), 2), without_last(b.sizes(), 2));
+  Shape lu_full = batch, pivots_full = batch, b_full = batch;
+  lu_full.push_back(n);
+  lu_full.push_back(n);
+  pivots_full.push_back(n);
+  b_full.push_back(n);
+  b_full.push_back(b.size(-1));
+  return run_lu_solve({lu.expand(lu_full), (pivots - 1).expand(pivots_full)}, b.expand(b_full),
+                      name);
 }
 
 }  // namespace wick

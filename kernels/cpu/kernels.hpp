@@ -31,6 +31,8 @@ void cumprod_kernel(const OpCall& call);                   // scan.cpp
 void cum_extreme_kernel(const OpCall& call);               // scan.cpp: cummax, cummin
 void logcumsumexp_kernel(const OpCall& call);              // scan.cpp
 void searchsorted_kernel(const OpCall& call);              // search.cpp
+void lu_factor_kernel(const OpCall& call);                 // lu.cpp
+void lu_solve_kernel(const OpCall& call);                  // lu.cpp
 void prod_kernel(const OpCall& call);                      // prod.cpp
 void special_kernel(const OpCall& call);                   // special.cpp: asinh .. polygamma
 

@@ -93,6 +93,8 @@ void register_cuda_backend() {
   reg(OpId::cummin, run_op<launch_scan>);
   reg(OpId::logcumsumexp, run_op<launch_scan>);
   reg(OpId::searchsorted, run_op<launch_searchsorted>);
+  reg(OpId::lu_factor, run_op<launch_lu_factor>);
+  reg(OpId::lu_solve, run_op<launch_lu_solve>);
   reg(OpId::prod, run_op<launch_prod>);
   // The matmul takes bfloat16 itself: step 10's tensor cores (gemm/10_bf16_mma.cuh).
   register_kernel(OpId::matmul, kCUDA, run_op<launch_matmul>, /*computes_bf16=*/true);

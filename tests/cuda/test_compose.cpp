@@ -211,3 +211,41 @@ TEST_CASE("gpu: linalg_solve, linalg_inv, det and slogdet run on the device", "[
   check_close(std::get<1>(slogdet(da)), std::get<1>(slogdet(a)), {1e-12, 1e-12}, "slogdet");
   CHECK_THROWS_AS(linalg_inv(zeros({2, 2}, TensorOptions(kFloat64).device(kCUDA))), ValueError);
 }
+
+TEST_CASE("gpu: lu_factor and lu_solve equal the CPU's, pivots exactly", "[sweep]") {
+  manual_seed(12);
+  // 300 rows: each thread of the 256 searches two for the pivot (skipped in small runs).
+  for (int64_t n :
+       small_run() ? std::vector<int64_t>{1, 7, 40} : std::vector<int64_t>{1, 7, 40, 300}) {
+    for (Dtype dtype : {kFloat64, kFloat32}) {
+      INFO("n = " << n << ", " << dtype_name(dtype));
+      const Tensor a = randn({3, n, n}, dtype).transpose(-2, -1);
+      const Tensor b = randn({3, n, 5}, dtype);
+      const auto [lu, pivots] = linalg_lu_factor(a);
+      const auto [dlu, dpivots] = linalg_lu_factor(a.to(kCUDA));
+      CHECK(dlu.device().is_cuda());
+      const Tensor x = linalg_lu_solve(dlu, dpivots, b.to(kCUDA));
+      // float32 of 300 rows: the GPU's fused multiply-adds round differently, and two nearly
+      // equal candidates may then swap places as pivot; the solve must still be as good.
+      if (dtype == kFloat32 && n > 40) {
+        const Tensor x64 = x.to(kCPU).to(kFloat64), a64 = a.to(kFloat64);
+        const double residual = (matmul(a64, x64) - b.to(kFloat64)).abs().max().item<double>();
+        const double scale = a64.abs().max().item<double>() * x64.abs().max().item<double>() * n;
+        CHECK(residual / scale < 30 * 1.2e-7);
+        continue;
+      }
+      CHECK(dpivots.to(kCPU).to_vector<int64_t>() == pivots.to_vector<int64_t>());
+      const double tol = dtype == kFloat64 ? 1e-10 : 1e-3;
+      check_close(dlu, lu, {tol, tol}, "lu_factor");
+      check_close(x, linalg_lu_solve(lu, pivots, b), {tol, tol}, "lu_solve");
+    }
+  }
+  // A NaN on the diagonal stays the pivot on both devices; a zero column eliminates nothing.
+  const Tensor odd = tensor(std::vector<double>{NAN, 1, 5, 2, 0, 0, 3, 0, 1}, {3, 3}, kFloat64);
+  const auto [lu, pivots] = linalg_lu_factor(odd);
+  const auto [dlu, dpivots] = linalg_lu_factor(odd.to(kCUDA));
+  CHECK(dpivots.to(kCPU).to_vector<int64_t>() == pivots.to_vector<int64_t>());
+  const Tensor zero_column = tensor(std::vector<double>{0, 1, 0, 2}, {2, 2}, kFloat64);
+  CHECK(std::get<1>(linalg_lu_factor(zero_column.to(kCUDA))).to(kCPU).to_vector<int64_t>() ==
+        std::vector<int64_t>{1, 2});
+}

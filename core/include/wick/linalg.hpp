@@ -1,9 +1,8 @@
-// linalg.hpp: square linear systems, inverses and determinants (core/src/ops_solve.cpp), as
-// torch.linalg's, over batches of matrices in the leading dims (broadcast between A and B).
-// Made of other ops (an LU factorisation with partial pivoting, column by column, then the two
-// triangular substitutions row by row), so they run on both devices and autograd differentiates
-// through the factorisation. n steps of a few kernels each: meant for small and medium
-// matrices, not a LAPACK. Included by wick/wick.hpp.
+// linalg.hpp: square linear systems, inverses, determinants and LU factorisations
+// (core/src/ops_solve.cpp), as torch.linalg's, over batches of matrices in the leading dims
+// (broadcast between A and B). An LU factorisation with partial pivoting and the two
+// triangular substitutions, as kernels on both devices (unblocked: meant for small and medium
+// matrices; docs/cpu-kernels.md measures them against LAPACK). Included by wick/wick.hpp.
 #pragma once
 
 #include <tuple>
@@ -24,5 +23,16 @@ Tensor inverse(const Tensor& a);
 Tensor det(const Tensor& a);
 Tensor linalg_det(const Tensor& a);
 std::tuple<Tensor, Tensor> slogdet(const Tensor& a);
+
+// linalg_lu_factor: (LU, pivots) of each square matrix, as torch.linalg.lu_factor: LU holds U
+// on and above the diagonal and L's multipliers below (L's unit diagonal implied); pivots
+// [..., n] are 1-based as LAPACK's (row i was swapped with row pivots[i] at step i) but int64,
+// wick's only integer dtype. A singular matrix factors (a zero on U's diagonal). Not
+// differentiable: an A that autograd records is a ValueError (linalg_solve and det are).
+std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a);
+// linalg_lu_solve: X with A X = B from linalg_lu_factor's LU and pivots (B [..., n, k], its
+// batch broadcast with LU's). Pivots out of [i + 1, n] at position i are an IndexError; a zero
+// on U's diagonal a ValueError. Not differentiable (a recorded LU or B is a ValueError).
+Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b);
 
 }  // namespace wick

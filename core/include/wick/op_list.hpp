@@ -105,6 +105,9 @@ namespace wick {
   X(layer_norm, Kernel, true)           \
   X(layer_norm_backward, Kernel, false) \
   X(matmul, Kernel, true)               \
+  X(lu_factor, Kernel, false)           \
+  X(lu_solve, Kernel, false)            \
+  X(linalg_solve, Composite, true)      \
   /* indexing */                        \
   X(index_select, Kernel, true)         \
   X(index_add, Kernel, true)            \
