@@ -301,7 +301,7 @@ void Program::linalg() {
           xm[e] = op == 2 ? T(e / k == e % k ? 1 : 0)
                           : static_cast<T>(rb.v[static_cast<size_t>(source * n * k + e)].d);
         }
-        if (m.singular) return;
+        if (m.singular || n == 0) return;  // (no rows: nothing to solve, and no pointer)
         for (int64_t c = 0; c < k; ++c) {
           model_solve(m.lu.data() + lin * n * n, m.pivots.data() + lin * n, xm + c, n, k);
         }
