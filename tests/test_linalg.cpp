@@ -285,3 +285,23 @@ TEST_CASE("linalg: empty batches of huge matrices and 0 x 0 matrices", "[linalg]
   check_near(std::get<1>(slogdet(zeros({2, 0, 0}, kFloat64))), {0, 0});
   CHECK(linalg_inv(zeros({2, 0, 0}, kFloat64)).sizes() == Shape{2, 0, 0});
 }
+
+TEST_CASE("lu_factor: a zero pivot in a panel of a GEMM-sized matrix", "[linalg]") {
+  // 200 x 200 (the trailing updates are GEMMs from 128 on) with column 40 all zeros: pivot 40
+  // is 0 and its panel takes the row-by-row path. Equal to the reference within rounding,
+  // pivots exactly; det 0, and a solve is a ValueError.
+  manual_seed(21);
+  Tensor a = randn({200, 200}, kFloat64);
+  a.select(1, 40).fill_(0.0);
+  const auto [lu, pivots] = linalg_lu_factor(a);
+  std::vector<double> want = a.contiguous().to_vector<double>();
+  const std::vector<int64_t> want_pivots = reference_lu(want.data(), 200);
+  const std::vector<double> got = lu.to_vector<double>();
+  const std::vector<int64_t> got_pivots = pivots.to_vector<int64_t>();
+  for (size_t k = 0; k < 200; ++k) REQUIRE(got_pivots[k] == want_pivots[k] + 1);
+  for (size_t e = 0; e < got.size(); ++e)
+    REQUIRE(std::abs(got[e] - want[e]) <= 1e-9 * (1 + std::abs(want[e])));
+  CHECK(got[40 * 200 + 40] == 0);
+  CHECK(det(a).item<double>() == 0);
+  CHECK_THROWS_AS(linalg_solve(a, ones({200, 1}, kFloat64)), ValueError);
+}

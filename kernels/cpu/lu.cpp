@@ -17,7 +17,9 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
+#include "gemm/gemm.hpp"
 #include "kernels.hpp"
 #include "loops.hpp"
 #include "vec_clones.hpp"
@@ -69,6 +71,22 @@ void subtract_rows(T* y, const T* base, int64_t stride, const T* a, int64_t a_st
 // Columns of a panel: the panel's updates stay within kPanel columns of each row, and the
 // trailing rows then take kPanel updates each while in L1 (see factor_matrix).
 constexpr int64_t kPanel = 32;
+// From this n on, the trailing update and the substitutions' blocks left of the diagonal are
+// GEMMs (wick's own, kernels/cpu/gemm), which sum each element's kPanel products in their own
+// order: below it, the values are bit for bit the unblocked algorithm's (the fuzz model's).
+constexpr int64_t kGemmFrom = 128;
+
+// c [a.rows x b.cols] (row stride ldc) -= a @ b; gemm writes its product, so through scratch.
+template <typename T>
+void subtract_product(T* c, int64_t ldc, const gemm::ConstMatrix<T>& a,
+                      const gemm::ConstMatrix<T>& b, std::vector<T>& scratch, int threads) {
+  const int64_t rows = a.rows, cols = b.cols;
+  if (rows == 0 || cols == 0 || a.cols == 0) return;
+  scratch.resize(static_cast<size_t>(rows * cols));
+  gemm::gemm<T>(a, b, scratch.data(), cols, threads);
+  for (int64_t i = 0; i < rows; ++i)
+    subtract_scaled(c + i * ldc, scratch.data() + i * cols, T(1), cols);
+}
 
 // Rows [begin, end) of the trailing block, columns [from, n): the updates of pivot rows
 // [k0, k1) that the panel delayed, in pivot order (a zero pivot's column eliminated nothing).
@@ -94,14 +112,17 @@ void update_rows(T* lu, int64_t n, int64_t k0, int64_t k1, int64_t from, int64_t
 //     whole rows, the multipliers, and the update of the panel's own later columns only;
 //  2. the panel's rows, right of it: the updates of the pivot rows above them in the panel
 //     (U12 = L11^-1 A12);
-//  3. every row below, right of the panel: kPanel updates while the row stays in L1 (A22 -=
-//     L21 U12), rows split across threads when `split_rows` (this matrix is the whole job).
-// Each element receives the same updates in the same order as one column at a time would give
-// it (the unblocked LU), so the values are bit for bit those of the unblocked algorithm; the
-// blocking only moves the trailing block through the cache kPanel times less often (the
-// unblocked version streamed it once per column: 0.36 of LAPACK at 256 x 256).
+//  3. every row below, right of the panel: A22 -= L21 U12, from kGemmFrom on as one GEMM (all
+//     threads when `split_rows`: this matrix is the whole job), below it as kPanel updates per
+//     row while the row stays in L1, rows split across threads when `split_rows`.
+// Below kGemmFrom each element receives the same updates in the same order as one column at a
+// time would give it (the unblocked LU), so the values are bit for bit those of the unblocked
+// algorithm; the blocking only moves the trailing block through the cache kPanel times less
+// often (the unblocked version streamed it once per column: 0.36 of LAPACK at 256 x 256).
+// A panel with a zero pivot takes the row-by-row path, which skips that pivot's column.
 template <typename T>
 void factor_matrix(T* lu, int64_t* pivots, int64_t n, bool split_rows) {
+  std::vector<T> scratch;
   for (int64_t k0 = 0; k0 < n; k0 += kPanel) {
     const int64_t k1 = std::min(n, k0 + kPanel);
     for (int64_t k = k0; k < k1; ++k) {
@@ -127,7 +148,12 @@ void factor_matrix(T* lu, int64_t* pivots, int64_t n, bool split_rows) {
     if (k1 == n) break;
     for (int64_t i = k0 + 1; i < k1; ++i) update_rows(lu, n, k0, i, k1, i, i + 1);
     const int64_t rows = n - k1, row_cost = (k1 - k0) * (n - k1);
-    if (split_rows && rows * row_cost >= 2 * kParallelGrain) {
+    bool zero_pivot = false;
+    for (int64_t k = k0; k < k1; ++k) zero_pivot = zero_pivot || lu[k * n + k] == T(0);
+    if (n >= kGemmFrom && !zero_pivot) {  // A22 -= L21 U12
+      subtract_product<T>(lu + k1 * n + k1, n, {lu + k1 * n + k0, rows, k1 - k0, n, 1},
+                          {lu + k0 * n + k1, k1 - k0, n - k1, n, 1}, scratch, split_rows ? 0 : 1);
+    } else if (split_rows && rows * row_cost >= 2 * kParallelGrain) {
       parallel_for(rows, std::max<int64_t>(1, kParallelGrain / row_cost),
                    [&](int64_t b, int64_t e) { update_rows(lu, n, k0, k1, k1, k1 + b, k1 + e); });
     } else {
@@ -143,14 +169,28 @@ void solve_columns(const T* lu, const int64_t* pivots, T* x, int64_t n, int64_t 
   for (int64_t i = 0; i < n; ++i) {
     if (pivots[i] != i) std::swap_ranges(x + i * k + c0, x + i * k + c1, x + pivots[i] * k + c0);
   }
-  for (int64_t i = 1; i < n; ++i) {  // L y = P b; L's diagonal is 1
-    subtract_rows(x + i * k + c0, x + c0, k, lu + i * n, 1, i, c1 - c0);
+  // Blocks of kPanel rows: from kGemmFrom on, the part of each row's updates that comes from
+  // the rows of earlier blocks is one GEMM per block; the rest, row by row.
+  const int64_t block = n >= kGemmFrom ? kPanel : n, width = c1 - c0;
+  std::vector<T> scratch;
+  for (int64_t b0 = 0; b0 < n; b0 += block) {  // L y = P b; L's diagonal is 1
+    const int64_t b1 = std::min(n, b0 + block);
+    subtract_product<T>(x + b0 * k + c0, k, {lu + b0 * n, b1 - b0, b0, n, 1},
+                        {x + c0, b0, width, k, 1}, scratch, 1);
+    for (int64_t i = b0 + 1; i < b1; ++i) {
+      subtract_rows(x + i * k + c0, x + b0 * k + c0, k, lu + i * n + b0, 1, i - b0, width);
+    }
   }
-  for (int64_t i = n - 1; i >= 0; --i) {  // U x = y
-    T* row = x + i * k;
-    subtract_rows(row + c0, x + (i + 1) * k + c0, k, lu + i * n + i + 1, 1, n - i - 1, c1 - c0);
-    const T diagonal = lu[i * n + i];
-    for (int64_t c = c0; c < c1; ++c) row[c] /= diagonal;
+  for (int64_t b1 = n; b1 > 0; b1 -= block) {  // U x = y
+    const int64_t b0 = std::max<int64_t>(0, b1 - block);
+    subtract_product<T>(x + b0 * k + c0, k, {lu + b0 * n + b1, b1 - b0, n - b1, n, 1},
+                        {x + b1 * k + c0, n - b1, width, k, 1}, scratch, 1);
+    for (int64_t i = b1 - 1; i >= b0; --i) {
+      T* row = x + i * k;
+      subtract_rows(row + c0, x + (i + 1) * k + c0, k, lu + i * n + i + 1, 1, b1 - i - 1, width);
+      const T diagonal = lu[i * n + i];
+      for (int64_t c = c0; c < c1; ++c) row[c] /= diagonal;
+    }
   }
 }
 
