@@ -258,6 +258,17 @@ void BM_topk_rows(benchmark::State& state) {
   run(state, 4.0 * rows * cols + 12.0 * rows * k, 0, false, [&] { (void)x.topk(k, -1); });
 }
 
+// ---- linear algebra (kernels/cuda/lu.cu) ----
+// linalg_lu_factor of a batch: 16384 of 8 x 8 and 1024 of 64 x 64 (one block per matrix), and
+// one of 1024 x 1024 (the grid, two launches per column). Flops: 2/3 n^3 per matrix. The
+// pivots' range check is not part of it (linalg_lu_factor runs none).
+void BM_lu_factor(benchmark::State& state) {
+  const int64_t batch = state.range(0), n = state.range(1);
+  wick::Tensor a = random_gpu({batch, n, n});
+  run(state, 0, 2.0 / 3.0 * static_cast<double>(batch) * n * n * n, false,
+      [&] { (void)wick::linalg_lu_factor(a); });
+}
+
 // ---- conv2d (nn/conv.cpp: im2col by index_select, then one matmul) ----
 // A ResNet-style layer: 3x3, padding 1, [32, 64, 56, 56] -> 64 channels; forward alone, and
 // forward and backward (input and weight gradients). Flops: 2 N O C kh kw OH OW forward, three
@@ -398,6 +409,14 @@ BENCHMARK(BM_topk_rows)
     ->ArgNames({"cols", "rows", "k"})
     ->Args({1000, 65536, 5})
     ->Args({50257, 64, 50})
+    ->UseManualTime()
+    ->Iterations(10)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_lu_factor)
+    ->ArgNames({"batch", "n"})
+    ->Args({16384, 8})
+    ->Args({1024, 64})
+    ->Args({1, 1024})
     ->UseManualTime()
     ->Iterations(10)
     ->Unit(benchmark::kMicrosecond);
