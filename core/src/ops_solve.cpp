@@ -218,7 +218,8 @@ Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) 
   if (pivots.numel() > 0) {
     const Tensor rows = pivots - 1;
     const Tensor own = arange(n, TensorOptions(kInt64).device(pivots.device()));
-    const bool in_range = all(ge(rows, own)).item<bool>() && all(lt(rows, n)).item<bool>();
+    // One reduction and one host read (a synchronisation on a GPU) for both bounds.
+    const bool in_range = all(logical_and(ge(rows, own), lt(rows, n))).item<bool>();
     WICK_CHECK(in_range, IndexError, name, "pivots[..., i] must be in [i + 1, ", n, "], got ",
                describe(pivots), " with values from ", pivots.min().item<int64_t>(), " to ",
                pivots.max().item<int64_t>());
