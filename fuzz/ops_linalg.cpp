@@ -33,9 +33,9 @@ void model_factor(T* f, int64_t* pivots, int64_t n) {
     pivots[k] = best;
     for (int64_t j = 0; j < n; ++j) std::swap(f[k * n + j], f[best * n + j]);
     const T pivot = f[k * n + k];
-    if (pivot == T(0)) continue;
     for (int64_t i = k + 1; i < n; ++i) {
-      const T multiplier = f[i * n + k] / pivot;
+      // LAPACK's rule: a zero pivot divides nothing, and its column still updates the rest.
+      const T multiplier = pivot == T(0) ? f[i * n + k] : f[i * n + k] / pivot;
       f[i * n + k] = multiplier;
       for (int64_t j = k + 1; j < n; ++j) f[i * n + j] -= multiplier * f[k * n + j];
     }

@@ -169,9 +169,8 @@ std::vector<int64_t> reference_lu(double* lu, int64_t n) {
       if (std::abs(lu[i * n + k]) > std::abs(lu[p * n + k])) p = i;
     pivots[static_cast<size_t>(k)] = p;
     for (int64_t j = 0; j < n; ++j) std::swap(lu[k * n + j], lu[p * n + j]);
-    if (lu[k * n + k] == 0) continue;
     for (int64_t i = k + 1; i < n; ++i) {
-      lu[i * n + k] /= lu[k * n + k];
+      if (lu[k * n + k] != 0) lu[i * n + k] /= lu[k * n + k];  // LAPACK: a zero divides nothing
       for (int64_t j = k + 1; j < n; ++j) lu[i * n + j] -= lu[i * n + k] * lu[k * n + j];
     }
   }
@@ -288,8 +287,8 @@ TEST_CASE("linalg: empty batches of huge matrices and 0 x 0 matrices", "[linalg]
 
 TEST_CASE("lu_factor: a zero pivot in a panel of a GEMM-sized matrix", "[linalg]") {
   // 200 x 200 (the trailing updates are GEMMs from 128 on) with column 40 all zeros: pivot 40
-  // is 0 and its panel takes the row-by-row path. Equal to the reference within rounding,
-  // pivots exactly; det 0, and a solve is a ValueError.
+  // is 0, and its panel's update is a GEMM as every other's. Equal to the reference within
+  // rounding, pivots exactly; det 0, and a solve is a ValueError.
   manual_seed(21);
   Tensor a = randn({200, 200}, kFloat64);
   a.select(1, 40).fill_(0.0);
@@ -304,4 +303,36 @@ TEST_CASE("lu_factor: a zero pivot in a panel of a GEMM-sized matrix", "[linalg]
   CHECK(got[40 * 200 + 40] == 0);
   CHECK(det(a).item<double>() == 0);
   CHECK_THROWS_AS(linalg_solve(a, ones({200, 1}, kFloat64)), ValueError);
+}
+
+TEST_CASE("lu_factor: a zero pivot still updates the trailing block, as LAPACK's getrf",
+          "[linalg]") {
+  // getrf divides nothing by a zero pivot but still subtracts its column's outer product, so a
+  // NaN below the pivot, or an infinity right of it, reaches U and det is NaN. torch 1.13:
+  // lu_factor_ex([[0, 1], [nan, 3]]) = [[0, 1], [nan, nan]], det nan, slogdet's logabsdet nan;
+  // lu_factor_ex([[0, inf], [0, 1]]) = [[0, inf], [0, nan]].
+  const Tensor nan_below = tensor(std::vector<double>{0, 1, NAN, 3}, {2, 2}, kFloat64);
+  const Tensor inf_right = tensor(std::vector<double>{0, INFINITY, 0, 1}, {2, 2}, kFloat64);
+  for (const Tensor& a : {nan_below, inf_right}) {
+    const auto [lu, pivots] = linalg_lu_factor(a);
+    CHECK(pivots.to_vector<int64_t>() == std::vector<int64_t>{1, 2});
+    const std::vector<double> f = lu.to_vector<double>();
+    CHECK(f[0] == 0);
+    CHECK(std::isnan(f[3]));
+    CHECK(std::isnan(det(a).item<double>()));
+    CHECK(std::isnan(std::get<1>(slogdet(a)).item<double>()));
+    // The same with autograd recording (det then factors in tensor ops).
+    CHECK(std::isnan(det(a.detach().requires_grad_(true)).item<double>()));
+  }
+  CHECK(std::isnan(nan_below.to_vector<double>()[2]));  // the input is untouched
+  // GEMM-sized: column 0 zero but for a NaN at row 150, which pivot 0 cannot take; the NaN
+  // multiplier turns row 150 to NaN through the GEMM update, and det is NaN.
+  manual_seed(22);
+  Tensor big = randn({200, 200}, kFloat64);
+  big.select(1, 0).fill_(0.0);
+  big.select(0, 150).select(0, 0).fill_(NAN);
+  const auto [lu, pivots] = linalg_lu_factor(big);
+  CHECK(lu.select(0, 0).select(0, 0).item<double>() == 0);
+  CHECK(isnan(lu.diagonal(0, -2, -1)).any().item<bool>());
+  CHECK(std::isnan(det(big).item<double>()));
 }

@@ -3,8 +3,10 @@
 //    and above the diagonal, L's multipliers below it, L's unit diagonal not stored) and
 //    out(1) pivots [batch, n] int64: at step k, row k was swapped with row pivots[k] >= k
 //    (LAPACK getrf's rule, 0-based). The row of largest |value| at or below the diagonal is the
-//    pivot (the first such row on ties, as LAPACK's i?amax); a zero pivot, whose column below
-//    is then all zeros, eliminates nothing (getrf goes on and reports it; the boundary does).
+//    pivot (the first such row on ties, as LAPACK's i?amax). A zero pivot (the column below is
+//    then zeros or NaN) divides nothing, but its column still updates the trailing block, as
+//    getrf does: a NaN below it, or an infinity right of it, reaches U (det is then NaN, as
+//    LAPACK's), and the singularity is reported by the boundary.
 //  - lu_solve: LU, pivots and B [batch, n, k] contiguous -> out(0) X [batch, n, k] with
 //    A X = B: B's rows swapped as the pivots say, then L y = P b forward and U x = y back.
 // Row-major: the factorisation subtracts multiples of pivot rows from the rows below (contiguous
@@ -89,21 +91,13 @@ void subtract_product(T* c, int64_t ldc, const gemm::ConstMatrix<T>& a,
 }
 
 // Rows [begin, end) of the trailing block, columns [from, n): the updates of pivot rows
-// [k0, k1) that the panel delayed, in pivot order (a zero pivot's column eliminated nothing).
+// [k0, k1) that the panel delayed, in pivot order.
 template <typename T>
 void update_rows(T* lu, int64_t n, int64_t k0, int64_t k1, int64_t from, int64_t begin,
                  int64_t end) {
-  bool zero_pivot = false;
-  for (int64_t k = k0; k < k1; ++k) zero_pivot = zero_pivot || lu[k * n + k] == T(0);
   for (int64_t i = begin; i < end; ++i) {
     T* row = lu + i * n;
-    if (!zero_pivot) {
-      subtract_rows(row + from, lu + k0 * n + from, n, row + k0, 1, k1 - k0, n - from);
-      continue;
-    }
-    for (int64_t k = k0; k < k1; ++k) {
-      if (lu[k * n + k] != T(0)) subtract_scaled(row + from, lu + k * n + from, row[k], n - from);
-    }
+    subtract_rows(row + from, lu + k0 * n + from, n, row + k0, 1, k1 - k0, n - from);
   }
 }
 
@@ -119,7 +113,6 @@ void update_rows(T* lu, int64_t n, int64_t k0, int64_t k1, int64_t from, int64_t
 // time would give it (the unblocked LU), so the values are bit for bit those of the unblocked
 // algorithm; the blocking only moves the trailing block through the cache kPanel times less
 // often (the unblocked version streamed it once per column: 0.36 of LAPACK at 256 x 256).
-// A panel with a zero pivot takes the row-by-row path, which skips that pivot's column.
 template <typename T>
 void factor_matrix(T* lu, int64_t* pivots, int64_t n, bool split_rows) {
   std::vector<T> scratch;
@@ -138,19 +131,16 @@ void factor_matrix(T* lu, int64_t* pivots, int64_t n, bool split_rows) {
       pivots[k] = best;
       if (best != k) std::swap_ranges(lu + k * n, lu + (k + 1) * n, lu + best * n);
       const T pivot = lu[k * n + k];
-      if (pivot == T(0)) continue;  // the column below is zero (or NaN): nothing to eliminate
       for (int64_t i = k + 1; i < n; ++i) {
         T* row = lu + i * n;
-        row[k] /= pivot;
+        if (pivot != T(0)) row[k] /= pivot;  // getrf's rule: a zero pivot divides nothing
         subtract_scaled(row + k + 1, lu + k * n + k + 1, row[k], k1 - k - 1);
       }
     }
     if (k1 == n) break;
     for (int64_t i = k0 + 1; i < k1; ++i) update_rows(lu, n, k0, i, k1, i, i + 1);
     const int64_t rows = n - k1, row_cost = (k1 - k0) * (n - k1);
-    bool zero_pivot = false;
-    for (int64_t k = k0; k < k1; ++k) zero_pivot = zero_pivot || lu[k * n + k] == T(0);
-    if (n >= kGemmFrom && !zero_pivot) {  // A22 -= L21 U12
+    if (n >= kGemmFrom) {  // A22 -= L21 U12
       subtract_product<T>(lu + k1 * n + k1, n, {lu + k1 * n + k0, rows, k1 - k0, n, 1},
                           {lu + k0 * n + k1, k1 - k0, n - k1, n, 1}, scratch, split_rows ? 0 : 1);
     } else if (split_rows && rows * row_cost >= 2 * kParallelGrain) {

@@ -29,13 +29,15 @@ constexpr int64_t kGridFrom = 256, kGridBatch = 4;
 
 // Step k's pivot on one matrix f, by the whole block: the search (every thread its first
 // largest |value| among its rows, then a tree in shared memory, the lowest row on ties), the
-// row swap, and the multipliers (the column below divided by the pivot). Returns the pivot
-// (0: nothing to eliminate), the same for every thread. Ends with a barrier.
+// row swap, and the multipliers (the column below divided by the pivot; a zero pivot divides
+// nothing, LAPACK's rule, and its column still updates the trailing block). Ends with a barrier.
 template <typename T>
-__device__ T pivot_step(T* f, int64_t* piv, int64_t n, int64_t k, double* best_abs,
-                        int64_t* best_row) {
+__device__ void pivot_step(T* f, int64_t* piv, int64_t n, int64_t k, double* best_abs,
+                           int64_t* best_row) {
   const int tid = static_cast<int>(threadIdx.x);
   const int64_t threads = blockDim.x;
+  // Read before the first barrier: after the tree's barriers a thread may swap it.
+  const T diagonal = f[k * n + k];
   double mine = -1;  // this thread's first largest |value| (NaN never wins; -1: no row yet)
   int64_t row = -1;
   for (int64_t i = k + tid; i < n; i += threads) {
@@ -60,7 +62,6 @@ __device__ T pivot_step(T* f, int64_t* piv, int64_t n, int64_t k, double* best_a
     }
     __syncthreads();
   }
-  const T diagonal = f[k * n + k];
   // A NaN on the diagonal stays the pivot, as on the CPU (nothing compares larger).
   const int64_t p = (diagonal != diagonal || best_row[0] < 0) ? k : best_row[0];
   if (tid == 0) piv[k] = p;
@@ -77,7 +78,6 @@ __device__ T pivot_step(T* f, int64_t* piv, int64_t n, int64_t k, double* best_a
     for (int64_t i = k + 1 + tid; i < n; i += threads) f[i * n + k] /= pivot;
   }
   __syncthreads();
-  return pivot;
 }
 
 // The trailing block of step k, elements [first, n_elements) step `step` of its (n-k-1)^2.
@@ -102,9 +102,8 @@ __global__ void lu_factor_kernel(const T* a, T* lu, int64_t* pivots, int64_t bat
     for (int64_t e = threadIdx.x; e < elements; e += blockDim.x) f[e] = a[m * elements + e];
     __syncthreads();
     for (int64_t k = 0; k < n; ++k) {
-      if (pivot_step(f, pivots + m * n, n, k, best_abs, best_row) != T(0)) {
-        eliminate(f, n, k, threadIdx.x, blockDim.x);
-      }
+      pivot_step(f, pivots + m * n, n, k, best_abs, best_row);
+      eliminate(f, n, k, threadIdx.x, blockDim.x);
       __syncthreads();
     }
   }
@@ -120,7 +119,6 @@ __global__ void lu_pivot_kernel(T* f, int64_t* piv, int64_t n, int64_t k) {
 }
 template <typename T>
 __global__ void lu_eliminate_kernel(T* f, int64_t n, int64_t k) {
-  if (f[k * n + k] == T(0)) return;  // a zero pivot eliminates nothing
   eliminate(f, n, k, static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,
             static_cast<int64_t>(gridDim.x) * blockDim.x);
 }

@@ -241,7 +241,8 @@ TEST_CASE("gpu: lu_factor and lu_solve equal the CPU's, pivots exactly", "[sweep
       check_close(x, linalg_lu_solve(lu, pivots, b), {tol, tol}, "lu_solve");
     }
   }
-  // A NaN on the diagonal stays the pivot on both devices; a zero column eliminates nothing.
+  // A NaN on the diagonal stays the pivot on both devices; a zero pivot divides nothing, but a
+  // NaN below it still spreads through the update (LAPACK's rule), as on the CPU.
   const Tensor odd = tensor(std::vector<double>{NAN, 1, 5, 2, 0, 0, 3, 0, 1}, {3, 3}, kFloat64);
   const auto [lu, pivots] = linalg_lu_factor(odd);
   const auto [dlu, dpivots] = linalg_lu_factor(odd.to(kCUDA));
@@ -249,4 +250,20 @@ TEST_CASE("gpu: lu_factor and lu_solve equal the CPU's, pivots exactly", "[sweep
   const Tensor zero_column = tensor(std::vector<double>{0, 1, 0, 2}, {2, 2}, kFloat64);
   CHECK(std::get<1>(linalg_lu_factor(zero_column.to(kCUDA))).to(kCPU).to_vector<int64_t>() ==
         std::vector<int64_t>{1, 2});
+  const Tensor nan_below = tensor(std::vector<double>{0, 1, NAN, 3}, {2, 2}, kFloat64);
+  const std::vector<double> f =
+      std::get<0>(linalg_lu_factor(nan_below.to(kCUDA))).to(kCPU).to_vector<double>();
+  CHECK((f[0] == 0 && f[1] == 1 && std::isnan(f[2]) && std::isnan(f[3])));
+  CHECK(std::isnan(det(nan_below.to(kCUDA)).item<double>()));
+  // The grid path (from 256 rows): a zero column with a NaN below its pivot; the NaNs land
+  // where the CPU's do.
+  const int64_t n = 260;
+  Tensor big = randn({n, n}, kFloat64);
+  big.select(1, 0).fill_(0.0);
+  big.select(0, 100).select(0, 0).fill_(NAN);
+  const Tensor big_lu = std::get<0>(linalg_lu_factor(big.to(kCUDA))).to(kCPU);
+  const Tensor cpu_lu = std::get<0>(linalg_lu_factor(big));
+  CHECK(big_lu.select(0, 0).select(0, 0).item<double>() == 0);
+  CHECK(equal(isnan(big_lu), isnan(cpu_lu)));
+  CHECK(isnan(big_lu).any().item<bool>());
 }
