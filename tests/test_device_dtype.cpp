@@ -184,3 +184,37 @@ TEST_CASE("floating to int64 casts truncate as cvttsd2si, in every lane", "[dtyp
     }
   }
 }
+
+TEST_CASE("floating to int64 casts: the int32 fast path of whole in-range blocks", "[dtype]") {
+  // vec_cast.cpp converts blocks of 64 whose every |x| < 2^31 through int32: values of every
+  // magnitude below 2^31 (the largest float32 under it, -2^31 itself, fractions either side of
+  // zero), one out-of-range value or NaN planted in some blocks, and runs starting at every
+  // offset in a block, so that blocks and the tail fall in different places.
+  std::mt19937_64 bits(11);
+  std::vector<double> values;
+  for (int i = 0; i < 3000; ++i) {
+    const double magnitude = std::ldexp(static_cast<double>(bits() % 1000000) / 1e6, bits() % 32);
+    values.push_back((bits() & 1) ? magnitude : -magnitude);
+  }
+  for (double edge : {2147483520.0, -2147483520.0, -2147483648.0, -0.75, 0.75, -1.5, 1.5,
+                      2147483647.0, 2147483648.0, std::nan(""), 1e19, -1e300})
+    values[bits() % values.size()] = edge;
+  auto reference = [](double v) {
+    return !(v >= -9223372036854775808.0 && v < 9223372036854775808.0)
+               ? std::numeric_limits<int64_t>::min()
+               : static_cast<int64_t>(v);
+  };
+  const auto count = static_cast<int64_t>(values.size());
+  const Tensor wide = tensor(values, {count}, kFloat64);
+  for (Dtype source : {kFloat64, kFloat32}) {
+    const Tensor x = wide.to(source);
+    const std::vector<double> held = x.to(kFloat64).to_vector<double>();
+    for (int64_t start : {0, 1, 7, 63}) {
+      const std::vector<int64_t> got = x.slice(0, start, count).to(kInt64).to_vector<int64_t>();
+      size_t wrong = 0;
+      for (size_t i = 0; i < got.size(); ++i) wrong += got[i] != reference(held[start + i]);
+      INFO(source << " from " << start);
+      CHECK(wrong == 0);
+    }
+  }
+}

@@ -1,11 +1,13 @@
 // fill_copy.cpp: fill (every element = one value), arange, and copy (elementwise, with a cast
 // between any two dtypes, bfloat16 included). fill and copy take any strides, arange writes a
 // contiguous 1-D result; copy's contiguous same-dtype
-// case is a memcpy, its transposed same-dtype case goes in tiles (transpose_copy.cpp).
+// case is a memcpy, its contiguous float -> int64 case a vec_cast.cpp loop, its transposed
+// same-dtype case goes in tiles (transpose_copy.cpp).
 #include <cstring>
 
 #include "kernels.hpp"
 #include "loops.hpp"
+#include "vec_kernels.hpp"
 
 namespace wick::cpu {
 
@@ -90,6 +92,19 @@ void copy_kernel(const OpCall& call) {
     size_t elem = out.element_size();
     parallel_for(out.numel(), kParallelGrain * 4, [&](int64_t b, int64_t e) {
       std::memcpy(dst + b * elem, src + b * elem, (e - b) * elem);
+    });
+    return;
+  }
+  if (out.dtype() == Dtype::Int64 && out.is_contiguous() && in.is_contiguous() &&
+      (in.dtype() == Dtype::Float32 || in.dtype() == Dtype::Float64)) {
+    auto* dst = static_cast<int64_t*>(out.raw_data());
+    const void* src = in.raw_data();
+    const bool f32 = in.dtype() == Dtype::Float32;
+    parallel_for(out.numel(), kParallelGrain * 4, [=](int64_t b, int64_t e) {
+      if (f32)
+        vec::cast_f32_i64(static_cast<const float*>(src) + b, dst + b, e - b);
+      else
+        vec::cast_f64_i64(static_cast<const double*>(src) + b, dst + b, e - b);
     });
     return;
   }

@@ -175,4 +175,8 @@ void softmax_rows_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t r
 void softmax_columns_bf16(const uint16_t* x, uint16_t* y, float* scratch, int64_t n, int64_t stride,
                           int64_t width, bool log_form);
 
+// y[i] = x[i] cast to int64 as loops.hpp's convert does (vec_cast.cpp).
+void cast_f32_i64(const float* x, int64_t* y, int64_t n);
+void cast_f64_i64(const double* x, int64_t* y, int64_t n);
+
 }  // namespace wick::cpu::vec
