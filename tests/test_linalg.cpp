@@ -123,9 +123,18 @@ TEST_CASE("linalg_lu_factor, linalg_lu_solve: torch's values and errors", "[lina
   const auto [lu0, p0] = linalg_lu_factor(zeros({2, 2}, kFloat64));
   check_near(lu0, {0, 0, 0, 0});
   CHECK_THROWS_AS(linalg_lu_solve(lu0, p0, ones({2, 1}, kFloat64)), ValueError);
-  // Pivots the kernels cannot follow: a row above its own, past n, or 0.
+  // The message names the batch element and the diagonal element, as torch's.
+  Tensor second_singular = eye(3, kFloat64).expand({4, 3, 3}).contiguous();
+  second_singular.select(0, 2).select(0, 1).fill_(0.0);
+  CHECK_THROWS_WITH(linalg_solve(second_singular, ones({4, 3, 1}, kFloat64)),
+                    Catch::Contains("(batch element 2) the diagonal element 2 of U is zero"));
+  // Pivots may name a row above their own, as torch's: lu_solve([[2, 1, 0], [0.5, 3, 1],
+  // [0.25, 0.5, 4]], [3, 1, 2], [1, 2, 3]) = [1.1041666666666667, -0.20833333333333334, 0.625].
   const Tensor b = ones({3, 1}, kFloat64);
-  CHECK_THROWS_AS(linalg_lu_solve(lu3, tensor(std::vector<int64_t>{3, 1, 3}, {3}), b), IndexError);
+  check_near(linalg_lu_solve(f64({2, 1, 0, 0.5, 3, 1, 0.25, 0.5, 4}, {3, 3}),
+                             tensor(std::vector<int64_t>{3, 1, 2}, {3}), f64({1, 2, 3}, {3, 1})),
+             {1.1041666666666667, -0.20833333333333334, 0.625});
+  // Pivots that name no row: past n, or 0.
   CHECK_THROWS_AS(linalg_lu_solve(lu3, tensor(std::vector<int64_t>{3, 3, 4}, {3}), b), IndexError);
   CHECK_THROWS_AS(linalg_lu_solve(lu3, tensor(std::vector<int64_t>{0, 3, 3}, {3}), b), IndexError);
   CHECK_THROWS_AS(linalg_lu_solve(lu3, p3.to(kFloat64), b), ShapeError);

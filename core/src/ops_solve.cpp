@@ -52,11 +52,17 @@ Factored factor(const Tensor& a, const char* name) {
   return f;
 }
 
+// A zero on U's diagonal: a ValueError naming the first such matrix of the batch and the
+// diagonal element (1-based, as torch's LinAlgError), found only once the check has failed.
 void check_nonsingular(const Tensor& lu, const char* name) {
   if (lu.numel() == 0) return;
-  const bool singular = any(eq(lu.detach().diagonal(0, -2, -1), 0)).item<bool>();
-  WICK_CHECK(!singular, ValueError, name,
-             "the matrix is singular (a zero pivot in its LU factorisation), for ", describe(lu));
+  const Tensor zero = eq(lu.detach().diagonal(0, -2, -1), 0);
+  if (!any(zero).item<bool>()) return;
+  const std::vector<int64_t> first =
+      zero.reshape({-1, lu.size(-1)}).nonzero().select(0, 0).to(kCPU).to_vector<int64_t>();
+  detail::fail<ValueError>(name, "the matrix is singular: (batch element ", first[0],
+                           ") the diagonal element ", first[1] + 1,
+                           " of U is zero in its LU factorisation, for ", describe(lu));
 }
 
 // X with A X = B from A's factorisation, B [..., n, k] of A's batch; not recorded.
@@ -214,14 +220,13 @@ Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b) 
              describe(lu), " and ", describe(b));
   WICK_CHECK(b.dim() >= 2 && b.size(-2) == n, ShapeError, name, "B must be [..., ", n,
              ", k] for LU ", describe(lu), ", got ", describe(b));
-  // The kernels swap rows by these numbers: each must name a row at or below its own.
+  // The kernels swap row i with row pivots[i] - 1, any row of the matrix (LAPACK's laswp and
+  // torch take any, not only those at or below i); one reduction and one host read (a
+  // synchronisation on a GPU) for both bounds.
   if (pivots.numel() > 0) {
-    const Tensor rows = pivots - 1;
-    const Tensor own = arange(n, TensorOptions(kInt64).device(pivots.device()));
-    // One reduction and one host read (a synchronisation on a GPU) for both bounds.
-    const bool in_range = all(logical_and(ge(rows, own), lt(rows, n))).item<bool>();
-    WICK_CHECK(in_range, IndexError, name, "pivots[..., i] must be in [i + 1, ", n, "], got ",
-               describe(pivots), " with values from ", pivots.min().item<int64_t>(), " to ",
+    const bool in_range = all(logical_and(ge(pivots, 1), le(pivots, n))).item<bool>();
+    WICK_CHECK(in_range, IndexError, name, "pivots must be in [1, ", n, "], got ", describe(pivots),
+               " with values from ", pivots.min().item<int64_t>(), " to ",
                pivots.max().item<int64_t>());
   }
   check_nonsingular(lu, name);

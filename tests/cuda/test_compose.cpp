@@ -250,6 +250,16 @@ TEST_CASE("gpu: lu_factor and lu_solve equal the CPU's, pivots exactly", "[sweep
   const Tensor zero_column = tensor(std::vector<double>{0, 1, 0, 2}, {2, 2}, kFloat64);
   CHECK(std::get<1>(linalg_lu_factor(zero_column.to(kCUDA))).to(kCPU).to_vector<int64_t>() ==
         std::vector<int64_t>{1, 2});
+  // Pivots that name a row above their own, as torch allows (its value, as on the CPU).
+  const Tensor some_lu =
+      tensor(std::vector<double>{2, 1, 0, 0.5, 3, 1, 0.25, 0.5, 4}, {3, 3}, kFloat64);
+  const Tensor upward =
+      linalg_lu_solve(some_lu.to(kCUDA), tensor(std::vector<int64_t>{3, 1, 2}, {3}).to(kCUDA),
+                      tensor(std::vector<double>{1, 2, 3}, {3, 1}, kFloat64).to(kCUDA));
+  check_close(upward,
+              tensor(std::vector<double>{1.1041666666666667, -0.20833333333333334, 0.625}, {3, 1},
+                     kFloat64),
+              {1e-15, 1e-15}, "lu_solve, upward pivots");
   const Tensor nan_below = tensor(std::vector<double>{0, 1, NAN, 3}, {2, 2}, kFloat64);
   const std::vector<double> f =
       std::get<0>(linalg_lu_factor(nan_below.to(kCUDA))).to(kCPU).to_vector<double>();

@@ -31,7 +31,8 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& a);
 // differentiable: an A that autograd records is a ValueError (linalg_solve and det are).
 std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a);
 // linalg_lu_solve: X with A X = B from linalg_lu_factor's LU and pivots (B [..., n, k], its
-// batch broadcast with LU's). Pivots out of [i + 1, n] at position i are an IndexError; a zero
+// batch broadcast with LU's). Pivots out of [1, n] are an IndexError (any row may be named, as
+// in torch: row i is swapped with row pivots[i] in order); a zero
 // on U's diagonal a ValueError. Not differentiable (a recorded LU or B is a ValueError).
 Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b);
 
