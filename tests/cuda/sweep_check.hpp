@@ -18,6 +18,12 @@ inline Tolerance tol_for(Dtype dtype, double float32_rtol, double float64_rtol) 
   if (dtype == kFloat32) return Tolerance{float32_rtol, 1e-30};
   return Tolerance{float64_rtol, 1e-300};
 }
+// The shapes every op sweep runs: a 0-d, two empties, a short and a long vector, a large matrix.
+inline const std::vector<Shape>& sweep_shapes() {
+  static const std::vector<Shape> s{{}, {0}, {1, 0, 3}, {20}, {812}, big2d()};
+  return s;
+}
+
 constexpr double kExact32 = 1.2e-7;    // correctly rounded ops: 1 ulp of slack
 constexpr double kTranscend32 = 1e-6;  // CUDA's expf, logf, tanhf, powf: a few ulps
 constexpr double kSoftmax64 = 1e-12;   // float64 row sums of up to 20000 terms, in another order
