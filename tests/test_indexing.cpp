@@ -3,6 +3,8 @@
 // bools, int64 tensors (alone, side by side, broadcast, negative) and bool masks; views where
 // PyTorch gives views; gradients; errors.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <limits>
 #include <vector>
 #include <wick/wick.hpp>
 
@@ -132,6 +134,46 @@ TEST_CASE("index_put_: repeated positions, and accumulate", "[indexing]") {
   acc.sum().backward();
   CHECK(v.grad().to_vector<double>() == std::vector<double>{2, 4, 6});
   CHECK_THROWS_AS(zeros({3}).index_put_({tensor({0, 1})}, ones({3}), true), ShapeError);
+}
+
+TEST_CASE("index_put_ writes the values bit for bit, whatever was there", "[indexing]") {
+  // torch 1.13: each write below lands exactly (an earlier x + (v - x) gave 0 for 1e20, NaN for
+  // an infinity, kept a NaN, lost 1e-8 beside 1, and turned -0.0 into +0.0).
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::nanf("");
+  Tensor x = tensor({1e20f, inf, nan, 1.0f, -0.0f, 7.0f});
+  x.index_put_({tensor({0, 1, 2})}, 1.0);
+  x.index_put_({tensor({3})}, tensor({1e-8f}));
+  x.index_put_({tensor({5, 4, 5})}, tensor({3.0f, -0.0f, 2.0f}));  // last of 5 wins
+  const std::vector<float> got = x.to_vector<float>();
+  CHECK(got == std::vector<float>{1, 1, 1, 1e-8f, 0, 2});
+  CHECK(std::signbit(got[4]));
+  // A mask of fewer dims than x (rows), a value per picked row.
+  Tensor rows = full({3, 2}, inf);
+  rows.index_put_({tensor({true, false, true})}, tensor({{1e-8f, -0.0f}, {5.0f, 6.0f}}));
+  CHECK(rows.to_vector<float>() == std::vector<float>{1e-8f, -0.0f, inf, inf, 5, 6});
+  CHECK(std::signbit(rows.to_vector<float>()[1]));
+  // int64 and bool too.
+  Tensor big = full({2}, int64_t{1} << 62, kInt64);
+  big.index_put_({tensor({1})}, -7);
+  CHECK(big.to_vector<int64_t>() == std::vector<int64_t>{int64_t{1} << 62, -7});
+  Tensor flags = ones({3}, kBool);
+  flags.index_put_({tensor({2, 0})}, false);
+  CHECK(ints(flags) == std::vector<int64_t>{0, 1, 0});
+}
+
+TEST_CASE("index_put_ into a non-leaf tensor that autograd records", "[indexing]") {
+  // torch: a = ones(3, requires_grad); x = a * 1; x[[0]] = 9; x[mask] = v; the gradient flows
+  // to a at the positions not overwritten, and to v. (The put was refused: a reshape of x
+  // itself, a recorded view, made copy_ see a view of a graph.)
+  const Tensor a = ones({3}, kFloat64).requires_grad_();
+  const Tensor v = tensor({5.0}, kFloat64).requires_grad_();
+  Tensor x = a * 1.0;
+  x.index_put_({tensor({0})}, 9.0);
+  x.index_put_({tensor({false, true, false})}, v);
+  CHECK(x.to_vector<double>() == std::vector<double>{9, 5, 1});
+  (x * tensor({1.0, 2.0, 3.0}, kFloat64)).sum().backward();
+  CHECK(a.grad().to_vector<double>() == std::vector<double>{0, 0, 3});
+  CHECK(v.grad().to_vector<double>() == std::vector<double>{2});
 }
 
 TEST_CASE("index and index_put_ reject what they cannot do, with clear errors", "[indexing]") {

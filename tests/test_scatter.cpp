@@ -324,6 +324,21 @@ TEST_CASE("scatter and scatter_reduce: errors name the op and operands; the engi
   CHECK(x.scatter(0, idx, 1.0).sum().item<float>() == 59.0f);  // 66 - 8 + 1 - 1 + 1
 }
 
+TEST_CASE("index_fill: a tensor value's gradient counts each filled row once", "[scatter]") {
+  // torch 1.13: x = [1, 2, 3]; y = x.index_fill(0, [1, 2, 1], v); (y * [1, 2, 3]).sum()
+  // gives v.grad 5 (rows 1 and 2, once each), and with dim 1 of zeros(2, 2), index [0, 0] and
+  // weights [[1, 2], [3, 4]], 4 (column 0 once).
+  const Tensor v = tensor(7.0, kFloat64).requires_grad_();
+  const Tensor y = index_fill(tensor({1.0, 2.0, 3.0}, kFloat64), 0, tensor({1, 2, 1}), v);
+  CHECK(y.to_vector<double>() == std::vector<double>{1, 7, 7});
+  (y * tensor({1.0, 2.0, 3.0}, kFloat64)).sum().backward();
+  CHECK(v.grad().item<double>() == 5);
+  const Tensor w = tensor(1.0, kFloat64).requires_grad_();
+  const Tensor z = index_fill(zeros({2, 2}, kFloat64), 1, tensor({0, 0}), w);
+  (z * tensor({1.0, 2.0, 3.0, 4.0}, kFloat64).reshape({2, 2})).sum().backward();
+  CHECK(w.grad().item<double>() == 4);
+}
+
 TEST_CASE("index_copy and index_fill: PyTorch's values, negative fill indices, errors",
           "[scatter]") {
   const Tensor x = zeros({3, 4});

@@ -173,9 +173,13 @@ bool has_tensor_index(std::initializer_list<TensorIndex> indices) {
 // positions of the picked elements are the same indexing applied to arange(numel); the new
 // values go in as one out-of-place index_add, then one copy_ into x, so any layout works and
 // autograd sees a copy_ of an expression of x and value. accumulate: index_add of the values,
-// which adds repeated positions in index order. Otherwise index_add of (value - old) at each
-// position's last occurrence (0 at the others), so the last write wins (PyTorch calls repeated
-// positions undefined; its CPU kernel also keeps the last).
+// which adds repeated positions in index order. Otherwise the picked positions are first set to
+// -0.0 (index_fill) and then receive the values by index_add, each position only from its last
+// occurrence (-0.0 from the others), so the last write wins (PyTorch calls repeated positions
+// undefined; its CPU kernel also keeps the last). -0.0 is the identity of IEEE addition
+// (v + -0.0 is v for every v, +0.0, -0.0, infinities and NaN included), so the values land
+// bit for bit, whatever was there (x + (v - x) was not exact: 1e20 became 0, inf NaN). The
+// value's gradient goes to the last occurrence of each position: the others leave no trace.
 void put_by_positions(Tensor& self, std::initializer_list<TensorIndex> indices, const Tensor& value,
                       bool accumulate) {
   detail::check_same_device("index_put_", {&self, &value});
@@ -192,14 +196,17 @@ void put_by_positions(Tensor& self, std::initializer_list<TensorIndex> indices, 
                              " does not broadcast to the indexed shape ", positions.sizes());
   }
   // A copy, not a view: x must share its storage with no one when copy_ writes into it, or
-  // autograd refuses the write of a value that requires grad.
-  const Tensor flat = self.to(work).reshape({-1}).clone();
+  // autograd refuses the write of a value that requires grad. clone() first: self.to(work)
+  // is self when the dtype is already work's, and a reshape of it would be a recorded view.
+  const Tensor flat = self.to(work).clone().reshape({-1});
   const Tensor picked = positions.reshape({-1});
   if (accumulate) {
     self.copy_(flat.index_add(0, picked, source.reshape({-1})).reshape(self.sizes()));
     return;
   }
-  Tensor delta = source.reshape({-1}) - flat.index_select(0, picked);
+  // -0.0 for floating dtypes (0 for int64, where the sums are exact anyway).
+  const Scalar identity = is_floating(work) ? Scalar(-0.0) : Scalar(int64_t{0});
+  Tensor incoming = source.reshape({-1});
   const int64_t n = picked.numel();
   if (n > 1) {
     // The last occurrence of each position: in a stable sort, the last of its run.
@@ -209,9 +216,10 @@ void put_by_positions(Tensor& self, std::initializer_list<TensorIndex> indices, 
     const detail::IndexesInRange a_permutation(/*host_tensors_too=*/true);
     const Tensor is_last = zeros({n}, TensorOptions(kInt64).device(self.device()))
                                .index_add(0, order, last_in_run.to(kInt64));
-    delta = where(gt(is_last, 0), delta, Scalar(0));
+    incoming = where(gt(is_last, 0), incoming, identity);
   }
-  self.copy_(flat.index_add(0, picked, delta).reshape(self.sizes()));
+  self.copy_(
+      flat.index_fill(0, picked, identity).index_add(0, picked, incoming).reshape(self.sizes()));
 }
 
 }  // namespace

@@ -194,7 +194,11 @@ Tensor index_fill_checked(const Tensor& self, int64_t dim, const Tensor& index,
   }
   // Negative indices count from the end, as PyTorch's index_fill (not its index_copy).
   const int64_t d = detail::check_vector_index(name, self, dim, index, /*allow_negative=*/true);
-  const Tensor wrapped = index.numel() == 0 ? index : remainder(index, self.size(d));
+  Tensor wrapped = index.numel() == 0 ? index : remainder(index, self.size(d));
+  // A recorded value's gradient is the sum over the filled positions, each counted once (as
+  // torch's): a repeated index would otherwise gather the gradient of its row twice.
+  if (wrapped.numel() > 1 && value.requires_grad() && GradMode::is_enabled())
+    wrapped = std::get<0>(unique(wrapped.reshape({-1})));
   const Tensor targets = rows_index(self, d, wrapped);
   return scatter_checked(OpId::scatter_reduce, self, d, targets, value.expand(targets.sizes()),
                          ScatterMode::assign, true, name);
