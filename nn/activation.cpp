@@ -78,7 +78,9 @@ Tensor functional::logsigmoid(const Tensor& input) {
 Tensor functional::hardswish(const Tensor& input) {
   check_floating(input, "hardswish");
   // 0 below -3, x from 3 on, x (x + 3) / 6 on [-3, 3): the pieces PyTorch's backward uses,
-  // so the gradient is -0.5 at -3 (the middle piece's (2x + 3) / 6) and 1 at 3.
+  // so the gradient is -0.5 at -3 (the middle piece's (2x + 3) / 6) and 1 at 3. (PyTorch
+  // 1.13's vectorised backward gives 1 at 3; its scalar loop, which takes tensors of fewer
+  // than 8 doubles and the tails, gives 1.5: wick follows the vectorised one, tests/nn's golden.)
   return where(lt(input, -3.0), 0.0, where(lt(input, 3.0), input * (input + 3.0) / 6.0, input));
 }
 

@@ -67,7 +67,11 @@ Tensor functional::scaled_dot_product_attention(const Tensor& query, const Tenso
     const Tensor allowed = tril(ones({l, s}, TensorOptions(kBool).device(query.device())));
     mask = additive_mask(op, "causal mask", logical_not(allowed), query.dtype());
   } else if (attn_mask.defined()) {
-    mask = additive_mask(op, "attn_mask", attn_mask, query.dtype());
+    // Here a bool mask says where attention may go (PyTorch 2's function and 1.13's private
+    // _scaled_dot_product_attention), the opposite of MultiheadAttention's masks.
+    mask = additive_mask(op, "attn_mask",
+                         attn_mask.dtype() == kBool ? logical_not(attn_mask) : attn_mask,
+                         query.dtype());
   }
   return matmul(attention_weights(query, key, mask, dropout_p), value);
 }

@@ -96,19 +96,24 @@ Tensor BatchNormImplBase::forward(const Tensor& input) const {
              options_.num_features());
   std::optional<double> momentum = options_.momentum();
   const bool training = is_training();
-  if (training && options_.track_running_stats()) {
+  const bool counts = training && options_.track_running_stats();
+  if (counts && !momentum) {
+    momentum = 1.0 / static_cast<double>(num_batches_tracked.item<int64_t>() + 1);
+  }
+  // The batch counts only once the call has succeeded: a rejected input changes no state.
+  Tensor result = functional::batch_norm(input, running_mean, running_var,
+                                         BatchNormFuncOptions()
+                                             .weight(weight)
+                                             .bias(bias)
+                                             .training(training || !options_.track_running_stats())
+                                             .momentum(momentum)
+                                             .eps(options_.eps()));
+  if (counts) {
     NoGradGuard no_grad;
     Tensor count = num_batches_tracked;
     count.add_(1);
-    if (!momentum) momentum = 1.0 / static_cast<double>(count.item<int64_t>());
   }
-  return functional::batch_norm(input, running_mean, running_var,
-                                BatchNormFuncOptions()
-                                    .weight(weight)
-                                    .bias(bias)
-                                    .training(training || !options_.track_running_stats())
-                                    .momentum(momentum)
-                                    .eps(options_.eps()));
+  return result;
 }
 
 std::string BatchNormImplBase::extra_repr() const {

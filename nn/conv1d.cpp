@@ -29,6 +29,12 @@ Tensor functional::conv1d(const Tensor& input, const Tensor& weight,
   WICK_CHECK(channels == weight.size(1) * options.groups(), ShapeError, op, "input ",
              describe(input), " has ", channels, " channels; weight ", describe(weight), " and ",
              options.groups(), " groups expect ", weight.size(1) * options.groups());
+  // Checked here so that the message names conv1d and the caller's shapes, not conv2d's.
+  const int64_t padded = input.size(-1) + 2 * options.padding();
+  const int64_t extent = options.dilation() * (weight.size(2) - 1) + 1;
+  WICK_CHECK(padded >= extent, ShapeError, op, "input ", describe(input), " padded by ",
+             options.padding(), " on each side has length ", padded,
+             ", shorter than the dilated kernel of weight ", describe(weight), " (", extent, ")");
   const Tensor out = conv2d(input.unsqueeze(-2), weight.unsqueeze(2),
                             Conv2dFuncOptions()
                                 .bias(options.bias())

@@ -97,6 +97,8 @@ Tensor functional::cosine_embedding_loss(const Tensor& input1, const Tensor& inp
   WICK_CHECK((target.dim() == 1 && input1.dim() == 2) || (target.dim() == 0 && input1.dim() == 1),
              ShapeError, op, "a 1-D target takes 2-D inputs and a 0-d target 1-D ones, got ",
              describe(target), " and ", describe(input1));
+  WICK_CHECK(target.dim() == 0 || target.size(0) == input1.size(0), ShapeError, op, "target ",
+             describe(target), " must have one value per row of input1 ", describe(input1));
   const int64_t d = input1.dim() - 1;
   constexpr double kEpsilon = 1e-12;  // PyTorch's, added to each squared norm
   const Tensor dot = sum(input1 * input2, d);

@@ -78,6 +78,15 @@ void check_input(const std::string& op, const Tensor& input, int64_t batched_dim
 }
 
 // A state given by the caller: exactly `expected`, of the input's dtype and device.
+// An LSTM's state is both tensors or neither, as torch's (h and c as a pair): one alone would
+// otherwise start the other at zeros unnoticed.
+void check_state_pair(const std::string& op, const std::vector<Tensor>& states) {
+  WICK_CHECK(states.size() < 2 || states[0].defined() == states[1].defined(), ValueError,
+             op.c_str(), "the hidden and cell states must be given together or not at all, got ",
+             states[0].defined() ? describe(states[0]) : std::string("no hidden state"), " and ",
+             states[1].defined() ? describe(states[1]) : std::string("no cell state"));
+}
+
 void check_state(const std::string& op, const char* what, const Tensor& state,
                  const Shape& expected, const Tensor& input) {
   WICK_CHECK(state.sizes() == expected, ShapeError, op.c_str(), what, " ", describe(state),
@@ -154,6 +163,7 @@ std::tuple<Tensor, std::vector<Tensor>> RNNImplBase::run(const Tensor& input,
   const int64_t stacked = layout_.num_layers * directions;
   const Shape state_shape = batched ? Shape{stacked, batch, hidden} : Shape{stacked, hidden};
   static const char* const kStateNames[] = {"hx (h_0)", "c_0"};
+  check_state_pair(op_, states);
   for (size_t k = 0; k < states.size(); ++k) {
     if (!states[k].defined()) {
       states[k] = zeros({stacked, batch, hidden}, x.options());
@@ -269,6 +279,7 @@ std::vector<Tensor> RNNCellImplBase::step(const Tensor& input, std::vector<Tenso
   const int64_t hidden = options_.hidden_size();
   const Shape state_shape = batched ? Shape{x.size(0), hidden} : Shape{hidden};
   static const char* const kStateNames[] = {"hx", "cx"};
+  check_state_pair(op_, states);
   for (size_t k = 0; k < states.size(); ++k) {
     if (!states[k].defined()) {
       states[k] = zeros({x.size(0), hidden}, x.options());

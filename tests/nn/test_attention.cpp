@@ -173,8 +173,10 @@ TEST_CASE("scaled_dot_product_attention against a float64 loop, with masks", "[n
   const Tensor q = wick::randn({2, 3, 4}, wick::kFloat64),
                k = wick::randn({2, 5, 4}, wick::kFloat64);
   const Tensor v = wick::randn({2, 5, 6}, wick::kFloat64);
-  Tensor bool_mask = wick::zeros({3, 5}, wick::kBool);
-  bool_mask.select(0, 1).narrow(0, 2, 3).fill_(true);  // row 1 may attend keys 0 and 1 only
+  // true = may attend, as PyTorch 2's function (and 1.13's _scaled_dot_product_attention):
+  // row 1 may attend keys 0 and 1 only.
+  Tensor bool_mask = wick::ones({3, 5}, wick::kBool);
+  bool_mask.select(0, 1).narrow(0, 2, 3).fill_(false);
   const Tensor float_mask = wick::randn({3, 5}, wick::kFloat64);
   const std::vector<double> qv = q.to_vector<double>(), kv = k.to_vector<double>();
   const std::vector<double> vv = v.to_vector<double>(), fv = float_mask.to_vector<double>();
@@ -193,7 +195,7 @@ TEST_CASE("scaled_dot_product_attention against a float64 loop, with masks", "[n
                  kv[static_cast<size_t>((b * 5 + j) * 4 + d)];
           }
           s /= 2.0;  // sqrt(4)
-          if (mode == 1 && bv[static_cast<size_t>(i * 5 + j)] != 0) s = -INFINITY;
+          if (mode == 1 && bv[static_cast<size_t>(i * 5 + j)] == 0) s = -INFINITY;
           if (mode == 2) s += fv[static_cast<size_t>(i * 5 + j)];
           if (mode == 3 && j > i) s = -INFINITY;
           score[static_cast<size_t>(j)] = s;

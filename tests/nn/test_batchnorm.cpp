@@ -155,6 +155,11 @@ TEST_CASE("BatchNorm1d rejects bad input with clear errors") {
   CHECK_THROWS_AS(nn::F::batch_norm(wick::zeros({4}), Tensor(), Tensor()), wick::ShapeError);
   CHECK_THROWS_WITH(bn(wick::zeros({1, 3})), Catch::Contains("more than 1 value per channel"));
   CHECK_THROWS_AS(bn(wick::zeros({4, 3}, wick::kInt64)), wick::DtypeError);
+  CHECK_THROWS_AS(bn(wick::zeros({4, 3}, wick::kFloat64)), wick::DtypeError);
+  // The refused calls counted no batch (the momentum-None average divides by the count).
+  CHECK(bn->num_batches_tracked.item<int64_t>() == 0);
+  bn(wick::randn({4, 3}));
+  CHECK(bn->num_batches_tracked.item<int64_t>() == 1);
   CHECK_THROWS_AS(nn::BatchNorm1d(0), wick::ValueError);
   CHECK_THROWS_AS(nn::F::batch_norm(wick::zeros({4, 3}), wick::zeros({2}), wick::ones({2})),
                   wick::ShapeError);

@@ -452,6 +452,10 @@ TEST_CASE("conv1d against a direct float64 loop; Conv1d, AdaptiveAvgPool2d, Iden
         std::vector<float>{5, 6, 9, 10});
   CHECK_THROWS_WITH(F::conv1d(wick::zeros({2, 3, 5}), wick::zeros({2, 2, 3})),
                     Catch::Contains("conv1d") && Catch::Contains("3 channels"));
+  // A kernel longer than the padded input: named as conv1d, with the caller's shapes.
+  CHECK_THROWS_WITH(
+      F::conv1d(wick::zeros({1, 2, 3}), wick::zeros({4, 2, 5})),
+      Catch::Contains("conv1d") && Catch::Contains("[1, 2, 3]") && Catch::Contains("[4, 2, 5]"));
   CHECK_THROWS_AS(F::conv1d(wick::zeros({2, 3, 5, 1}), wick::zeros({2, 3, 3})), wick::ShapeError);
   CHECK_THROWS_AS(wick::nn::Conv1d(wick::nn::Conv1dOptions(3, 4, 3).groups(2)), wick::ValueError);
   // AdaptiveAvgPool2d: torch 1.13's values for 5 x 6 -> 3 x 4 (uneven bins), and the global pool.

@@ -127,6 +127,9 @@ TEST_CASE("distances: edges, module printing and errors", "[nn][distance]") {
   CHECK_THROWS_AS(F::normalize(wick::tensor({1, 2})), wick::DtypeError);
   CHECK_THROWS_AS(F::normalize(wick::zeros({2, 3}), 2.0, 2), wick::IndexError);
   CHECK_THROWS_AS(F::cosine_similarity(wick::zeros({2, 3}), wick::zeros({2, 4})), wick::ShapeError);
+  CHECK_THROWS_WITH(
+      F::cosine_embedding_loss(wick::zeros({2, 3}), wick::zeros({2, 3}), wick::ones({3})),
+      Catch::Contains("cosine_embedding_loss") && Catch::Contains("one value per row"));
   CHECK_THROWS_AS(F::margin_ranking_loss(wick::zeros({2}), wick::zeros({2}), wick::zeros({1, 2})),
                   wick::ShapeError);
   CHECK_THROWS_AS(

@@ -218,6 +218,12 @@ TEST_CASE("recurrent layers reject bad input with clear errors", "[nn][rnn]") {
       lstm(wick::zeros({5, 2, 3}),
            std::make_tuple(wick::zeros({2, 2, 4}), wick::zeros({2, 2, 4}, wick::kFloat64))),
       wick::DtypeError);
+  // h_0 without c_0 (or the reverse) is refused, as torch's, not completed with zeros.
+  CHECK_THROWS_WITH(lstm(wick::zeros({5, 2, 3}), std::make_tuple(wick::zeros({2, 2, 4}), Tensor())),
+                    Catch::Contains("nn::LSTM") && Catch::Contains("together"));
+  nn::LSTMCell lstm_cell(3, 4);
+  CHECK_THROWS_AS(lstm_cell(wick::zeros({2, 3}), std::make_tuple(Tensor(), wick::zeros({2, 4}))),
+                  wick::ValueError);
   CHECK_THROWS_AS(nn::GRU(nn::GRUOptions(0, 4)), wick::ValueError);
   CHECK_THROWS_AS(nn::RNN(nn::RNNOptions(2, 4).num_layers(0)), wick::ValueError);
   CHECK_THROWS_AS(nn::RNN(nn::RNNOptions(2, 4).dropout(1.5)), wick::ValueError);

@@ -19,7 +19,8 @@ namespace wick::nn {
 namespace functional {
 // softmax(q k^T / sqrt(d) + mask) v over the last two dims of q [..., L, d], k [..., S, d] and
 // v [..., S, dv], batch dims broadcasting. attn_mask broadcasts to [..., L, S]: bool (true =
-// may not attend) or of q's dtype (added). is_causal masks j > i (then attn_mask must be
+// may attend, as in PyTorch 2: the opposite of MultiheadAttention's masks) or of q's dtype
+// (added). is_causal masks j > i (then attn_mask must be
 // undefined). dropout_p applies to the weights (it is the caller's to pass 0 in eval, as
 // PyTorch 2's F.scaled_dot_product_attention). A row that may attend nowhere is NaN, as in
 // PyTorch.
