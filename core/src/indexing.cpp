@@ -61,10 +61,14 @@ Tensor gather_run(const Tensor& result, int64_t first, const std::vector<Tensor>
     detail::check_same_device(kOp, {&result, &p});
     p = where(lt(p, 0), p + size, p);  // negative counts from the end
     if (p.numel() > 0) {
-      const Tensor out_of_range = logical_or(lt(p, 0), ge(p, size)).any();
-      WICK_CHECK(!out_of_range.to(kCPU).item<bool>(), IndexError, kOp, "index ",
-                 describe(picks[static_cast<size_t>(k)]), " is out of range for dim ", first + k,
-                 " of size ", size);
+      const Tensor out_of_range = logical_or(lt(p, 0), ge(p, size));
+      if (out_of_range.any().to(kCPU).item<bool>()) {  // the value is looked up only now
+        const Tensor& given = picks[static_cast<size_t>(k)];
+        detail::fail<IndexError>(kOp, "index ",
+                                 given.masked_select(out_of_range).select(0, 0).item<int64_t>(),
+                                 " is out of range for dim ", first + k, " of size ", size,
+                                 " (in the index ", describe(given), ")");
+      }
     }
     linear = linear.defined() ? linear * size + p : p;
   }
@@ -246,6 +250,10 @@ Tensor& Tensor::index_put_(std::initializer_list<TensorIndex> indices, const Ten
                            bool accumulate) {
   detail::check_defined("index_put_", {this, &value});
   if (has_tensor_index(indices)) {
+    // As torch's "Index put requires the source and destination dtypes match" (a number value,
+    // the other overload, is cast; so are the basic indices' copy_ and add_ below).
+    WICK_CHECK(value.dtype() == dtype(), DtypeError, "index_put_", "the value ", describe(value),
+               " must have the dtype of ", describe(*this), " when a tensor indexes it");
     put_by_positions(*this, indices, value, accumulate);
     return *this;
   }
