@@ -123,6 +123,9 @@ TEST_CASE("select_scatter, slice_scatter, diagonal_scatter: values and gradients
   CHECK(doubles(a.sum()) == std::vector<double>{66});  // a itself unchanged
   // torch: "expected src to have a size equal to the slice of self".
   CHECK_THROWS_AS(select_scatter(a, ones({2}), 1, 2), ShapeError);
+  CHECK_THROWS_WITH(select_scatter(a, ones({3}), 1, 4), Catch::Contains("select_scatter") &&
+                                                            Catch::Contains("index 4") &&
+                                                            Catch::Contains(describe(a)));
   CHECK_THROWS_AS(select_scatter(a, ones({3}), 1, 4), IndexError);
   CHECK_THROWS_AS(diagonal_scatter(a, ones({3}), 0, 1, 1), ValueError);
   // Gradients: a's where it was not overwritten, src's where it went (gradcheck).

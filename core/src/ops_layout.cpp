@@ -239,8 +239,13 @@ Tensor diagflat(const Tensor& a, int64_t offset) {
 }
 
 Tensor select_scatter(const Tensor& a, const Tensor& src, int64_t dim, int64_t index) {
-  detail::check_defined("select_scatter", {&a, &src});
-  return scatter_into_view(a, src, flat_positions(a).select(dim, index), "select_scatter");
+  const char* name = "select_scatter";
+  detail::check_defined(name, {&a, &src});
+  // Checked here, so that the message names this op and a, not select and the positions.
+  const int64_t d = detail::wrap_dim(dim, a.dim(), name);
+  WICK_CHECK(index >= -a.size(d) && index < a.size(d), IndexError, name, "index ", index,
+             " is out of range for dim ", d, " of ", describe(a));
+  return scatter_into_view(a, src, flat_positions(a).select(d, index), name);
 }
 Tensor slice_scatter(const Tensor& a, const Tensor& src, int64_t dim, std::optional<int64_t> start,
                      std::optional<int64_t> end, int64_t step) {
