@@ -50,6 +50,7 @@ void Optimizer::set_lr(double lr) {
 std::map<std::string, Tensor> Optimizer::state_dict() const {
   std::map<std::string, Tensor> state;
   state["lr"] = scalar_tensor(lr_, TensorOptions(kFloat64));
+  if (initial_lr_) state["initial_lr"] = scalar_tensor(*initial_lr_, TensorOptions(kFloat64));
   for (size_t i = 0; i < params_.size(); ++i) {
     for (const std::string& name : buffer_names()) {
       const Tensor& b = buffer(i, name);
@@ -67,11 +68,19 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
              ValueError, name_, "load_state_dict: the state has no scalar \"lr\"");
   const double lr = lr_it->second.item<double>();
   WICK_CHECK(lr >= 0, ValueError, name_, "load_state_dict: invalid learning rate ", lr);
+  std::optional<double> initial_lr;
+  if (auto it = state.find("initial_lr"); it != state.end()) {
+    WICK_CHECK(it->second.defined() && it->second.numel() == 1, ValueError, name_,
+               "load_state_dict: \"initial_lr\" must hold one value");
+    initial_lr = it->second.item<double>();
+    WICK_CHECK(*initial_lr >= 0, ValueError, name_, "load_state_dict: invalid initial_lr ",
+               *initial_lr);
+  }
   // Check and convert everything first, then install: all or nothing.
   std::vector<std::tuple<size_t, std::string, Tensor>> staged;
   NoGradGuard no_grad;
   for (const auto& [key, value] : state) {
-    if (key == "lr") continue;
+    if (key == "lr" || key == "initial_lr") continue;
     // "state.<i>.<buffer>"
     const std::string prefix = "state.";
     const size_t dot = key.find('.', prefix.size());
@@ -126,6 +135,7 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
   }
   for (auto& [index, name, value] : staged) buffer(index, name) = value;
   lr_ = lr;
+  initial_lr_ = initial_lr;
 }
 
 void Optimizer::check_grads() const {

@@ -11,6 +11,13 @@
 
 namespace wick::optim {
 
+LRScheduler::LRScheduler(Optimizer& optimizer, const std::function<void()>& check_options)
+    : optimizer_(optimizer) {
+  if (check_options) check_options();
+  if (!optimizer.initial_lr_) optimizer.initial_lr_ = optimizer.lr();
+  base_lr_ = *optimizer.initial_lr_;
+}
+
 void LRScheduler::step() {
   ++step_count_;
   try {
@@ -22,32 +29,42 @@ void LRScheduler::step() {
 }
 
 StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
-    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
-  WICK_CHECK(step_size >= 1, ValueError, "StepLR", "step_size ", step_size, " must be >= 1");
-  WICK_CHECK(gamma >= 0 && std::isfinite(gamma), ValueError, "StepLR", "gamma ", gamma,
-             " must be a finite number >= 0");
-}
+    : LRScheduler(optimizer,
+                  [&] {
+                    WICK_CHECK(step_size >= 1, ValueError, "StepLR", "step_size ", step_size,
+                               " must be >= 1");
+                    WICK_CHECK(gamma >= 0 && std::isfinite(gamma), ValueError, "StepLR", "gamma ",
+                               gamma, " must be a finite number >= 0");
+                  }),
+      step_size_(step_size),
+      gamma_(gamma) {}
 
 double StepLR::get_lr() {
   return step_count() % step_size_ == 0 ? current_lr() * gamma_ : current_lr();
 }
 
 ExponentialLR::ExponentialLR(Optimizer& optimizer, double gamma)
-    : LRScheduler(optimizer), gamma_(gamma) {
-  WICK_CHECK(gamma >= 0 && std::isfinite(gamma), ValueError, "ExponentialLR", "gamma ", gamma,
-             " must be a finite number >= 0");
-}
+    : LRScheduler(optimizer,
+                  [&] {
+                    WICK_CHECK(gamma >= 0 && std::isfinite(gamma), ValueError, "ExponentialLR",
+                               "gamma ", gamma, " must be a finite number >= 0");
+                  }),
+      gamma_(gamma) {}
 
 double ExponentialLR::get_lr() { return current_lr() * gamma_; }
 
 MultiStepLR::MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma)
-    : LRScheduler(optimizer), milestones_(std::move(milestones)), gamma_(gamma) {
-  for (int64_t m : milestones_) {
-    WICK_CHECK(m >= 1, ValueError, "MultiStepLR", "milestone ", m, " must be >= 1");
-  }
-  WICK_CHECK(gamma >= 0 && std::isfinite(gamma), ValueError, "MultiStepLR", "gamma ", gamma,
-             " must be a finite number >= 0");
-}
+    : LRScheduler(optimizer,
+                  [&] {
+                    for (int64_t m : milestones) {
+                      WICK_CHECK(m >= 1, ValueError, "MultiStepLR", "milestone ", m,
+                                 " must be >= 1");
+                    }
+                    WICK_CHECK(gamma >= 0 && std::isfinite(gamma), ValueError, "MultiStepLR",
+                               "gamma ", gamma, " must be a finite number >= 0");
+                  }),
+      milestones_(std::move(milestones)),
+      gamma_(gamma) {}
 
 double MultiStepLR::get_lr() {
   const auto hits = std::count(milestones_.begin(), milestones_.end(), step_count());
@@ -55,13 +72,17 @@ double MultiStepLR::get_lr() {
 }
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t t_max, double eta_min)
-    : LRScheduler(optimizer), t_max_(t_max), eta_min_(eta_min) {
-  // Below 2^62, so that the period 2 * T_max (and the step arithmetic) fits int64.
-  WICK_CHECK(t_max >= 1 && t_max < (int64_t{1} << 62), ValueError, "CosineAnnealingLR", "T_max ",
-             t_max, " must be in [1, 2^62)");
-  WICK_CHECK(eta_min >= 0 && std::isfinite(eta_min), ValueError, "CosineAnnealingLR", "eta_min ",
-             eta_min, " must be a finite number >= 0");
-}
+    : LRScheduler(optimizer,
+                  [&] {
+                    // Below 2^62, so that the period 2 * T_max (and the step arithmetic) fits.
+                    WICK_CHECK(t_max >= 1 && t_max < (int64_t{1} << 62), ValueError,
+                               "CosineAnnealingLR", "T_max ", t_max, " must be in [1, 2^62)");
+                    WICK_CHECK(eta_min >= 0 && std::isfinite(eta_min), ValueError,
+                               "CosineAnnealingLR", "eta_min ", eta_min,
+                               " must be a finite number >= 0");
+                  }),
+      t_max_(t_max),
+      eta_min_(eta_min) {}
 
 double CosineAnnealingLR::get_lr() {
   // PyTorch's recursive rule, term for term (torch/optim/lr_scheduler.py, 1.13), with Python's
@@ -77,16 +98,27 @@ double CosineAnnealingLR::get_lr() {
          eta_min_;
 }
 
+namespace {
+void check_factor(double f, int64_t epoch) {
+  WICK_CHECK(f >= 0 && std::isfinite(f), ValueError, "LambdaLR", "the factor at step ", epoch,
+             " is ", f, "; it must be a finite number >= 0");
+}
+}  // namespace
+
 LambdaLR::LambdaLR(Optimizer& optimizer, std::function<double(int64_t)> factor)
-    : LRScheduler(optimizer), factor_(std::move(factor)) {
-  WICK_CHECK(static_cast<bool>(factor_), ValueError, "LambdaLR", "the factor function is empty");
+    : LRScheduler(optimizer,
+                  [&] {
+                    WICK_CHECK(static_cast<bool>(factor), ValueError, "LambdaLR",
+                               "the factor function is empty");
+                    check_factor(factor(0), 0);
+                  }),
+      factor_(std::move(factor)) {
   this->optimizer().set_lr(rate_at(0));
 }
 
 double LambdaLR::rate_at(int64_t epoch) const {
   const double f = factor_(epoch);
-  WICK_CHECK(f >= 0 && std::isfinite(f), ValueError, "LambdaLR", "the factor at step ", epoch,
-             " is ", f, "; it must be a finite number >= 0");
+  check_factor(f, epoch);
   return base_lr() * f;
 }
 

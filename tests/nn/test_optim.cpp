@@ -591,7 +591,43 @@ TEST_CASE("ExponentialLR, MultiStepLR, CosineAnnealingLR and LambdaLR give torch
     CHECK(bad.step_count() == 1);
     CHECK(sgd.lr() == before);
   }
+  {
+    // Chained schedulers share one base rate, the optimizer's initial_lr (torch 1.13:
+    // LambdaLR(min(1, (e + 1) / 4)) then CosineAnnealingLR(T_max 2), both stepped, from 0.5;
+    // and LambdaLR(0.1) then LambdaLR(1 / (e + 1))).
+    optim::SGD sgd({w}, optim::SGDOptions(0.5));
+    optim::LambdaLR warm_up(sgd, [](int64_t e) { return std::min(1.0, double(e + 1) / 4); });
+    optim::CosineAnnealingLR cosine(sgd, 2, 0.0);
+    CHECK(sgd.initial_lr() == 0.5);
+    const std::vector<double> chained{0.125, 0, 0.75, 1.0000000000000002, 0.25000000000000006, 0,
+                                      0.75, 1.0000000000000004};
+    for (size_t k = 0; k < chained.size(); ++k) {
+      INFO("step " << k + 1);
+      warm_up.step();
+      cosine.step();
+      CHECK(sgd.lr() == Approx(chained[k]).epsilon(1e-15).margin(1e-17));
+    }
+    optim::SGD second({w}, optim::SGDOptions(0.5));
+    optim::LambdaLR tenth(second, [](int64_t) { return 0.1; });
+    optim::LambdaLR decay(second, [](int64_t e) { return 1.0 / double(e + 1); });
+    const std::vector<double> both{0.25, 0.16666666666666666, 0.125, 0.10000000000000001};
+    for (size_t k = 0; k < both.size(); ++k) {
+      tenth.step();
+      decay.step();
+      CHECK(second.lr() == Approx(both[k]).epsilon(1e-15));
+    }
+    // initial_lr travels with the optimizer's state, so a scheduler made after a load starts
+    // from the original base, as torch's.
+    optim::SGD resumed({w}, optim::SGDOptions(0.01));
+    resumed.load_state_dict(second.state_dict());
+    CHECK(resumed.initial_lr() == 0.5);
+    optim::LambdaLR again(resumed, [](int64_t) { return 1.0; });
+    CHECK(resumed.lr() == 0.5);
+  }
   optim::SGD sgd({w}, optim::SGDOptions(1.0));
+  // A rejected scheduler leaves the optimizer as it was (no initial_lr taken).
+  CHECK_THROWS_AS(optim::LambdaLR(sgd, [](int64_t) { return -1.0; }), wick::ValueError);
+  CHECK_FALSE(sgd.initial_lr().has_value());
   CHECK_THROWS_AS(optim::ExponentialLR(sgd, -0.5), wick::ValueError);
   CHECK_THROWS_AS(optim::MultiStepLR(sgd, {0, 3}), wick::ValueError);
   CHECK_THROWS_AS(optim::MultiStepLR(sgd, {3}, std::nan("")), wick::ValueError);
@@ -600,4 +636,5 @@ TEST_CASE("ExponentialLR, MultiStepLR, CosineAnnealingLR and LambdaLR give torch
   CHECK_THROWS_AS(optim::CosineAnnealingLR(sgd, 3, -1.0), wick::ValueError);
   CHECK_THROWS_AS(optim::LambdaLR(sgd, nullptr), wick::ValueError);
   CHECK(sgd.lr() == 1.0);
+  CHECK_FALSE(sgd.initial_lr().has_value());
 }

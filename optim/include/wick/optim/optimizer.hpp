@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,10 +28,15 @@ class Optimizer {
 
   double lr() const { return lr_; }
   void set_lr(double lr);
+  // PyTorch's group["initial_lr"]: the rate when the first scheduler was made for this
+  // optimizer, the base rate of every scheduler made for it (so chained schedules share one
+  // base, as in torch). Unset until a scheduler is made; saved by state_dict().
+  std::optional<double> initial_lr() const { return initial_lr_; }
   const std::vector<Tensor>& parameters() const { return params_; }
 
-  // The optimizer's state as named tensors: "lr" (0-dim float64) and, per parameter index i,
-  // "state.<i>.<buffer>" (momentum_buffer; step, exp_avg, exp_avg_sq, max_exp_avg_sq).
+  // The optimizer's state as named tensors: "lr" (0-dim float64), "initial_lr" once a
+  // scheduler has set it, and, per parameter index i, "state.<i>.<buffer>" (momentum_buffer;
+  // step, exp_avg, exp_avg_sq, max_exp_avg_sq).
   std::map<std::string, Tensor> state_dict() const;
   // Restores a state_dict() of an optimizer of the same kind over parameters of the same
   // shapes; buffers move to each parameter's device and dtype. Unknown keys, out-of-range
@@ -57,6 +63,8 @@ class Optimizer {
 
   std::vector<Tensor> params_;
   double lr_;
+  std::optional<double> initial_lr_;  // set once, by the first LRScheduler (see initial_lr())
+  friend class LRScheduler;
   const char* name_;  // "SGD", "Adam", "AdamW": for error messages
 };
 

@@ -16,7 +16,10 @@ namespace wick::optim {
 
 class LRScheduler {
  public:
-  explicit LRScheduler(Optimizer& optimizer) : optimizer_(optimizer), base_lr_(optimizer.lr()) {}
+  // The base rate is the optimizer's initial_lr(), which the first scheduler sets to its
+  // current rate (PyTorch's group.setdefault("initial_lr", lr)). check_options (a subclass's
+  // option checks) runs first, so that a rejected scheduler leaves the optimizer as it was.
+  explicit LRScheduler(Optimizer& optimizer, const std::function<void()>& check_options = {});
   virtual ~LRScheduler() = default;
   // Advances the count and sets the optimizer's learning rate to get_lr().
   void step();
@@ -27,7 +30,7 @@ class LRScheduler {
   // The learning rate after step() number step_count() (already counted), from the current one.
   virtual double get_lr() = 0;
   double current_lr() const { return optimizer_.lr(); }
-  // The optimizer's rate when the scheduler was made (PyTorch's base_lrs).
+  // The optimizer's rate when its first scheduler was made (PyTorch's base_lrs).
   double base_lr() const { return base_lr_; }
   Optimizer& optimizer() { return optimizer_; }
 
