@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <exception>
+#include <vector>
 
 #include "reference.hpp"
 
@@ -246,4 +247,36 @@ TEST_CASE("autograd edges: a transposed matmul operand gets its gradient in its 
   matmul(v, r.t()).backward(gv);
   CHECK(allclose(v.grad(), matmul(gv, r.detach()), 1e-5, 1e-6));
   CHECK(allclose(r.grad(), matmul(gv.unsqueeze(1), v.detach().unsqueeze(0)), 1e-5, 1e-6));
+}
+
+TEST_CASE("autograd edges: ties and zeros in median, amax and norm, as PyTorch's", "[autograd]") {
+  // torch 1.13: median() and nanmedian() over all elements share the gradient among the
+  // elements equal to the result (among the NaNs when it is NaN): evenly_distribute_backward.
+  const auto grad_of = [](std::vector<double> values, auto&& fn) {
+    const Tensor x = tensor(values, kFloat64).requires_grad_();
+    fn(x).backward();
+    return x.grad().to_vector<double>();
+  };
+  const auto median_all = [](const Tensor& x) { return median(x); };
+  CHECK(grad_of({2, 1, 2, 3}, median_all) == std::vector<double>{0.5, 0, 0.5, 0});
+  CHECK(grad_of({1, NAN, NAN}, median_all) == std::vector<double>{0, 0.5, 0.5});
+  CHECK(grad_of({-INFINITY, -INFINITY, 1}, median_all) == std::vector<double>{0.5, 0.5, 0});
+  const std::vector<double> thirds =
+      grad_of({2, 2, 2}, [](const Tensor& x) { return nanmedian(x); });
+  CHECK(thirds == std::vector<double>(3, 1.0 / 3));
+  {
+    const Tensor x =
+        tensor(std::vector<double>{-INFINITY, -INFINITY, 1}, kFloat64).requires_grad_();
+    CHECK(median(x).item<double>() == -INFINITY);  // the value stays the median itself
+  }
+  // amax over every dim follows amax's rule, not max()'s: a NaN result gives NaN everywhere
+  // (torch.amax), ties share.
+  for (double g : grad_of({1, NAN, NAN}, [](const Tensor& x) { return amax(x, Shape{}); }))
+    CHECK(std::isnan(g));
+  CHECK(grad_of({1, 3, 3}, [](const Tensor& x) { return amax(x, Shape{}); }) ==
+        std::vector<double>{0, 0.5, 0.5});
+  // A p-norm below p = 1 gives a zero element no gradient (|x|^p has an infinite slope there):
+  // torch.norm([1, 0, 4], 0.5) is 9 with gradient [3, 0, 1.5].
+  CHECK(grad_of({1, 0, 4}, [](const Tensor& x) { return norm(x, 0.5, Shape{}, false); }) ==
+        std::vector<double>{3, 0, 1.5});
 }

@@ -86,6 +86,24 @@ TEST_CASE("errors: bad dims and indices", "[errors]") {
   CHECK_THAT(error_of<IndexError>([&] { x.sum().stride(0); }), Contains("stride"));
   CHECK_THAT(error_of<IndexError>([] { max(zeros({0})); }), Contains("max"));
   CHECK_THAT(error_of<ValueError>([&] { x.slice(1, 0, 3, 0); }), Contains("step"));
+  // Reductions built of sum and mean name themselves, not their building blocks (a review found
+  // var saying "mean:" and norm "sum:").
+  const auto names = [&](const char* op, auto&& call) {
+    INFO(op);
+    CHECK_THAT(error_of<IndexError>(call), StartsWith(std::string(op) + ":"));
+  };
+  names("var", [&] { var(x, Shape{1, 1}); });
+  names("std", [&] { wick::std(x, Shape{2}); });
+  names("var_mean", [&] { var_mean(x, Shape{0, -2}); });
+  names("std_mean", [&] { std_mean(x, Shape{5}); });
+  names("norm", [&] { norm(x, 2.0, Shape{3}); });
+  names("norm", [] { norm(zeros({0, 3}), INFINITY, Shape{0}); });
+  CHECK(norm(zeros({0, 3}), INFINITY, Shape{1}).sizes() == Shape{0});  // no empty group
+  names("nansum", [&] { nansum(x, Shape{4}); });
+  names("nanmean", [&] { nanmean(x, Shape{0, 0}); });
+  names("count_nonzero", [&] { count_nonzero(x, Shape{2}); });
+  names("any", [&] { any(x, 2); });
+  names("all", [&] { all(x, -3); });
 }
 
 TEST_CASE("errors: bad view and reshape sizes", "[errors]") {

@@ -149,6 +149,8 @@ TEST_CASE("bincount, unique and unique_consecutive", "[vector_ops]") {
   const Tensor idx = tensor({0, 1, 1, 3});
   CHECK(ints(bincount(idx)) == std::vector<int64_t>{1, 2, 0, 1});
   const Tensor weighted = bincount(idx, tensor({0.5f, 1.0f, 1.0f, 2.0f}));
+  // Only float32 weights keep their dtype; bfloat16 ones give float64, as torch's.
+  CHECK(bincount(idx, tensor({0.5f, 1.0f, 1.0f, 2.0f}).to(kBFloat16)).dtype() == kFloat64);
   CHECK(weighted.dtype() == kFloat32);
   CHECK(doubles(weighted) == std::vector<double>{0.5, 2, 0, 2});
   CHECK(bincount(idx, tensor({1, 2, 3, 4})).dtype() == kFloat64);

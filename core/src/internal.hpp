@@ -25,6 +25,14 @@ Tensor make_view(const Tensor& base, const Shape& sizes, const Shape& strides, i
 Tensor expand_view(const Tensor& t, const Shape& sizes);
 // dim in [-ndim, ndim) -> [0, ndim); IndexError naming op otherwise.
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op);
+// Flags (1 = reduced) for `dims` of a tensor with ndim dims (all of them when `all`); each dim
+// wrapped and checked, a repeat an IndexError, the errors naming op (ops_reduce.cpp).
+Shape reduce_mask(const Shape& dims, int64_t ndim, bool all, const char* op);
+// The dims' errors of a reduction of a over dims (none: every dim) named as op, checked before
+// the sum or mean that an op is built of would name itself instead.
+inline void check_reduce_dims(const Tensor& a, const Shape& dims, const char* op) {
+  (void)reduce_mask(dims, a.dim(), dims.empty(), op);
+}
 // "[2, 3] float32 cpu and [3] int64 cpu", for messages.
 std::string describe_all(std::initializer_list<const Tensor*> tensors);
 // Every tensor defined, or a ValueError naming op (Tensor::impl() could not name it).

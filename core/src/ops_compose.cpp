@@ -179,10 +179,26 @@ Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim) {
   detail::check_defined("norm", {&a});
   check_floating("norm", a);
   WICK_CHECK(p >= 0 || std::isinf(p), ValueError, "norm", "p ", p, " must be 0, positive or +-inf");
+  const Shape reduced = detail::reduce_mask(dims, a.dim(), dims.empty(), "norm");
+  for (size_t d = 0; std::isinf(p) && d < reduced.size(); ++d) {
+    // amax/amin would refuse it under their own name; torch.linalg.vector_norm refuses too.
+    WICK_CHECK(!(reduced[d] != 0 && a.size(static_cast<int64_t>(d)) == 0), IndexError, "norm",
+               "the ", p, "-norm of ", describe(a), " over dim ", d, " of size 0 has no value");
+  }
   if (std::isinf(p)) return p > 0 ? amax(abs(a), dims, keepdim) : amin(abs(a), dims, keepdim);
   if (p == 0) return sum(ne(a.detach(), 0), dims, keepdim).to(a.dtype());
   if (p == 1) return sum(abs(a), dims, keepdim);
-  const Tensor powered = p == 2 ? a * a : pow(abs(a), p);
+  // Below p = 1, |x|^p's slope is infinite at 0 (0 * inf = NaN in the chain rule); zeros
+  // take the unchosen branch of a where(), so their gradient is 0, as PyTorch's norm_backward.
+  Tensor powered;
+  if (p == 2) {
+    powered = a * a;
+  } else if (p < 1) {
+    const Tensor zero_element = eq(a.detach(), 0);
+    powered = where(zero_element, 0.0, pow(where(zero_element, 1.0, abs(a)), p));
+  } else {
+    powered = pow(abs(a), p);
+  }
   const Tensor total = sum(powered, dims, keepdim);
   // root(total) with total = 0 replaced by 1 inside the root: the chosen branch is 0 there, so
   // no gradient flows into the root's infinite slope at zero.

@@ -75,6 +75,7 @@ Tensor any(const Tensor& a) {
 }
 Tensor any(const Tensor& a, int64_t dim, bool keepdim) {
   detail::check_defined("any", {&a});
+  detail::check_reduce_dims(a, {dim}, "any");
   return gt(sum(truth(a), dim, keepdim), 0);
 }
 Tensor all(const Tensor& a) {
@@ -83,6 +84,7 @@ Tensor all(const Tensor& a) {
 }
 Tensor all(const Tensor& a, int64_t dim, bool keepdim) {
   detail::check_defined("all", {&a});
+  detail::check_reduce_dims(a, {dim}, "all");
   return eq(sum(logical_not(a), dim, keepdim), 0);
 }
 

@@ -7,6 +7,7 @@
 // The values come through topk/sort and gather, whose rules send the gradient to the
 // element chosen.
 #include <cmath>
+#include <limits>
 
 #include "internal.hpp"
 #include "wick/ops.hpp"
@@ -82,7 +83,22 @@ Tensor median_of_all(const char* name, const Tensor& a, NanRule rule) {
                " has no value");
     return full({}, std::nan(""), TensorOptions(a.dtype()).device(a.device()));
   }
-  return std::get<0>(median_along(name, a.reshape({-1}), 0, false, rule));
+  const Tensor flat = a.reshape({-1});
+  if (!(a.requires_grad() && GradMode::is_enabled())) {
+    return std::get<0>(median_along(name, flat, 0, false, rule));
+  }
+  // Recorded: the gradient is shared equally by every element equal to the median (by every
+  // NaN when it is NaN), as PyTorch's evenly_distribute_backward, not sent to one of them.
+  // max() over every element has that rule: the median is the max of those elements with all
+  // others replaced by -inf (by +inf and min() for a median of -inf, so that no other element
+  // ties), and where() passes each one's share back to it.
+  const Tensor value = std::get<0>(median_along(name, flat.detach(), 0, false, rule));
+  const Tensor chosen =
+      logical_or(eq(flat.detach(), value), logical_and(isnan(flat.detach()), isnan(value)));
+  if (value.le(-std::numeric_limits<double>::max()).item<bool>()) {  // -inf (one host read)
+    return min(where(chosen, flat, std::numeric_limits<double>::infinity()));
+  }
+  return max(where(chosen, flat, -std::numeric_limits<double>::infinity()));
 }
 
 }  // namespace

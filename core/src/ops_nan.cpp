@@ -58,6 +58,7 @@ Tensor nansum(const Tensor& a) {
 }
 Tensor nansum(const Tensor& a, const Shape& dims, bool keepdim) {
   detail::check_defined("nansum", {&a});
+  detail::check_reduce_dims(a, dims, "nansum");
   return sum(zero_nans(a), dims, keepdim);
 }
 
@@ -67,6 +68,7 @@ Tensor nanmean(const Tensor& a) {
 }
 Tensor nanmean(const Tensor& a, const Shape& dims, bool keepdim) {
   check_nanmean(a);
+  detail::check_reduce_dims(a, dims, "nanmean");
   return sum(zero_nans(a), dims, keepdim) / count_not_nan(a, dims, keepdim);
 }
 
@@ -88,6 +90,7 @@ Tensor count_nonzero(const Tensor& a) {
 }
 Tensor count_nonzero(const Tensor& a, const Shape& dims) {
   detail::check_defined("count_nonzero", {&a});
+  detail::check_reduce_dims(a, dims, "count_nonzero");
   return sum(ne(a, 0), dims, false);
 }
 

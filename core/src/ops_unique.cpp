@@ -114,8 +114,8 @@ Tensor bincount(const Tensor& a, const std::optional<Tensor>& weights, int64_t m
   WICK_CHECK(weights->dim() == 1 && weights->numel() == a.numel(), ShapeError, name,
              "weights must be 1-d with one weight per input element, got ", describe(*weights),
              " for ", describe(a));
-  // As PyTorch: float weights give float, others double.
-  const Dtype out = is_floating(weights->dtype()) ? weights->dtype() : kFloat64;
+  // As PyTorch: float32 weights give float32, all others (bfloat16 too) float64.
+  const Dtype out = weights->dtype() == kFloat32 ? kFloat32 : kFloat64;
   return zeros({length}, TensorOptions(out).device(a.device()))
       .index_add(0, index, weights->to(out));
 }

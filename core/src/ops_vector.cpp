@@ -119,10 +119,14 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p) {
 
 std::tuple<Tensor, Tensor> var_mean(const Tensor& a, const Shape& dims, bool unbiased,
                                     bool keepdim) {
+  detail::check_defined("var_mean", {&a});
+  detail::check_reduce_dims(a, dims, "var_mean");
   return {var(a, dims, unbiased, keepdim), mean(a, dims, keepdim)};
 }
 std::tuple<Tensor, Tensor> std_mean(const Tensor& a, const Shape& dims, bool unbiased,
                                     bool keepdim) {
+  detail::check_defined("std_mean", {&a});
+  detail::check_reduce_dims(a, dims, "std_mean");
   return {wick::std(a, dims, unbiased, keepdim), mean(a, dims, keepdim)};
 }
 
