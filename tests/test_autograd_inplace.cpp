@@ -104,6 +104,14 @@ TEST_CASE("autograd in place: copy_ passes the gradient to its source", "[autogr
     CHECK(values(x.grad()) == std::vector<float>{0, 0, 0});
     CHECK(values(w.grad()) == std::vector<float>{8, 16, 24});
   }
+  SECTION("into int64 or bool: not differentiable, as torch's (found by review)") {
+    for (Dtype d : {kInt64, kBool}) {
+      Tensor target = zeros({3}, d);
+      target.copy_(x);
+      CHECK_FALSE(target.requires_grad());
+      CHECK_THROWS_AS(target.to(kFloat32).sum().backward(), AutogradError);
+    }
+  }
 }
 
 TEST_CASE("autograd in place: what wick refuses, and the version check", "[autograd]") {

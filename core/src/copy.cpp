@@ -168,7 +168,10 @@ Tensor& Tensor::copy_(const Tensor& src) {
   detail::check_inplace_target(*this, "copy_", true);
   // A source that requires grad is expanded as a recorded view, so that its gradient is summed
   // back to its shape.
-  const bool track = GradMode::is_enabled() && src.requires_grad();
+  // Into an int64 or bool tensor the copy is not differentiable (as to(kInt64) and PyTorch's
+  // copy_): the target must not start to require grad (found by review).
+  const bool differentiable = is_floating(dtype());
+  const bool track = differentiable && GradMode::is_enabled() && src.requires_grad();
   Tensor expanded = src;
   WICK_CHECK(src.dim() <= dim(), ShapeError, "copy_", "cannot copy ", describe(src), " into ",
              describe(*this));
@@ -181,7 +184,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
                                " cannot be broadcast to destination ", describe(*this));
     }
   }
-  const detail::InplaceRecord record(OpId::copy, *this, &expanded);
+  const detail::InplaceRecord record(OpId::copy, *this, differentiable ? &expanded : nullptr);
   detail::copy_into(*this, expanded.detach());
   storage()->bump_version();
   if (record.active()) {

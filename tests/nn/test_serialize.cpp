@@ -303,6 +303,14 @@ TEST_CASE("a failed save leaves the old file and no temporary behind") {
   // No folder to write into.
   CHECK_THROWS_AS(wick::save({{"w", wick::ones({1})}}, dir / "missing" / "x.safetensors"),
                   wick::IOError);
+  // A path that is not a regular file (a FIFO here; /dev/full as root was replaced by a file,
+  // found by review) is refused and left as it was.
+  const fs::path fifo = dir / "pipe";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(wick::save({{"w", wick::ones({1})}}, fifo),
+                    Catch::Contains("not a regular file"));
+  CHECK(fs::is_fifo(fifo));
+  fs::remove(fifo);
   // And a successful save replaces the file.
   wick::save({{"w", wick::zeros({2})}}, target);
   CHECK(wick::load_tensors(target).at("w").numel() == 2);
@@ -312,6 +320,22 @@ TEST_CASE("a failed save leaves the old file and no temporary behind") {
 // Found by review: saving over a file made it 0644 whatever it was, replaced a symbolic link
 // by a file (leaving the linked file stale), and failed for names within 20 bytes of NAME_MAX
 // (the temporary's suffix took the name past 255 bytes).
+TEST_CASE("many tensors: the header is written and read entry by entry, in name order") {
+  // Built and parsed in linear time (found by review: quadratic in the entry count, a hostile
+  // header of 1.6M entries would have taken hours); the layout is ordered_json's dump() of
+  // before: __metadata__ first, then the names in order, offsets increasing.
+  TempDir dir;
+  const fs::path target = dir / "many.safetensors";
+  std::map<std::string, Tensor> many;
+  for (int i = 0; i < 3000; ++i) many["t" + std::to_string(i)] = wick::full({1}, i, wick::kInt64);
+  wick::save(many, target, {{"format", "pt"}});
+  const std::string bytes = read_file(target);
+  CHECK(bytes.substr(8, 36) == "{\"__metadata__\":{\"format\":\"pt\"},\"t0\"");
+  const auto loaded = wick::load_tensors(target);
+  REQUIRE(loaded.size() == many.size());
+  for (const auto& [name, t] : many) CHECK(wick::equal(loaded.at(name), t));
+}
+
 TEST_CASE("saving over a file keeps its mode, writes through a link, takes any name length") {
   TempDir dir;
   const fs::path target = dir / "private.safetensors";
