@@ -146,6 +146,23 @@ TEST_CASE("einsum: PyTorch's implicit output, ellipsis, views and dtypes", "[ein
                  matmul(a32.to(kFloat64), b32.to(kFloat64)), 1e-5, 1e-5));
 }
 
+TEST_CASE("einsum: two repeated subscripts in one operand", "[einsum]") {
+  // torch 1.13 on arange(16) as [2, 2, 2, 2]: "iijj" 30, "iijj->ij" [0, 3, 12, 15], "ijij->ij"
+  // [0, 5, 10, 15], "ijji->ij" [0, 6, 9, 15], "iiji->ij" [0, 2, 13, 15]; the gradient of
+  // "iijj" is 1 at the 4 elements (i, i, j, j). (The second label was skipped: 60, or a
+  // permute error, found by review.)
+  const Tensor x = arange(16, kFloat64).reshape({2, 2, 2, 2});
+  const auto values = [](const Tensor& t) { return t.contiguous().to_vector<double>(); };
+  CHECK(einsum("iijj", {x}).item<double>() == 30);
+  CHECK(values(einsum("iijj->ij", {x})) == std::vector<double>{0, 3, 12, 15});
+  CHECK(values(einsum("ijij->ij", {x})) == std::vector<double>{0, 5, 10, 15});
+  CHECK(values(einsum("ijji->ij", {x})) == std::vector<double>{0, 6, 9, 15});
+  CHECK(values(einsum("iiji->ij", {x})) == std::vector<double>{0, 2, 13, 15});
+  const Tensor leaf = arange(16, kFloat64).requires_grad_();
+  einsum("iijj", {leaf.reshape({2, 2, 2, 2})}).backward();
+  CHECK(values(leaf.grad()) == std::vector<double>{1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1});
+}
+
 TEST_CASE("einsum: errors name the equation and the shapes", "[einsum]") {
   const Tensor a = f64({2, 3}, 1), b = f64({4, 5}, 2);
   auto message = [](const std::function<void()>& f) {

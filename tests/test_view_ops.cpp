@@ -198,3 +198,46 @@ TEST_CASE("unique over a dim and unique_consecutive over a dim", "[vector_ops]")
   CHECK(ints(rc2.sum()) == std::vector<int64_t>{40});
   CHECK(rv2.size(0) <= 8);
 }
+
+TEST_CASE("layout ops at their edges, as torch's (found by review)", "[views]") {
+  const auto doubles = [](const Tensor& t) {
+    return t.to(kFloat64).contiguous().to_vector<double>();
+  };
+  // movedim of a 0-d tensor: the tensor (dim 0 or -1 named), not a read out of bounds.
+  const Tensor scalar = tensor(3.0);
+  CHECK(movedim(scalar, Shape{0}, Shape{0}).item<float>() == 3);
+  CHECK(movedim(scalar, Shape{-1}, Shape{0}).dim() == 0);
+  // repeat_interleave along a dim of a 0-d tensor: an error, as torch's; without a dim, fine.
+  CHECK_THROWS_AS(repeat_interleave(scalar, 2, 0), IndexError);
+  CHECK(doubles(repeat_interleave(scalar, 2)) == std::vector<double>{3, 3});
+  // Counts of 1 still make a new tensor: writing to it leaves the input alone.
+  const Tensor base = arange(3, kFloat32);
+  for (Tensor copy : {base.repeat({1}), tile(base, {1}), repeat_interleave(base, 1, 0),
+                      repeat_interleave(base, 1)}) {
+    copy.fill_(-1.0);
+    CHECK(doubles(base) == std::vector<double>{0, 1, 2});
+  }
+  {  // and a recorded one can be changed in place (torch: grad [2, 2, 2])
+    const Tensor leaf = ones({3}).requires_grad_();
+    Tensor y = (leaf * 1.0).repeat({1});
+    y.mul_(2.0);
+    y.sum().backward();
+    CHECK(doubles(leaf.grad()) == std::vector<double>{2, 2, 2});
+  }
+  // Beyond 8 dims repeat's paired shape would pass 16 dims; 16-d repeat_interleave too.
+  CHECK(ones(Shape::filled(9, 1)).repeat(Shape::filled(9, 2)).sum().item<float>() == 512);
+  Shape sixteen = Shape::filled(16, 1);
+  sixteen[3] = 2;
+  const Tensor wide = repeat_interleave(arange(2, kFloat32).reshape(sixteen), 2, 3);
+  CHECK(wide.size(3) == 4);
+  CHECK(doubles(wide) == std::vector<double>{0, 0, 1, 1});
+  // roll over a dim named twice rolls twice: torch gives [3, 4, 0, 1, 2] and
+  // [[3, 4, 5], [0, 1, 2]] for shifts (1, 2, -1) over dims (1, 1, 0) of arange(6) as [2, 3].
+  CHECK(doubles(roll(arange(5), {1, 1}, {0, 0})) == std::vector<double>{3, 4, 0, 1, 2});
+  CHECK(doubles(roll(arange(6).reshape({2, 3}), {1, 2, -1}, {1, 1, 0})) ==
+        std::vector<double>{3, 4, 5, 0, 1, 2});
+  // diag of a bool vector (index_add has no bool): torch.diag([True, True], 1).
+  const Tensor d = diag(tensor({true, true}), 1);
+  CHECK(d.dtype() == kBool);
+  CHECK(doubles(d) == std::vector<double>{0, 1, 0, 0, 0, 1, 0, 0, 0});
+}

@@ -15,6 +15,16 @@ Tensor movedim(const Tensor& a, const Shape& source, const Shape& destination) {
   WICK_CHECK(source.size() == destination.size(), ShapeError, op,
              "source and destination must name as many dims, got ", source, " and ", destination);
   const int64_t nd = a.dim();
+  if (nd == 0) {
+    // A 0-d tensor has one dim to name (0 or -1), as in PyTorch, and nothing to move; the
+    // vectors below would have no slot for it (found by review: a read out of bounds).
+    for (size_t i = 0; i < source.size(); ++i) {
+      (void)detail::wrap_dim(source[i], nd, op);
+      (void)detail::wrap_dim(destination[i], nd, op);
+    }
+    WICK_CHECK(source.size() <= 1, ShapeError, op, "repeated dim in source ", source);
+    return a.permute(Shape{});
+  }
   // order[k]: the input dim that lands at position k. Named destinations take their sources;
   // the remaining positions take the remaining dims in their order.
   std::vector<int64_t> order(static_cast<size_t>(nd), -1);

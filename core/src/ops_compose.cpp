@@ -58,10 +58,10 @@ Tensor roll(const Tensor& a, const Shape& shifts, const Shape& dims) {
   }
   WICK_CHECK(shifts.size() == dims.size(), ValueError, "roll", "shifts ", shifts, " and dims ",
              dims, " must have the same length");
-  const std::vector<int64_t> wrapped = distinct_dims("roll", dims, a.dim());
+  // A dim named twice is rolled twice, one shift after the other, as PyTorch's.
   Tensor out = a;
-  for (size_t i = 0; i < wrapped.size(); ++i) {
-    const int64_t d = wrapped[i], n = a.size(d);
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const int64_t d = detail::wrap_dim(dims[i], a.dim(), "roll"), n = a.size(d);
     if (n == 0) continue;
     const int64_t s = ((shifts[i] % n) + n) % n;  // in [0, n)
     if (s == 0) continue;
@@ -75,21 +75,38 @@ Tensor repeat(const Tensor& a, const Shape& repeats) {
   const auto extra = static_cast<int64_t>(repeats.size()) - a.dim();
   WICK_CHECK(extra >= 0, ShapeError, "repeat", "repeats ", repeats,
              " must have at least as many entries as ", describe(a), " has dims");
-  Shape interleaved, expanded, result;
+  WICK_CHECK(repeats.size() <= Shape::kMaxDims, ShapeError, "repeat", "repeats ", repeats,
+             " would make a tensor of more than ", Shape::kMaxDims, " dims");
+  Shape padded, result;  // a's sizes behind leading 1s, one per count; the result's sizes
   for (size_t i = 0; i < repeats.size(); ++i) {
     const int64_t r = repeats[i];
     WICK_CHECK(r >= 0, ValueError, "repeat", "repeats ", repeats, " must not be negative");
-    const int64_t size =
-        static_cast<int64_t>(i) < extra ? 1 : a.size(static_cast<int64_t>(i) - extra);
-    // [.., 1, size, ..] expanded to [.., r, size, ..]: the whole dim repeated r times.
-    interleaved.push_back(1);
-    interleaved.push_back(size);
-    expanded.push_back(r);
-    expanded.push_back(size);
-    result.push_back(r * size);
+    padded.push_back(static_cast<int64_t>(i) < extra ? 1 : a.size(static_cast<int64_t>(i) - extra));
+    result.push_back(r * padded[i]);
   }
   if (repeats.empty()) return a.clone();
-  return a.reshape(interleaved).expand(expanded).reshape(result);
+  Tensor out;
+  if (2 * repeats.size() <= Shape::kMaxDims) {
+    // [.., 1, size, ..] expanded to [.., r, size, ..]: each dim repeated r times, one copy.
+    Shape interleaved, expanded;
+    for (size_t i = 0; i < repeats.size(); ++i) {
+      interleaved.push_back(1);
+      interleaved.push_back(padded[i]);
+      expanded.push_back(repeats[i]);
+      expanded.push_back(padded[i]);
+    }
+    out = a.reshape(interleaved).expand(expanded).reshape(result);
+  } else {
+    // More than 8 dims: the paired form would pass wick's 16-dim limit, so each dim is
+    // repeated as r copies side by side (what repeating a dim is), one dim at a time.
+    out = a.reshape(padded);
+    for (size_t i = 0; i < repeats.size(); ++i) {
+      if (repeats[i] == 1) continue;
+      out = cat(std::vector<Tensor>(static_cast<size_t>(repeats[i]), out), static_cast<int64_t>(i));
+    }
+  }
+  // Every count 1 expands nothing, and the reshapes are views: a repeat is a new tensor.
+  return out.storage() == a.storage() ? out.clone() : out;
 }
 
 Tensor tile(const Tensor& a, const Shape& repeats) {
@@ -104,17 +121,30 @@ Tensor repeat_interleave(const Tensor& a, int64_t repeats, std::optional<int64_t
   WICK_CHECK(repeats >= 0, ValueError, "repeat_interleave", "repeats ", repeats,
              " must not be negative");
   if (!dim) return repeat_interleave(a.reshape({-1}), repeats, 0);
+  WICK_CHECK(a.dim() > 0, IndexError, "repeat_interleave", "dim ", *dim, " of ", describe(a),
+             ": a 0-d tensor has no dims to repeat along (as PyTorch)");
   const int64_t d = detail::wrap_dim(*dim, a.dim(), "repeat_interleave");
-  Shape expanded = a.sizes(), result = a.sizes();
-  expanded.insert(static_cast<size_t>(d) + 1, repeats);
-  result[static_cast<size_t>(d)] *= repeats;
-  return a.unsqueeze(d + 1).expand(expanded).reshape(result);
+  Tensor out;
+  if (a.dim() == static_cast<int64_t>(Shape::kMaxDims)) {
+    // No room for the extra dim below: each index along d, repeats times, picked by
+    // index_select.
+    const Tensor rows = arange(a.size(d), int64_on(a)).unsqueeze(1).expand({a.size(d), repeats});
+    out = index_select(a, d, rows.reshape({-1}));
+  } else {
+    Shape expanded = a.sizes(), result = a.sizes();
+    expanded.insert(static_cast<size_t>(d) + 1, repeats);
+    result[static_cast<size_t>(d)] *= repeats;
+    out = a.unsqueeze(d + 1).expand(expanded).reshape(result);
+  }
+  // repeats 1 expands nothing, and the reshape is a view: the result is a new tensor.
+  return out.storage() == a.storage() ? out.clone() : out;
 }
 
 Tensor diag(const Tensor& a, int64_t diagonal) {
   detail::check_defined("diag", {&a});
   WICK_CHECK(a.dim() == 1 || a.dim() == 2, ShapeError, "diag", "needs a 1-D or 2-D tensor, got ",
              describe(a));
+  if (a.dim() == 1 && a.dtype() == kBool) return diag(a.to(kInt64), diagonal).to(kBool);
   if (a.dim() == 1) {
     // Element i goes to (i + row_offset, i + col_offset) of an [m, m] matrix, m = n + |k|.
     const int64_t n = a.size(0);

@@ -85,13 +85,19 @@ bool has(const Labels& labels, int label) {
 
 // The diagonal over every label repeated in x's labels.
 Named take_diagonals(Named x, const std::string& equation) {
-  for (size_t i = 0; i < x.labels.size(); ++i) {
+  // Each diagonal moves the kept labels forward and its own label last, so the scan starts
+  // over after one (it went on from i + 1, and "iijj" never saw the j's: found by review);
+  // every diagonal removes dims, so the scans end.
+  for (size_t i = 0; i < x.labels.size();) {
     const int label = x.labels[i];
     std::vector<int64_t> at;
     for (size_t j = i; j < x.labels.size(); ++j) {
       if (x.labels[j] == label) at.push_back(static_cast<int64_t>(j));
     }
-    if (at.size() < 2) continue;
+    if (at.size() < 2) {
+      ++i;
+      continue;
+    }
     const int64_t n = x.t.size(at[0]);
     for (int64_t d : at) {
       if (x.t.size(d) != n) {
@@ -121,6 +127,7 @@ Named take_diagonals(Named x, const std::string& equation) {
     x.t = x.t.permute(order).reshape(flat_sizes).index_select(-1, picks);
     kept_labels.push_back(label);
     x.labels = kept_labels;
+    i = 0;
   }
   return x;
 }
