@@ -13,7 +13,15 @@ namespace wick::nn {
 
 Tensor functional::linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   Tensor output = matmul(input, weight.t());
-  return bias.defined() ? output + bias : output;
+  if (!bias.defined()) return output;
+  // Checked here, so that the errors name linear, not add; a bias of another dtype is refused
+  // as PyTorch's (it would have promoted the output).
+  WICK_CHECK(bias.dtype() == output.dtype(), DtypeError, "linear", "bias ", describe(bias),
+             " must have the dtype of input ", describe(input), " and weight ", describe(weight));
+  WICK_CHECK(bias.dim() <= 1 && (bias.numel() == 1 || bias.numel() == weight.size(0)), ShapeError,
+             "linear", "bias ", describe(bias), " must be [", weight.size(0), "] for weight ",
+             describe(weight));
+  return output + bias;
 }
 
 Tensor functional::dropout(const Tensor& input, double p, bool training) {

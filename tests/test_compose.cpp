@@ -194,3 +194,65 @@ TEST_CASE("randint, randperm, bernoulli, multinomial: ranges, frequencies, seeds
   CHECK_THROWS_AS(randint(5, 5, {2}), ValueError);
   CHECK_THROWS_AS(randperm(-1), ValueError);
 }
+
+TEST_CASE("the addmm family: torch's dtypes, integer scalars, beta = 0, errors (review)",
+          "[compose]") {
+  const auto values = [](const Tensor& t) {
+    return t.to(kFloat64).contiguous().to_vector<double>();
+  };
+  // torch 1.13, int64: alpha and beta are truncated to integers (0.5 -> 0, 1.7 -> 1), the
+  // result stays int64; addr refuses a fractional one.
+  const Tensor c = tensor({{4, 3}, {1, 2}}), a = tensor({{1, 2}, {3, 0}}),
+               b = tensor({{1, 0}, {1, 1}});
+  CHECK(addmm(c, a, b, 0.5, 3).dtype() == kInt64);
+  CHECK(values(addmm(c, a, b, 0.5, 3)) == std::vector<double>{9, 6, 9, 0});
+  CHECK(values(addmm(c, a, b, 2, 0.5)) == std::vector<double>{8, 6, 2, 4});
+  CHECK(values(addmm(c, a, b, 1.7, 2)) == std::vector<double>{10, 7, 7, 2});
+  CHECK(values(addmv(c.select(0, 0), a, b.select(0, 0), 0.5, 1)) == std::vector<double>{1, 3});
+  CHECK(values(baddbmm(c.unsqueeze(0), a.unsqueeze(0), b.unsqueeze(0), 0.5, 1)) ==
+        std::vector<double>{3, 2, 3, 0});
+  CHECK_THROWS_AS(addr(c, a.select(0, 0), b.select(0, 0), 0.5, 1), DtypeError);
+  // A c of another dtype: addmm refuses it (torch: "self and mat2 must have the same dtype"),
+  // addmv and baddbmm cast it to the product's dtype; linear refuses a bias of another dtype.
+  const Tensor f = randn({2, 2}), c64 = randn({2, 2}, kFloat64);
+  CHECK_THROWS_AS(addmm(c64, f, f), DtypeError);
+  CHECK(addmv(c64.select(0, 0), f, f.select(0, 0)).dtype() == kFloat32);
+  CHECK(baddbmm(c64.unsqueeze(0), f.unsqueeze(0), f.unsqueeze(0)).dtype() == kFloat32);
+  CHECK(baddbmm(c64.unsqueeze(0), f.unsqueeze(0), f.unsqueeze(0), 0.0).dtype() == kFloat32);
+  CHECK_THROWS_WITH(nn::functional::linear(f, f, ones({2}, kFloat64)), Catch::Contains("linear"));
+  CHECK_THROWS_WITH(nn::functional::linear(f, f, ones({3})), Catch::Contains("linear"));
+  // Shape errors name the op, not broadcast.
+  CHECK_THROWS_WITH(addmm(zeros({3}), f, f), Catch::StartsWith("addmm:"));
+  CHECK_THROWS_WITH(addmv(zeros({3}), f, f.select(0, 0)), Catch::StartsWith("addmv:"));
+  // beta = 0 ignores c's values (NaN too) but gives it a zero gradient, as torch's.
+  const Tensor with_nan = tensor({{NAN, 1.0f}, {2.0f, 3.0f}}).requires_grad_();
+  const Tensor r = addmm(with_nan, f, f, 0.0, 1.0);
+  CHECK_FALSE(isnan(r).any().item<bool>());
+  r.sum().backward();
+  REQUIRE(with_nan.grad().defined());
+  CHECK(values(with_nan.grad()) == std::vector<double>{0, 0, 0, 0});
+  // norm p = 0 (and cdist with it) stays in the graph with a zero gradient.
+  const Tensor x1 = randn({3, 2}).requires_grad_();
+  cdist(x1, randn({4, 2}), 0.0).sum().backward();
+  REQUIRE(x1.grad().defined());
+  CHECK(values(x1.grad()) == std::vector<double>(6, 0.0));
+}
+
+TEST_CASE("a vector times a row-major matrix keeps float32 accuracy at large k", "[compose]") {
+  // [k] @ [k, 3]: each output was one float32 running sum over k (relative error 1.9e-3 at
+  // k = 4e6; torch 7e-7). Now blocks of 256 k's add up in double.
+  manual_seed(1);
+  const int64_t k = 1 << 20;
+  const Tensor v = rand({k}), m = rand({k, 3});
+  const Tensor want = matmul(v.to(kFloat64), m.to(kFloat64));
+  const double error = ((matmul(v, m).to(kFloat64) - want).abs() / want).max().item<double>();
+  CHECK(error < 2e-7);
+  // The blocks fall at fixed k: the bits do not depend on the thread count.
+  const int before = get_num_threads();
+  set_num_threads(1);
+  const Tensor one_thread = matmul(v, m);
+  set_num_threads(2);
+  const Tensor two_threads = matmul(v, m);
+  set_num_threads(before);
+  CHECK(equal(one_thread, two_threads));
+}

@@ -33,6 +33,19 @@ Shape reduce_mask(const Shape& dims, int64_t ndim, bool all, const char* op);
 inline void check_reduce_dims(const Tensor& a, const Shape& dims, const char* op) {
   (void)reduce_mask(dims, a.dim(), dims.empty(), op);
 }
+// -0.0 in t's sizes and dtype, joined to t's graph with a zero gradient when autograd records
+// t (else undefined): added to a result (-0.0 is the identity of addition, so no value
+// changes), it keeps in the graph an input whose values an op ignores, as PyTorch gives such
+// an input a zero gradient (ops_compose.cpp).
+Tensor zero_gradient_link(const Tensor& t);
+// beta * c + alpha * product: the tail of addmm, addmv, addr and baddbmm, with PyTorch's rules.
+// c must broadcast to the product's shape (a ShapeError naming op); a c of another dtype is
+// cast to the product's, or refused when same_dtype (torch's addmm); integer products take
+// alpha and beta truncated to int64 (torch's alpha.to<int64_t>()), or refuse fractional ones
+// when exact_integer_scalars (torch's addr); beta = 0 reads nothing of c (its NaN and inf do not
+// reach the result) and still gives c a zero gradient (ops_compose.cpp).
+Tensor add_scaled_product(const char* op, const Tensor& c, Tensor product, const Scalar& beta,
+                          const Scalar& alpha, bool same_dtype, bool exact_integer_scalars);
 // "[2, 3] float32 cpu and [3] int64 cpu", for messages.
 std::string describe_all(std::initializer_list<const Tensor*> tensors);
 // Every tensor defined, or a ValueError naming op (Tensor::impl() could not name it).

@@ -196,13 +196,46 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
   detail::check_defined("addmm", {&c, &a, &b});
   WICK_CHECK(a.dim() == 2 && b.dim() == 2 && a.size(1) == b.size(0), ShapeError, "addmm",
              "needs [n, k] and [k, m] matrices, got ", describe(a), " and ", describe(b));
-  Tensor product = matmul(a, b);
-  const Shape out_shape = broadcast_shapes(c.sizes(), product.sizes());
-  WICK_CHECK(out_shape == product.sizes(), ShapeError, "addmm", "c ", describe(c),
-             " must broadcast to the product's ", product.sizes());
-  if (alpha.to_double() != 1.0) product = product * alpha;
-  if (beta.to_double() == 0.0) return product;  // c is ignored, NaN and inf included
-  return beta.to_double() == 1.0 ? c + product : c * beta + product;
+  return detail::add_scaled_product("addmm", c, matmul(a, b), beta, alpha, /*same_dtype=*/true,
+                                    /*exact_integer_scalars=*/false);
+}
+
+Tensor detail::zero_gradient_link(const Tensor& t) {
+  if (!(t.requires_grad() && GradMode::is_enabled())) return Tensor();
+  // where() sends its gradient to the branch it took, here always the number.
+  return where(ones(t.sizes(), TensorOptions(kBool).device(t.device())), -0.0, t);
+}
+
+Tensor detail::add_scaled_product(const char* op, const Tensor& c, Tensor product,
+                                  const Scalar& beta, const Scalar& alpha, bool same_dtype,
+                                  bool exact_integer_scalars) {
+  bool fits = true;
+  try {
+    fits = broadcast_shapes(c.sizes(), product.sizes()) == product.sizes();
+  } catch (const ShapeError&) {
+    fits = false;
+  }
+  WICK_CHECK(fits, ShapeError, op, "the input ", describe(c),
+             " must broadcast to the product's shape ", product.sizes());
+  const Dtype k = product.dtype();
+  WICK_CHECK(!same_dtype || c.dtype() == k, DtypeError, op, "the input ", describe(c),
+             " must have the product's dtype ", k);
+  Scalar scale_c = beta, scale_product = alpha;
+  if (!is_floating(k)) {
+    for (Scalar* s : {&scale_c, &scale_product}) {
+      if (!s->is_floating()) continue;
+      WICK_CHECK(!exact_integer_scalars, DtypeError, op,
+                 "for integral input tensors, alpha and beta must not be floating point, got ", *s);
+      *s = Scalar(static_cast<int64_t>(s->to_double()));
+    }
+  }
+  if (scale_product.to_double() != 1.0) product = product * scale_product;
+  if (scale_c.to_double() == 0.0) {
+    const Tensor link = zero_gradient_link(c);
+    return link.defined() ? product + link.to(k) : product;
+  }
+  const Tensor input = c.dtype() == k ? c : c.to(k);
+  return scale_c.to_double() == 1.0 ? input + product : input * scale_c + product;
 }
 
 Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim) {
@@ -216,7 +249,13 @@ Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim) {
                "the ", p, "-norm of ", describe(a), " over dim ", d, " of size 0 has no value");
   }
   if (std::isinf(p)) return p > 0 ? amax(abs(a), dims, keepdim) : amin(abs(a), dims, keepdim);
-  if (p == 0) return sum(ne(a.detach(), 0), dims, keepdim).to(a.dtype());
+  if (p == 0) {
+    // A count: a's values reach it through no differentiable path, but a recorded a stays in
+    // the graph with a zero gradient, as PyTorch's (cdist(x, y, 0).backward() refused: review).
+    const Tensor count = sum(ne(a.detach(), 0), dims, keepdim).to(a.dtype());
+    const Tensor link = detail::zero_gradient_link(a);
+    return link.defined() ? count + sum(link, dims, keepdim) : count;
+  }
   if (p == 1) return sum(abs(a), dims, keepdim);
   // Below p = 1, |x|^p's slope is infinite at 0 (0 * inf = NaN in the chain rule); zeros
   // take the unchosen branch of a where(), so their gradient is 0, as PyTorch's norm_backward.

@@ -87,13 +87,8 @@ Tensor baddbmm(const Tensor& a, const Tensor& batch1, const Tensor& batch2, cons
   const char* name = "baddbmm";
   detail::check_defined(name, {&a, &batch1, &batch2});
   detail::check_same_device(name, {&a, &batch1, &batch2});
-  Tensor product = bmm(batch1, batch2);
-  WICK_CHECK(broadcast_shapes(a.sizes(), product.sizes()) == product.sizes(), ShapeError, name,
-             "the input ", describe(a), " must broadcast to the product's shape, from ",
-             describe(batch1), " and ", describe(batch2));
-  if (alpha.to_double() != 1.0) product = product * alpha;
-  if (beta.to_double() == 0.0) return product;  // a is not read: its NaNs do not propagate
-  return (beta.to_double() == 1.0 ? a : a * beta) + product;
+  return detail::add_scaled_product(name, a, bmm(batch1, batch2), beta, alpha,
+                                    /*same_dtype=*/false, /*exact_integer_scalars=*/false);
 }
 
 Tensor histc(const Tensor& a, int64_t bins, double min, double max) {

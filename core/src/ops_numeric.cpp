@@ -59,10 +59,8 @@ Tensor addmv(const Tensor& c, const Tensor& mat, const Tensor& vec, const Scalar
   WICK_CHECK(mat.dim() == 2 && vec.dim() == 1 && mat.size(1) == vec.size(0), ShapeError, name,
              "needs an [n, m] matrix and an [m] vector, got ", describe(mat), " and ",
              describe(vec));
-  WICK_CHECK(c.dim() <= 1, ShapeError, name, "c must broadcast to [", mat.size(0), "], got ",
-             describe(c));
-  const Tensor column = c.dim() == 1 ? c.unsqueeze(1) : c;
-  return addmm(column, mat, vec.unsqueeze(1), beta, alpha).squeeze(1);
+  return detail::add_scaled_product(name, c, matmul(mat, vec), beta, alpha, /*same_dtype=*/false,
+                                    /*exact_integer_scalars=*/false);
 }
 
 Tensor addr(const Tensor& c, const Tensor& vec1, const Tensor& vec2, const Scalar& beta,
@@ -71,7 +69,8 @@ Tensor addr(const Tensor& c, const Tensor& vec1, const Tensor& vec2, const Scala
   detail::check_defined(name, {&c, &vec1, &vec2});
   WICK_CHECK(vec1.dim() == 1 && vec2.dim() == 1, ShapeError, name, "needs two 1-D vectors, got ",
              describe(vec1), " and ", describe(vec2));
-  return addmm(c, vec1.unsqueeze(1), vec2.unsqueeze(0), beta, alpha);
+  return detail::add_scaled_product(name, c, matmul(vec1.unsqueeze(1), vec2.unsqueeze(0)), beta,
+                                    alpha, /*same_dtype=*/false, /*exact_integer_scalars=*/true);
 }
 
 Tensor cov(const Tensor& a, int64_t correction, const std::optional<Tensor>& fweights,
