@@ -142,6 +142,44 @@ TEST_CASE("nonzero, masked_select, linspace, logspace: torch's values", "[compos
   CHECK_THROWS_AS(linspace(0, 1, -1), ValueError);
 }
 
+TEST_CASE("randint, randperm, multinomial at their edges (review)", "[compose]") {
+  manual_seed(5);
+  // Far from 0: low added in int64 (torch gives distinct values in range).
+  const int64_t big = int64_t{1} << 62;
+  const std::vector<int64_t> near = randint(big, big + 10, {64}).to_vector<int64_t>();
+  std::set<int64_t> distinct(near.begin(), near.end());
+  CHECK(distinct.size() > 5);
+  for (int64_t v : near) CHECK((v >= big && v < big + 10));
+  const int64_t top = std::numeric_limits<int64_t>::max();
+  for (int64_t v : randint(top - 5, top, {32}).to_vector<int64_t>())
+    CHECK((v >= top - 5 && v < top));
+  const int64_t bottom = std::numeric_limits<int64_t>::min();
+  std::set<int64_t> low_end;
+  for (int64_t v : randint(bottom, bottom + 5, {64}).to_vector<int64_t>()) low_end.insert(v);
+  CHECK(low_end.size() == 5);
+  // Spans above 2^32 use 64 random bits: values of 2^40 are not all multiples of 256.
+  int64_t low_bits = 0;
+  for (int64_t v : randint(0, int64_t{1} << 40, {1000}).to_vector<int64_t>()) low_bits |= v & 255;
+  CHECK(low_bits == 255);
+  // Options naming only a device keep int64, as torch's randint(..., device=) and randperm.
+  CHECK(randint(0, 10, {3}, TensorOptions(kCPU)).dtype() == kInt64);
+  CHECK(randperm(5, TensorOptions(kCPU)).dtype() == kInt64);
+  CHECK(randperm(5, TensorOptions(kFloat32)).dtype() == kFloat32);
+  // A large permutation: every value once.
+  const std::vector<int64_t> perm = randperm(100000).to_vector<int64_t>();
+  CHECK(std::set<int64_t>(perm.begin(), perm.end()).size() == 100000);
+  // Subnormal weights never lose to a zero weight without replacement.
+  for (int trial = 0; trial < 20; ++trial) {
+    const std::vector<int64_t> picked =
+        multinomial(tensor({1e-320, 0.0, 1e-320}, kFloat64), 2, false).to_vector<int64_t>();
+    CHECK(std::find(picked.begin(), picked.end(), 1) == picked.end());
+  }
+  // With replacement, many draws over many classes (a binary search, not a [k, C] table).
+  const Tensor counts = bincount(multinomial(ones({10000}), 200000, true), std::nullopt, 10000);
+  CHECK(counts.sum().item<int64_t>() == 200000);
+  CHECK(counts.max().item<int64_t>() < 60);
+}
+
 TEST_CASE("randint, randperm, bernoulli, multinomial: ranges, frequencies, seeds", "[compose]") {
   manual_seed(7);
   const Tensor r = randint(-3, 5, {20000});

@@ -1,12 +1,15 @@
 // ops_sample.cpp: spaced values and sampling made of other ops. linspace and logspace are
 // computed on the host in double. The random ones draw from rand (wick's Philox stream, the
-// same values on the CPU and the GPU for one seed) in float64, so 53 random bits stand behind
-// each draw: randint floors a uniform, randperm sorts uniforms (a tie has probability about
-// n^2 / 2^54), bernoulli compares one with p, and multinomial with replacement counts how many
-// cumulative weights lie at or below a uniform scaled to the row's total; without replacement
-// it takes the k smallest exponential "arrival times" -log(u) / w, which draws the same
-// distribution as picking classes one by one and removing each.
+// same values on the CPU and the GPU for one seed) in float64, whose values are multiples of
+// 2^-32 (one 32-bit word each): randint floors a uniform (two combined, 64 bits, for spans above
+// 2^32, whose values would otherwise be multiples of span / 2^32: found by review), randperm
+// sorts uniforms (two combined above 4096 elements, where 32-bit keys would tie), bernoulli
+// compares one with p, and multinomial with replacement finds where a uniform scaled to the
+// row's total falls among the cumulative weights; without replacement it takes the k smallest
+// exponential "arrival times" -log(u) / w, which draws the same distribution as picking
+// classes one by one and removing each.
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "internal.hpp"
@@ -15,9 +18,19 @@
 namespace wick {
 namespace {
 
-// The options' device, or the CPU; dtype int64 unless the options name one.
+// The options' device, or the CPU; dtype int64 unless the options name one (options that
+// name only a device gave float32: found by review).
 TensorOptions integer_options(const std::optional<TensorOptions>& options) {
-  return options ? *options : TensorOptions(kInt64);
+  const TensorOptions given = options ? *options : TensorOptions();
+  return given.has_dtype() ? given : given.dtype(kInt64);
+}
+
+// Uniforms in [0, 1) of float64 with 64 random bits behind each (two draws of rand, whose
+// values are multiples of 2^-32), rounded to 53; `wide` false: one draw, 32 bits.
+Tensor uniforms(const Shape& size, Device device, bool wide) {
+  const TensorOptions draws = TensorOptions(kFloat64).device(device);
+  const Tensor high = rand(size, draws);
+  return wide ? high + rand(size, draws) * 0x1p-32 : high;
 }
 
 }  // namespace
@@ -50,15 +63,20 @@ Tensor logspace(double start, double end, int64_t steps, double base, TensorOpti
 
 Tensor randint(int64_t low, int64_t high, const Shape& size, std::optional<TensorOptions> options) {
   WICK_CHECK(low < high, ValueError, "randint", "low ", low, " must be below high ", high);
-  const double span = static_cast<double>(high) - static_cast<double>(low);
-  WICK_CHECK(span <= 9007199254740992.0, ValueError, "randint", "high - low = ", span,
-             " must be at most 2^53 (one float64 draw per value)");
+  // high - low in uint64 (exact, no overflow), then in double (exact up to 2^53); in double
+  // from the start, 2^62 + 10 - 2^62 was 0.
+  const uint64_t width = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  WICK_CHECK(width <= (uint64_t{1} << 53), ValueError, "randint", "high - low = ", width,
+             " must be at most 2^53 (float64 draws)");
+  const auto span = static_cast<double>(width);
   const TensorOptions out = integer_options(options);
   WICK_CHECK(out.dtype() != kBool, DtypeError, "randint", "cannot draw bool values");
-  const Tensor u = rand(size, TensorOptions(kFloat64).device(out.device()));
-  // floor(u * span) < span for u < 1, but rounding can reach it: clamp to the last value.
-  const Tensor drawn = clamp(floor(u * span), 0.0, span - 1) + static_cast<double>(low);
-  return drawn.to(out.dtype());
+  const Tensor u = uniforms(size, out.device(), /*wide=*/span > 0x1p32);
+  // floor(u * span) < span for u < 1, but rounding can reach it: clamp to the last value. The
+  // offset is exact in float64 (span <= 2^53); low is added in int64 (in float64 it lost the
+  // low bits past 2^53 and overflowed near 2^63: found by review).
+  const Tensor offset = clamp(floor(u * span), 0.0, span - 1).to(kInt64);
+  return (offset + low).to(out.dtype());
 }
 
 Tensor randint(int64_t high, const Shape& size, std::optional<TensorOptions> options) {
@@ -68,7 +86,7 @@ Tensor randint(int64_t high, const Shape& size, std::optional<TensorOptions> opt
 Tensor randperm(int64_t n, std::optional<TensorOptions> options) {
   WICK_CHECK(n >= 0, ValueError, "randperm", "n ", n, " must not be negative");
   const TensorOptions out = integer_options(options);
-  const Tensor keys = rand({n}, TensorOptions(kFloat64).device(out.device()));
+  const Tensor keys = uniforms({n}, out.device(), /*wide=*/n > 4096);
   return argsort(keys).to(out.dtype());
 }
 
@@ -119,11 +137,17 @@ Tensor multinomial(const Tensor& weights, int64_t num_samples, bool replacement)
   if (replacement) {
     const Tensor cdf = cumsum(rows, 1);  // [N, C]
     const Tensor u = rand({rows.size(0), num_samples}, draws) * cdf.narrow(1, classes - 1, 1);
-    const Tensor below = le(cdf.unsqueeze(1), u.unsqueeze(2));  // [N, k, C]
-    picked = clamp_max(sum(below, 2), classes - 1);
+    // How many cumulative weights lie at or below u: a binary search per draw (an [N, k, C]
+    // comparison took memory by the gigabyte for large k and C).
+    picked = clamp_max(searchsorted(cdf, u, /*right=*/true), classes - 1);
   } else {
     const Tensor u = rand(rows.sizes(), draws);
-    const Tensor arrival = div(neg(log1p(neg(u))), rows);  // -log(1 - u) / w; w = 0 gives inf
+    // -log(1 - u) / w over weights scaled so that each row's largest is 1 (the order is the
+    // same): subnormal weights made the time overflow to inf and tie with the zero weights,
+    // which then could be picked (found by review). A zero weight never arrives.
+    const Tensor scaled = rows / amax(rows, Shape{1}, /*keepdim=*/true);
+    const Tensor arrival = where(gt(scaled, 0.0), div(neg(log1p(neg(u))), scaled),
+                                 std::numeric_limits<double>::infinity());
     picked = std::get<1>(topk(arrival, num_samples, 1, /*largest=*/false, /*sorted=*/true));
   }
   return weights.dim() == 1 ? picked.squeeze(0) : picked;
