@@ -134,24 +134,21 @@ void Module::to(Device device, Dtype dtype) { apply_to(device, dtype); }
 
 void Module::apply_to(std::optional<Device> device, std::optional<Dtype> dtype) {
   const char* op = "Module::to";
+  // As PyTorch's Module.to: only a floating dtype, whatever the module holds (an integer one
+  // was taken by modules whose parameters did not require grad: found by review).
+  WICK_CHECK(!dtype || is_floating(*dtype), DtypeError, op,
+             "takes floating-point dtypes only, got ", *dtype, " for ", name());
   NoGradGuard no_grad;
   std::vector<Tensor> params = parameters();
-  const size_t param_count = params.size();
   for (Tensor& b : buffers()) params.push_back(std::move(b));
   // Phase 1: make every copy. Nothing is changed yet, so a failure leaves the module as it was.
   std::vector<Tensor> moved(params.size()), moved_grads(params.size());
   for (size_t i = 0; i < params.size(); ++i) {
     const Tensor& p = params[i];
-    const bool is_buffer = i >= param_count;
     const Device target_device = device.value_or(p.device());
-    Dtype target_dtype = dtype.value_or(p.dtype());
-    // PyTorch's Module.to(dtype) casts floating tensors only; a buffer of indices stays int64.
-    if (is_buffer && (!is_floating(p.dtype()) || !is_floating(target_dtype))) {
-      target_dtype = p.dtype();
-    }
-    WICK_CHECK(is_buffer || !p.requires_grad() || is_floating(target_dtype), DtypeError, op,
-               "cannot cast parameter ", describe(p), " to ", target_dtype,
-               ": only floating-point tensors can require gradients");
+    // PyTorch's Module.to(dtype) casts floating tensors only: an integer or bool parameter or
+    // buffer (indices, counts) keeps its dtype.
+    const Dtype target_dtype = is_floating(p.dtype()) ? dtype.value_or(p.dtype()) : p.dtype();
     moved[i] = p.detach().to(target_device, target_dtype);
     if (p.grad().defined()) moved_grads[i] = p.grad().to(target_device, target_dtype);
   }

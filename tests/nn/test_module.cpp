@@ -226,6 +226,17 @@ TEST_CASE("to(dtype) keeps each parameter's identity, so optimizers still see it
   CHECK(net.fc1->weight.grad().dtype() == wick::kFloat64);
   CHECK_THROWS_AS(net.to(wick::kInt64), wick::DtypeError);
   CHECK(net.fc1->weight.dtype() == wick::kFloat64);
+  // As PyTorch's Module.to: an integer dtype is refused whatever the module holds (a parameter
+  // that does not require grad was cast to it), and an integer parameter keeps its dtype under
+  // a floating cast (it became float32). Found by review.
+  nn::Linear frozen(2, 2);
+  frozen->register_parameter("codes", wick::ones({2}, wick::kInt64), /*requires_grad=*/false);
+  frozen->register_parameter("scale", wick::ones({2}), /*requires_grad=*/false);
+  CHECK_THROWS_AS(frozen->to(wick::kInt64), wick::DtypeError);
+  CHECK(frozen->named_parameters()[3].second.dtype() == wick::kFloat32);
+  frozen->to(wick::kFloat64);
+  CHECK(frozen->named_parameters()[2].second.dtype() == wick::kInt64);
+  CHECK(frozen->named_parameters()[3].second.dtype() == wick::kFloat64);
 }
 
 TEST_CASE("to(device): a CPU-only build says why and leaves the module unchanged") {

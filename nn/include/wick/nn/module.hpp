@@ -78,8 +78,8 @@ class Module {
 
   // Moves (or casts) every parameter, its gradient and every buffer, in place: Note [to() keeps
   // identity]. All-or-nothing: if one copy fails (e.g. CUDA asked of a CPU-only build), nothing
-  // changes. Casting to a non-floating dtype is rejected (parameters must be able to require
-  // grad); as in PyTorch, a dtype cast leaves integer and bool buffers as they are.
+  // changes. As in PyTorch, the dtype must be floating (else a DtypeError), and a cast leaves
+  // integer and bool parameters and buffers as they are.
   void to(Device device);
   void to(Dtype dtype);
   void to(Device device, Dtype dtype);
