@@ -599,8 +599,8 @@ TEST_CASE("ExponentialLR, MultiStepLR, CosineAnnealingLR and LambdaLR give torch
     optim::LambdaLR warm_up(sgd, [](int64_t e) { return std::min(1.0, double(e + 1) / 4); });
     optim::CosineAnnealingLR cosine(sgd, 2, 0.0);
     CHECK(sgd.initial_lr() == 0.5);
-    const std::vector<double> chained{0.125, 0, 0.75, 1.0000000000000002, 0.25000000000000006, 0,
-                                      0.75, 1.0000000000000004};
+    const std::vector<double> chained{
+        0.125, 0, 0.75, 1.0000000000000002, 0.25000000000000006, 0, 0.75, 1.0000000000000004};
     for (size_t k = 0; k < chained.size(); ++k) {
       INFO("step " << k + 1);
       warm_up.step();
