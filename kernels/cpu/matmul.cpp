@@ -68,7 +68,7 @@ bool vector_product(const Matrix<T>& m, const T* v, int64_t v_stride, T* out, bo
   // accuracy with k (relative error 1.1e-5 at k = 1e5, 1.9e-3 at 4e6, against torch's 1.3e-7
   // and 7e-7: found by review). Below kDepthBlock nothing changes, bit for bit; the blocks fall
   // at fixed k, so the bits do not depend on the thread count.
-  constexpr int64_t kDepthBlock = 256;
+  constexpr int64_t kDepthBlock = 1024;
   auto columns_of = [&](int64_t r0, int64_t r1) {
     std::vector<double> total;
     if (std::is_same_v<T, float> && depth > kDepthBlock)
