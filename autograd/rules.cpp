@@ -469,6 +469,27 @@ Grads linalg_solve_rule(const Node& n, const Tensor& g) {
   return {-matmul(d_b, n.result().transpose(-2, -1)), d_b};
 }
 
+// linalg_solve_triangular (ints = {upper, unitriangular}): X = A^-1 B for A's triangle, so
+// dB = A^-T g (a solve with A^T's triangle, the other one) and dA = -dB X^T within the triangle
+// the op read, without its diagonal when unit, as torch's.
+Grads linalg_solve_triangular_rule(const Node& n, const Tensor& g) {
+  const bool upper = n.ints[0] != 0, unit = n.ints[1] != 0;
+  const Tensor d_b = linalg_solve_triangular(n.input(0).transpose(-2, -1), g, !upper, true, unit);
+  const Tensor d_a = -matmul(d_b, n.result().transpose(-2, -1));
+  return {upper ? triu(d_a, unit ? 1 : 0) : tril(d_a, unit ? -1 : 0), d_b};
+}
+
+// linalg_cholesky, L of A's lower triangle (upper = true is a transpose around it): torch's
+// rule (Murray 2016, arXiv 1602.07527): with P = tril(L^T g) and Phi = P with its diagonal
+// halved and mirrored into a symmetric matrix, dA = L^-T Phi L^-1, two triangular solves.
+Grads linalg_cholesky_rule(const Node& n, const Tensor& g) {
+  const Tensor& l = n.result();
+  const Tensor lt = l.transpose(-2, -1);
+  const Tensor p = tril(matmul(lt, g));
+  const Tensor phi = (p + tril(p, -1).transpose(-2, -1)) * 0.5;
+  return {linalg_solve_triangular(l, linalg_solve_triangular(lt, phi, true), false, false)};
+}
+
 const BackwardRule kNoRule{};
 
 }  // namespace
@@ -486,8 +507,9 @@ const BackwardRule& backward_rule(OpId op) {
       softmax{false, true, softmax_rule}, log_softmax{false, true, log_softmax_rule},
       layer_norm{true, false, layer_norm_rule}, matmul{true, false, matmul_rule},
       linalg_solve{true, true, linalg_solve_rule}, view{false, false, view_rule},
-      transpose{false, false, transpose_rule}, permute{false, false, permute_rule},
-      expand{false, false, expand_rule},
+      linalg_solve_triangular{true, true, linalg_solve_triangular_rule},
+      linalg_cholesky{false, true, linalg_cholesky_rule}, transpose{false, false, transpose_rule},
+      permute{false, false, permute_rule}, expand{false, false, expand_rule},
       slice{false, false, slice_rule, nullptr, 0x7, slice_add_into},
       select{false, false, select_rule, nullptr, 0x7, select_add_into},
       diagonal{false, false, diagonal_rule, nullptr, 0x7, diagonal_add_into},
@@ -546,6 +568,10 @@ const BackwardRule& backward_rule(OpId op) {
       return matmul;
     case OpId::linalg_solve:
       return linalg_solve;
+    case OpId::linalg_solve_triangular:
+      return linalg_solve_triangular;
+    case OpId::linalg_cholesky:
+      return linalg_cholesky;
     case OpId::index_select:
       return index_select;
     case OpId::index_add:

@@ -213,6 +213,22 @@ inline std::map<OpId, GradCase> cases() {
           return linalg_solve(a, x[1]).sum(-1) * 2.0 + linalg_solve(a, x[1].select(1, 0)) +
                  linalg_inv(a).sum(-1);
         }}},
+      {OpId::linalg_cholesky,
+       {{{2, 3, 3}},
+        [](V x) {
+          // The factor of a symmetric positive-definite input made from x (the op reads one
+          // triangle, so finite differences must move both), lower and upper.
+          const Tensor a = matmul(x[0], x[0].transpose(-2, -1)) + eye(3, x[0].options());
+          return linalg_cholesky(a).sum(-1) + linalg_cholesky(a, true).sum(-2) * 0.5;
+        }}},
+      {OpId::linalg_solve_triangular,
+       {{{2, 3, 3}, {3, 2}},
+        [](V x) {
+          // Lower and upper, from the left and the right (unit diagonal), B broadcast.
+          const Tensor a = x[0] * 0.3 + eye(3, x[0].options()) * 2.0;
+          return linalg_solve_triangular(a, x[1], false).sum(-1) +
+                 linalg_solve_triangular(a, x[1].t(), true, false, true).sum(-2);
+        }}},
       {OpId::sort,
        {{{3, 4}},
         [](V x) {

@@ -89,3 +89,5 @@ void sweep_logcumsumexp();
 void sweep_searchsorted();
 // test_linalg.cpp: lu_factor, lu_solve, linalg_solve
 void sweep_linalg(wick::OpId op);
+// test_cholesky.cpp: cholesky_factor, triangular_solve, linalg_cholesky, linalg_solve_triangular
+void sweep_cholesky(wick::OpId op);

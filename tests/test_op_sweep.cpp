@@ -507,6 +507,12 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
           case OpId::linalg_solve:
             sweep_linalg(op);
             break;
+          case OpId::cholesky_factor:
+          case OpId::triangular_solve:
+          case OpId::linalg_cholesky:
+          case OpId::linalg_solve_triangular:
+            sweep_cholesky(op);
+            break;
           case OpId::prod:
             sweep_prod();
             break;

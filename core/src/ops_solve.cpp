@@ -12,30 +12,21 @@
 //    become L's multipliers (column / pivot; a zero pivot divides by 1 instead, as getrf skips
 //    it), and the trailing block loses their outer product with the pivot row.
 #include "internal.hpp"
+#include "linalg_common.hpp"
 #include "wick/linalg.hpp"
 #include "wick/ops.hpp"
 
 namespace wick {
 namespace {
 
+using detail::check_square;
+using detail::without_last;
+
 // The kernels' factorisation of A [..., n, n]: LU of A's sizes and pivots [..., n] (row k was
 // swapped with row pivots[k] at step k), neither recorded.
 struct Factored {
   Tensor lu, pivots;
 };
-
-void check_square(const Tensor& a, const char* name) {
-  detail::check_defined(name, {&a});
-  WICK_CHECK(a.dim() >= 2 && a.size(-1) == a.size(-2), ShapeError, name,
-             "A must be batches of square matrices, got ", describe(a));
-  WICK_CHECK(is_floating(a.dtype()) && a.dtype() != kBFloat16, DtypeError, name,
-             "A must be float32 or float64, got ", describe(a));
-}
-
-Shape without_last(Shape sizes, size_t count) {
-  for (size_t i = 0; i < count; ++i) sizes.erase(sizes.size() - 1);
-  return sizes;
-}
 
 Factored factor(const Tensor& a, const char* name) {
   Factored f{detail::make_empty(a.sizes(), a.dtype(), a.device(), name),
@@ -166,13 +157,7 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b) {
   const Tensor b2 = vector ? b.unsqueeze(-1) : b;
   WICK_CHECK(b2.dim() >= 2 && b2.size(-2) == a.size(-1), ShapeError, name, "B must have A's ",
              a.size(-1), " rows, got ", describe(a), " and ", describe(b));
-  // Broadcast the batch dims.
-  const Shape batch = broadcast_shapes(without_last(a.sizes(), 2), without_last(b2.sizes(), 2));
-  Shape a_full = batch, b_full = batch;
-  a_full.push_back(a.size(-2));
-  a_full.push_back(a.size(-1));
-  b_full.push_back(b2.size(-2));
-  b_full.push_back(b2.size(-1));
+  const auto [a_full, b_full] = detail::broadcast_batch(a, b2);
   const Tensor x = solve_recorded(a.expand(a_full), b2.expand(b_full), name);
   return vector ? x.squeeze(-1) : x;
 }

@@ -33,6 +33,8 @@ void logcumsumexp_kernel(const OpCall& call);              // scan.cpp
 void searchsorted_kernel(const OpCall& call);              // search.cpp
 void lu_factor_kernel(const OpCall& call);                 // lu.cpp
 void lu_solve_kernel(const OpCall& call);                  // lu.cpp
+void cholesky_factor_kernel(const OpCall& call);           // cholesky.cpp
+void triangular_solve_kernel(const OpCall& call);          // triangular.cpp
 void prod_kernel(const OpCall& call);                      // prod.cpp
 void special_kernel(const OpCall& call);                   // special.cpp: asinh .. polygamma
 

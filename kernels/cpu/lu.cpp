@@ -10,8 +10,9 @@
 //  - lu_solve: LU, pivots and B [batch, n, k] contiguous -> out(0) X [batch, n, k] with
 //    A X = B: B's rows swapped as the pivots say, then L y = P b forward and U x = y back.
 // Row-major: the factorisation subtracts multiples of pivot rows from the rows below (contiguous
-// axpys that the compiler vectorises), a panel of 32 columns at a time so that the trailing
-// rows take 32 updates per trip through the cache; the substitutions are axpys over B's rows.
+// axpys that the compiler vectorises, triangular.hpp), a panel of 32 columns at a time so that
+// the trailing rows take 32 updates per trip through the cache; the substitutions are
+// triangular.hpp's, axpys over B's rows.
 // Matrices of a batch split across threads; one large matrix splits its trailing rows
 // (factor) or B's columns (solve). 2/3 n^3 flops for the factorisation, 2 n^2 k for a solve.
 // Measured against LAPACK (libtorch) in docs/cpu-kernels.md, "Linear algebra".
@@ -21,54 +22,12 @@
 #include <cstring>
 #include <vector>
 
-#include "gemm/gemm.hpp"
 #include "kernels.hpp"
 #include "loops.hpp"
-#include "vec_clones.hpp"
+#include "triangular.hpp"
 
 namespace wick::cpu {
 namespace {
-
-// y -= a x over n elements: every inner loop of both kernels. Compiled for AVX-512, AVX2 and
-// the baseline (WICK_VEC_CLONES); -ffp-contract=off (kernels/CMakeLists.txt) keeps the multiply
-// and the subtraction two roundings in every clone, as the scalar code and the fuzz model.
-WICK_VEC_CLONES void subtract_scaled(float* y, const float* x, float a, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) y[j] -= a * x[j];
-}
-WICK_VEC_CLONES void subtract_scaled(double* y, const double* x, double a, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) y[j] -= a * x[j];
-}
-// Four of them in one pass (y loaded and stored once instead of four times), in the same order
-// per element: (((y - a0 x0) - a1 x1) - a2 x2) - a3 x3.
-template <typename T>
-inline __attribute__((always_inline)) void subtract_scaled4_body(T* y, const T* const* x,
-                                                                 const T* a, int64_t n) {
-  const T *x0 = x[0], *x1 = x[1], *x2 = x[2], *x3 = x[3];
-  for (int64_t j = 0; j < n; ++j)
-    y[j] = y[j] - a[0] * x0[j] - a[1] * x1[j] - a[2] * x2[j] - a[3] * x3[j];
-}
-WICK_VEC_CLONES void subtract_scaled4(float* y, const float* const* x, const float* a, int64_t n) {
-  subtract_scaled4_body(y, x, a, n);
-}
-WICK_VEC_CLONES void subtract_scaled4(double* y, const double* const* x, const double* a,
-                                      int64_t n) {
-  subtract_scaled4_body(y, x, a, n);
-}
-
-// y -= a[t] x[t] for t = 0 .. count-1 in order, rows x[t] = base + t * stride, four per pass.
-template <typename T>
-void subtract_rows(T* y, const T* base, int64_t stride, const T* a, int64_t a_stride, int64_t count,
-                   int64_t n) {
-  int64_t t = 0;
-  for (; t + 4 <= count; t += 4) {
-    const T* x[4] = {base + t * stride, base + (t + 1) * stride, base + (t + 2) * stride,
-                     base + (t + 3) * stride};
-    const T coefficients[4] = {a[t * a_stride], a[(t + 1) * a_stride], a[(t + 2) * a_stride],
-                               a[(t + 3) * a_stride]};
-    subtract_scaled4(y, x, coefficients, n);
-  }
-  for (; t < count; ++t) subtract_scaled(y, base + t * stride, a[t * a_stride], n);
-}
 
 // Columns of a panel: the panel's updates stay within kPanel columns of each row, and the
 // trailing rows then take kPanel updates each while in L1 (see factor_matrix).
@@ -77,18 +36,6 @@ constexpr int64_t kPanel = 32;
 // GEMMs (wick's own, kernels/cpu/gemm), which sum each element's kPanel products in their own
 // order: below it, the values are bit for bit the unblocked algorithm's (the fuzz model's).
 constexpr int64_t kGemmFrom = 128;
-
-// c [a.rows x b.cols] (row stride ldc) -= a @ b; gemm writes its product, so through scratch.
-template <typename T>
-void subtract_product(T* c, int64_t ldc, const gemm::ConstMatrix<T>& a,
-                      const gemm::ConstMatrix<T>& b, std::vector<T>& scratch, int threads) {
-  const int64_t rows = a.rows, cols = b.cols;
-  if (rows == 0 || cols == 0 || a.cols == 0) return;
-  scratch.resize(static_cast<size_t>(rows * cols));
-  gemm::gemm<T>(a, b, scratch.data(), cols, threads);
-  for (int64_t i = 0; i < rows; ++i)
-    subtract_scaled(c + i * ldc, scratch.data() + i * cols, T(1), cols);
-}
 
 // Rows [begin, end) of the trailing block, columns [from, n): the updates of pivot rows
 // [k0, k1) that the panel delayed, in pivot order.
@@ -152,41 +99,17 @@ void factor_matrix(T* lu, int64_t* pivots, int64_t n, bool split_rows) {
   }
 }
 
-// Columns [c0, c1) of one right-hand side X [n, k] (B's copy), solved in place.
+// Columns [c0, c1) of one right-hand side X [n, k] (B's copy), solved in place: B's rows
+// swapped as the pivots say, then L y = P b (L's diagonal is 1) and U x = y.
 template <typename T>
 void solve_columns(const T* lu, const int64_t* pivots, T* x, int64_t n, int64_t k, int64_t c0,
                    int64_t c1) {
   for (int64_t i = 0; i < n; ++i) {
     if (pivots[i] != i) std::swap_ranges(x + i * k + c0, x + i * k + c1, x + pivots[i] * k + c0);
   }
-  // Blocks of kPanel rows: from kGemmFrom on, the part of each row's updates that comes from
-  // the rows of earlier blocks is one GEMM per block; the rest, row by row.
-  const int64_t block = n >= kGemmFrom ? kPanel : n, width = c1 - c0;
-  std::vector<T> scratch;
-  for (int64_t b0 = 0; b0 < n; b0 += block) {  // L y = P b; L's diagonal is 1
-    const int64_t b1 = std::min(n, b0 + block);
-    subtract_product<T>(x + b0 * k + c0, k, {lu + b0 * n, b1 - b0, b0, n, 1},
-                        {x + c0, b0, width, k, 1}, scratch, 1);
-    for (int64_t i = b0 + 1; i < b1; ++i) {
-      subtract_rows(x + i * k + c0, x + b0 * k + c0, k, lu + i * n + b0, 1, i - b0, width);
-    }
-  }
-  for (int64_t b1 = n; b1 > 0; b1 -= block) {  // U x = y
-    const int64_t b0 = std::max<int64_t>(0, b1 - block);
-    subtract_product<T>(x + b0 * k + c0, k, {lu + b0 * n + b1, b1 - b0, n - b1, n, 1},
-                        {x + b1 * k + c0, n - b1, width, k, 1}, scratch, 1);
-    for (int64_t i = b1 - 1; i >= b0; --i) {
-      T* row = x + i * k;
-      subtract_rows(row + c0, x + (i + 1) * k + c0, k, lu + i * n + i + 1, 1, b1 - i - 1, width);
-      const T diagonal = lu[i * n + i];
-      for (int64_t c = c0; c < c1; ++c) row[c] /= diagonal;
-    }
-  }
+  solve_lower(lu, n, true, x, n, k, c0, c1);
+  solve_upper(lu, n, false, x, n, k, c0, c1);
 }
-
-// Columns of B solved together: enough to fill a vector loop, few enough that a [n, 64] slab
-// of X stays in cache while L and U stream past.
-constexpr int64_t kSolveColumns = 64;
 
 }  // namespace
 

@@ -109,6 +109,8 @@ void register_cpu_kernels() {
   register_kernel(OpId::searchsorted, kCPU, searchsorted_kernel);
   register_kernel(OpId::lu_factor, kCPU, lu_factor_kernel);
   register_kernel(OpId::lu_solve, kCPU, lu_solve_kernel);
+  register_kernel(OpId::cholesky_factor, kCPU, cholesky_factor_kernel);
+  register_kernel(OpId::triangular_solve, kCPU, triangular_solve_kernel);
   register_kernel(OpId::cumprod, kCPU, cumprod_kernel);
   register_kernel(OpId::cummax, kCPU, cum_extreme_kernel);
   register_kernel(OpId::cummin, kCPU, cum_extreme_kernel);

@@ -28,10 +28,12 @@ void launch_scatter_reduce(const OpCall& call);       // gather.cu
 void launch_sort(const OpCall& call);                 // sort.cu: sort, topk
 void launch_special(const OpCall& call);              // special.cu: asinh .. polygamma
 void launch_scan(const OpCall& call);  // scan.cu: cumsum, cumprod, cummax, cummin, logcumsumexp
-void launch_searchsorted(const OpCall& call);  // search.cu
-void launch_lu_factor(const OpCall& call);     // lu.cu
-void launch_lu_solve(const OpCall& call);      // lu.cu
-void launch_prod(const OpCall& call);          // reduce.cu
+void launch_searchsorted(const OpCall& call);      // search.cu
+void launch_lu_factor(const OpCall& call);         // lu.cu
+void launch_lu_solve(const OpCall& call);          // lu.cu
+void launch_cholesky_factor(const OpCall& call);   // cholesky.cu
+void launch_triangular_solve(const OpCall& call);  // cholesky.cu
+void launch_prod(const OpCall& call);              // reduce.cu
 
 struct OpContext;
 // index.cu: out[o, i, c] = self[o, index, c] for out [outer, n, inner] and self [outer, size,

@@ -95,6 +95,8 @@ void register_cuda_backend() {
   reg(OpId::searchsorted, run_op<launch_searchsorted>);
   reg(OpId::lu_factor, run_op<launch_lu_factor>);
   reg(OpId::lu_solve, run_op<launch_lu_solve>);
+  reg(OpId::cholesky_factor, run_op<launch_cholesky_factor>);
+  reg(OpId::triangular_solve, run_op<launch_triangular_solve>);
   reg(OpId::prod, run_op<launch_prod>);
   // The matmul takes bfloat16 itself: step 10's tensor cores (gemm/10_bf16_mma.cuh).
   register_kernel(OpId::matmul, kCUDA, run_op<launch_matmul>, /*computes_bf16=*/true);

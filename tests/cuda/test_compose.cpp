@@ -277,3 +277,62 @@ TEST_CASE("gpu: lu_factor and lu_solve equal the CPU's, pivots exactly", "[sweep
   CHECK(equal(isnan(big_lu), isnan(cpu_lu)));
   CHECK(isnan(big_lu).any().item<bool>());
 }
+
+TEST_CASE("gpu: cholesky and triangular solves equal the CPU's", "[sweep]") {
+  manual_seed(13);
+  // From 256 rows (batches of at most 4) the grid factors a matrix, one launch per column.
+  for (int64_t n : std::vector<int64_t>{1, 7, 40, 260}) {
+    for (Dtype dtype : {kFloat64, kFloat32}) {
+      INFO("n = " << n << ", " << dtype_name(dtype));
+      const int64_t batch = n > 256 ? 1 : 3;
+      const Tensor x = randn({batch, n, n}, kFloat64);
+      const Tensor a =
+          (matmul(x, x.transpose(-2, -1)) / static_cast<double>(n) + eye(n, kFloat64)).to(dtype);
+      const double tol = dtype == kFloat64 ? 1e-10 : 1e-4;
+      const auto [l, info] = linalg_cholesky_ex(a);
+      const auto [dl, dinfo] = linalg_cholesky_ex(a.to(kCUDA));
+      CHECK(dl.device().is_cuda());
+      CHECK(dinfo.to(kCPU).to_vector<int64_t>() == info.to_vector<int64_t>());
+      check_close(dl, l, {tol, tol}, "cholesky");
+      check_close(linalg_cholesky(a.to(kCUDA), true), linalg_cholesky(a, true), {tol, tol},
+                  "cholesky, upper");
+      const Tensor b = randn({batch, n, 3}, dtype), db = b.to(kCUDA);
+      for (bool upper : {false, true}) {
+        for (bool unit : {false, true}) {
+          const Tensor t = upper ? l.transpose(-2, -1) : l, dt = t.to(kCUDA);
+          check_close(linalg_solve_triangular(dt, db, upper, true, unit),
+                      linalg_solve_triangular(t, b, upper, true, unit), {tol, tol},
+                      "solve_triangular");
+        }
+      }
+      check_close(linalg_solve_triangular(dl, db.transpose(-2, -1), false, false),
+                  linalg_solve_triangular(l, b.transpose(-2, -1), false, false), {tol, tol},
+                  "solve_triangular from the right");
+      check_close(cholesky_solve(db, dl), cholesky_solve(b, l), {tol * 10, tol * 10},
+                  "cholesky_solve");
+    }
+  }
+  // A failed pivot: the same info, NaN in the same places (the columns from it on), zeros above.
+  const Tensor failing =
+      tensor(std::vector<double>{4, 2, -2, 2, 1, 4, -2, 4, 9, 1, 0, 0, 0, -1, 0, 0, 0, 1},
+             {2, 3, 3}, kFloat64);
+  const auto [l, info] = linalg_cholesky_ex(failing);
+  const auto [dl, dinfo] = linalg_cholesky_ex(failing.to(kCUDA));
+  CHECK(dinfo.to(kCPU).to_vector<int64_t>() == std::vector<int64_t>{2, 2});
+  const std::vector<double> want = l.to_vector<double>(), got = dl.to(kCPU).to_vector<double>();
+  for (size_t i = 0; i < want.size(); ++i) {
+    INFO("element " << i);
+    CHECK((std::isnan(want[i]) ? std::isnan(got[i]) : got[i] == want[i]));
+  }
+  CHECK_THROWS_AS(linalg_cholesky(failing.to(kCUDA)), ValueError);
+  // The grid path fails too, and then keeps NaN in the columns after.
+  const int64_t n = 260;
+  Tensor big = eye(n, kFloat64) * 2.0;
+  big.index_put_({100, 100}, -1.0);
+  const auto [gl, ginfo] = linalg_cholesky_ex(big.to(kCUDA));
+  CHECK(ginfo.to(kCPU).item<int64_t>() == 101);
+  const Tensor glc = gl.to(kCPU);
+  CHECK(glc.index({99, 99}).item<double>() == std::sqrt(2.0));
+  CHECK(std::isnan(glc.index({259, 259}).item<double>()));
+  CHECK(glc.index({0, 259}).item<double>() == 0);
+}

@@ -1,8 +1,11 @@
 // linalg.hpp: square linear systems, inverses, determinants and LU factorisations
-// (core/src/ops_solve.cpp), as torch.linalg's, over batches of matrices in the leading dims
-// (broadcast between A and B). An LU factorisation with partial pivoting and the two
-// triangular substitutions, as kernels on both devices (unblocked: meant for small and medium
-// matrices; docs/cpu-kernels.md measures them against LAPACK). Included by wick/wick.hpp.
+// (core/src/ops_solve.cpp), Cholesky factorisations and triangular systems
+// (core/src/ops_cholesky.cpp), as torch.linalg's, over batches of matrices in the leading dims
+// (broadcast between A and B). An LU factorisation with partial pivoting, a Cholesky
+// factorisation and the triangular substitutions, as kernels on both devices (blocked with
+// wick's GEMM on the CPU from 128 rows; one block or one launch per column on the GPU, meant
+// for small and medium matrices; docs/cpu-kernels.md measures them against LAPACK). Included
+// by wick/wick.hpp.
 #pragma once
 
 #include <tuple>
@@ -35,5 +38,30 @@ std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& a);
 // in torch: row i is swapped with row pivots[i] in order); a zero
 // on U's diagonal a ValueError. Not differentiable (a recorded LU or B is a ValueError).
 Tensor linalg_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b);
+
+// linalg_cholesky: L, lower triangular with a positive diagonal, with A = L L^T, of each
+// symmetric positive-definite matrix of A [..., n, n] (float32 or float64), read from A's lower
+// triangle only (LAPACK potrf's rule; the other triangle is never read). upper: U = L^T, with
+// A = U^T U, read from A's upper triangle. A matrix that is not positive-definite (a pivot
+// <= 0 or NaN) is a ValueError naming the batch element and the order of the leading minor,
+// as torch's LinAlgError. Differentiable (torch's rule: a symmetric gradient).
+Tensor linalg_cholesky(const Tensor& a, bool upper = false);
+// linalg_cholesky_ex: (L, info) without the error: info [...] int64 (torch: int32), 0 or the
+// order k of the first leading minor that is not positive-definite; L's columns from k - 1 on
+// (its lower triangle) are then NaN. check_errors: raise as linalg_cholesky instead.
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper = false,
+                                              bool check_errors = false);
+// linalg_solve_triangular: X with A X = B (left) or X A = B (left = false), A [..., n, n]
+// triangular: only its lower (upper) triangle is read, its diagonal taken as ones when
+// unitriangular. B [..., n, k] (left) or [..., k, n], batch broadcast with A's, of A's dtype.
+// A zero on a read diagonal gives infinities or NaN, as LAPACK's trsm and torch (no error).
+// Differentiable in A (within its triangle) and B.
+Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left = true,
+                               bool unitriangular = false);
+// cholesky_solve: X with A X = B from A's Cholesky factor (torch's argument order: B first),
+// L lower with A = L L^T, or upper with A = U^T U: two triangular solves, differentiable.
+Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper = false);
+// cholesky_inverse: A^-1 from A's Cholesky factor, as cholesky_solve against the identity.
+Tensor cholesky_inverse(const Tensor& l, bool upper = false);
 
 }  // namespace wick
