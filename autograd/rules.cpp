@@ -97,8 +97,12 @@ Grads remainder_like_rule(const Node& n, const Tensor& g, bool floored) {
   Grads r;
   if (n.edges[0].needed) r[0] = sum_to(g, in_sizes(n, 0));
   if (n.edges[1].needed) {
-    const Tensor ratio = n.input(0) / n.input(1);
-    r[1] = sum_to(-g * (floored ? floor(ratio) : trunc(ratio)), in_sizes(n, 1));
+    // The quotient as the forward computed it: floor division's (div's "floor" mode, which
+    // corrects a / b's rounding: remainder(1, 0.1) is 0.1 - 2^-54 with quotient 9, where
+    // floor(1 / 0.1) is 10), or trunc of the rounded a / b, fmod's.
+    const Tensor quotient =
+        floored ? div(n.input(0), n.input(1), "floor") : trunc(n.input(0) / n.input(1));
+    r[1] = sum_to(-g * quotient, in_sizes(n, 1));
   }
   return r;
 }
@@ -432,6 +436,9 @@ Grads prod_rule(const Node& n, const Tensor& g) {
 Grads cumprod_rule(const Node& n, const Tensor& g) {
   const Tensor& x = n.input(0);
   const int64_t dim = n.dim;
+  // A line of one element is the identity: its gradient is g, also where x is inf or NaN
+  // (the formula's inf / inf), as torch's.
+  if (x.dim() == 0 || x.size(dim) == 1) return {g};
   const Tensor is_zero = eq(x, 0);
   const Tensor zeros_so_far = cumsum(is_zero, dim);
   const Tensor before_zero = eq(zeros_so_far, 0);

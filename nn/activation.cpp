@@ -30,8 +30,10 @@ constexpr double kSeluScale = 1.0507009873554804934193349852946;
 
 Tensor functional::elu(const Tensor& input, double alpha) {
   check_floating(input, "elu");
-  // gt fails for NaN, which then takes expm1's branch: NaN.
-  return where(gt(input, 0), input, expm1(input) * alpha);
+  // gt fails for NaN, which then takes expm1's branch: NaN. expm1 sees the input clamped to
+  // <= 0: the branch where() drops must stay finite, or its zero gradient times expm1's
+  // infinite one is NaN (x = 100 in float32).
+  return where(gt(input, 0), input, expm1(clamp_max(input, 0.0)) * alpha);
 }
 
 Tensor functional::selu(const Tensor& input) {
@@ -45,7 +47,8 @@ Tensor functional::celu(const Tensor& input, double alpha) {
              describe(input));
   // max(0, x) + min(0, alpha expm1(x / alpha)), as one where: the two parts are never both
   // nonzero. At 0 the gradient is 1 from the second branch, PyTorch's value.
-  return where(gt(input, 0), input, expm1(input / alpha) * alpha);
+  // expm1 sees the input clamped to <= 0, as elu's.
+  return where(gt(input, 0), input, expm1(clamp_max(input, 0.0) / alpha) * alpha);
 }
 
 Tensor functional::softplus(const Tensor& input, double beta, double threshold) {

@@ -1,6 +1,7 @@
 // channel_checks.hpp (internal to nn/): what batch_norm and group_norm share: the check of a
 // per-channel tensor (weight, bias, running statistics) against input [N, C, ...], and the
-// [1, C, 1, ...] shape that broadcasts one value per channel over it.
+// [1, C, 1, ...] shape that broadcasts one value per channel over it; and the operand checks
+// that conv1d and conv2d share, so that each names itself and its caller's shapes.
 #pragma once
 
 #include "wick/ops.hpp"
@@ -26,6 +27,34 @@ inline Shape channel_shape(const Tensor& input) {
   Shape shape = Shape::filled(static_cast<size_t>(input.dim()), 1);
   shape[1] = input.size(1);
   return shape;
+}
+
+// A convolution's operands: a floating input whose channels (the dim before its `spatial`
+// ones) are weight's in_channels times groups, out_channels (weight's first dim) divisible by
+// groups, a bias undefined or [out_channels], one dtype, one device. Run before the input is
+// reshaped, so that messages show the caller's tensors.
+inline void check_conv_operands(const char* op, const Tensor& input, const Tensor& weight,
+                                const Tensor& bias, int64_t groups, int64_t spatial) {
+  WICK_CHECK(input.is_floating_point(), DtypeError, op, "expected a floating input, got ",
+             describe(input));
+  WICK_CHECK(groups > 0, ValueError, op, "groups must be positive, got ", groups);
+  const int64_t channels = input.size(-1 - spatial), out_channels = weight.size(0);
+  WICK_CHECK(channels == weight.size(1) * groups, ShapeError, op, "the input ", describe(input),
+             " has ", channels, " channels; the weight ", describe(weight), " with groups ", groups,
+             " expects ", weight.size(1) * groups);
+  WICK_CHECK(out_channels % groups == 0, ShapeError, op, "the weight ", describe(weight), "'s ",
+             out_channels, " output channels are not divisible by groups ", groups);
+  WICK_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_channels), ShapeError, op,
+             "expected a bias of [", out_channels, "] for the weight ", describe(weight), ", got ",
+             describe(bias));
+  WICK_CHECK(weight.dtype() == input.dtype() && (!bias.defined() || bias.dtype() == input.dtype()),
+             DtypeError, op, "the input ", describe(input), ", weight ", describe(weight),
+             bias.defined() ? " and bias " + describe(bias) : std::string(),
+             " must have one dtype");
+  WICK_CHECK(
+      weight.device() == input.device() && (!bias.defined() || bias.device() == input.device()),
+      DeviceError, op, "the input ", describe(input), ", weight ", describe(weight),
+      bias.defined() ? " and bias " + describe(bias) : std::string(), " must be on one device");
 }
 
 }  // namespace wick::nn::detail

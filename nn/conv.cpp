@@ -20,6 +20,7 @@
 
 #include "wick/autograd.hpp"
 
+#include "channel_checks.hpp"
 #include "init_uniform.hpp"
 
 namespace wick::nn {
@@ -36,17 +37,18 @@ struct Geometry {
 };
 
 // The output size along one dim, or a ShapeError naming op. With ceil_mode, as PyTorch's
-// pooling_output_shape: the division rounds up, but the last window must start inside the
-// input or its left padding.
+// pooling_output_shape: the division (floor, of a numerator that may be negative) rounds up,
+// the last window must start inside the input or its left padding, and an input smaller than
+// the kernel is taken while one window remains.
 int64_t out_size(const char* op, const Tensor& input, int64_t in, int64_t k, int64_t s, int64_t p,
                  int64_t d, bool ceil_mode) {
   const int64_t span = d * (k - 1) + 1;
   const int64_t padded = in + 2 * p;
-  WICK_CHECK(padded >= span, ShapeError, op, "the input ", describe(input), " padded by ", p,
+  const int64_t numerator = padded - span + (ceil_mode ? s - 1 : 0);
+  int64_t out = (numerator >= 0 ? numerator / s : -((-numerator + s - 1) / s)) + 1;
+  if (ceil_mode && (out - 1) * s >= in + p) --out;
+  WICK_CHECK(out >= 1, ShapeError, op, "the input ", describe(input), " padded by ", p,
              " is smaller than the kernel (", k, " with dilation ", d, ")");
-  if (!ceil_mode) return (padded - span) / s + 1;
-  int64_t out = (padded - span + s - 1) / s + 1;
-  if ((out - 1) * s >= in + p) --out;
   return out;
 }
 
@@ -204,25 +206,9 @@ Tensor functional::conv2d(const Tensor& input, const Tensor& weight,
   WICK_CHECK(weight.defined() && weight.dim() == 4, ShapeError, op,
              "expected a 4-D weight [out, in / groups, kh, kw], got ",
              weight.defined() ? describe(weight) : std::string("undefined"));
-  const int64_t groups = options.groups();
-  WICK_CHECK(groups > 0, ValueError, op, "groups must be positive, got ", groups);
-  const int64_t out_channels = weight.size(0);
-  WICK_CHECK(x.size(1) == weight.size(1) * groups, ShapeError, op, "the input ", describe(input),
-             " has ", x.size(1), " channels; the weight ", describe(weight), " with groups ",
-             groups, " expects ", weight.size(1) * groups);
-  WICK_CHECK(out_channels % groups == 0, ShapeError, op, "the weight's ", out_channels,
-             " output channels are not divisible by groups ", groups);
+  const int64_t groups = options.groups(), out_channels = weight.size(0);
   const Tensor& bias = options.bias();
-  WICK_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_channels), ShapeError, op,
-             "expected a bias of [", out_channels, "], got ", describe(bias));
-  WICK_CHECK(weight.dtype() == x.dtype() && (!bias.defined() || bias.dtype() == x.dtype()),
-             DtypeError, op, "the input ", describe(input), ", weight ", describe(weight),
-             bias.defined() ? " and bias " + describe(bias) : std::string(),
-             " must have one dtype");
-  WICK_CHECK(weight.device() == x.device() && (!bias.defined() || bias.device() == x.device()),
-             DeviceError, op, "the input ", describe(input), ", weight ", describe(weight),
-             bias.defined() ? " and bias " + describe(bias) : std::string(),
-             " must be on one device");
+  detail::check_conv_operands(op, input, weight, bias, groups, 2);
   const Window w{
       {weight.size(2), weight.size(3)}, options.stride(), options.padding(), options.dilation()};
   const Geometry g = geometry(op, x, w);
@@ -246,9 +232,28 @@ Tensor functional::max_pool2d(const Tensor& input, const MaxPool2dOptions& optio
   const int64_t n = x.size(0), window = w.kernel.h * w.kernel.w;
   const Tensor cols = im2col(x, g, w, -std::numeric_limits<double>::infinity())
                           .reshape({g.channels, window, g.out_h * g.out_w, n});
-  // max with indices: its gradient goes to one element per window (the first largest), as
-  // PyTorch's max_pool2d backward.
-  const Tensor best = std::get<0>(max(cols, 1));
+  // The largest value of each window (NaN if it holds one). Its gradient goes to one element
+  // per window, torch's choice, only computed while the input is recorded: the last NaN, else
+  // the first largest element inside the input, never the padding (an all -inf window gives
+  // its first element inside the input).
+  if (!(GradMode::is_enabled() && x.requires_grad())) {
+    return to_images(std::get<0>(max(cols, 1)), g, unbatched);
+  }
+  const Tensor inside = im2col(ones_like(x, x.options().requires_grad(false)), g, w, 0.0)
+                            .reshape(cols.sizes())
+                            .to(kBool);
+  const Tensor values = cols.detach();
+  const Tensor largest = amax(values, 1, true);
+  const Tensor nan_window = isnan(largest);
+  // Positions 1 .. window along dim 1: the last NaN has the largest, the first largest
+  // element inside the input the largest of window + 1 - position.
+  const Tensor position =
+      arange(1, window + 1, 1, TensorOptions(kInt64).device(x.device())).reshape({1, window, 1, 1});
+  const Tensor candidate =
+      where(nan_window, isnan(values), logical_and(eq(values, largest), inside));
+  const Tensor score =
+      where(candidate, where(nan_window, position, window + 1 - position), Scalar(int64_t{0}));
+  const Tensor best = gather(cols, 1, argmax(score, 1, true)).squeeze(1);
   return to_images(best, g, unbatched);
 }
 

@@ -1,12 +1,14 @@
-// conv1d.cpp: conv1d as conv2d on a height of 1, and adaptive average pooling as two matmuls
-// with averaging matrices.
+// conv1d.cpp: conv1d as conv2d on a height of 1, and adaptive average pooling as a windowed
+// mean along each of the two dims.
 #include "wick/nn/conv1d.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "wick/autograd.hpp"
 
+#include "channel_checks.hpp"
 #include "init_uniform.hpp"
 
 namespace wick::nn {
@@ -25,10 +27,7 @@ Tensor functional::conv1d(const Tensor& input, const Tensor& weight,
              ValueError, op, "stride ", options.stride(), " and dilation ", options.dilation(),
              " must be positive, padding ", options.padding(), " not negative, groups ",
              options.groups(), " positive");
-  const int64_t channels = input.size(-2);
-  WICK_CHECK(channels == weight.size(1) * options.groups(), ShapeError, op, "input ",
-             describe(input), " has ", channels, " channels; weight ", describe(weight), " and ",
-             options.groups(), " groups expect ", weight.size(1) * options.groups());
+  detail::check_conv_operands(op, input, weight, options.bias(), options.groups(), 1);
   // Checked here so that the message names conv1d and the caller's shapes, not conv2d's.
   const int64_t padded = input.size(-1) + 2 * options.padding();
   const int64_t extent = options.dilation() * (weight.size(2) - 1) + 1;
@@ -94,17 +93,44 @@ std::string Conv1dImpl::extra_repr() const {
 
 namespace {
 
-// [out, in]: row i averages inputs [floor(i in / out), ceil((i + 1) in / out)).
-Tensor averaging_matrix(int64_t out, int64_t in, const Tensor& like) {
-  std::vector<double> values(static_cast<size_t>(out * in), 0.0);
+// x's dim `dim` of size in -> out: output i is the mean of inputs [floor(i in / out),
+// ceil((i + 1) in / out)), summed from its own window only, so that a NaN or an infinity
+// stays in the windows that hold it, as torch's (an averaging matmul spread it to every
+// output through its zero weights). The windows, padded to the widest by repeating their last
+// index, are gathered as [.., out, widest, ..]; the padding is masked out by a where (which
+// also gives it no gradient), and the sum divided by each window's length.
+Tensor adaptive_mean(const Tensor& x, int64_t dim, int64_t out) {
+  const int64_t in = x.size(dim);
+  std::vector<int64_t> starts(static_cast<size_t>(out)), lengths(static_cast<size_t>(out));
+  int64_t widest = 0;
   for (int64_t i = 0; i < out; ++i) {
-    const int64_t start = (i * in) / out, end = ((i + 1) * in + out - 1) / out;
-    for (int64_t j = start; j < end; ++j) {
-      values[static_cast<size_t>(i * in + j)] = 1.0 / static_cast<double>(end - start);
+    starts[static_cast<size_t>(i)] = (i * in) / out;
+    lengths[static_cast<size_t>(i)] = ((i + 1) * in + out - 1) / out - (i * in) / out;
+    widest = std::max(widest, lengths[static_cast<size_t>(i)]);
+  }
+  std::vector<int64_t> index(static_cast<size_t>(out * widest));
+  std::vector<double> keep(static_cast<size_t>(out * widest)), length(static_cast<size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    const size_t at = static_cast<size_t>(i);
+    length[at] = static_cast<double>(lengths[at]);
+    for (int64_t j = 0; j < widest; ++j) {
+      index[static_cast<size_t>(i * widest + j)] = starts[at] + std::min(j, lengths[at] - 1);
+      keep[static_cast<size_t>(i * widest + j)] = j < lengths[at] ? 1.0 : 0.0;
     }
   }
-  return tensor(values, Shape{out, in}, TensorOptions(kFloat64).device(like.device()))
-      .to(like.dtype());
+  const TensorOptions on = TensorOptions(kInt64).device(x.device());
+  Shape sizes = x.sizes(), window_shape{out, widest}, length_shape{out};
+  sizes[static_cast<size_t>(dim)] = out;
+  sizes.insert(static_cast<size_t>(dim + 1), widest);
+  for (int64_t d = dim + 1; d < x.dim(); ++d) {
+    window_shape.push_back(1);
+    length_shape.push_back(1);
+  }
+  const Tensor picked = x.index_select(dim, tensor(index, Shape{out * widest}, on)).reshape(sizes);
+  const Tensor mask = tensor(keep, window_shape, TensorOptions(kFloat64).device(x.device()));
+  const Tensor kept = where(ne(mask, 0), picked, Scalar(0.0));
+  return sum(kept, dim + 1) /
+         tensor(length, length_shape, TensorOptions(kFloat64).device(x.device())).to(x.dtype());
 }
 
 }  // namespace
@@ -121,9 +147,8 @@ Tensor functional::adaptive_avg_pool2d(const Tensor& input, Size2 output_size) {
   const int64_t h = input.size(-2), w = input.size(-1);
   WICK_CHECK(h > 0 && w > 0, ShapeError, op, "input ", describe(input),
              " must have a nonzero height and width");
-  const Tensor rows = averaging_matrix(output_size.h, h, input);  // [oh, H]
-  const Tensor cols = averaging_matrix(output_size.w, w, input);  // [ow, W]
-  return matmul(rows, matmul(input, cols.t()));
+  return adaptive_mean(adaptive_mean(input, input.dim() - 1, output_size.w), input.dim() - 2,
+                       output_size.h);
 }
 
 Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) const {

@@ -81,7 +81,8 @@ Tensor median_of_all(const char* name, const Tensor& a, NanRule rule) {
     // As PyTorch: the median of nothing is NaN (integer tensors: an error, having no NaN).
     WICK_CHECK(is_floating(a.dtype()), IndexError, name, "of an empty integer tensor ", describe(a),
                " has no value");
-    return full({}, std::nan(""), TensorOptions(a.dtype()).device(a.device()));
+    // sum() * NaN: NaN, recorded while a is (its gradient then has a's empty shape).
+    return sum(a) * std::nan("");
   }
   const Tensor flat = a.reshape({-1});
   if (!(a.requires_grad() && GradMode::is_enabled())) {

@@ -97,17 +97,34 @@ Tensor xlogy(const Tensor& a, const Tensor& b) {
   detail::check_same_device(name, {&a, &b});
   const Dtype d = floating_result(a, b);
   const Tensor x = a.to(d), y = b.to(d);
-  const Tensor zero = eq(x, 0);
-  // log(1) where a == 0: the value is 0 there, and so are both gradients (no 0 * -inf).
-  const Tensor product = x * log(where(zero, 1.0, y));
-  return where(isnan(y), y, product);
+  // log(1) where a == 0 and b <= 0 (or b = +inf): the value is 0 there, not 0 * log(b), and
+  // so is each gradient; at a == 0 with b > 0 the gradient of a is log(b), as torch's
+  // (xlogy(g, b) masked where a == 0 and b <= 0). A NaN b gives NaN through the product. Two
+  // points differ from torch, which writes the gradient as a rule: (0, +inf) gives a no
+  // gradient (torch: inf) and (0, 0) gives b 0 (torch: 0 / 0, NaN).
+  const Tensor replaced =
+      logical_and(eq(x.detach(), 0), logical_or(le(y.detach(), 0), eq(y.detach(), INFINITY)));
+  return x * log(where(replaced, 1.0, y));
 }
 
 Tensor logit(const Tensor& a, std::optional<double> eps) {
   detail::check_defined("logit", {&a});
   const Tensor x = is_floating(a.dtype()) ? a : a.to(kDefaultFloat);
-  const Tensor p = eps ? clamp(x, *eps, 1.0 - *eps) : x;
-  return log(p / (1.0 - p));
+  // log(p) - log1p(-p): its gradient 1/p + 1/(1-p) is inf at 0 and 1, as torch's.
+  if (eps && *eps >= 0) {  // a negative eps clamps nothing, as torch's
+    // Clamped by selects, not clamp: outside [eps, 1 - eps] the gradient is 0, and a NaN keeps
+    // its NaN gradient (clamp's select would give it 0), as torch's.
+    const Tensor xd = x.detach();
+    const Tensor p =
+        where(lt(xd, *eps), Scalar(*eps), where(gt(xd, 1.0 - *eps), Scalar(1.0 - *eps), x));
+    return log(p) - log1p(-p);
+  }
+  // Outside [0, 1] the value is NaN, and so is the gradient (torch's): x times a constant
+  // that is NaN there and 0 inside adds that NaN to both, and nothing inside.
+  const Tensor xd = x.detach();
+  const Tensor nan_outside =
+      where(logical_or(lt(xd, 0), gt(xd, 1)), Scalar(std::nan("")), zeros_like(xd));
+  return log(x) - log1p(-x) + x * nan_outside;
 }
 
 // fmax and fmin: maximum and minimum that ignore NaN (NaN only where both are). As selects,

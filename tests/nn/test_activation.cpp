@@ -125,6 +125,16 @@ TEST_CASE("activations: no NaN gradient from the branch where() drops", "[nn][ac
   const std::vector<float> g = x.grad().to_vector<float>();
   CHECK(g[0] == Approx(2.0f));  // 1 (softplus) + 1 (mish) + 0 (logsigmoid)
   CHECK(g[1] == Approx(1.0f));  // 0 + 0 + 1
+  // elu, selu and celu at 50, 100 and 1000 in float32: expm1(100) is inf, and its branch's zero
+  // gradient times inf was NaN (torch: 1, 1, 1; selu's scale 1.0507).
+  for (const char* name : {"elu", "selu", "celu"}) {
+    INFO(name);
+    Tensor big = wick::tensor({50.0f, 100.0f, 1000.0f}).requires_grad_();
+    const std::string op = name;
+    const Tensor y = op == "elu" ? F::elu(big) : op == "selu" ? F::selu(big) : F::celu(big, 0.5);
+    y.sum().backward();
+    for (float v : big.grad().to_vector<float>()) CHECK(v == Approx(op == "selu" ? 1.0507f : 1.0f));
+  }
 }
 
 TEST_CASE("activations: errors", "[nn][activation]") {

@@ -5,6 +5,7 @@
 // w = arange(72).reshape(6, 2, 3, 2).cos()), gradcheck, errors, and a small CNN that learns.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "wick/autograd.hpp"
@@ -478,4 +479,89 @@ TEST_CASE("conv1d against a direct float64 loop; Conv1d, AdaptiveAvgPool2d, Iden
   wick::nn::Identity identity;
   const Tensor same = wick::randn({3});
   CHECK(identity(same).is_same(same));
+}
+
+TEST_CASE("pooling: NaN and infinities stay in their windows, torch's gradients",
+          "[nn][conv][regress]") {
+  // adaptive_avg_pool2d was two matmuls with averaging matrices, whose zero weights spread a
+  // NaN or inf to every output. torch: [[nan, 4.5], [10.5, inf]]; at 3 x 3 seven finite cells.
+  std::vector<float> v(16);
+  for (int i = 0; i < 16; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i);
+  v[0] = NAN;
+  v[15] = INFINITY;
+  const Tensor image = tensor(v, Shape{1, 1, 4, 4});
+  const std::vector<float> two = F::adaptive_avg_pool2d(image, {2, 2}).to_vector<float>();
+  CHECK(std::isnan(two[0]));
+  CHECK(two[1] == 4.5f);
+  CHECK(two[2] == 10.5f);
+  CHECK(std::isinf(two[3]));
+  const std::vector<float> three = F::adaptive_avg_pool2d(image, {3, 3}).to_vector<float>();
+  CHECK(std::isnan(three[0]));
+  CHECK(std::isinf(three[8]));
+  for (size_t i = 1; i < 8; ++i) CHECK(std::isfinite(three[i]));
+  CHECK(three[4] == 7.5f);
+  // Its gradient: each window shares its upstream value equally (gradcheck), unequal windows.
+  manual_seed(41);
+  auto pool_fn = [](const std::vector<Tensor>& in) {
+    return F::adaptive_avg_pool2d(in[0], {3, 2}) * 1.5;
+  };
+  CHECK(autograd::gradcheck(pool_fn, {randn({2, 3, 5, 7}, kFloat64).requires_grad_(true)}) == "");
+  // max_pool2d's gradient: never to the padding; an all -inf window gives its first element
+  // inside the input (torch: [2, 1, 0], was [1, 1, 0]); of several NaNs the last one (torch
+  // [1, 5, 0, 9] for [nan, nan, 1, 2], kernel (1, 2), stride 1, padding (0, 1), upstream 1..5).
+  Tensor z = full({1, 1, 1, 3}, -INFINITY, kFloat64).requires_grad_(true);
+  F::max_pool2d(z, nn::MaxPool2dOptions({1, 3}).stride(1).padding({0, 1})).sum().backward();
+  CHECK(z.grad().to_vector<double>() == std::vector<double>{2, 1, 0});
+  Tensor q =
+      tensor(std::vector<double>{NAN, NAN, 1, 2}, Shape{1, 1, 1, 4}, kFloat64).requires_grad_(true);
+  const Tensor pooled = F::max_pool2d(q, nn::MaxPool2dOptions({1, 2}).stride(1).padding({0, 1}));
+  pooled.backward(arange(1, 6, 1, kFloat64).reshape({1, 1, 1, 5}));
+  CHECK(q.grad().to_vector<double>() == std::vector<double>{1, 5, 0, 9});
+  const std::vector<double> out = pooled.detach().to_vector<double>();
+  CHECK((std::isnan(out[0]) && std::isnan(out[2]) && out[3] == 2 && out[4] == 2));
+  // Unrecorded, the same values.
+  CHECK(
+      all(isclose(F::max_pool2d(q.detach(), nn::MaxPool2dOptions({1, 2}).stride(1).padding({0, 1})),
+                  pooled.detach(), 0, 0, true))
+          .item<bool>());
+}
+
+TEST_CASE("pooling: ceil_mode takes an input smaller than the kernel", "[nn][conv][regress]") {
+  // torch: max_pool2d and avg_pool2d of [1, 1, 1, 5] with kernel 2 and ceil_mode give
+  // [1, 1, 1, 3]; of arange(5): [1, 3, 4] and [0.5, 2.5, 4] (the last window holds 4 alone).
+  const Tensor in = arange(5, kFloat32).reshape({1, 1, 1, 5});
+  const Tensor m = F::max_pool2d(in, nn::MaxPool2dOptions({2, 2}).ceil_mode(true));
+  CHECK(m.sizes() == Shape{1, 1, 1, 3});
+  CHECK(m.to_vector<float>() == std::vector<float>{1, 3, 4});
+  const Tensor a = F::avg_pool2d(in, nn::AvgPool2dOptions({2, 2}).ceil_mode(true));
+  CHECK(a.to_vector<float>() == std::vector<float>{0.5f, 2.5f, 4});
+  // Without ceil_mode, or when no window would start inside the input: the error.
+  CHECK_THROWS_AS(F::max_pool2d(in, nn::MaxPool2dOptions({2, 2})), ShapeError);
+  CHECK_THROWS_AS(F::max_pool2d(in, nn::MaxPool2dOptions({3, 3}).stride(1).ceil_mode(true)),
+                  ShapeError);
+}
+
+TEST_CASE("conv1d: its errors name conv1d and the caller's shapes", "[nn][conv][regress]") {
+  const Tensor x = randn({1, 2, 5});
+  auto message = [](const std::function<void()>& fn) -> std::string {
+    try {
+      fn();
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  const std::string bias = message([&] {
+    F::conv1d(x, randn({2, 2, 3}), nn::Conv1dFuncOptions().bias(randn({3})));
+  });
+  CHECK_THAT(bias, Contains("conv1d:") && Contains("[3] float32") && Contains("[2, 2, 3]"));
+  const std::string dtype = message([&] { F::conv1d(x, randn({2, 2, 3}, kFloat64)); });
+  CHECK_THAT(dtype, Contains("conv1d:") && Contains("[1, 2, 5] float32"));
+  const std::string groups = message([&] {
+    F::conv1d(randn({1, 2, 5}), randn({3, 1, 3}), nn::Conv1dFuncOptions().groups(2));
+  });
+  CHECK_THAT(groups, Contains("conv1d:") && Contains("divisible by groups 2"));
+  const std::string ints = message([&] { F::conv1d(x.to(kInt64), randn({2, 2, 3})); });
+  CHECK_THAT(ints, Contains("conv1d:") && Contains("[1, 2, 5] int64"));
+  for (const std::string& m : {bias, dtype, groups, ints}) CHECK_THAT(m, !Contains("conv2d"));
 }
