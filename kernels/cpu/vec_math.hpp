@@ -311,7 +311,13 @@ struct LogParts {
   const uint64_t bits = std::bit_cast<uint64_t>(x);
   double m =
       std::bit_cast<double>((bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull);  // [1, 2)
-  double e = static_cast<double>(static_cast<int64_t>((bits >> 52) & 0x7ffu) - 1023);
+  // The biased exponent as a double through the 2^52 trick (its bits under 1.0 * 2^52, minus
+  // 2^52): AVX2 has no int64 -> double conversion, and with one the loop stayed scalar in the
+  // AVX2 clone (log1p and log2 of 2^20 floats 13-14 ms against libtorch's 1.5-4).
+  constexpr double kTwo52 = 4503599627370496.0;
+  double e =
+      (std::bit_cast<double>(std::bit_cast<uint64_t>(kTwo52) | ((bits >> 52) & 0x7ffu)) - kTwo52) -
+      1023.0;
   const bool high = m > 1.41421356237309504880;
   m = high ? m * 0.5 : m;
   e = high ? e + 1.0 : e;
