@@ -174,8 +174,14 @@ void* cublas_handle(int device) {
     WICK_CUBLAS_RETRY(cublasCreate(&created), "matmul", device);
     // The device's legacy default stream (Note [One stream per device]); plain FP32/FP64
     // arithmetic (no TF32), since cuBLAS is the reference the tests compare against.
-    WICK_CUBLAS_CHECK(cublasSetStream(created, nullptr), "matmul", device);
-    WICK_CUBLAS_CHECK(cublasSetMathMode(created, CUBLAS_DEFAULT_MATH), "matmul", device);
+    // A failure to configure it destroys it (not leaked, and not kept half set up).
+    try {
+      WICK_CUBLAS_CHECK(cublasSetStream(created, nullptr), "matmul", device);
+      WICK_CUBLAS_CHECK(cublasSetMathMode(created, CUBLAS_DEFAULT_MATH), "matmul", device);
+    } catch (...) {
+      (void)cublasDestroy(created);
+      throw;
+    }
     handle = created;
   }
   return handle;

@@ -416,12 +416,14 @@ TEST_CASE("gpu sweep: every Kernel op has a case here", "[sweep]") {
                   OpId::scatter_reduce,
                   OpId::nextafter,
                   OpId::lu_factor,
-                  OpId::lu_solve}) {
+                  OpId::lu_solve,
+                  OpId::cholesky_factor,
+                  OpId::triangular_solve}) {
     // fill..matmul in this file, test_runtime.cpp and test_matmul.cpp; softmax in
     // test_softmax.cpp; layer_norm in test_norm.cpp; index_select, index_add, gather,
     // scatter_add, scatter_reduce in test_index.cpp; sort, the scans, prod and searchsorted in
     // test_sort.cpp; nextafter below (its float64 reference would hide a float32 step);
-    // lu_factor and lu_solve in test_compose.cpp
+    // lu_factor, lu_solve, cholesky_factor and triangular_solve in test_compose.cpp
     covered.insert(op);
   }
   for (size_t i = 0; i < kNumOps; ++i) {
