@@ -162,6 +162,33 @@ struct Solve {
   }
 };
 
+// linalg_cholesky of a symmetric positive-definite [..., n, n] (X X^T / n + I from float32
+// randn), and linalg_solve_triangular of its factor against [..., n, 16].
+inline wick::Tensor spd_input(const Dims& dims) {
+  const int64_t n = dims.back();
+  const wick::Tensor x = wick::randn(dims);
+  return wick::matmul(x, x.transpose(-2, -1)) / static_cast<double>(n) + wick::eye(n);
+}
+inline Case cholesky_case(std::string name, Dims dims) {
+  return {std::move(name), [=] {
+            const wick::Tensor a = spd_input(dims);
+            const torch::Tensor t = torch_copy(a);
+            return Pair{[=] { (void)wick::linalg_cholesky(a); },
+                        [=] { (void)torch::linalg_cholesky(t); }};
+          }};
+}
+inline Case triangular_solve_case(std::string name, Dims dims) {
+  return {std::move(name), [=] {
+            const wick::Tensor l = wick::linalg_cholesky(spd_input(dims));
+            Dims rhs = dims;
+            rhs.back() = 16;
+            const wick::Tensor b = wick::randn(rhs);
+            const torch::Tensor tl = torch_copy(l), tb = torch_copy(b);
+            return Pair{[=] { (void)wick::linalg_solve_triangular(l, b, false); },
+                        [=] { (void)torch::linalg_solve_triangular(tl, tb, false); }};
+          }};
+}
+
 // The cases, in the order the survey times them.
 void add_op_cases(std::vector<Case>& all);
 void add_model_cases(std::vector<Case>& all);

@@ -47,6 +47,15 @@ void add_op_cases(std::vector<Case>& all) {
     add(binary("solve " + of + " x [" + std::to_string(n) + ", 16]", {n, n}, {n, 16}, Solve{}));
   }
   add(unary("inverse of [4096, 8, 8]", {4096, 8, 8}, Inverse{}));
+  // Cholesky and triangular solves (core/src/ops_cholesky.cpp; kernels/cpu/cholesky.cpp,
+  // triangular.cpp), against LAPACK's potrf and trsm.
+  for (int64_t n : {64, 256, 1024}) {
+    const std::string of = "[" + std::to_string(n) + ", " + std::to_string(n) + "]";
+    add(cholesky_case("cholesky of " + of, {n, n}));
+    add(triangular_solve_case("solve_triangular " + of + " x [" + std::to_string(n) + ", 16]",
+                              {n, n}));
+  }
+  add(cholesky_case("cholesky of [4096, 8, 8]", {4096, 8, 8}));
   add(binary("nextafter(a, b)", kM, kM,
              [](const auto& a, const auto& b) { return a.nextafter(b); }));
   add(binary(
@@ -209,6 +218,19 @@ void add_op_cases(std::vector<Case>& all) {
     return a.to(L::bf16).to(L::f32);
   }));
   add(unary("bf16 tanh", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::bf16).tanh(); }));
+  add(unary("bf16 sin", kM, [](const auto& a) { return a.to(LibOf<decltype(a)>::bf16).sin(); }));
+  // Random numbers (kernels/cpu/random.cpp: Philox 4x32-10, Box-Muller in double); libtorch's
+  // CPU generator is a Mersenne twister, so this compares speeds, not streams.
+  add({"rand [1024, 1024]", [] {
+         return Pair{[] { (void)wick::rand(kM); }, [] { (void)torch::rand(kM); }};
+       }});
+  add({"randn [1024, 1024]", [] {
+         return Pair{[] { (void)wick::randn(kM); }, [] { (void)torch::randn(kM); }};
+       }});
+  add({"randn [1024, 1024] float64", [] {
+         return Pair{[] { (void)wick::randn(kM, wick::kFloat64); },
+                     [] { (void)torch::randn(kM, torch::kFloat64); }};
+       }});
   // Autograd: forward and backward from the sum.
   add(forward_backward("tanh, forward and backward", kM, [](const auto& x) { return x.tanh(); }));
   add(forward_backward("sigmoid, forward and backward", kM,

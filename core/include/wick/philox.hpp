@@ -53,22 +53,6 @@ WICK_HOST_DEVICE Block stream_block(uint64_t seed, uint64_t offset, uint64_t blo
   return philox4x32_10(c, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32));
 }
 
-// Uniform on [0, 1): float from the top 24 bits, double from all 32.
-WICK_HOST_DEVICE float uniform_float(uint32_t x) { return (x >> 8) * (1.0f / 16777216.0f); }
-WICK_HOST_DEVICE double uniform_double(uint32_t x) { return x * (1.0 / 4294967296.0); }
-
-// Element i of rand: word i % 4 of block i / 4.
-template <typename T>
-WICK_HOST_DEVICE T rand_element(uint64_t seed, uint64_t offset, uint64_t i) {
-  Block b = stream_block(seed, offset, i / 4);
-  uint32_t word = b.v[i % 4];
-  if constexpr (sizeof(T) == 4) {
-    return uniform_float(word);
-  } else {
-    return uniform_double(word);
-  }
-}
-
 WICK_HOST_DEVICE uint64_t bits_of(double x) {
 #if defined(__CUDA_ARCH__)
   return static_cast<uint64_t>(__double_as_longlong(x));
@@ -86,6 +70,31 @@ WICK_HOST_DEVICE double double_of(uint64_t bits) {
   std::memcpy(&x, &bits, sizeof x);
   return x;
 #endif
+}
+// x as a double, exactly: the double 2^52 + x (x in its low mantissa bits) minus 2^52.
+WICK_HOST_DEVICE double word_value(uint32_t x) {
+  return double_of(0x4330000000000000ull | x) - 4503599627370496.0;
+}
+
+// Uniform on [0, 1): float from the top 24 bits, double from all 32. The conversions go
+// through signed int32 (x >> 8 < 2^24) and the 2^52 trick (word_value), exact either way: AVX2 has
+// no unsigned or int64 conversion to floating point, and with one the CPU's loops over them stayed
+// scalar in the AVX2 clone.
+WICK_HOST_DEVICE float uniform_float(uint32_t x) {
+  return static_cast<float>(static_cast<int32_t>(x >> 8)) * (1.0f / 16777216.0f);
+}
+WICK_HOST_DEVICE double uniform_double(uint32_t x) { return word_value(x) * (1.0 / 4294967296.0); }
+
+// Element i of rand: word i % 4 of block i / 4.
+template <typename T>
+WICK_HOST_DEVICE T rand_element(uint64_t seed, uint64_t offset, uint64_t i) {
+  Block b = stream_block(seed, offset, i / 4);
+  uint32_t word = b.v[i % 4];
+  if constexpr (sizeof(T) == 4) {
+    return uniform_float(word);
+  } else {
+    return uniform_double(word);
+  }
 }
 
 // log(u) for a positive normal double: fdlibm's e_log.c (Sun, 1993) without its special cases
@@ -134,7 +143,8 @@ WICK_HOST_DEVICE void sincos_turns(double t, double* sin_out, double* cos_out) {
   constexpr double kC1 = 4.16666666666666019037e-02, kC2 = -1.38888888888741095749e-03,
                    kC3 = 2.48015872894767294178e-05, kC4 = -2.75573143513906633035e-07,
                    kC5 = 2.08757232129817482790e-09, kC6 = -1.13596475577881948265e-11;
-  const int64_t quarter = static_cast<int64_t>(t * 4.0 + 0.5);
+  // int32, not int64: AVX2 converts only 32-bit integers (the quarter is 0 .. 4).
+  const int32_t quarter = static_cast<int32_t>(t * 4.0 + 0.5);
   const double r = t - static_cast<double>(quarter) * 0.25;
   const double x = r * 6.283185307179586476925286766559;
   const double z = x * x;
@@ -146,7 +156,7 @@ WICK_HOST_DEVICE void sincos_turns(double t, double* sin_out, double* cos_out) {
   const double truncated = double_of(static_cast<uint64_t>(ix - 0x00200000u) << 32);
   const double qx = ix < 0x3fd33333u ? 0.0 : (ix > 0x3fe90000u ? 0.28125 : truncated);
   const double cos_x = (1.0 - qx) - ((0.5 * z - qx) - z * rc);
-  const int64_t q = quarter & 3;
+  const int32_t q = quarter & 3;
   *cos_out = q == 0 ? cos_x : q == 1 ? -sin_x : q == 2 ? -cos_x : sin_x;
   *sin_out = q == 0 ? sin_x : q == 1 ? cos_x : q == 2 ? -sin_x : -cos_x;
 }
@@ -157,8 +167,8 @@ WICK_HOST_DEVICE void sincos_turns(double t, double* sin_out, double* cos_out) {
 template <typename T>
 WICK_HOST_DEVICE void box_muller_pair(uint32_t word0, uint32_t word1, T* out) {
   // (x + 0.5) / 2^32 lies in (0, 1), so log never sees 0.
-  const double u1 = (word0 + 0.5) * (1.0 / 4294967296.0);
-  const double u2 = (word1 + 0.5) * (1.0 / 4294967296.0);
+  const double u1 = (word_value(word0) + 0.5) * (1.0 / 4294967296.0);
+  const double u2 = (word_value(word1) + 0.5) * (1.0 / 4294967296.0);
   const double radius = std::sqrt(-2.0 * log_positive(u1));
   double sin_angle, cos_angle;
   sincos_turns(u2, &sin_angle, &cos_angle);
