@@ -577,3 +577,23 @@ TEST_CASE("bfloat16 pow(x, 3), pow(x, -2) and mean round as PyTorch's CPU kernel
   CHECK(pow(tensor({0.1005859375f}), 3.0).item<double>() ==
         static_cast<double>(0.1005859375f * 0.1005859375f * 0.1005859375f));
 }
+
+TEST_CASE("bfloat16 sin, cos, tan: large arguments take libm's reduction", "[bf16]") {
+  // The chunked loop (vec_kernels.cpp map_bf16_block) once wrote its results over its
+  // arguments, so trig_f32's second pass tested the results for |x| >= 2^20: sin(1e30) gave
+  // NaN and cos(4.9e16) -4192 (found by review). bfloat16 trig is float32's of the widened
+  // value, rounded once: contiguous, strided and float32 rounded must agree.
+  std::vector<float> values;
+  for (int e = -3; e <= 127; e += 2) values.push_back(std::ldexp(1.37f, e));
+  values.push_back(1e30f);
+  values.push_back(4.9e16f);
+  values.push_back(-3e20f);
+  const Tensor x = tensor(values).to(kBFloat16);
+  const Tensor widened = x.to(kFloat32);
+  CHECK(equal(sin(x), sin(widened).to(kBFloat16)));
+  CHECK(equal(cos(x), cos(widened).to(kBFloat16)));
+  CHECK(equal(tan(x), tan(widened).to(kBFloat16)));
+  const Tensor every_other = x.slice(0, 0, x.size(0), 2);
+  CHECK(equal(sin(every_other), sin(every_other.contiguous())));
+  CHECK(std::abs(cos(tensor({4.9e16f}).to(kBFloat16)).to(kFloat32).item<float>()) <= 1.0f);
+}

@@ -83,15 +83,16 @@ template <typename Fn>
   }
 }
 // The same chunks, with a function of the whole float32 chunk: the trig functions' two-pass
-// loop (trig_f32), whose libm fallback would keep a per-element loop from vectorising.
+// loop (trig_f32), whose libm fallback would keep a per-element loop from vectorising. Its
+// input and output are two buffers: trig_f32's second pass reads the arguments again.
 template <void (*kBlock)(const float*, float*, int64_t)>
 [[gnu::always_inline]] inline void map_bf16_block(const uint16_t* x, uint16_t* y, int64_t n) {
-  float buffer[kBf16Chunk];
+  float in[kBf16Chunk], out[kBf16Chunk];
   for (int64_t start = 0; start < n; start += kBf16Chunk) {
     const int64_t m = n - start < kBf16Chunk ? n - start : kBf16Chunk;
-    for (int64_t j = 0; j < m; ++j) buffer[j] = bf16_to_float(x[start + j]);
-    kBlock(buffer, buffer, m);
-    for (int64_t j = 0; j < m; ++j) y[start + j] = float_to_bf16(buffer[j]);
+    for (int64_t j = 0; j < m; ++j) in[j] = bf16_to_float(x[start + j]);
+    kBlock(in, out, m);
+    for (int64_t j = 0; j < m; ++j) y[start + j] = float_to_bf16(out[j]);
   }
 }
 }  // namespace
@@ -146,6 +147,7 @@ WICK_VEC_MAP(log1p)
 WICK_VEC_MAP(log2)
 WICK_VEC_MAP(log10)
 WICK_VEC_MAP(erf)
+WICK_VEC_MAP(erfc)
 #undef WICK_VEC_MAP
 
 // The two-operand ones (atan2, hypot) over unit-stride rows.
