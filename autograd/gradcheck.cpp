@@ -9,6 +9,21 @@
 #include "wick/ops.hpp"
 
 namespace wick::autograd {
+namespace {
+
+// Element j of t in row-major (logical) order, as an offset in elements from t's first one:
+// the copies keep the caller's layout (a transposed input stays transposed, as torch's
+// gradcheck sees it), so a perturbation must go through the strides, not a flattened copy.
+int64_t element_offset(const Tensor& t, int64_t j) {
+  int64_t offset = 0;
+  for (int64_t d = t.dim() - 1; d >= 0; --d) {
+    offset += (j % t.size(d)) * t.stride(d);
+    j /= t.size(d);
+  }
+  return offset;
+}
+
+}  // namespace
 
 std::string gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& fn,
                       const std::vector<Tensor>& inputs, GradcheckOptions options) {
@@ -29,17 +44,18 @@ std::string gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& f
   std::vector<std::vector<std::vector<double>>> numeric(xs.size());
   for (size_t i = 0; i < xs.size(); ++i) {
     if (!xs[i].requires_grad()) continue;
-    Tensor flat = xs[i].detach().reshape({-1});  // shares storage with xs[i] (contiguous)
-    double* data = flat.data_ptr<double>();
-    numeric[i].resize(static_cast<size_t>(flat.numel()));
-    for (int64_t j = 0; j < flat.numel(); ++j) {
-      double saved = data[j];
+    const Tensor view = xs[i].detach();  // shares storage with xs[i]
+    double* base = view.data_ptr<double>();
+    numeric[i].resize(static_cast<size_t>(view.numel()));
+    for (int64_t j = 0; j < view.numel(); ++j) {
+      double* element = base + element_offset(view, j);
+      const double saved = *element;
       NoGradGuard no_grad;
-      data[j] = saved + options.eps;
+      *element = saved + options.eps;
       std::vector<double> plus = fn(xs).to_vector<double>();
-      data[j] = saved - options.eps;
+      *element = saved - options.eps;
       std::vector<double> minus = fn(xs).to_vector<double>();
-      data[j] = saved;
+      *element = saved;
       auto& column = numeric[i][static_cast<size_t>(j)];
       column.resize(static_cast<size_t>(n_out));
       for (int64_t o = 0; o < n_out; ++o) {

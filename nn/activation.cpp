@@ -30,10 +30,10 @@ constexpr double kSeluScale = 1.0507009873554804934193349852946;
 
 Tensor functional::elu(const Tensor& input, double alpha) {
   check_floating(input, "elu");
-  // gt fails for NaN, which then takes expm1's branch: NaN. expm1 sees the input clamped to
-  // <= 0: the branch where() drops must stay finite, or its zero gradient times expm1's
-  // infinite one is NaN (x = 100 in float32).
-  return where(gt(input, 0), input, expm1(clamp_max(input, 0.0)) * alpha);
+  // le fails for NaN, which then takes the identity's branch: NaN, with torch's gradient 1.
+  // expm1 sees the input clamped to <= 0: the branch where() drops must stay finite, or its
+  // zero gradient times expm1's infinite one is NaN (x = 100 in float32).
+  return where(le(input, 0), expm1(clamp_max(input, 0.0)) * alpha, input);
 }
 
 Tensor functional::selu(const Tensor& input) {
@@ -46,9 +46,9 @@ Tensor functional::celu(const Tensor& input, double alpha) {
   WICK_CHECK(alpha != 0.0, ValueError, "celu", "alpha must not be 0 (it divides the input), for ",
              describe(input));
   // max(0, x) + min(0, alpha expm1(x / alpha)), as one where: the two parts are never both
-  // nonzero. At 0 the gradient is 1 from the second branch, PyTorch's value.
-  // expm1 sees the input clamped to <= 0, as elu's.
-  return where(gt(input, 0), input, expm1(clamp_max(input, 0.0) / alpha) * alpha);
+  // nonzero. At 0 the gradient is 1 from the expm1 branch, PyTorch's value; a NaN takes the
+  // identity's (gradient 1, as torch's). expm1 sees the input clamped to <= 0, as elu's.
+  return where(le(input, 0), expm1(clamp_max(input, 0.0) / alpha) * alpha, input);
 }
 
 Tensor functional::softplus(const Tensor& input, double beta, double threshold) {

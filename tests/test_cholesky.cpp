@@ -234,6 +234,33 @@ TEST_CASE("cholesky_solve, cholesky_inverse: torch's values", "[linalg]") {
   }
   CHECK_THROWS_AS(cholesky_solve(b.to(kFloat32), l), DtypeError);
   CHECK_THROWS_AS(cholesky_inverse(zeros({2, 3})), ShapeError);
+  // An undefined operand is named by its place in torch's order (B, then L).
+  try {
+    cholesky_solve(Tensor(), l);
+    FAIL("no error");
+  } catch (const ValueError& e) {
+    CHECK(std::string(e.what()).find("operand 1 of 2") != std::string::npos);
+  }
+  // Batches that do not broadcast: the op and both operands named (found by review).
+  try {
+    cholesky_solve(zeros({3, 3, 2}, kFloat64), stack({l, l}));
+    FAIL("no error");
+  } catch (const ShapeError& e) {
+    const std::string message = e.what();
+    CHECK(message.find("cholesky_solve") != std::string::npos);
+    CHECK(message.find("[2, 3, 3] float64") != std::string::npos);
+    CHECK(message.find("[3, 3, 2] float64") != std::string::npos);
+  }
+  // cholesky_inverse of a singular factor: torch's LinAlgError "The diagonal element 1 is
+  // zero"; cholesky_solve gives infinities (as torch's).
+  const Tensor singular = f64({0, 0, 1, 2}, {2, 2});
+  try {
+    cholesky_inverse(singular);
+    FAIL("no error");
+  } catch (const ValueError& e) {
+    CHECK(std::string(e.what()).find("diagonal element 1 of L is zero") != std::string::npos);
+  }
+  CHECK(!all(isfinite(cholesky_solve(f64({1, 1}, {2, 1}), singular))).item<bool>());
 }
 
 TEST_CASE("cholesky and triangular solves: gradients", "[linalg][autograd]") {

@@ -107,7 +107,7 @@ void check_system(const Tensor& a, const Tensor& b, bool rows, const char* name,
 }
 
 Tensor solve_left(const Tensor& a, const Tensor& b, bool upper, bool unit, const char* name) {
-  const auto [a_full, b_full] = detail::broadcast_batch(a, b);
+  const auto [a_full, b_full] = detail::broadcast_batch(a, b, name);
   return solve_recorded(a.expand(a_full), b.expand(b_full), upper, unit, name);
 }
 
@@ -129,6 +129,7 @@ Tensor linalg_cholesky(const Tensor& a, bool upper) {
 Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left,
                                bool unitriangular) {
   const char* name = "linalg_solve_triangular";
+  detail::check_defined(name, {&a, &b});
   check_system(a, b, left, name, "A");
   if (left) return solve_left(a, b, upper, unitriangular, name);
   // X A = B: A^T X^T = B^T, with A^T's other triangle.
@@ -138,6 +139,7 @@ Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, boo
 
 Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper) {
   const char* name = "cholesky_solve";
+  detail::check_defined(name, {&b, &l});  // torch's order: B, then L
   check_system(l, b, true, name, "L");
   const Tensor lt = l.transpose(-2, -1);
   // A = L L^T: L Y = B, then L^T X = Y; A = U^T U: U^T Y = B, then U X = Y.
@@ -147,6 +149,8 @@ Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper) {
 
 Tensor cholesky_inverse(const Tensor& l, bool upper) {
   check_square(l, "cholesky_inverse", "L");
+  // A zero on the factor's diagonal: torch's LinAlgError (cholesky_solve itself gives inf).
+  detail::check_nonzero_diagonal(l, "cholesky_inverse", "L is zero");
   // An empty batch needs no identity (of a size that may not fit in memory).
   if (l.numel() == 0) return cholesky_solve(l, l, upper);
   const Tensor identity = eye(l.size(-1), TensorOptions(l.dtype()).device(l.device()));

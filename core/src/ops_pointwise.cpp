@@ -104,7 +104,8 @@ Tensor xlogy(const Tensor& a, const Tensor& b) {
   // gradient (torch: inf) and (0, 0) gives b 0 (torch: 0 / 0, NaN).
   const Tensor replaced =
       logical_and(eq(x.detach(), 0), logical_or(le(y.detach(), 0), eq(y.detach(), INFINITY)));
-  return x * log(where(replaced, 1.0, y));
+  // + 0.0: x * log(b) is -0.0 for x = +0 and b < 1, where torch's value is +0.0.
+  return x * log(where(replaced, 1.0, y)) + 0.0;
 }
 
 Tensor logit(const Tensor& a, std::optional<double> eps) {
@@ -113,10 +114,11 @@ Tensor logit(const Tensor& a, std::optional<double> eps) {
   // log(p) - log1p(-p): its gradient 1/p + 1/(1-p) is inf at 0 and 1, as torch's.
   if (eps && *eps >= 0) {  // a negative eps clamps nothing, as torch's
     // Clamped by selects, not clamp: outside [eps, 1 - eps] the gradient is 0, and a NaN keeps
-    // its NaN gradient (clamp's select would give it 0), as torch's.
-    const Tensor xd = x.detach();
-    const Tensor p =
-        where(lt(xd, *eps), Scalar(*eps), where(gt(xd, 1.0 - *eps), Scalar(1.0 - *eps), x));
+    // its NaN gradient (clamp's select would give it 0), as torch's. The lower bound first,
+    // then the upper, as torch's min(max(x, lo), hi): for eps > 1/2 the upper one wins.
+    const double lo = *eps, hi = 1.0 - *eps;
+    const Tensor raised = where(lt(x.detach(), lo), Scalar(lo), x);
+    const Tensor p = where(gt(raised.detach(), hi), Scalar(hi), raised);
     return log(p) - log1p(-p);
   }
   // Outside [0, 1] the value is NaN, and so is the gradient (torch's): x times a constant

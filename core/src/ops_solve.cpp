@@ -43,17 +43,8 @@ Factored factor(const Tensor& a, const char* name) {
   return f;
 }
 
-// A zero on U's diagonal: a ValueError naming the first such matrix of the batch and the
-// diagonal element (1-based, as torch's LinAlgError), found only once the check has failed.
 void check_nonsingular(const Tensor& lu, const char* name) {
-  if (lu.numel() == 0) return;
-  const Tensor zero = eq(lu.detach().diagonal(0, -2, -1), 0);
-  if (!any(zero).item<bool>()) return;
-  const std::vector<int64_t> first =
-      zero.reshape({-1, lu.size(-1)}).nonzero().select(0, 0).to(kCPU).to_vector<int64_t>();
-  detail::fail<ValueError>(name, "the matrix is singular: (batch element ", first[0],
-                           ") the diagonal element ", first[1] + 1,
-                           " of U is zero in its LU factorisation, for ", describe(lu));
+  detail::check_nonzero_diagonal(lu, name, "U is zero in its LU factorisation");
 }
 
 // X with A X = B from A's factorisation, B [..., n, k] of A's batch; not recorded.
@@ -157,7 +148,7 @@ Tensor linalg_solve(const Tensor& a, const Tensor& b) {
   const Tensor b2 = vector ? b.unsqueeze(-1) : b;
   WICK_CHECK(b2.dim() >= 2 && b2.size(-2) == a.size(-1), ShapeError, name, "B must have A's ",
              a.size(-1), " rows, got ", describe(a), " and ", describe(b));
-  const auto [a_full, b_full] = detail::broadcast_batch(a, b2);
+  const auto [a_full, b_full] = detail::broadcast_batch(a, b2, name);
   const Tensor x = solve_recorded(a.expand(a_full), b2.expand(b_full), name);
   return vector ? x.squeeze(-1) : x;
 }

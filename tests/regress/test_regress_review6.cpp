@@ -121,3 +121,22 @@ TEST_CASE("median of an empty tensor is recorded", "[regress][autograd]") {
     CHECK(e.grad().sizes() == Shape{0});
   }
 }
+
+TEST_CASE("logit with eps above 1/2, xlogy's +0, elu's gradient at NaN", "[regress][autograd]") {
+  // Found by a review of the fixes above. torch: logit(0.2, eps=0.7) = log(0.3 / 0.7) (the
+  // upper bound applied last wins), xlogy(0, 0.5) = +0.0, elu/selu/celu at NaN: gradient 1
+  // (selu 1.0507), value NaN.
+  CHECK(std::abs(logit(leaf({0.2}), 0.7).item<double>() - std::log(0.3 / 0.7)) < 1e-15);
+  const double zero = xlogy(leaf({0.0}), leaf({0.5})).item<double>();
+  CHECK((zero == 0 && !std::signbit(zero)));
+  namespace F = wick::nn::functional;
+  for (int which = 0; which < 3; ++which) {
+    INFO("elu, selu, celu: " << which);
+    Tensor x = leaf({NAN, -1.0, 2.0});
+    const Tensor y = which == 0 ? F::elu(x) : which == 1 ? F::selu(x) : F::celu(x, 0.5);
+    CHECK(std::isnan(y.select(0, 0).item<double>()));
+    y.sum().backward();
+    const double scale = which == 1 ? 1.0507009873554805 : 1.0;
+    CHECK(std::abs(x.grad().select(0, 0).item<double>() - scale) < 1e-12);
+  }
+}

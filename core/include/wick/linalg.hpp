@@ -59,9 +59,14 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& a, bool upper = fals
 Tensor linalg_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left = true,
                                bool unitriangular = false);
 // cholesky_solve: X with A X = B from A's Cholesky factor (torch's argument order: B first),
-// L lower with A = L L^T, or upper with A = U^T U: two triangular solves, differentiable.
+// L lower with A = L L^T, or upper with A = U^T U: two triangular solves, differentiable. L's
+// gradient stays in the triangle the solves read (the derivative of what is computed); torch's
+// rule also fills the other one, -(C + C^T) L with its unread entries. From linalg_cholesky
+// the two agree, since the factorisation's rule reads only that triangle. A zero on L's
+// diagonal gives infinities or NaN, as torch's.
 Tensor cholesky_solve(const Tensor& b, const Tensor& l, bool upper = false);
-// cholesky_inverse: A^-1 from A's Cholesky factor, as cholesky_solve against the identity.
+// cholesky_inverse: A^-1 from A's Cholesky factor, as cholesky_solve against the identity; a
+// zero on the factor's diagonal is a ValueError naming it, as torch's LinAlgError.
 Tensor cholesky_inverse(const Tensor& l, bool upper = false);
 
 }  // namespace wick
