@@ -5,6 +5,7 @@ relative error of the final function, then checked on a dense grid. Prints C++ c
 
   atan(t) = t + t z P(z),  z = t^2 in [0, tan(pi/8)^2]
   asin(s) = s + s z R(z),  z = s^2 in [0, 1/4]
+  erf: below; erfc(x) for x in [4, 10.1] = exp(-x^2) G(w) / x, w = 1/x^2 mapped to [-1, 1]
 
 Run: /usr/bin/python3 scripts/fit_vec_math.py
 """
@@ -81,3 +82,33 @@ def fit_erf(small_edge, big_edge, degree_small, degree_big):
 
 
 fit_erf(0.75, 4.0, 7, 16)
+
+
+def fit_erfc_tail(lo, hi, degree):
+    """erfc(x) = exp(-x^2) G(t) / x for x in [lo, hi], t = (1/x^2 - mid) / half in [-1, 1]
+    (x erfc(x) e^(x^2) tends to 1/sqrt(pi): smooth in 1/x^2). Errors relative on erfc."""
+    wlo, whi = 1 / hi**2, 1 / lo**2
+    mid, half = (wlo + whi) / 2, (whi - wlo) / 2
+
+    def g(w):
+        x = 1 / mpmath.sqrt(w)
+        return x * mpmath.erfc(x) * mpmath.exp(x * x)
+
+    ts = [mpmath.cos(mpmath.pi * (k + 0.5) / 200) for k in range(200)]
+    a = np.array([[float(t) ** j for j in range(degree + 1)] for t in ts])
+    b = np.array([float(g(mid + half * t)) for t in ts])
+    c, *_ = np.linalg.lstsq(a, b, rcond=None)
+    worst = 0.0
+    for x in np.linspace(lo, hi, 3001):
+        t = (1 / x**2 - mid) / half
+        v = 0.0
+        for cc in c[::-1]:
+            v = v * t + cc
+        worst = max(worst, abs(v / float(g(mpmath.mpf(1) / mpmath.mpf(x) ** 2)) - 1))
+    print(f"// erfc, {lo} <= x <= {hi}: exp(-x^2) G((1/x^2 - {mid!r}) / {half!r}) / x, "
+          f"degree {degree}, max relative error {worst:.2e}")
+    for cc in c:
+        print(f"  {cc!r},")
+
+
+fit_erfc_tail(4.0, 10.1, 8)

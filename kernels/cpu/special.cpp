@@ -4,21 +4,30 @@
 // within half an ulp of the float64 function's: libm's asinh, acosh, atanh, erfc, exp2 and
 // lgamma (lgamma_r, which leaves glibc's global signgam alone, so threads don't race on it), and
 // kernels/special_math.hpp's erfinv, digamma and polygamma, which the CUDA kernel
-// (kernels/cuda/special.cu) shares. One libm call per element: not vectorised, and not measured
-// against libtorch yet. Tested by tests/test_special.cpp and the op sweep.
+// (kernels/cuda/special.cu) shares. One libm call per element, not vectorised, except float32
+// erfc: vec_math.hpp's straight-line form in double (a fit within 1e-10 relative), through the
+// multiversioned loops (docs/cpu-kernels.md). Tested by tests/test_special.cpp and the op sweep.
 #include <math.h>
 
 #include <cmath>
+#include <type_traits>
 
 #include "../special_math.hpp"
 #include "kernels.hpp"
 #include "loops.hpp"
+#include "map_f32.hpp"
 
 namespace wick::cpu {
 namespace {
 
 template <typename T>
 void run_special(const OpCall& call) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (call.op == OpId::erfc) {
+      map_f32<float, vec::erfc_f32, vec::erfc_bf16, vec::erfc>(call.out(), call.in(0));
+      return;
+    }
+  }
   const std::array<const Tensor*, 1> in{&call.in(0)};
   auto run = [&](auto f) {
     map<T, T>(
