@@ -6,27 +6,11 @@
 #include <vector>
 #include <wick/wick.hpp>
 
+#include "linalg_checks.hpp"
 #include "sweep_common.hpp"
 
 using namespace wick;
-
-namespace {
-std::vector<double> doubles(const Tensor& t) {
-  return t.to(kFloat64).contiguous().to_vector<double>();
-}
-void check_near(const Tensor& got, const std::vector<double>& want, double tol = 1e-12) {
-  const std::vector<double> values = doubles(got);
-  REQUIRE(values.size() == want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    INFO("element " << i << ": " << values[i] << " against " << want[i]);
-    CHECK(std::abs(values[i] - want[i]) <= tol * std::max(1.0, std::abs(want[i])));
-  }
-}
-double max_abs(const Tensor& t) { return t.abs().max().to(kFloat64).item<double>(); }
-Tensor f64(std::vector<double> values, const Shape& shape) {
-  return tensor(values, shape, kFloat64);
-}
-}  // namespace
+using namespace linalg_checks;
 
 TEST_CASE("linalg_solve, linalg_inv, det, slogdet: torch's values", "[linalg]") {
   const Tensor a = f64({2, 1, 1, 4, -6, 0, -2, 7, 2}, {3, 3});
