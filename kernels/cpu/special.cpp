@@ -5,8 +5,9 @@
 // lgamma (lgamma_r, which leaves glibc's global signgam alone, so threads don't race on it), and
 // kernels/special_math.hpp's erfinv, digamma and polygamma, which the CUDA kernel
 // (kernels/cuda/special.cu) shares. One libm call per element, not vectorised, except float32
-// erfc: vec_math.hpp's straight-line form in double (a fit within 1e-10 relative), through the
-// multiversioned loops (docs/cpu-kernels.md). Tested by tests/test_special.cpp and the op sweep.
+// erfc and erfinv: vec_math.hpp's straight-line forms in double (erfc a fit within 1e-10
+// relative, erfinv Newton steps on it), through the multiversioned loops (docs/cpu-kernels.md).
+// Tested by tests/test_special.cpp and the op sweep.
 #include <math.h>
 
 #include <cmath>
@@ -25,6 +26,10 @@ void run_special(const OpCall& call) {
   if constexpr (std::is_same_v<T, float>) {
     if (call.op == OpId::erfc) {
       map_f32<float, vec::erfc_f32, vec::erfc_bf16, vec::erfc>(call.out(), call.in(0));
+      return;
+    }
+    if (call.op == OpId::erfinv) {
+      map_f32<float, vec::erfinv_f32, vec::erfinv_bf16, vec::erfinv>(call.out(), call.in(0));
       return;
     }
   }

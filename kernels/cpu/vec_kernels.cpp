@@ -148,6 +148,7 @@ WICK_VEC_MAP(log2)
 WICK_VEC_MAP(log10)
 WICK_VEC_MAP(erf)
 WICK_VEC_MAP(erfc)
+WICK_VEC_MAP(erfinv)
 #undef WICK_VEC_MAP
 
 // The two-operand ones (atan2, hypot) over unit-stride rows.

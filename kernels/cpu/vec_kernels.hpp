@@ -29,6 +29,7 @@ void log2_f32(const float* x, float* y, int64_t n);
 void log10_f32(const float* x, float* y, int64_t n);
 void erf_f32(const float* x, float* y, int64_t n);
 void erfc_f32(const float* x, float* y, int64_t n);
+void erfinv_f32(const float* x, float* y, int64_t n);
 
 // The same on bfloat16 bit patterns: each element widened, the float32 function, the result
 // rounded once (the bits of the float32 op followed by a cast).
@@ -50,6 +51,7 @@ void log2_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void log10_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void erf_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 void erfc_bf16(const uint16_t* x, uint16_t* y, int64_t n);
+void erfinv_bf16(const uint16_t* x, uint16_t* y, int64_t n);
 // out[i] = atan2(a[i], b[i]) and hypot(a[i], b[i]) (vec_math.hpp, in double inside).
 void atan2_f32(const float* a, const float* b, float* out, int64_t n);
 void hypot_f32(const float* a, const float* b, float* out, int64_t n);

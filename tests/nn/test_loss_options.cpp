@@ -16,7 +16,6 @@ using wick::Tensor;
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct LossCase {
   std::string name, fn;
