@@ -6,6 +6,8 @@
 
 #include <cmath>
 
+#include "wick/autograd.hpp"
+
 namespace wick::nn {
 
 namespace {
@@ -151,5 +153,46 @@ std::string ThresholdImpl::extra_repr() const {
 }
 std::string GLUImpl::extra_repr() const { return wick::detail::str_cat("dim=", dim_); }
 std::string SoftminImpl::extra_repr() const { return wick::detail::str_cat("dim=", dim_); }
+
+Tensor functional::prelu(const Tensor& input, const Tensor& weight) {
+  const char* op = "prelu";
+  check_floating(input, op);
+  WICK_CHECK(weight.defined() && weight.dim() <= 1, ShapeError, op, "weight ",
+             weight.defined() ? describe(weight) : std::string("undefined"), " must be 0-D or 1-D");
+  WICK_CHECK(weight.dtype() == input.dtype() && weight.device() == input.device(), DtypeError, op,
+             "weight ", describe(weight), " must have the dtype and device of input ",
+             describe(input));
+  Tensor w = weight;
+  if (weight.numel() != 1) {
+    const int64_t channels = input.dim() >= 2 ? input.size(1) : 1;
+    WICK_CHECK(input.dim() > 0 && weight.numel() == channels, ShapeError, op, "weight ",
+               describe(weight), " has ", weight.numel(), " parameters; input ", describe(input),
+               " has ", channels, " channels (dim 1)");
+    Shape shape = Shape::filled(static_cast<size_t>(input.dim()), 1);
+    shape[1] = channels;
+    w = weight.reshape(shape);
+  } else {
+    w = weight.reshape({});
+  }
+  // x > 0 picks x, so the gradient at 0 is weight's side, and NaN falls to weight * NaN.
+  return where(gt(input, 0), input, w * input);
+}
+
+PReLUImpl::PReLUImpl(const PReLUOptions& options) : options_(options) {
+  WICK_CHECK(options_.num_parameters() > 0, ValueError, "nn::PReLU", "num_parameters ",
+             options_.num_parameters(), " must be positive");
+  weight = register_parameter("weight", empty({options_.num_parameters()}));
+  reset_parameters();
+}
+
+void PReLUImpl::reset_parameters() {
+  NoGradGuard no_grad;
+  Tensor w = weight;
+  w.fill_(options_.init());
+}
+
+std::string PReLUImpl::extra_repr() const {
+  return "num_parameters=" + std::to_string(options_.num_parameters());
+}
 
 }  // namespace wick::nn

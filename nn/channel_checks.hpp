@@ -29,21 +29,10 @@ inline Shape channel_shape(const Tensor& input) {
   return shape;
 }
 
-// A convolution's operands: a floating input whose channels (the dim before its `spatial`
-// ones) are weight's in_channels times groups, out_channels (weight's first dim) divisible by
-// groups, a bias undefined or [out_channels], one dtype, one device. Run before the input is
-// reshaped, so that messages show the caller's tensors.
-inline void check_conv_operands(const char* op, const Tensor& input, const Tensor& weight,
-                                const Tensor& bias, int64_t groups, int64_t spatial) {
-  WICK_CHECK(input.is_floating_point(), DtypeError, op, "expected a floating input, got ",
-             describe(input));
-  WICK_CHECK(groups > 0, ValueError, op, "groups must be positive, got ", groups);
-  const int64_t channels = input.size(-1 - spatial), out_channels = weight.size(0);
-  WICK_CHECK(channels == weight.size(1) * groups, ShapeError, op, "the input ", describe(input),
-             " has ", channels, " channels; the weight ", describe(weight), " with groups ", groups,
-             " expects ", weight.size(1) * groups);
-  WICK_CHECK(out_channels % groups == 0, ShapeError, op, "the weight ", describe(weight), "'s ",
-             out_channels, " output channels are not divisible by groups ", groups);
+// A convolution's weight and bias (undefined, or [out_channels]) against its input: one dtype
+// and one device. Messages show the caller's tensors.
+inline void check_conv_dtype_device(const char* op, const Tensor& input, const Tensor& weight,
+                                    const Tensor& bias, int64_t out_channels) {
   WICK_CHECK(!bias.defined() || (bias.dim() == 1 && bias.size(0) == out_channels), ShapeError, op,
              "expected a bias of [", out_channels, "] for the weight ", describe(weight), ", got ",
              describe(bias));
@@ -55,6 +44,29 @@ inline void check_conv_operands(const char* op, const Tensor& input, const Tenso
       weight.device() == input.device() && (!bias.defined() || bias.device() == input.device()),
       DeviceError, op, "the input ", describe(input), ", weight ", describe(weight),
       bias.defined() ? " and bias " + describe(bias) : std::string(), " must be on one device");
+}
+
+// A convolution's operands: a floating input whose channels (the dim before its `spatial`
+// ones) are weight's in_channels times groups, out_channels (weight's first dim) divisible by
+// groups, a bias undefined or [out_channels], one dtype, one device. Run before the input is
+// reshaped, so that messages show the caller's tensors. With transposed (conv_transpose), the
+// weight is [in_channels, out_channels / groups, ...] instead.
+inline void check_conv_operands(const char* op, const Tensor& input, const Tensor& weight,
+                                const Tensor& bias, int64_t groups, int64_t spatial,
+                                bool transposed = false) {
+  WICK_CHECK(input.is_floating_point(), DtypeError, op, "expected a floating input, got ",
+             describe(input));
+  WICK_CHECK(groups > 0, ValueError, op, "groups must be positive, got ", groups);
+  const int64_t channels = input.size(-1 - spatial);
+  const int64_t in_channels = transposed ? weight.size(0) : weight.size(1) * groups;
+  const int64_t out_channels = transposed ? weight.size(1) * groups : weight.size(0);
+  WICK_CHECK(channels == in_channels, ShapeError, op, "the input ", describe(input), " has ",
+             channels, " channels; the weight ", describe(weight), " with groups ", groups,
+             " expects ", in_channels);
+  const int64_t split = transposed ? in_channels : out_channels;
+  WICK_CHECK(split % groups == 0, ShapeError, op, "the weight ", describe(weight), "'s ", split,
+             transposed ? " input" : " output", " channels are not divisible by groups ", groups);
+  check_conv_dtype_device(op, input, weight, bias, out_channels);
 }
 
 }  // namespace wick::nn::detail

@@ -280,3 +280,38 @@ TEST_CASE("gpu: conv2d and pooling (im2col by index_select) match the CPU, forwa
     check_close(gpu[i], cpu[i], {1e-5, 1e-5}, names[i]);
   }
 }
+
+TEST_CASE("gpu: conv_transpose2d, fold, interpolate and instance_norm match the CPU, with grads",
+          "[sweep]") {
+  namespace F = nn::functional;
+  const Tensor x = randn({2, 4, 5, 4});
+  const Tensor w = randn({4, 3, 3, 2});
+  const Tensor b = randn({6});
+  auto run = [&](Device device) {
+    Tensor xd = x.to(device).requires_grad_(), wd = w.to(device).requires_grad_();
+    Tensor bd = b.to(device).requires_grad_();
+    const Tensor up = F::conv_transpose2d(xd, wd,
+                                          nn::ConvTranspose2dFuncOptions()
+                                              .bias(bd)
+                                              .stride(2)
+                                              .padding({1, 0})
+                                              .output_padding(1)
+                                              .groups(2));
+    const Tensor folded = F::fold(F::unfold(xd, nn::UnfoldOptions(2).padding(1)),
+                                  nn::FoldOptions({5, 4}, 2).padding(1));
+    const Tensor resized =
+        F::interpolate(xd, nn::InterpolateFuncOptions().scale_factor({1.5, 2}).mode(nn::kBicubic));
+    const Tensor normed = F::instance_norm(up);
+    (normed * normed.detach()).sum().backward();
+    (folded.sum() + resized.pow(2).sum()).backward();
+    return std::vector<Tensor>{up.detach(), folded.detach(), resized.detach(), normed.detach(),
+                               xd.grad(),   wd.grad(),       bd.grad()};
+  };
+  const std::vector<Tensor> gpu = run(kCUDA), cpu = run(kCPU);
+  const char* names[] = {"conv_transpose2d", "fold(unfold)", "interpolate", "instance_norm",
+                         "d input",          "d weight",     "d bias"};
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    CHECK(gpu[i].device().is_cuda());
+    check_close(gpu[i], cpu[i], {1e-4, 1e-4}, names[i]);
+  }
+}

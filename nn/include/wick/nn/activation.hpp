@@ -1,7 +1,7 @@
 // activation.hpp: the rest of torch.nn's activations: ELU, SELU, CELU, Softplus, Hardtanh,
-// ReLU6, Mish, LogSigmoid, Hardswish, Hardsigmoid, Softsign, Tanhshrink, Threshold, GLU and
-// Softmin, each a functional:: function and an Impl class with its handle (WICK_MODULE). (ReLU,
-// Sigmoid, Tanh, GELU, SiLU, LeakyReLU, Softmax and LogSoftmax are in layers.hpp.) All are
+// ReLU6, Mish, LogSigmoid, Hardswish, Hardsigmoid, Softsign, Tanhshrink, Threshold, GLU,
+// Softmin and PReLU, each a functional:: function and an Impl class with its handle (WICK_MODULE).
+// (ReLU, Sigmoid, Tanh, GELU, SiLU, LeakyReLU, Softmax and LogSoftmax are in layers.hpp.) All are
 // composites of autograd-aware ops, written so that
 //  - their values are PyTorch's, NaN passing through as there;
 //  - their gradients are PyTorch's at the kinks too (hardtanh and relu6 give 0 at their
@@ -49,6 +49,9 @@ Tensor threshold(const Tensor& input, double threshold, double value);
 Tensor glu(const Tensor& input, int64_t dim = -1);
 // softmax(-x) over dim.
 Tensor softmin(const Tensor& input, int64_t dim);
+// max(0, x) + weight * min(0, x), weight one value ([1]) or one per channel ([C], input
+// [N, C, ...]); its gradient at 0 is weight's side, as PyTorch's.
+Tensor prelu(const Tensor& input, const Tensor& weight);
 }  // namespace functional
 
 // Each module holds its options and calls its functional form.
@@ -183,5 +186,39 @@ class SoftminImpl : public Module {
   int64_t dim_;
 };
 WICK_MODULE(Softmin);
+
+// PReLU(PReLUOptions().num_parameters(C).init(0.25)): a learnt weight [num_parameters], filled
+// with init.
+class PReLUOptions {
+ public:
+  PReLUOptions& num_parameters(int64_t v) {
+    num_parameters_ = v;
+    return *this;
+  }
+  PReLUOptions& init(double v) {
+    init_ = v;
+    return *this;
+  }
+  int64_t num_parameters() const { return num_parameters_; }
+  double init() const { return init_; }
+
+ private:
+  int64_t num_parameters_ = 1;
+  double init_ = 0.25;
+};
+
+class PReLUImpl : public Module {
+ public:
+  explicit PReLUImpl(const PReLUOptions& options = {});
+  Tensor forward(const Tensor& input) const { return functional::prelu(input, weight); }
+  void reset_parameters();
+  std::string extra_repr() const override;
+
+  Tensor weight;
+
+ private:
+  PReLUOptions options_;
+};
+WICK_MODULE(PReLU);
 
 }  // namespace wick::nn
