@@ -86,7 +86,12 @@ Tensor functional::hardswish(const Tensor& input) {
   // so the gradient is -0.5 at -3 (the middle piece's (2x + 3) / 6) and 1 at 3. (PyTorch
   // 1.13's vectorised backward gives 1 at 3; its scalar loop, which takes tensors of fewer
   // than 8 doubles and the tails, gives 1.5: wick follows the vectorised one, tests/nn's golden.)
-  return where(lt(input, -3.0), 0.0, where(lt(input, 3.0), input * (input + 3.0) / 6.0, input));
+  // Below -3, x * 0: -0.0, and NaN at -inf, as PyTorch's x * min(max(x + 3, 0), 6) / 6. The
+  // middle piece reads x only where it is chosen, so at +-inf its discarded slope (inf) cannot
+  // meet a zero gradient and give NaN.
+  const Tensor middle = where(lt(abs(input.detach()), 4.0), input, zeros_like(input));
+  return where(lt(input, -3.0), input * 0.0,
+               where(lt(input, 3.0), middle * (middle + 3.0) / 6.0, input));
 }
 
 Tensor functional::hardsigmoid(const Tensor& input) {

@@ -13,8 +13,10 @@ namespace wick {
 namespace detail {
 namespace {
 
-// True when a write to t would write some memory location twice (an expanded tensor).
+// True when a write to t would write some memory location twice (an expanded tensor). An
+// empty tensor writes nothing, whatever its strides.
 bool has_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0) return false;
   for (int64_t i = 0; i < t.dim(); ++i) {
     if (t.strides()[i] == 0 && t.sizes()[i] > 1) return true;
   }

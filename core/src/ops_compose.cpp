@@ -280,13 +280,19 @@ Tensor norm(const Tensor& a, double p, const Shape& dims, bool keepdim) {
 Tensor lerp(const Tensor& a, const Tensor& b, const Scalar& weight) {
   detail::check_defined("lerp", {&a, &b});
   const double w = weight.to_double();
-  return std::abs(w) < 0.5 ? a + (b - a) * w : b - (b - a) * (1.0 - w);
+  // PyTorch 1.13's choice of form: weight < 0.5 (not |weight|), so a negative weight takes the
+  // first; the two differ in the last bit and where an operand is infinite.
+  return w < 0.5 ? a + (b - a) * w : b - (b - a) * (1.0 - w);
 }
 
 Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& weight) {
   detail::check_defined("lerp", {&a, &b, &weight});
-  const Tensor diff = b - a;
-  return where(lt(abs(weight.detach()), 0.5), a + weight * diff, b - diff * (1 - weight));
+  // The two forms a + w (b - a) (weight < 0.5, as PyTorch 1.13) and b - (b - a) (1 - w), written
+  // as where(c, a, b) + where(c, w, w - 1) (b - a): the same bits (w - 1 is -(1 - w) exactly),
+  // but weight and b - a enter once, so no discarded form turns an infinite b - a into a NaN
+  // gradient (0 * inf).
+  const Tensor first = lt(weight.detach(), 0.5);
+  return where(first, a, b) + where(first, weight, weight - 1) * (b - a);
 }
 
 Tensor square(const Tensor& a) {

@@ -409,8 +409,8 @@ Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& be
 // 1, inf, -inf (largest, smallest magnitude), 0 (the count of nonzeros), or any other p > 0.
 // At a zero vector the 2-norm's gradient is 0, as PyTorch's, not 0 * inf = NaN.
 Tensor norm(const Tensor& a, double p = 2, const Shape& dims = {}, bool keepdim = false);
-// lerp: a + weight * (b - a), in PyTorch's two forms (b - (b - a) * (1 - weight) where
-// |weight| >= 0.5), so that weight 1 gives b exactly.
+// lerp: a + weight * (b - a), in PyTorch 1.13's two forms (b - (b - a) * (1 - weight) where
+// weight >= 0.5), so that weight 1 gives b exactly.
 Tensor lerp(const Tensor& a, const Tensor& b, const Scalar& weight);
 Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& weight);
 Tensor square(const Tensor& a);

@@ -1,0 +1,83 @@
+// test_regress_review7.cpp: what a seventh review against python3-torch 1.13 found
+// (docs/reliability.md, "Findings of a seventh review"): lerp's choice of form for negative
+// weights and its NaN gradients beside infinite operands, hardswish at +-inf, and the engine
+// refusing to add an empty expanded gradient in place. torch's values in the comments.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "wick/nn.hpp"
+#include "wick/wick.hpp"
+
+using namespace wick;
+
+namespace {
+constexpr double kInf = std::numeric_limits<double>::infinity();
+Tensor leaf(std::vector<double> values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return tensor(values, Shape{n}, kFloat64).requires_grad_(true);
+}
+}  // namespace
+
+TEST_CASE("lerp takes PyTorch 1.13's form for negative weights", "[regress]") {
+  // weight < 0.5 picks a + w (b - a): lerp([3, -0], [-inf, inf], [-2, -0.5]) = [inf, -inf]
+  // (wick gave NaN: the second form's (b - a) * (1 - w) - b is inf - inf).
+  const Tensor a = tensor(std::vector<double>{3.0, -0.0}, Shape{2}, kFloat64);
+  const Tensor b = tensor(std::vector<double>{-kInf, kInf}, Shape{2}, kFloat64);
+  const Tensor w = tensor(std::vector<double>{-2.0, -0.5}, Shape{2}, kFloat64);
+  CHECK(lerp(a, b, w).to_vector<double>() == std::vector<double>{kInf, -kInf});
+  CHECK(lerp(a, b, Scalar(-2.0)).to_vector<double>() == std::vector<double>{kInf, -kInf});
+  // The last bit: torch gives -3.3697429007244444 for this one; |w| < 0.5 gave ...445.
+  const double x = -2.9550511796484766, y = -2.81511586964034, weight = -2.963453048782727;
+  auto scalar = [](double v) { return tensor(std::vector<double>{v}, Shape{}, kFloat64); };
+  CHECK(lerp(scalar(x), scalar(y), Scalar(weight)).item<double>() == -3.3697429007244444);
+  CHECK(lerp(scalar(x), scalar(y), scalar(weight)).item<double>() == -3.3697429007244444);
+}
+
+TEST_CASE("lerp's gradients beside an infinite operand are not NaN", "[regress][autograd]") {
+  // lerp(3, -inf, 0.25): torch's d weight is -inf, d a 0.75, d b 0.25 (wick: NaN from the form
+  // where() discarded, 0 * inf). lerp(1, inf, 0.75): d weight inf.
+  Tensor a = leaf({3.0, 1.0}), b = leaf({-kInf, kInf}), w = leaf({0.25, 0.75});
+  lerp(a, b, w).sum().backward();
+  CHECK(w.grad().to_vector<double>() == std::vector<double>{-kInf, kInf});
+  CHECK(a.grad().to_vector<double>() == std::vector<double>{0.75, 0.25});
+  CHECK(b.grad().to_vector<double>() == std::vector<double>{0.25, 0.75});
+}
+
+TEST_CASE("hardswish at +-inf and below -3", "[regress][autograd]") {
+  // torch: values [nan, -0.0, -0.0, inf], gradients [0, 0, -0.5, 1] (wick: 0 at -inf, +0.0 at
+  // -5, a NaN gradient at +inf).
+  Tensor x = leaf({-kInf, -5.0, -3.0, kInf});
+  const Tensor y = nn::functional::hardswish(x);
+  const std::vector<double> values = y.to_vector<double>();
+  CHECK(std::isnan(values[0]));
+  CHECK((values[1] == 0.0 && std::signbit(values[1])));
+  CHECK((values[2] == 0.0 && std::signbit(values[2])));
+  CHECK(values[3] == kInf);
+  y.sum().backward();
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{0.0, 0.0, -0.5, 1.0});
+}
+
+TEST_CASE("empty expanded gradients accumulate, and an empty expanded tensor is writable",
+          "[regress][autograd]") {
+  // Two uses of an empty [0, 4] tensor: the engine added the second gradient into the first,
+  // an expanded [0, 4] with stride 0, and add_ refused it as self-overlapping (torch: fine).
+  Tensor x = zeros({0, 4}, kFloat64).requires_grad_(true);
+  const Tensor l = x * 1.0;
+  (l.sum(1) + l.sum(1) * 2.0).sum().backward();
+  CHECK(x.grad().sizes() == Shape{0, 4});
+  Tensor expanded = zeros({0, 1}).expand({0, 4});
+  CHECK_NOTHROW(expanded.add_(1.0));
+  // cross_entropy with label smoothing on an empty batch (its first real-world trigger).
+  Tensor logits = zeros({0, 3}, kFloat64).requires_grad_(true);
+  const Tensor target = zeros({0}, kInt64);
+  const Tensor loss = nn::functional::cross_entropy(
+      logits, target, nn::CrossEntropyLossOptions().label_smoothing(0.1).reduction(nn::kSum));
+  loss.backward();
+  CHECK(logits.grad().sizes() == Shape{0, 3});
+  // A non-empty expanded tensor is still refused.
+  Tensor wide = zeros({1, 1}).expand({2, 4});
+  CHECK_THROWS_AS(wide.add_(1.0), ValueError);
+}
