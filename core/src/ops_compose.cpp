@@ -297,6 +297,8 @@ Tensor lerp(const Tensor& a, const Tensor& b, const Tensor& weight) {
 
 Tensor square(const Tensor& a) {
   detail::check_defined("square", {&a});
+  // bool squares to int64, as PyTorch's pow(a, 2).
+  if (a.dtype() == kBool) return a.to(kInt64) * a.to(kInt64);
   return a * a;
 }
 

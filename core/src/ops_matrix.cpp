@@ -120,9 +120,15 @@ Tensor histc(const Tensor& a, int64_t bins, double min, double max) {
   const Tensor picked = masked_select(a, inside);
   const Tensor width =
       tensor(std::vector<double>{high_d - low_d}, TensorOptions(kFloat64)).to(a.dtype());
+  const Tensor in_dtype = (picked - low_d) * static_cast<double>(bins) / width[0].item<double>();
+  // Where x - low or high - low overflows a's dtype (a range near its largest value), the
+  // position in float64 from halves, which cannot overflow.
+  const Tensor from_halves = (picked.to(kFloat64) * 0.5 - low_d * 0.5) /
+                             (high_d * 0.5 - low_d * 0.5) * static_cast<double>(bins);
   const Tensor position =
-      clamp_max(((picked - low_d) * static_cast<double>(bins) / width[0].item<double>()).to(kInt64),
-                bins - 1);
+      clamp(where(isfinite(in_dtype), in_dtype.to(kFloat64), from_halves), Scalar(0.0),
+            Scalar(static_cast<double>(bins - 1)))
+          .to(kInt64);
   return bincount(position, std::nullopt, bins).to(a.dtype());
 }
 

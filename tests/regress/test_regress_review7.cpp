@@ -81,3 +81,28 @@ TEST_CASE("empty expanded gradients accumulate, and an empty expanded tensor is 
   Tensor wide = zeros({1, 1}).expand({2, 4});
   CHECK_THROWS_AS(wide.add_(1.0), ValueError);
 }
+
+TEST_CASE("histc over a range near the dtype's largest value", "[regress]") {
+  // (x - low) and (high - low) overflowed float32 to inf, inf / inf gave NaN, and the int64 cast
+  // reached bincount, which refused it (its error, not histc's). Now: [1, 1, 0, 1]... as the
+  // exact positions say: -3e38 in bin 0, 0 in bin 2, 3e38 (== high) in bin 3.
+  const Tensor x = tensor(std::vector<float>{-3e38f, 3e38f, 0.0f}, Shape{3}, kFloat32);
+  CHECK(histc(x, 4).to_vector<float>() == std::vector<float>{1, 0, 1, 1});
+  const Tensor y = tensor(std::vector<double>{-1e308, 1e308, 0.0}, Shape{3}, kFloat64);
+  CHECK(histc(y, 4).to_vector<double>() == std::vector<double>{1, 0, 1, 1});
+  const Tensor z = tensor(std::vector<float>{0.0f, 1.0f}, Shape{2}, kFloat32);
+  CHECK(histc(z, 4, -3e38, 3e38).to_vector<float>() == std::vector<float>{0, 0, 2, 0});
+}
+
+TEST_CASE("square of bool is int64; aminmax's empty-dim error names aminmax", "[regress]") {
+  // torch: square(tensor([True, False])) = tensor([1, 0]) (int64, pow's promotion).
+  const Tensor flags = tensor(std::vector<double>{1, 0}, Shape{2}, kFloat64).to(kBool);
+  const Tensor squared = square(flags);
+  CHECK(squared.dtype() == kInt64);
+  CHECK(squared.to_vector<int64_t>() == std::vector<int64_t>{1, 0});
+  CHECK_THROWS_AS(aminmax(zeros({0, 3}), 0), IndexError);
+  CHECK_THROWS_WITH(aminmax(zeros({0, 3}), 0), Catch::Matchers::StartsWith("aminmax"));
+  CHECK_THROWS_WITH(aminmax(zeros({0})), Catch::Matchers::StartsWith("aminmax"));
+  const auto [low, high] = aminmax(zeros({0, 3}), 1);
+  CHECK(low.sizes() == Shape{0});
+}
