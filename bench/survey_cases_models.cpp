@@ -95,6 +95,60 @@ void add_model_cases(std::vector<Case>& all) {
                        }};
          }});
   }
+  // A generator's upsampling layer: transposed 4x4 convolution, stride 2, padding 1, of
+  // [32, 32, 16, 16] to 16 channels ([32, 16, 32, 32]); forward, and forward and backward
+  // (wick: one matmul into the columns, then col2im by index_add, nn/conv_transpose.cpp;
+  // libtorch 1.13: its own CPU kernel).
+  for (bool backward : {false, true}) {
+    add({std::string("conv_transpose2d 4x4 stride 2 [32, 32, 16, 16] -> 16 channels") +
+             (backward ? ", forward and backward" : ""),
+         [backward] {
+           const wick::Tensor x = wick::randn({32, 32, 16, 16});
+           const wick::Tensor w = wick::randn({32, 16, 4, 4}) * 0.1;
+           const torch::Tensor t_x = torch_copy(x), t_w = torch_copy(w);
+           return Pair{[=] {
+                         namespace F = wick::nn::functional;
+                         auto leaf = w.detach().requires_grad_(backward);
+                         auto y = F::conv_transpose2d(
+                             x, leaf, wick::nn::ConvTranspose2dFuncOptions().stride(2).padding(1));
+                         if (backward) y.sum().backward();
+                       },
+                       [=] {
+                         namespace F = torch::nn::functional;
+                         auto leaf = t_w.detach().requires_grad_(backward);
+                         auto y = F::conv_transpose2d(
+                             t_x, leaf, F::ConvTranspose2dFuncOptions().stride(2).padding(1));
+                         if (backward) y.sum().backward();
+                       }};
+         }});
+  }
+  // Bilinear upsampling by 2 of [32, 16, 32, 32]; forward, and forward and backward (wick: two
+  // taps of index_select per dim, nn/upsample.cpp; libtorch 1.13: its CPU kernel).
+  for (bool backward : {false, true}) {
+    add({std::string("interpolate bilinear x2 [32, 16, 32, 32]") +
+             (backward ? ", forward and backward" : ""),
+         [backward] {
+           const wick::Tensor x = wick::randn({32, 16, 32, 32});
+           const torch::Tensor t_x = torch_copy(x);
+           return Pair{[=] {
+                         namespace F = wick::nn::functional;
+                         auto leaf = x.detach().requires_grad_(backward);
+                         auto y = F::interpolate(
+                             leaf, wick::nn::InterpolateFuncOptions().scale_factor({2}).mode(
+                                       wick::nn::kBilinear));
+                         if (backward) y.sum().backward();
+                       },
+                       [=] {
+                         namespace F = torch::nn::functional;
+                         auto leaf = t_x.detach().requires_grad_(backward);
+                         auto y = F::interpolate(leaf, F::InterpolateFuncOptions()
+                                                           .scale_factor(std::vector<double>{2, 2})
+                                                           .mode(torch::kBilinear)
+                                                           .align_corners(false));
+                         if (backward) y.sum().backward();
+                       }};
+         }});
+  }
   // A recurrent layer: LSTM 256 -> 256 over 50 steps of a batch of 32, forward, and forward and
   // backward through time (wick: one input matmul per layer, then per step a [32, 256] x
   // [256, 1024] matmul and the gate ops, nn/rnn.cpp; libtorch 1.13: its CPU LSTM).

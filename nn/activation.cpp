@@ -179,8 +179,11 @@ Tensor functional::prelu(const Tensor& input, const Tensor& weight) {
   } else {
     w = weight.reshape({});
   }
-  // x > 0 picks x, so the gradient at 0 is weight's side, and NaN falls to weight * NaN.
-  return where(gt(input, 0), input, w * input);
+  // x > 0 picks x, so the gradient at 0 is weight's side, and NaN falls to weight * NaN. The
+  // weight's side reads x only where it is chosen, so +inf cannot give weight 0 * inf = NaN.
+  const Tensor positive = gt(input, 0);
+  const Tensor rest = where(positive.detach(), zeros_like(input), input);
+  return where(positive, input, w * rest);
 }
 
 PReLUImpl::PReLUImpl(const PReLUOptions& options) : options_(options) {

@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "wick/autograd.hpp"
+#include "wick/nn/pooling.hpp"
 
 #include "channel_checks.hpp"
 #include "im2col.hpp"
@@ -65,13 +66,42 @@ Tensor window_counts(const Geometry& g, const Window& w, bool padded) {
 
 }  // namespace
 
+namespace {
+
+// kSame's padding of one dim: d (k - 1) in all, the odd one on the right, as PyTorch's.
+std::pair<int64_t, int64_t> same_sides(int64_t kernel, int64_t dilation) {
+  const int64_t total = dilation * (kernel - 1);
+  return {total / 2, total - total / 2};
+}
+
+void check_same_stride(const char* op, Size2 stride) {
+  WICK_CHECK(stride.h == 1 && stride.w == 1, ValueError, op,
+             "padding same is not supported for strided convolutions, got stride (", stride.h, ", ",
+             stride.w, ")");
+}
+
+}  // namespace
+
 Tensor functional::conv2d(const Tensor& input, const Tensor& weight,
                           const Conv2dFuncOptions& options) {
   const char* op = "conv2d";
-  auto [x, unbatched] = batched(op, input);
   WICK_CHECK(weight.defined() && weight.dim() == 4, ShapeError, op,
              "expected a 4-D weight [out, in / groups, kh, kw], got ",
              weight.defined() ? describe(weight) : std::string("undefined"));
+  if (options.padding_by_name() == kSame) {
+    check_same_stride(op, options.stride());
+    WICK_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4), ShapeError, op,
+               "expected a 3-D (unbatched) or 4-D (batched) input, got ",
+               input.defined() ? describe(input) : std::string("undefined"));
+    const auto [top, bottom] = same_sides(weight.size(2), options.dilation().h);
+    const auto [left, right] = same_sides(weight.size(3), options.dilation().w);
+    // The odd row or column first, on the far side; then the symmetric padding.
+    const Tensor padded = (bottom == top && right == left)
+                              ? input
+                              : pad(input, PadFuncOptions({0, right - left, 0, bottom - top}));
+    return conv2d(padded, weight, Conv2dFuncOptions(options).padding(Size2(top, left)));
+  }
+  auto [x, unbatched] = batched(op, input);
   const int64_t groups = options.groups(), out_channels = weight.size(0);
   const Tensor& bias = options.bias();
   detail::check_conv_operands(op, input, weight, bias, groups, 2);
@@ -89,7 +119,11 @@ Tensor functional::conv2d(const Tensor& input, const Tensor& weight,
   return to_images(out, g, unbatched);
 }
 
-Tensor functional::max_pool2d(const Tensor& input, const MaxPool2dOptions& options) {
+namespace {
+
+// max_pool2d's values and, with with_indices, each one's index in its input plane (h * W + w).
+std::pair<Tensor, Tensor> max_pool(const Tensor& input, const MaxPool2dOptions& options,
+                                   bool with_indices) {
   const char* op = "max_pool2d";
   auto [x, unbatched] = batched(op, input);
   const Window w{options.kernel_size(), options.stride(), options.padding(), options.dilation(),
@@ -99,28 +133,45 @@ Tensor functional::max_pool2d(const Tensor& input, const MaxPool2dOptions& optio
   const Tensor cols = im2col(x, g, w, -std::numeric_limits<double>::infinity())
                           .reshape({g.channels, window, g.out_h * g.out_w, n});
   // The largest value of each window (NaN if it holds one). Its gradient goes to one element
-  // per window, torch's choice, only computed while the input is recorded: the last NaN, else
-  // the first largest element inside the input, never the padding (an all -inf window gives
-  // its first element inside the input).
-  if (!(GradMode::is_enabled() && x.requires_grad())) {
-    return to_images(std::get<0>(max(cols, 1)), g, unbatched);
+  // per window, torch's choice, only computed while the input is recorded or the indices are
+  // asked for: the last NaN, else the first largest element inside the input, never the
+  // padding (an all -inf window gives its first element inside the input).
+  if (!with_indices && !(GradMode::is_enabled() && x.requires_grad())) {
+    return {to_images(std::get<0>(max(cols, 1)), g, unbatched), Tensor()};
   }
   const Tensor inside = im2col(ones_like(x, x.options().requires_grad(false)), g, w, 0.0)
                             .reshape(cols.sizes())
                             .to(kBool);
-  const Tensor values = cols.detach();
-  const Tensor largest = amax(values, 1, true);
-  const Tensor nan_window = isnan(largest);
-  // Positions 1 .. window along dim 1: the last NaN has the largest, the first largest
-  // element inside the input the largest of window + 1 - position.
-  const Tensor position =
-      arange(1, window + 1, 1, TensorOptions(kInt64).device(x.device())).reshape({1, window, 1, 1});
-  const Tensor candidate =
-      where(nan_window, isnan(values), logical_and(eq(values, largest), inside));
-  const Tensor score =
-      where(candidate, where(nan_window, position, window + 1 - position), Scalar(int64_t{0}));
-  const Tensor best = gather(cols, 1, argmax(score, 1, true)).squeeze(1);
-  return to_images(best, g, unbatched);
+  const Tensor choice = detail::max_choice(cols.detach(), 1, inside);
+  const Tensor best = gather(cols, 1, choice).squeeze(1);
+  Tensor indices;
+  if (with_indices) {
+    // The chosen element's row of the image table, less its channel's first row.
+    const int64_t plane = g.height * g.width;
+    const Tensor rows = detail::window_rows(g, w, x.device())
+                            .reshape({g.channels, window, g.out_h * g.out_w, 1})
+                            .expand(cols.sizes());
+    const Tensor first_row = (arange(g.channels, TensorOptions(kInt64).device(x.device())) * plane)
+                                 .reshape({g.channels, 1, 1});
+    indices = to_images(gather(rows, 1, choice).squeeze(1) - first_row, g, unbatched);
+  }
+  return {to_images(best, g, unbatched), indices};
+}
+
+}  // namespace
+
+Tensor functional::max_pool2d(const Tensor& input, const MaxPool2dOptions& options) {
+  return max_pool(input, options, false).first;
+}
+
+std::tuple<Tensor, Tensor> functional::max_pool2d_with_indices(const Tensor& input,
+                                                               const MaxPool2dOptions& options) {
+  auto [values, indices] = max_pool(input, options, true);
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> MaxPool2dImpl::forward_with_indices(const Tensor& input) const {
+  return functional::max_pool2d_with_indices(input, options_);
 }
 
 Tensor functional::avg_pool2d(const Tensor& input, const AvgPool2dOptions& options) {
@@ -149,6 +200,7 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& options) : options_(options) {
              " must divide in_channels ", in, " and out_channels ", out);
   detail::check_window(
       op, {options.kernel_size(), options.stride(), options.padding(), options.dilation()});
+  if (options.padding_by_name() == kSame) check_same_stride(op, options.stride());
   weight = register_parameter(
       "weight", empty({out, in / g, options.kernel_size().h, options.kernel_size().w}));
   if (options.bias()) bias = register_parameter("bias", empty({out}));
@@ -167,17 +219,25 @@ void Conv2dImpl::reset_parameters() {
 Tensor Conv2dImpl::forward(const Tensor& input) const {
   const Size2 p = options_.padding();
   const bool zeros = options_.padding_mode() == kZeros;
-  const Tensor x =
-      zeros ? input
-            : functional::pad(input,
-                              PadFuncOptions({p.w, p.w, p.h, p.h}).mode(options_.padding_mode()));
-  return functional::conv2d(x, weight,
-                            Conv2dFuncOptions()
-                                .bias(bias)
-                                .stride(options_.stride())
-                                .padding(zeros ? p : Size2(0))
-                                .dilation(options_.dilation())
-                                .groups(options_.groups()));
+  const bool same = options_.padding_by_name() == kSame;
+  Conv2dFuncOptions conv = Conv2dFuncOptions()
+                               .bias(bias)
+                               .stride(options_.stride())
+                               .dilation(options_.dilation())
+                               .groups(options_.groups());
+  if (zeros) {
+    if (same) return functional::conv2d(input, weight, conv.padding(kSame));
+    return functional::conv2d(input, weight, conv.padding(p));
+  }
+  // Reflect, replicate or circular: the input padded in that mode, then no padding.
+  std::vector<int64_t> sides = {p.w, p.w, p.h, p.h};
+  if (same) {
+    const auto [top, bottom] = same_sides(options_.kernel_size().h, options_.dilation().h);
+    const auto [left, right] = same_sides(options_.kernel_size().w, options_.dilation().w);
+    sides = {left, right, top, bottom};
+  }
+  const Tensor x = functional::pad(input, PadFuncOptions(sides).mode(options_.padding_mode()));
+  return functional::conv2d(x, weight, conv.padding(Size2(0)));
 }
 
 using detail::pair_text;
@@ -186,7 +246,11 @@ std::string Conv2dImpl::extra_repr() const {
   std::string text = wick::detail::str_cat(options_.in_channels(), ", ", options_.out_channels(),
                                            ", kernel_size=", pair_text(options_.kernel_size()),
                                            ", stride=", pair_text(options_.stride()));
-  if (!(options_.padding() == Size2(0))) text += ", padding=" + pair_text(options_.padding());
+  if (options_.padding_by_name()) {
+    text += options_.padding_by_name() == kSame ? ", padding=same" : ", padding=valid";
+  } else if (!(options_.padding() == Size2(0))) {
+    text += ", padding=" + pair_text(options_.padding());
+  }
   if (!(options_.dilation() == Size2(1))) text += ", dilation=" + pair_text(options_.dilation());
   if (options_.groups() != 1) text += wick::detail::str_cat(", groups=", options_.groups());
   if (!options_.bias()) text += ", bias=False";

@@ -28,6 +28,18 @@ Tensor functional::conv1d(const Tensor& input, const Tensor& weight,
              " must be positive, padding ", options.padding(), " not negative, groups ",
              options.groups(), " positive");
   detail::check_conv_operands(op, input, weight, options.bias(), options.groups(), 1);
+  if (options.padding_by_name() == kSame) {
+    WICK_CHECK(options.stride() == 1, ValueError, op,
+               "padding same is not supported for strided convolutions, got stride ",
+               options.stride());
+    return conv2d(input.unsqueeze(-2), weight.unsqueeze(2),
+                  Conv2dFuncOptions()
+                      .bias(options.bias())
+                      .padding(kSame)
+                      .dilation(Size2(1, options.dilation()))
+                      .groups(options.groups()))
+        .squeeze(-2);
+  }
   // Checked here so that the message names conv1d and the caller's shapes, not conv2d's.
   const int64_t padded = input.size(-1) + 2 * options.padding();
   const int64_t extent = options.dilation() * (weight.size(2) - 1) + 1;
@@ -52,6 +64,9 @@ Conv1dImpl::Conv1dImpl(const Conv1dOptions& options) : options_(options) {
              " and ", options.kernel_size());
   WICK_CHECK(g > 0 && in % g == 0 && out % g == 0, ValueError, op, "groups ", g,
              " must divide in_channels ", in, " and out_channels ", out);
+  WICK_CHECK(options.padding_by_name() != kSame || options.stride() == 1, ValueError, op,
+             "padding same is not supported for strided convolutions, got stride ",
+             options.stride());
   weight = register_parameter("weight", empty({out, in / g, options.kernel_size()}));
   if (options.bias()) bias = register_parameter("bias", empty({out}));
   reset_parameters();
@@ -66,23 +81,31 @@ void Conv1dImpl::reset_parameters() {
 Tensor Conv1dImpl::forward(const Tensor& input) const {
   const int64_t p = options_.padding();
   const bool zeros = options_.padding_mode() == kZeros;
-  const Tensor x =
-      zeros ? input : functional::pad(input, PadFuncOptions({p, p}).mode(options_.padding_mode()));
-  return functional::conv1d(x, weight,
-                            Conv1dFuncOptions()
-                                .bias(bias)
-                                .stride(options_.stride())
-                                .padding(zeros ? p : 0)
-                                .dilation(options_.dilation())
-                                .groups(options_.groups()));
+  const bool same = options_.padding_by_name() == kSame;
+  Conv1dFuncOptions conv = Conv1dFuncOptions()
+                               .bias(bias)
+                               .stride(options_.stride())
+                               .dilation(options_.dilation())
+                               .groups(options_.groups());
+  if (zeros) return functional::conv1d(input, weight, same ? conv.padding(kSame) : conv.padding(p));
+  // Reflect, replicate or circular: the input padded in that mode (same: d (k - 1) in all, the
+  // odd one on the right), then no padding.
+  const int64_t total = options_.dilation() * (options_.kernel_size() - 1);
+  const std::vector<int64_t> sides =
+      same ? std::vector<int64_t>{total / 2, total - total / 2} : std::vector<int64_t>{p, p};
+  const Tensor x = functional::pad(input, PadFuncOptions(sides).mode(options_.padding_mode()));
+  return functional::conv1d(x, weight, conv.padding(0));
 }
 
 std::string Conv1dImpl::extra_repr() const {
   std::string text = wick::detail::str_cat(options_.in_channels(), ", ", options_.out_channels(),
                                            ", kernel_size=(", options_.kernel_size(),
                                            ",), stride=(", options_.stride(), ",)");
-  if (options_.padding() != 0)
+  if (options_.padding_by_name()) {
+    text += options_.padding_by_name() == kSame ? ", padding=same" : ", padding=valid";
+  } else if (options_.padding() != 0) {
     text += wick::detail::str_cat(", padding=(", options_.padding(), ",)");
+  }
   if (options_.dilation() != 1) {
     text += wick::detail::str_cat(", dilation=(", options_.dilation(), ",)");
   }

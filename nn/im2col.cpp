@@ -139,6 +139,25 @@ void check_index_size(const char* op, const Tensor& x, const Geometry& g, const 
              describe(x), " would have ", total, " elements");
 }
 
+Tensor max_choice(const Tensor& values, int64_t dim, const Tensor& eligible) {
+  const int64_t count = values.size(dim);
+  const Tensor largest = amax(values, dim, true);
+  const Tensor nan_slice = isnan(largest);
+  // Positions 1 .. count along dim: the last NaN has the largest, the first largest eligible
+  // element the largest of count + 1 - position.
+  Shape shape = Shape::filled(static_cast<size_t>(values.dim()), 1);
+  shape[static_cast<size_t>(dim)] = count;
+  const Tensor position =
+      arange(1, count + 1, 1, TensorOptions(kInt64).device(values.device())).reshape(shape);
+  const Tensor largest_here = eq(values, largest);
+  const Tensor candidate =
+      where(nan_slice, isnan(values),
+            eligible.defined() ? logical_and(largest_here, eligible) : largest_here);
+  const Tensor score =
+      where(candidate, where(nan_slice, position, count + 1 - position), Scalar(int64_t{0}));
+  return argmax(score, dim, true);
+}
+
 std::string pair_text(const Size2& s) { return wick::detail::str_cat("(", s.h, ", ", s.w, ")"); }
 
 Tensor col2im(const Tensor& cols, const Geometry& g, const Window& w) {

@@ -44,6 +44,11 @@ Geometry geometry(const char* op, const Tensor& x, const Window& w);
 // overflow or pass 2^40 elements.
 void check_index_size(const char* op, const Tensor& x, const Geometry& g, const Window& w);
 
+// Along dim of values (detached, the same sizes as eligible unless eligible is undefined):
+// the position max pooling picks, keepdim, as PyTorch's kernels scan: the last NaN where the
+// slice holds one, else the first largest element among the eligible ones.
+Tensor max_choice(const Tensor& values, int64_t dim, const Tensor& eligible);
+
 // "(h, w)", as PyTorch prints a pair.
 std::string pair_text(const Size2& s);
 

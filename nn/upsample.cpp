@@ -127,8 +127,10 @@ Taps cubic_taps(int64_t in, int64_t out, std::optional<double> scale, bool align
     const T real = source_index<T>(step, dst, align_corners, true);
     const auto first = static_cast<int64_t>(std::floor(real));
     const T t = real - static_cast<T>(first);
-    const T weights[4] = {cubic_far<T>(t + T(1)), cubic_near<T>(t), cubic_near<T>(T(1) - t),
-                          cubic_far<T>(T(2) - t)};
+    // As PyTorch rounds them: the last from x2 + 1 with x2 = 1 - t, not from 2 - t.
+    const T x2 = T(1) - t;
+    const T weights[4] = {cubic_far<T>(t + T(1)), cubic_near<T>(t), cubic_near<T>(x2),
+                          cubic_far<T>(x2 + T(1))};
     for (size_t j = 0; j < 4; ++j) {
       // Taps past the edges read the edge pixel.
       taps.index[j][i] = std::clamp<int64_t>(first - 1 + static_cast<int64_t>(j), 0, in - 1);

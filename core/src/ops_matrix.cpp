@@ -125,10 +125,9 @@ Tensor histc(const Tensor& a, int64_t bins, double min, double max) {
   // position in float64 from halves, which cannot overflow.
   const Tensor from_halves = (picked.to(kFloat64) * 0.5 - low_d * 0.5) /
                              (high_d * 0.5 - low_d * 0.5) * static_cast<double>(bins);
-  const Tensor position =
-      clamp(where(isfinite(in_dtype), in_dtype.to(kFloat64), from_halves), Scalar(0.0),
-            Scalar(static_cast<double>(bins - 1)))
-          .to(kInt64);
+  const Tensor position = clamp(where(isfinite(in_dtype), in_dtype.to(kFloat64), from_halves),
+                                Scalar(0.0), Scalar(static_cast<double>(bins - 1)))
+                              .to(kInt64);
   return bincount(position, std::nullopt, bins).to(a.dtype());
 }
 

@@ -261,6 +261,8 @@ Tensor Tensor::amax(int64_t d, bool k) const { return wick::amax(*this, d, k); }
 Tensor Tensor::logsumexp(int64_t d, bool k) const { return wick::logsumexp(*this, d, k); }
 Tensor Tensor::logsumexp(const Shape& d, bool k) const { return wick::logsumexp(*this, d, k); }
 Tensor Tensor::amin(int64_t d, bool k) const { return wick::amin(*this, d, k); }
+Tensor Tensor::amax(const Shape& d, bool k) const { return wick::amax(*this, d, k); }
+Tensor Tensor::amin(const Shape& d, bool k) const { return wick::amin(*this, d, k); }
 Tensor Tensor::argmax() const { return wick::argmax(*this); }
 Tensor Tensor::argmax(int64_t d, bool k) const { return wick::argmax(*this, d, k); }
 Tensor Tensor::argmin() const { return wick::argmin(*this); }

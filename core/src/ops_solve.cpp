@@ -10,7 +10,14 @@
 //    exist. That factorisation, column k: the row with the largest |value| at or below k is
 //    swapped into row k (a gather of the rows in their new order), the entries below the pivot
 //    become L's multipliers (column / pivot; a zero pivot divides by 1 instead, as getrf skips
-//    it), and the trailing block loses their outer product with the pivot row.
+//    it), and the trailing block loses their outer product with the pivot row. That division
+//    by 1 cuts the paths through the later steps, so where a zero pivot comes before the last
+//    step, det's gradient is the adjugate (adj(A)^T, the cofactor matrix) computed on the host
+//    instead (adjugate_transpose below; one more factorisation and a host copy per recorded det).
+#include <cmath>
+#include <utility>
+#include <vector>
+
 #include "internal.hpp"
 #include "linalg_common.hpp"
 #include "wick/linalg.hpp"
@@ -162,7 +169,133 @@ Tensor linalg_inv(const Tensor& a) {
 }
 Tensor inverse(const Tensor& a) { return linalg_inv(a); }
 
+namespace {
+
+// adj(A)^T of each matrix of a [..., n, n] (n >= 1), the gradient of det, in float64 on the
+// host from an LU with complete pivoting, PAQ = LU, so that the zero pivots are the last ones
+// and their number is n - rank (partial pivoting can leave a zero pivot before a nonzero one in
+// a matrix of rank n - 1). With A = P^T L U Q^T, adj(A) = s Q adj(U) L^-1 P, s the sign of both
+// permutations. No zero pivot: adj(A)^T = det(A) A^-T. One, the last: adj(U) = c x y^T with c
+// the product of the other pivots, U x = 0 (x_last = 1) and y = e_last, so
+// adj(A)^T = s c (P^T L^-T y) (Q x)^T. Two or more: rank n - 2 or less, adj(A) = 0.
+Tensor adjugate_transpose(const Tensor& a) {
+  const int64_t n = a.size(-1);
+  const Tensor host = a.detach().to(kCPU).to(kFloat64).contiguous();
+  const std::vector<double> values = host.to_vector<double>();
+  std::vector<double> out(values.size(), 0.0);
+  const auto un = static_cast<size_t>(n);
+  for (size_t base = 0; base < values.size(); base += un * un) {
+    std::vector<double> lu(values.begin() + static_cast<std::ptrdiff_t>(base),
+                           values.begin() + static_cast<std::ptrdiff_t>(base + un * un));
+    auto at = [&](size_t r, size_t c) -> double& { return lu[r * un + c]; };
+    // (PAQ)[r][c] = A[rows[r]][cols[c]].
+    std::vector<size_t> rows(un), cols(un);
+    for (size_t i = 0; i < un; ++i) rows[i] = cols[i] = i;
+    double sign = 1.0;
+    size_t rank = un;
+    for (size_t k = 0; k < un; ++k) {
+      size_t pr = k, pc = k;
+      for (size_t i = k; i < un; ++i) {
+        for (size_t j = k; j < un; ++j) {
+          if (std::abs(at(i, j)) > std::abs(at(pr, pc))) {
+            pr = i;
+            pc = j;
+          }
+        }
+      }
+      if (at(pr, pc) == 0.0) {  // the trailing block is zero: rank k
+        rank = k;
+        break;
+      }
+      if (pr != k) {
+        for (size_t c = 0; c < un; ++c) std::swap(at(k, c), at(pr, c));
+        std::swap(rows[k], rows[pr]);
+        sign = -sign;
+      }
+      if (pc != k) {
+        for (size_t r = 0; r < un; ++r) std::swap(at(r, k), at(r, pc));
+        std::swap(cols[k], cols[pc]);
+        sign = -sign;
+      }
+      for (size_t i = k + 1; i < un; ++i) {
+        at(i, k) /= at(k, k);
+        for (size_t c = k + 1; c < un; ++c) at(i, c) -= at(i, k) * at(k, c);
+      }
+    }
+    double* adj_t = out.data() + base;
+    if (rank + 1 < un) continue;  // rank n - 2 or less: adj(A) = 0
+    double scale = sign;
+    if (rank == un) {
+      // det(A) A^-T: column j of A^-1 is Q U^-1 L^-1 P e_j, and A^-T[j][i] = A^-1[i][j].
+      for (size_t k = 0; k < un; ++k) scale *= at(k, k);
+      for (size_t j = 0; j < un; ++j) {
+        std::vector<double> z(un), column(un);
+        for (size_t r = 0; r < un; ++r) z[r] = rows[r] == j ? 1.0 : 0.0;
+        for (size_t r = 0; r < un; ++r) {
+          for (size_t c = 0; c < r; ++c) z[r] -= at(r, c) * z[c];
+        }
+        for (size_t r = un; r-- > 0;) {
+          for (size_t c = r + 1; c < un; ++c) z[r] -= at(r, c) * z[c];
+          z[r] /= at(r, r);
+        }
+        for (size_t c = 0; c < un; ++c) column[cols[c]] = z[c];
+        for (size_t i = 0; i < un; ++i) adj_t[j * un + i] = scale * column[i];
+      }
+      continue;
+    }
+    // Rank n - 1: the one zero pivot is the last.
+    const size_t last = un - 1;
+    for (size_t j = 0; j < last; ++j) scale *= at(j, j);
+    std::vector<double> x(un, 0.0), v(un, 0.0), w(un), qx(un);
+    x[last] = 1.0;
+    for (size_t i = last; i-- > 0;) {
+      double acc = 0.0;
+      for (size_t j = i + 1; j < un; ++j) acc += at(i, j) * x[j];
+      x[i] = -acc / at(i, i);
+    }
+    // v = L^-T e_last (L unit lower), then w = P^T v and Q x.
+    v[last] = 1.0;
+    for (size_t i = last; i-- > 0;) {
+      for (size_t j = i + 1; j < un; ++j) v[i] -= at(j, i) * v[j];
+    }
+    for (size_t r = 0; r < un; ++r) {
+      w[rows[r]] = v[r];
+      qx[cols[r]] = x[r];
+    }
+    for (size_t i = 0; i < un; ++i) {
+      for (size_t j = 0; j < un; ++j) adj_t[i * un + j] = scale * w[i] * qx[j];
+    }
+  }
+  return tensor(out, host.sizes(), TensorOptions(kFloat64)).to(a.dtype()).to(a.device());
+}
+
+// Whether the kernels' factorisation of some matrix of a meets a zero pivot before its last
+// step: there the factorisation in tensor ops divides by 1, which cuts the paths through the
+// later steps, and its gradient is not the cofactor matrix.
+bool early_zero_pivot(const Tensor& a, const char* name) {
+  const int64_t n = a.size(-1);
+  if (n < 2 || a.numel() == 0) return false;
+  const Factored f = factor(a.detach(), name);
+  const Tensor early = f.lu.diagonal(0, -2, -1).narrow(-1, 0, n - 1);
+  return any(eq(early, 0)).item<bool>();
+}
+
+}  // namespace
+
 Tensor det(const Tensor& a) {
+  if (GradMode::is_enabled() && a.requires_grad()) {
+    check_square(a, "det");
+    if (early_zero_pivot(a, "det")) {
+      // The value from the kernels; the gradient adj(A)^T through a term of value exactly 0:
+      // s - s for s = sum(A * adj(A)^T), whose derivative by A is adj(A)^T.
+      const auto [diagonal, sign_of] = diagonal_and_sign(a.detach(), "det");
+      const Tensor value = prod(diagonal, -1) * sign_of;
+      const Tensor surrogate = sum(a * adjugate_transpose(a), Shape{-2, -1});
+      // Exactly 0 where finite; where A * adj(A)^T overflows, 0 all the same (not inf - inf).
+      const Tensor zero = surrogate - surrogate.detach();
+      return value + where(isfinite(surrogate.detach()), zero, zeros_like(zero));
+    }
+  }
   const auto [diagonal, sign_of] = diagonal_and_sign(a, "det");
   return prod(diagonal, -1) * sign_of;
 }

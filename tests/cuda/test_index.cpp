@@ -315,3 +315,34 @@ TEST_CASE("gpu: conv_transpose2d, fold, interpolate and instance_norm match the 
     check_close(gpu[i], cpu[i], {1e-4, 1e-4}, names[i]);
   }
 }
+
+TEST_CASE("gpu: pooling with indices, unpooling, adaptive max and embedding_bag match the CPU",
+          "[sweep]") {
+  namespace F = nn::functional;
+  const Tensor x = randn({2, 3, 7, 6});
+  const Tensor table = randn({9, 4});
+  const Tensor bags = tensor(std::vector<int64_t>{1, 2, 8, 0, 5, 5, 3}, Shape{7}, kInt64);
+  const Tensor starts = tensor(std::vector<int64_t>{0, 3, 3}, Shape{3}, kInt64);
+  auto run = [&](Device device) {
+    Tensor xd = x.to(device).requires_grad_(), td = table.to(device).requires_grad_();
+    const auto [pooled, where_from] =
+        F::max_pool2d_with_indices(xd, nn::MaxPool2dOptions(3).stride(2).padding(1));
+    const Tensor unpooled = F::max_unpool2d(
+        pooled, where_from, nn::MaxUnpool2dOptions(3).stride(2).padding(1).output_size({7, 6}));
+    const auto [adaptive, adaptive_from] = F::adaptive_max_pool2d_with_indices(xd, nn::Size2(3, 4));
+    const Tensor bagged =
+        F::embedding_bag(bags.to(device), td,
+                         nn::EmbeddingBagFuncOptions().offsets(starts.to(device)).mode(nn::kMax));
+    (unpooled.pow(2).sum() + adaptive.sum() + bagged.pow(2).sum()).backward();
+    return std::vector<Tensor>{pooled.detach(),   where_from,    unpooled.detach(),
+                               adaptive.detach(), adaptive_from, bagged.detach(),
+                               xd.grad(),         td.grad()};
+  };
+  const std::vector<Tensor> gpu = run(kCUDA), cpu = run(kCPU);
+  const char* names[] = {"max_pool2d",       "indices",       "max_unpool2d", "adaptive_max_pool2d",
+                         "adaptive indices", "embedding_bag", "d input",      "d table"};
+  for (size_t i = 0; i < gpu.size(); ++i) {
+    CHECK(gpu[i].device().is_cuda());
+    check_close(gpu[i], cpu[i], {1e-5, 1e-5}, names[i]);
+  }
+}

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Writes window_golden.inc: conv_transpose2d, conv_transpose1d, unfold, fold, interpolate
-(every mode), pixel_shuffle, pixel_unshuffle, prelu and instance_norm computed by PyTorch
-(python3-torch 1.13) in float64, for tests/nn/test_upsample.cpp and
-tests/nn/test_conv_transpose.cpp. Each case records its inputs, the output, and the gradient of
+(every mode), pixel_shuffle, pixel_unshuffle, prelu, instance_norm, the 1-D and adaptive
+poolings, max pooling's indices, max_unpool2d and embedding_bag computed by PyTorch
+(python3-torch 1.13) in float64, for tests/nn/test_upsample.cpp,
+tests/nn/test_conv_transpose.cpp and tests/nn/test_pooling.cpp (embedding_bag: its gradient
+of the weight; the indices are constants of each case). Each case records its inputs, the output, and the gradient of
 (output * weight).sum() with respect to every input, weight a fixed wave of the output's shape.
 
     /usr/bin/python3 tests/nn/make_window_golden.py > tests/nn/window_golden.inc
@@ -54,6 +56,14 @@ def conv_transpose_cases():
          lambda x: F.fold(x, (5, 6), (3, 2), dilation=(1, 2), padding=1, stride=2),
          wave([1, 12, 9], 0.2))
     case("fold, unbatched", lambda x: F.fold(x, (3, 3), 2), wave([8, 4], 0.5))
+    case("conv2d, padding same, kernel (3, 4), dilation (1, 2)",
+         lambda x, w, b: F.conv2d(x, w, b, padding="same", dilation=(1, 2)),
+         wave([2, 2, 5, 6], 0.1), wave([3, 2, 3, 4], 0.6, 0.5), wave([3], 0.2))
+    case("conv2d, padding valid", lambda x, w: F.conv2d(x, w, padding="valid"),
+         wave([1, 2, 5, 6], 0.1), wave([3, 2, 3, 2], 0.6, 0.5))
+    case("conv1d, padding same, kernel 4, groups 2",
+         lambda x, w: F.conv1d(x, w, padding="same", groups=2),
+         wave([2, 4, 7], 0.3), wave([4, 2, 4], 0.9, 0.5))
 
 
 def upsample_cases():
@@ -107,6 +117,70 @@ def upsample_cases():
          wave([2, 3, 4], 0.5, 2.0, 1.0))
 
 
+def pooling_cases():
+    img = wave([2, 2, 5, 6], 0.1)
+    img[0, 0, 1, 1] = img[0, 0, 1, 2]  # a tie inside one window: the first wins
+    line = wave([2, 3, 7], 0.4)
+    line[1, 2, 3] = line[1, 2, 4]
+    case("max_pool2d values, kernel 3, stride 2, padding 1",
+         lambda x: F.max_pool2d(x, 3, 2, 1, return_indices=True)[0], img)
+    case("max_pool1d, kernel 3, stride 2, padding 1, dilation 2",
+         lambda x: F.max_pool1d(x, 3, 2, 1, dilation=2), line)
+    case("max_pool1d, kernel 2, ceil_mode, unbatched",
+         lambda x: F.max_pool1d(x, 2, ceil_mode=True), line[0])
+    case("avg_pool1d, kernel 3, stride 2, padding 1, count_include_pad false",
+         lambda x: F.avg_pool1d(x, 3, 2, 1, count_include_pad=False), line)
+    case("adaptive_avg_pool1d 4", lambda x: F.adaptive_avg_pool1d(x, 4), line)
+    case("adaptive_max_pool2d (3, 4)", lambda x: F.adaptive_max_pool2d(x, (3, 4)), img)
+    case("adaptive_max_pool2d (2, 2), unbatched",
+         lambda x: F.adaptive_max_pool2d(x, (2, 2)), img[0])
+    case("adaptive_max_pool1d 3", lambda x: F.adaptive_max_pool1d(x, 3), line)
+    v, i = F.max_pool2d(img, 2, 2, return_indices=True)
+    case("max_unpool2d, kernel 2", lambda x: F.max_unpool2d(x, i, 2), v)
+    v3, i3 = F.max_pool2d(img, 3, 2, 1, return_indices=True)
+    case("max_unpool2d, kernel 3, stride 2, padding 1, output_size (5, 6)",
+         lambda x: F.max_unpool2d(x, i3, 3, 2, 1, output_size=(5, 6)), v3)
+
+
+def embedding_bag_cases():
+    weight = wave([6, 3], 0.3)
+    weight[2] = weight[4]  # equal rows: max picks the first
+    flat = torch.tensor([1, 2, 4, 0, 5, 5, 3, 1, 0])
+    offsets = torch.tensor([0, 3, 3, 7])  # the second bag is empty
+    grid = torch.tensor([[0, 2, 4], [5, 1, 1]])
+    for mode in ["sum", "mean", "max"]:
+        case("embedding_bag %s, offsets" % mode,
+             lambda w, m=mode: F.embedding_bag(flat, w, offsets, mode=m), weight)
+        case("embedding_bag %s, 2-D" % mode,
+             lambda w, m=mode: F.embedding_bag(grid, w, mode=m), weight)
+        case("embedding_bag %s, padding_idx 1, include_last_offset" % mode,
+             lambda w, m=mode: F.embedding_bag(flat, w, torch.tensor([0, 2, 5, 9]), mode=m,
+                                               padding_idx=1, include_last_offset=True),
+             weight)
+    case("embedding_bag sum, per_sample_weights",
+         lambda w, p: F.embedding_bag(flat, w, offsets, mode="sum", per_sample_weights=p),
+         weight, wave([9], 1.1))
+
+
+def indices():
+    """The indices max pooling returns, as int64 lists: {name, shape, indices}."""
+    img = wave([2, 2, 5, 6], 0.1)
+    img[0, 0, 1, 1] = img[0, 0, 1, 2]
+    img[1, 1, 2, 3] = float("nan")  # NaN wins its windows (checked by index only)
+    line = wave([2, 3, 7], 0.4)
+    line[1, 2, 3] = line[1, 2, 4]
+    for name, idx in [
+            ("max_pool2d, kernel 3, stride 2, padding 1",
+             F.max_pool2d(img, 3, 2, 1, return_indices=True)[1]),
+            ("max_pool2d, kernel 2", F.max_pool2d(img, 2, 2, return_indices=True)[1]),
+            ("max_pool1d, kernel 3, stride 2, padding 1, dilation 2",
+             F.max_pool1d(line, 3, 2, 1, dilation=2, return_indices=True)[1]),
+            ("adaptive_max_pool2d (3, 4)",
+             F.adaptive_max_pool2d(img, (3, 4), return_indices=True)[1]),
+            ("adaptive_max_pool1d 3", F.adaptive_max_pool1d(line, 3, return_indices=True)[1])]:
+        print('    {"%s", %s, %s},' % (name, ints(idx.shape), ints(idx.flatten().tolist())))
+
+
 def main():
     print("// Generated by tests/nn/make_window_golden.py from python3-torch %s; do not edit."
           % torch.__version__)
@@ -117,6 +191,19 @@ def main():
     print("};")
     print("static const std::vector<MultiInputCase> kUpsampleCases = {")
     upsample_cases()
+    print("};")
+    print("static const std::vector<MultiInputCase> kPoolingCases = {")
+    pooling_cases()
+    print("};")
+    print("static const std::vector<MultiInputCase> kEmbeddingBagCases = {")
+    embedding_bag_cases()
+    print("};")
+    print("struct PoolIndices {")
+    print("  std::string name;")
+    print("  std::vector<int64_t> shape, indices;")
+    print("};")
+    print("static const std::vector<PoolIndices> kPoolIndices = {")
+    indices()
     print("};")
 
 

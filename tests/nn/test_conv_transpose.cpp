@@ -78,6 +78,19 @@ const std::map<std::string, Fn>& calls() {
        [](const Ts& x) {
          return nn::Fold(nn::FoldOptions({3, 3}, 2))(x[0]);
        }},
+      {"conv2d, padding same, kernel (3, 4), dilation (1, 2)",
+       [](const Ts& x) {
+         return F::conv2d(x[0], x[1],
+                          nn::Conv2dFuncOptions().bias(x[2]).padding(nn::kSame).dilation({1, 2}));
+       }},
+      {"conv2d, padding valid",
+       [](const Ts& x) {
+         return F::conv2d(x[0], x[1], nn::Conv2dFuncOptions().padding(nn::kValid));
+       }},
+      {"conv1d, padding same, kernel 4, groups 2",
+       [](const Ts& x) {
+         return F::conv1d(x[0], x[1], nn::Conv1dFuncOptions().padding(nn::kSame).groups(2));
+       }},
   };
   return c;
 }
@@ -252,6 +265,35 @@ TEST_CASE("ConvTranspose modules: parameters, output_size, printing", "[nn][conv
         "kernel_size=2, dilation=1, padding=0, stride=(1, 2)");
   CHECK(nn::Fold(nn::FoldOptions({4, 4}, 2))->extra_repr() ==
         "output_size=(4, 4), kernel_size=2, dilation=1, padding=0, stride=1");
+}
+
+TEST_CASE("padding same in the modules, every padding mode", "[nn][conv_transpose]") {
+  wick::manual_seed(9);
+  nn::Conv2d conv(nn::Conv2dOptions(2, 3, {3, 4}).padding(nn::kSame).padding_mode(nn::kReflect));
+  const Tensor x = wick::randn({1, 2, 5, 6});
+  const Tensor y = conv(x);
+  CHECK(y.sizes() == wick::Shape{1, 3, 5, 6});
+  // Reflect padding of d (k - 1) = (2, 3): rows 1 and 1, columns 1 left and 2 right.
+  const Tensor want = F::conv2d(F::pad(x, nn::PadFuncOptions({1, 2, 1, 1}).mode(nn::kReflect)),
+                                conv->weight, nn::Conv2dFuncOptions().bias(conv->bias));
+  CHECK(wick::allclose(y, want, 1e-6, 1e-6));
+  std::ostringstream printed;
+  printed << *conv;
+  CHECK(printed.str() ==
+        "Conv2d(2, 3, kernel_size=(3, 4), stride=(1, 1), padding=same, padding_mode=reflect)");
+  nn::Conv1d line(nn::Conv1dOptions(2, 2, 4).padding(nn::kSame).dilation(2));
+  CHECK(line(wick::randn({3, 2, 9})).sizes() == wick::Shape{3, 2, 9});
+  CHECK(line->extra_repr() == "2, 2, kernel_size=(4,), stride=(1,), padding=same, dilation=(2,)");
+  nn::Conv1d circular(
+      nn::Conv1dOptions(2, 2, 3).padding(nn::kSame).padding_mode(nn::kCircular).bias(false));
+  CHECK(circular(wick::randn({2, 7})).sizes() == wick::Shape{2, 7});
+  CHECK_THROWS_WITH(nn::Conv2d(nn::Conv2dOptions(2, 3, 3).padding(nn::kSame).stride(2)),
+                    Contains("same") && Contains("strided"));
+  CHECK_THROWS_AS(F::conv1d(wick::randn({1, 2, 5}), wick::randn({2, 2, 3}),
+                            nn::Conv1dFuncOptions().padding(nn::kSame).stride(2)),
+                  wick::ValueError);
+  // A size after a name replaces it.
+  CHECK_FALSE(nn::Conv2dOptions(2, 3, 3).padding(nn::kSame).padding(1).padding_by_name());
 }
 
 TEST_CASE("conv_transpose, unfold and fold: errors name the op and the shapes",

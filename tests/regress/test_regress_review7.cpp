@@ -82,6 +82,32 @@ TEST_CASE("empty expanded gradients accumulate, and an empty expanded tensor is 
   CHECK_THROWS_AS(wide.add_(1.0), ValueError);
 }
 
+TEST_CASE("braced empty dims reduce every dim, not dim 0", "[regress]") {
+  // var and std too: var(x, {}, false) took var(x, int64_t dim, bool unbiased), dim 0.
+  // {} matched the int64_t dim overload exactly, so x.sum({}) was x.sum(0): [5, 7, 9] where
+  // torch's x.sum(()) is 21 (mean 3.5, amax 6; keepdim gives [1, 1]).
+  const Tensor x = arange(1, 7, 1, TensorOptions(kFloat64)).reshape({2, 3});
+  CHECK(x.sum({}).item<double>() == 21.0);
+  CHECK(sum(x, {}).item<double>() == 21.0);
+  CHECK(x.sum({}, true).sizes() == Shape{1, 1});
+  CHECK(x.mean({}).item<double>() == 3.5);
+  CHECK(mean(x, {}).item<double>() == 3.5);
+  CHECK(amax(x, {}).item<double>() == 6.0);
+  CHECK(amin(x, {}).item<double>() == 1.0);
+  CHECK(x.amax({}).item<double>() == 6.0);
+  CHECK(x.amin({}, true).sizes() == Shape{1, 1});
+  double total = 0;
+  for (int i = 1; i <= 6; ++i) total += std::exp(static_cast<double>(i));
+  CHECK(x.logsumexp({}).item<double>() == Approx(std::log(total)));
+  CHECK(logsumexp(x, {}).item<double>() == Approx(std::log(total)));
+  CHECK(var(x, {}, false).item<double>() == Approx(17.5 / 6.0));
+  CHECK(x.std({}, true, true).sizes() == Shape{1, 1});
+  CHECK(x.var({}, true).item<double>() == Approx(3.5));
+  // One braced dim is still that dim.
+  CHECK(x.sum({1}).to_vector<double>() == std::vector<double>{6.0, 15.0});
+  CHECK(amax(x, {0}).to_vector<double>() == std::vector<double>{4.0, 5.0, 6.0});
+}
+
 TEST_CASE("histc over a range near the dtype's largest value", "[regress]") {
   // (x - low) and (high - low) overflowed float32 to inf, inf / inf gave NaN, and the int64 cast
   // reached bincount, which refused it (its error, not histc's). Now: [1, 1, 0, 1]... as the
@@ -105,4 +131,57 @@ TEST_CASE("square of bool is int64; aminmax's empty-dim error names aminmax", "[
   CHECK_THROWS_WITH(aminmax(zeros({0})), Catch::Matchers::StartsWith("aminmax"));
   const auto [low, high] = aminmax(zeros({0, 3}), 1);
   CHECK(low.sizes() == Shape{0});
+}
+
+TEST_CASE("det's gradient at a singular matrix is the cofactor matrix", "[regress][autograd]") {
+  // Columns 0 and 1 proportional: the factorisation meets a zero pivot at step 1 of 3. The
+  // gradient is adj(A)^T, the cofactors (central differences agree); wick gave rows 2 and 3 as
+  // [-13.5, 6.75, 0] and [0, 0, 0] (torch 1.13: all zeros, also wrong).
+  Tensor a = tensor(std::vector<double>{1, 2, 3, 2, 4, 1, 0.5, 1, 7}, Shape{3, 3}, kFloat64)
+                 .requires_grad_(true);
+  const Tensor d = det(a);
+  CHECK(d.item<double>() == 0.0);
+  d.backward();
+  const std::vector<double> want = {27, -13.5, 0, -11, 5.5, 0, -10, 5, 0};
+  const std::vector<double> got = a.grad().to_vector<double>();
+  for (size_t i = 0; i < want.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-12));
+
+  // A batch: the singular one, one of rank 1 (adjugate 0), and an invertible one, whose
+  // gradient stays det(A) A^-T.
+  Tensor batch = tensor(std::vector<double>{1, 2, 3, 2, 4, 1, 0.5, 1, 7,  //
+                                            1, 1, 1, 2, 2, 2, 3,   3, 3,  //
+                                            2, 0, 1, 1, 3, 0, 0,   1, 4},
+                        Shape{3, 3, 3}, kFloat64)
+                     .requires_grad_(true);
+  const Tensor dets = det(batch);
+  CHECK(dets.to_vector<double>() == std::vector<double>{0, 0, 25});
+  (dets * tensor(std::vector<double>{1, 1, 2}, Shape{3}, kFloat64)).sum().backward();
+  const Tensor g = batch.grad();
+  const std::vector<double> first = g.select(0, 0).reshape({-1}).to_vector<double>();
+  for (size_t i = 0; i < want.size(); ++i) CHECK(first[i] == Approx(want[i]).margin(1e-12));
+  CHECK(g.select(0, 1).abs().max().item<double>() == 0.0);
+  // Partial pivoting leaves two zero pivots in these matrices of rank n - 1: their adjugates
+  // are not 0 (a review of this fix caught it; torch 1.13 gives 0).
+  Tensor shift =
+      tensor(std::vector<double>{0, 1, 0, 0}, Shape{2, 2}, kFloat64).requires_grad_(true);
+  det(shift).backward();
+  CHECK(shift.grad().to_vector<double>() == std::vector<double>{0, 0, -1, 0});
+  Tensor nilpotent = tensor(std::vector<double>{0, 1, 0, 0, 0, 1, 0, 0, 0}, Shape{3, 3}, kFloat64)
+                         .requires_grad_(true);
+  det(nilpotent).backward();
+  CHECK(nilpotent.grad().to_vector<double>() == std::vector<double>{0, 0, 0, 0, 0, 0, 1, 0, 0});
+  const Tensor m = batch.detach().select(0, 2);
+  const Tensor expected = linalg_inv(m).t() * 25.0 * 2.0;
+  CHECK((g.select(0, 2) - expected).abs().max().item<double>() <= 1e-12);
+}
+
+TEST_CASE("prelu's weight gradient beside +inf", "[regress][autograd]") {
+  // torch: prelu([inf, -1, 2], [0.25]) = [inf, -0.25, 2], d weight -1, d x [1, 0.25, 1] (the
+  // weight's side, where() discarded at +inf, gave 0 * inf = NaN; found reviewing this session).
+  Tensor x = leaf({kInf, -1.0, 2.0}), w = leaf({0.25});
+  const Tensor y = nn::functional::prelu(x, w);
+  CHECK(y.to_vector<double>() == std::vector<double>{kInf, -0.25, 2.0});
+  y.sum().backward();
+  CHECK(w.grad().to_vector<double>() == std::vector<double>{-1.0});
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{1.0, 0.25, 1.0});
 }

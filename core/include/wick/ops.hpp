@@ -266,6 +266,14 @@ Tensor sum(const Tensor& a, const Shape& dims, bool keepdim = false);
 Tensor mean(const Tensor& a);  // floating only, as PyTorch
 Tensor mean(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor mean(const Tensor& a, const Shape& dims, bool keepdim = false);
+// A braced list of dims is a Shape, {} (every dim) included: without these overloads,
+// sum(x, {}) took the int64_t one, dim 0, where PyTorch's sum(x, ()) reduces every dim.
+inline Tensor sum(const Tensor& a, std::initializer_list<int64_t> dims, bool keepdim = false) {
+  return sum(a, Shape(dims), keepdim);
+}
+inline Tensor mean(const Tensor& a, std::initializer_list<int64_t> dims, bool keepdim = false) {
+  return mean(a, Shape(dims), keepdim);
+}
 // Variance over all elements or dims (empty dims: all): sum((x - mean)^2) / (n - 1), or / n
 // when unbiased is false, as torch.var; n - 1 <= 0 gives inf or NaN as PyTorch's. Two passes
 // (the mean first), so a large mean against a small spread keeps its digits; built from mean,
@@ -282,6 +290,11 @@ template <std::same_as<bool> B>
 Tensor var(const Tensor& a, B unbiased) {
   return var(a, Shape{}, unbiased, false);
 }
+// Braced dims, {} (every dim) included: var(x, {}, false) would take the int64_t overload.
+inline Tensor var(const Tensor& a, std::initializer_list<int64_t> dims, bool unbiased = true,
+                  bool keepdim = false) {
+  return var(a, Shape(dims), unbiased, keepdim);
+}
 Tensor std(const Tensor& a, const Shape& dims = {}, bool unbiased = true, bool keepdim = false);
 inline Tensor std(const Tensor& a, int64_t dim, bool unbiased, bool keepdim = false) {
   return std(a, Shape{dim}, unbiased, keepdim);
@@ -289,6 +302,10 @@ inline Tensor std(const Tensor& a, int64_t dim, bool unbiased, bool keepdim = fa
 template <std::same_as<bool> B>
 Tensor std(const Tensor& a, B unbiased) {
   return std(a, Shape{}, unbiased, false);
+}
+inline Tensor std(const Tensor& a, std::initializer_list<int64_t> dims, bool unbiased = true,
+                  bool keepdim = false) {
+  return std(a, Shape(dims), unbiased, keepdim);
 }
 Tensor max(const Tensor& a);
 Tensor min(const Tensor& a);
@@ -298,10 +315,20 @@ Tensor amax(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor amin(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor amax(const Tensor& a, const Shape& dims, bool keepdim = false);  // empty dims: all
 Tensor amin(const Tensor& a, const Shape& dims, bool keepdim = false);
+inline Tensor amax(const Tensor& a, std::initializer_list<int64_t> dims, bool keepdim = false) {
+  return amax(a, Shape(dims), keepdim);
+}
+inline Tensor amin(const Tensor& a, std::initializer_list<int64_t> dims, bool keepdim = false) {
+  return amin(a, Shape(dims), keepdim);
+}
 // log(sum(exp(a))) over dims (empty: all), without overflow: the largest element is taken out
 // first, as torch.logsumexp. A zero-size dim gives -inf; integers give float32.
 Tensor logsumexp(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor logsumexp(const Tensor& a, const Shape& dims, bool keepdim = false);
+inline Tensor logsumexp(const Tensor& a, std::initializer_list<int64_t> dims,
+                        bool keepdim = false) {
+  return logsumexp(a, Shape(dims), keepdim);
+}
 Tensor argmax(const Tensor& a);  // index into the flattened tensor
 Tensor argmax(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor argmin(const Tensor& a);

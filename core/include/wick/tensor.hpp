@@ -299,6 +299,13 @@ class Tensor {
   Tensor mean() const;
   Tensor mean(int64_t dim, bool keepdim = false) const;
   Tensor mean(const Shape& dims, bool keepdim = false) const;
+  // Braced dims, {} (every dim) included, are a Shape, as wick::sum's (not dim 0).
+  Tensor sum(std::initializer_list<int64_t> dims, bool keepdim = false) const {
+    return sum(Shape(dims), keepdim);
+  }
+  Tensor mean(std::initializer_list<int64_t> dims, bool keepdim = false) const {
+    return mean(Shape(dims), keepdim);
+  }
   // wick::var and wick::std: dims in a list, or one bool (unbiased) for all elements.
   Tensor var(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
   Tensor var(int64_t dim, bool unbiased, bool keepdim = false) const {
@@ -308,6 +315,10 @@ class Tensor {
   Tensor var(B unbiased) const {
     return var(Shape{}, unbiased, false);
   }
+  Tensor var(std::initializer_list<int64_t> dims, bool unbiased = true,
+             bool keepdim = false) const {
+    return var(Shape(dims), unbiased, keepdim);
+  }
   Tensor std(const Shape& dims = {}, bool unbiased = true, bool keepdim = false) const;
   Tensor std(int64_t dim, bool unbiased, bool keepdim = false) const {
     return std(Shape{dim}, unbiased, keepdim);
@@ -316,6 +327,10 @@ class Tensor {
   Tensor std(B unbiased) const {
     return std(Shape{}, unbiased, false);
   }
+  Tensor std(std::initializer_list<int64_t> dims, bool unbiased = true,
+             bool keepdim = false) const {
+    return std(Shape(dims), unbiased, keepdim);
+  }
   Tensor max() const;
   std::tuple<Tensor, Tensor> max(int64_t dim, bool keepdim = false) const;
   Tensor min() const;
@@ -323,6 +338,17 @@ class Tensor {
   Tensor amax(int64_t dim, bool keepdim = false) const;
   Tensor logsumexp(int64_t dim, bool keepdim = false) const;
   Tensor logsumexp(const Shape& dims, bool keepdim = false) const;
+  Tensor logsumexp(std::initializer_list<int64_t> dims, bool keepdim = false) const {
+    return logsumexp(Shape(dims), keepdim);
+  }
+  Tensor amax(const Shape& dims, bool keepdim = false) const;  // empty dims: all
+  Tensor amin(const Shape& dims, bool keepdim = false) const;
+  Tensor amax(std::initializer_list<int64_t> dims, bool keepdim = false) const {
+    return amax(Shape(dims), keepdim);
+  }
+  Tensor amin(std::initializer_list<int64_t> dims, bool keepdim = false) const {
+    return amin(Shape(dims), keepdim);
+  }
   Tensor amin(int64_t dim, bool keepdim = false) const;
   Tensor argmax() const;
   Tensor argmax(int64_t dim, bool keepdim = false) const;

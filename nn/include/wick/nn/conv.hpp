@@ -4,13 +4,15 @@
 // padding read from one extra element), then one matmul with the weight (conv2d), or max or
 // mean over the window (pooling). So the gradient is index_add's scatter of the windows' rows,
 // in a fixed order (the same bits on every run). Unbatched [C, H, W] inputs are taken, as in
-// PyTorch. Not supported: divisor_override and return_indices for pooling, and "same" padding
-// strings. Tested in tests/nn/test_conv.cpp against torch 1.13's
-// values and by gradcheck.
+// PyTorch. Padding by name: kSame and kValid. Max pooling's indices: pooling.hpp's
+// max_pool2d_with_indices. Not supported: divisor_override. Tested in tests/nn/test_conv.cpp
+// against torch 1.13's values and by gradcheck.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <tuple>
 
 #include "wick/nn/module.hpp"
 #include "wick/nn/padding.hpp"
@@ -26,6 +28,28 @@ struct Size2 {
   bool operator==(const Size2&) const = default;
 };
 
+// Padding by name, as PyTorch's padding="valid" and "same": kValid is no padding; kSame pads so
+// that the output keeps the input's size (stride 1 only, a ValueError otherwise), d (k - 1) in
+// all, half on each side and the odd one on the right, as PyTorch's.
+enum class ConvPaddingMode { Valid, Same };
+inline constexpr ConvPaddingMode kValid = ConvPaddingMode::Valid;
+inline constexpr ConvPaddingMode kSame = ConvPaddingMode::Same;
+
+// The padding setters of the convolutions' options: a size, or a mode by name.
+#define WICK_CONV_PADDING(Class, type)             \
+  Class& padding(const type& v) {                  \
+    padding_ = v;                                  \
+    padding_by_name_.reset();                      \
+    return *this;                                  \
+  }                                                \
+  Class& padding(ConvPaddingMode m) {              \
+    padding_ = 0;                                  \
+    padding_by_name_ = m;                          \
+    return *this;                                  \
+  }                                                \
+  const type& padding() const { return padding_; } \
+  const std::optional<ConvPaddingMode>& padding_by_name() const { return padding_by_name_; }
+
 #define WICK_CONV_OPTION(Class, type, name) \
   Class& name(const type& v) {              \
     name##_ = v;                            \
@@ -33,18 +57,20 @@ struct Size2 {
   }                                         \
   const type& name() const { return name##_; }
 
-// F::conv2d's options: bias (undefined: none), stride, padding, dilation, groups.
+// F::conv2d's options: bias (undefined: none), stride, padding (a size, or kValid / kSame),
+// dilation, groups.
 class Conv2dFuncOptions {
  public:
   WICK_CONV_OPTION(Conv2dFuncOptions, Tensor, bias)
   WICK_CONV_OPTION(Conv2dFuncOptions, Size2, stride)
-  WICK_CONV_OPTION(Conv2dFuncOptions, Size2, padding)
+  WICK_CONV_PADDING(Conv2dFuncOptions, Size2)
   WICK_CONV_OPTION(Conv2dFuncOptions, Size2, dilation)
   WICK_CONV_OPTION(Conv2dFuncOptions, int64_t, groups)
 
  private:
   Tensor bias_;
   Size2 stride_ = 1, padding_ = 0, dilation_ = 1;
+  std::optional<ConvPaddingMode> padding_by_name_;
   int64_t groups_ = 1;
 };
 
@@ -120,7 +146,7 @@ class Conv2dOptions {
   WICK_CONV_OPTION(Conv2dOptions, int64_t, out_channels)
   WICK_CONV_OPTION(Conv2dOptions, Size2, kernel_size)
   WICK_CONV_OPTION(Conv2dOptions, Size2, stride)
-  WICK_CONV_OPTION(Conv2dOptions, Size2, padding)
+  WICK_CONV_PADDING(Conv2dOptions, Size2)
   WICK_CONV_OPTION(Conv2dOptions, Size2, dilation)
   WICK_CONV_OPTION(Conv2dOptions, int64_t, groups)
   WICK_CONV_OPTION(Conv2dOptions, bool, bias)
@@ -131,6 +157,7 @@ class Conv2dOptions {
  private:
   int64_t in_channels_, out_channels_;
   Size2 kernel_size_, stride_ = 1, padding_ = 0, dilation_ = 1;
+  std::optional<ConvPaddingMode> padding_by_name_;
   int64_t groups_ = 1;
   bool bias_ = true;
   PadMode padding_mode_ = kZeros;
@@ -162,6 +189,8 @@ class MaxPool2dImpl : public Module {
  public:
   explicit MaxPool2dImpl(const MaxPool2dOptions& options) : options_(options) {}
   Tensor forward(const Tensor& input) const { return functional::max_pool2d(input, options_); }
+  // The values and where each came from (pooling.hpp's max_pool2d_with_indices).
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input) const;
   std::string extra_repr() const override;
 
  private:

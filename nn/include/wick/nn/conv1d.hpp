@@ -23,12 +23,11 @@ class Conv1dFuncOptions {
     return *this;
   }
   Conv1dFuncOptions& stride(int64_t v) { return set(stride_, v); }
-  Conv1dFuncOptions& padding(int64_t v) { return set(padding_, v); }
+  WICK_CONV_PADDING(Conv1dFuncOptions, int64_t)
   Conv1dFuncOptions& dilation(int64_t v) { return set(dilation_, v); }
   Conv1dFuncOptions& groups(int64_t v) { return set(groups_, v); }
   const Tensor& bias() const { return bias_; }
   int64_t stride() const { return stride_; }
-  int64_t padding() const { return padding_; }
   int64_t dilation() const { return dilation_; }
   int64_t groups() const { return groups_; }
 
@@ -39,6 +38,7 @@ class Conv1dFuncOptions {
   }
   Tensor bias_;
   int64_t stride_ = 1, padding_ = 0, dilation_ = 1, groups_ = 1;
+  std::optional<ConvPaddingMode> padding_by_name_;
 };
 
 namespace functional {
@@ -52,7 +52,7 @@ class Conv1dOptions {
   Conv1dOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
       : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
   Conv1dOptions& stride(int64_t v) { return set(stride_, v); }
-  Conv1dOptions& padding(int64_t v) { return set(padding_, v); }
+  WICK_CONV_PADDING(Conv1dOptions, int64_t)
   Conv1dOptions& dilation(int64_t v) { return set(dilation_, v); }
   Conv1dOptions& groups(int64_t v) { return set(groups_, v); }
   Conv1dOptions& bias(bool on) {
@@ -68,7 +68,6 @@ class Conv1dOptions {
   int64_t out_channels() const { return out_channels_; }
   int64_t kernel_size() const { return kernel_size_; }
   int64_t stride() const { return stride_; }
-  int64_t padding() const { return padding_; }
   int64_t dilation() const { return dilation_; }
   int64_t groups() const { return groups_; }
   bool bias() const { return bias_; }
@@ -83,6 +82,7 @@ class Conv1dOptions {
                                                      groups_ = 1;
   bool bias_ = true;
   PadMode padding_mode_ = kZeros;
+  std::optional<ConvPaddingMode> padding_by_name_;
 };
 
 // weight [out, in / groups, k] and bias [out], U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with
