@@ -209,11 +209,7 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& options) : options_(options) {
 
 void Conv2dImpl::reset_parameters() {
   NoGradGuard no_grad;
-  // kaiming_uniform_(a = sqrt(5)) gives bound 1 / sqrt(fan_in), as for Linear; the bias too.
-  const int64_t fan_in = weight.size(1) * weight.size(2) * weight.size(3);
-  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  detail::fill_uniform(weight, bound);
-  if (bias.defined()) detail::fill_uniform(bias, bound);
+  detail::fill_conv_parameters(weight, bias);
 }
 
 Tensor Conv2dImpl::forward(const Tensor& input) const {

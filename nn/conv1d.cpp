@@ -74,8 +74,7 @@ Conv1dImpl::Conv1dImpl(const Conv1dOptions& options) : options_(options) {
 
 void Conv1dImpl::reset_parameters() {
   NoGradGuard no_grad;
-  const double bound = 1.0 / std::sqrt(static_cast<double>(weight.size(1) * weight.size(2)));
-  for (const Tensor& t : parameters()) detail::fill_uniform(t, bound);
+  detail::fill_conv_parameters(weight, bias);
 }
 
 Tensor Conv1dImpl::forward(const Tensor& input) const {

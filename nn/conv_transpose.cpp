@@ -168,11 +168,7 @@ ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options)
 
 void ConvTranspose2dImpl::reset_parameters() {
   NoGradGuard no_grad;
-  // PyTorch's fan_in is the weight's dim 1 times the kernel, here out / groups * kh * kw.
-  const int64_t fan_in = weight.size(1) * weight.size(2) * weight.size(3);
-  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  detail::fill_uniform(weight, bound);
-  if (bias.defined()) detail::fill_uniform(bias, bound);
+  detail::fill_conv_parameters(weight, bias);
 }
 
 namespace {
@@ -255,10 +251,7 @@ ConvTranspose1dImpl::ConvTranspose1dImpl(const ConvTranspose1dOptions& options)
 
 void ConvTranspose1dImpl::reset_parameters() {
   NoGradGuard no_grad;
-  const int64_t fan_in = weight.size(1) * weight.size(2);
-  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
-  detail::fill_uniform(weight, bound);
-  if (bias.defined()) detail::fill_uniform(bias, bound);
+  detail::fill_conv_parameters(weight, bias);
 }
 
 Tensor ConvTranspose1dImpl::forward(const Tensor& input,

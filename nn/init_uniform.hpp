@@ -19,4 +19,15 @@ inline void xavier_uniform(Tensor t) {
   fill_uniform(t, std::sqrt(6.0 / static_cast<double>(t.size(0) + t.size(1))));
 }
 
+// A convolution's (ConvNd or ConvTransposeNd) weight and bias as PyTorch's reset_parameters()
+// leaves them: kaiming_uniform_(a = sqrt(5)) gives U(-1/sqrt(fan_in), 1/sqrt(fan_in)), the bias
+// too, with PyTorch's fan_in: the weight's dim 1 times the kernel (in / groups * k for a
+// convolution, out / groups * k for a transposed one). Weight first, then bias.
+inline void fill_conv_parameters(const Tensor& weight, const Tensor& bias) {
+  const int64_t fan_in = weight.size(0) == 0 ? 0 : weight.numel() / weight.size(0);
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+  fill_uniform(weight, bound);
+  if (bias.defined()) fill_uniform(bias, bound);
+}
+
 }  // namespace wick::nn::detail
