@@ -41,8 +41,10 @@ const std::map<std::string, Fn>& calls() {
         {"sum", nn::EmbeddingBagMode::Sum},
         {"mean", nn::EmbeddingBagMode::Mean},
         {"max", nn::kMax}};
-    for (const auto& [name, mode] : modes) {
-      const std::string n(name);
+    for (const auto& entry : modes) {
+      // Copies, not structured bindings: clang 14 cannot capture those in a lambda.
+      const std::string n(entry.first);
+      const nn::EmbeddingBagMode mode = entry.second;
       m["embedding_bag " + n + ", offsets"] = [=](const Ts& x) {
         return F::embedding_bag(flat, x[0],
                                 nn::EmbeddingBagFuncOptions().offsets(offsets).mode(mode));
