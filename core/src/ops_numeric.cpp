@@ -234,8 +234,8 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& a, std::optional<int64_t> dim, 
   // Checked here so that the message names aminmax, not amin.
   const bool empty = !dim ? a.numel() == 0
                           : a.dim() > 0 && a.size(detail::wrap_dim(*dim, a.dim(), "aminmax")) == 0;
-  WICK_CHECK(!empty, IndexError, "aminmax", "cannot compute over an empty ",
-             dim ? "dim" : "tensor", " (no identity): ", describe(a));
+  WICK_CHECK(!empty, IndexError, "aminmax", "cannot compute over an empty ", dim ? "dim" : "tensor",
+             " (no identity): ", describe(a));
   if (!dim) return {amin(a, Shape{}, keepdim), amax(a, Shape{}, keepdim)};
   return {amin(a, *dim, keepdim), amax(a, *dim, keepdim)};
 }
