@@ -30,10 +30,13 @@ void Program::inplace() {
            " with " + (other ? str(*other) : str(s));
   const Ref rs = snapshot(self);
   const Ref ro = other ? snapshot(*other) : Ref{};
+  // Self-overlapping (an expanded dim): an error, unless self is empty, since then nothing is
+  // written twice (as PyTorch's; core/src/copy.cpp's has_internal_overlap).
   bool overlap = false;
   for (int64_t d = 0; d < self.dim(); ++d) {
     overlap = overlap || (self.strides()[d] == 0 && self.sizes()[d] > 1);
   }
+  overlap = overlap && self.numel() > 0;
   Expect expect = overlap ? Expect::Error : Expect::Ok;
   Ref want{rs.sizes, rs.dtype, rs.v};
   const Dtype sd = rs.dtype;
