@@ -69,4 +69,13 @@ inline void check_conv_operands(const char* op, const Tensor& input, const Tenso
   check_conv_dtype_device(op, input, weight, bias, out_channels);
 }
 
+// A convolution module's channel counts (Conv2d, ConvTranspose1d/2d): positive, and divisible
+// by groups.
+inline void check_conv_channels(const char* op, int64_t in, int64_t out, int64_t groups) {
+  WICK_CHECK(in > 0 && out > 0, ValueError, op,
+             "in_channels and out_channels must be positive, got ", in, " and ", out);
+  WICK_CHECK(groups > 0 && in % groups == 0 && out % groups == 0, ValueError, op, "groups ", groups,
+             " must divide in_channels ", in, " and out_channels ", out);
+}
+
 }  // namespace wick::nn::detail

@@ -194,10 +194,7 @@ Tensor functional::avg_pool2d(const Tensor& input, const AvgPool2dOptions& optio
 Conv2dImpl::Conv2dImpl(const Conv2dOptions& options) : options_(options) {
   const char* op = "nn::Conv2d";
   const int64_t in = options.in_channels(), out = options.out_channels(), g = options.groups();
-  WICK_CHECK(in > 0 && out > 0, ValueError, op,
-             "in_channels and out_channels must be positive, got ", in, " and ", out);
-  WICK_CHECK(g > 0 && in % g == 0 && out % g == 0, ValueError, op, "groups ", g,
-             " must divide in_channels ", in, " and out_channels ", out);
+  detail::check_conv_channels(op, in, out, g);
   detail::check_window(
       op, {options.kernel_size(), options.stride(), options.padding(), options.dilation()});
   if (options.padding_by_name() == kSame) check_same_stride(op, options.stride());

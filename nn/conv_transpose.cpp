@@ -154,10 +154,7 @@ ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options)
     : options_(options) {
   const char* op = "nn::ConvTranspose2d";
   const int64_t in = options.in_channels(), out = options.out_channels(), g = options.groups();
-  WICK_CHECK(in > 0 && out > 0, ValueError, op,
-             "in_channels and out_channels must be positive, got ", in, " and ", out);
-  WICK_CHECK(g > 0 && in % g == 0 && out % g == 0, ValueError, op, "groups ", g,
-             " must divide in_channels ", in, " and out_channels ", out);
+  detail::check_conv_channels(op, in, out, g);
   detail::check_window(
       op, {options.kernel_size(), options.stride(), options.padding(), options.dilation()});
   weight = register_parameter(
@@ -238,10 +235,7 @@ ConvTranspose1dImpl::ConvTranspose1dImpl(const ConvTranspose1dOptions& options)
     : options_(options) {
   const char* op = "nn::ConvTranspose1d";
   const int64_t in = options.in_channels(), out = options.out_channels(), g = options.groups();
-  WICK_CHECK(in > 0 && out > 0, ValueError, op,
-             "in_channels and out_channels must be positive, got ", in, " and ", out);
-  WICK_CHECK(g > 0 && in % g == 0 && out % g == 0, ValueError, op, "groups ", g,
-             " must divide in_channels ", in, " and out_channels ", out);
+  detail::check_conv_channels(op, in, out, g);
   detail::check_window(op, {Size2(1, options.kernel_size()), Size2(1, options.stride()),
                             Size2(0, options.padding()), Size2(1, options.dilation())});
   weight = register_parameter("weight", empty({in, out / g, options.kernel_size()}));
