@@ -386,6 +386,33 @@ Grads index_add_rule(const Node& n, const Tensor& g) {
   return r;
 }
 
+// resample: the input's gradient is the transposed taps (resample_backward); the weight's,
+// d weight[k][r] = the sum over every other dim of g.select(dim, r) * a.select(dim,
+// index[k][r]): the K * R picked rows, split into [K, R] along dim, times g, summed.
+Grads resample_rule(const Node& n, const Tensor& g) {
+  const detail::IndexesInRange checked_by_the_forward;
+  const Tensor& index = n.input(1);
+  Grads r;
+  if (n.edges[0].needed) {
+    r[0] =
+        resample_backward(g, n.dim, index, n.input(2), in_sizes(n, 0)[static_cast<size_t>(n.dim)]);
+  }
+  if (n.edges[2].needed) {
+    const int64_t taps = index.size(0), outputs = index.size(1);
+    const Tensor picked = index_select(n.input(0), n.dim, index.reshape({taps * outputs}));
+    Shape split = picked.sizes();
+    split[static_cast<size_t>(n.dim)] = outputs;
+    split.insert(static_cast<size_t>(n.dim), taps);
+    const Tensor terms = picked.reshape(split) * g.unsqueeze(n.dim);
+    Shape others;
+    for (int64_t d = 0; d < terms.dim(); ++d) {
+      if (d != n.dim && d != n.dim + 1) others.push_back(d);
+    }
+    r[2] = others.empty() ? terms : terms.sum(others);
+  }
+  return r;
+}
+
 // sort and topk: each value came from the position its index names along dim, and no two came
 // from one position, so the gradient is scattered back into zeros (the node saves the indices).
 // cummax and cummin too: there one position may give many values, and scatter_add sums their
@@ -522,7 +549,7 @@ const BackwardRule& backward_rule(OpId op) {
       diagonal{false, false, diagonal_rule, nullptr, 0x7, diagonal_add_into},
       unfold{false, false, unfold_rule, nullptr, 0x7, unfold_add_into};
   static const BackwardRule index_select{true, false, index_select_rule, nullptr, 0x2},
-      index_add{true, false, index_add_rule, nullptr, 0x2};
+      index_add{true, false, index_add_rule, nullptr, 0x2}, resample{true, false, resample_rule};
   static const BackwardRule sort{false, false, sort_rule}, cumsum{false, false, cumsum_rule},
       cumprod{true, true, cumprod_rule}, prod{true, false, prod_rule},
       logcumsumexp{true, true, logcumsumexp_rule};
@@ -583,6 +610,8 @@ const BackwardRule& backward_rule(OpId op) {
       return index_select;
     case OpId::index_add:
       return index_add;
+    case OpId::resample:
+      return resample;
     case OpId::gather:
     case OpId::scatter_add:
     case OpId::scatter_reduce:

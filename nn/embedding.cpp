@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "wick/autograd.hpp"
+#include "wick/dispatch.hpp"
 
 namespace wick::nn {
 namespace {
@@ -76,6 +77,15 @@ Tensor functional::embedding(const Tensor& input, const Tensor& weight,
   WICK_CHECK(input.device() == weight.device(), DeviceError, op, "input ", describe(input),
              " and weight ", describe(weight), " are on different devices");
   const Tensor flat = input.reshape({input.numel()});
+  if (flat.numel() > 0) {
+    // Checked first (before max_norm changes the table), naming embedding: one host read of
+    // both bounds, which index_select then trusts.
+    const std::vector<int64_t> bounds = stack({min(flat), max(flat)}).to(kCPU).to_vector<int64_t>();
+    WICK_CHECK(bounds[0] >= 0 && bounds[1] < weight.size(0), IndexError, op,
+               "index out of range in self: the input ", describe(input), " holds values from ",
+               bounds[0], " to ", bounds[1], ", and the weight ", describe(weight), " has ",
+               weight.size(0), " rows");
+  }
   std::optional<int64_t> padding;
   if (options.padding_idx()) padding = wrap_padding(*options.padding_idx(), weight.size(0), op);
   if (options.max_norm()) {
@@ -83,7 +93,11 @@ Tensor functional::embedding(const Tensor& input, const Tensor& weight,
                "max_norm needs a floating weight, got ", describe(weight));
     renorm_rows(weight, distinct_rows(flat, weight, op), *options.max_norm(), options.norm_type());
   }
-  Tensor rows = index_select(weight, 0, flat);
+  Tensor rows;
+  {
+    const wick::detail::IndexesInRange checked_above(/*host_tensors_too=*/true);
+    rows = index_select(weight, 0, flat);
+  }
   if (padding && rows.requires_grad()) {
     // The padding row's lookups carry no gradient; their values are the row as it is.
     rows = where(eq(flat, *padding).unsqueeze(1), rows.detach(), rows);

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "loss_common.hpp"
+#include "wick/autograd_hooks.hpp"
 
 namespace wick::nn {
 
@@ -102,14 +103,29 @@ Tensor functional::binary_cross_entropy(const Tensor& input, const Tensor& targe
     WICK_CHECK(outside == 0, ValueError, op, outside, " element(s) of input ", describe(input),
                " outside [0, 1] (or NaN): it must hold probabilities");
   }
-  // log x and log(1 - x) clamped at -100 as PyTorch's; at x = 0 (and 1 for the second) the log
-  // is taken of a stand-in 1, so the -100 branch's zero gradient meets no 0 / 0.
-  Tensor positive = gt(input, 0), below_one = lt(input, 1);
-  Tensor log_x = clamp_min(where(positive, where(positive, input, 1.0).log(), -100.0), -100.0);
-  Tensor log_1mx =
-      clamp_min(where(below_one, (-where(below_one, input, 0.0)).log1p(), -100.0), -100.0);
+  // The value: log x and log(1 - x) clamped at -100 as PyTorch's; at x = 0 (and 1 for the
+  // second) the log is taken of a stand-in 1.
+  const Tensor x = input.detach(), y = target.detach();
+  const Tensor positive = gt(x, 0), below_one = lt(x, 1);
+  const Tensor log_x_open = where(positive, x, 1.0).log();
+  const Tensor log_1mx_open = (-where(below_one, x, 0.0)).log1p();
+  const Tensor log_x = clamp_min(where(positive, log_x_open, -100.0), -100.0);
+  const Tensor log_1mx = clamp_min(where(below_one, log_1mx_open, -100.0), -100.0);
   // PyTorch's (y - 1) log(1 - x) - y log(x).
-  Tensor loss = (target - 1) * log_1mx - target * log_x;
+  Tensor loss = (y - 1) * log_1mx - y * log_x;
+  // The gradients are PyTorch's rules, not the clamped logs' derivatives (which are 0 where a
+  // log is clamped: the input's had the wrong sign at x = 0; found by review): the input's
+  // (x - y) / max(x (1 - x), 1e-12) (1e-12 as a float, as PyTorch's EPSILON), the target's
+  // log(1 - x) - log(x) with the logs unclamped (clamped only at x = 0 and 1, where PyTorch's is
+  // infinite). Each is attached through a term t * slope - (t * slope).detach(), of value exactly
+  // 0 (the slopes are finite).
+  const auto link = [&](const Tensor& t, const Tensor& slope) {
+    if (!wick::GradMode::is_enabled() || !t.requires_grad()) return;
+    const Tensor term = t * slope;
+    loss = loss + (term - term.detach());
+  };
+  link(input, (x - y) / clamp_min(x * (1 - x), static_cast<double>(1e-12f)));
+  link(target, where(positive, log_x_open, log_x) * -1.0 + where(below_one, log_1mx_open, log_1mx));
   return reduce(weighted(loss, options.weight()), options.reduction());
 }
 

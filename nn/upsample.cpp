@@ -1,11 +1,12 @@
 // upsample.cpp: interpolate as one separable pass per spatial dim, last dim first, as PyTorch's
 // CPU kernel nests them (its innermost loop runs over the last dim, its outermost over the
-// first). A pass along a dim of size in -> out gathers each tap with index_select and weighs
-// it: nearest has one tap of weight 1, linear two, bicubic four, summed left to right in the
-// working precision (float for float32 and bfloat16 inputs; double for float64), as
-// PyTorch's. The taps and weights are PyTorch's formulas (UpSample.h, 1.13): source coordinate
-// scale * (dst + 1/2) - 1/2 (or scale * dst with align_corners), with scale the ratio of the
-// sizes or 1 / scale_factor, computed in the working precision; nearest in float.
+// first). A pass along a dim of size in -> out is one resample op (core/src/ops_resample.cpp:
+// one kernel per device, and its own gradient kernel): nearest has one tap of weight 1, linear
+// two, bicubic four, summed left to right in the working precision (float for float32 and
+// bfloat16 inputs; double for float64), as PyTorch's. The taps and weights are PyTorch's formulas
+// (UpSample.h, 1.13): source coordinate scale * (dst + 1/2) - 1/2 (or scale * dst with
+// align_corners), with scale the ratio of the sizes or 1 / scale_factor, computed in the working
+// precision; nearest in float.
 #include "wick/nn/upsample.hpp"
 
 #include <algorithm>
@@ -140,23 +141,26 @@ Taps cubic_taps(int64_t in, int64_t out, std::optional<double> scale, bool align
   return taps;
 }
 
-// x resampled along dim by taps: sum over taps of index_select(x, dim, index) * weight, left to
-// right.
+// x resampled along dim by taps: one resample (core/src/ops_resample.cpp), which sums the taps'
+// products left to right, as the index_select-multiply-add passes it replaced did.
 Tensor apply_taps(const Tensor& x, int64_t dim, const Taps& taps) {
-  const TensorOptions index_options = TensorOptions(kInt64).device(x.device());
-  Shape weight_shape = Shape::filled(static_cast<size_t>(x.dim()), 1);
-  Tensor out;
+  const auto count = static_cast<int64_t>(taps.index.size());
+  const auto outputs = static_cast<int64_t>(taps.index[0].size());
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  index.reserve(static_cast<size_t>(count * outputs));
+  weight.reserve(index.capacity());
   for (size_t j = 0; j < taps.index.size(); ++j) {
-    const int64_t count = static_cast<int64_t>(taps.index[j].size());
-    const Tensor index = tensor(taps.index[j]).to(index_options.device());
-    Tensor term = index_select(x, dim, index);
-    if (!taps.weight.empty()) {
-      weight_shape[static_cast<size_t>(dim)] = count;
-      term = term * tensor(taps.weight[j]).to(x.dtype()).to(x.device()).reshape(weight_shape);
+    index.insert(index.end(), taps.index[j].begin(), taps.index[j].end());
+    if (taps.weight.empty()) {
+      weight.insert(weight.end(), taps.index[j].size(), 1.0);  // nearest: one tap of weight 1
+    } else {
+      weight.insert(weight.end(), taps.weight[j].begin(), taps.weight[j].end());
     }
-    out = j == 0 ? term : out + term;
   }
-  return out;
+  const Tensor index_tensor = tensor(index).reshape({count, outputs}).to(x.device());
+  const Tensor weight_tensor = tensor(weight).reshape({count, outputs}).to(x.device(), x.dtype());
+  return resample(x, dim, index_tensor, weight_tensor);
 }
 
 // The sizes and the scales the source coordinates use, one per spatial dim, checked.

@@ -99,6 +99,10 @@ double CosineAnnealingLR::get_lr() {
 }
 
 namespace {
+// factor(0), computed by the option check before the base class runs (so a bad factor
+// changes nothing) and used by the constructor's body (a member does not exist yet there).
+thread_local double t_first_factor = 0;
+
 void check_factor(double f, int64_t epoch) {
   WICK_CHECK(f >= 0 && std::isfinite(f), ValueError, "LambdaLR", "the factor at step ", epoch,
              " is ", f, "; it must be a finite number >= 0");
@@ -110,10 +114,12 @@ LambdaLR::LambdaLR(Optimizer& optimizer, std::function<double(int64_t)> factor)
                   [&] {
                     WICK_CHECK(static_cast<bool>(factor), ValueError, "LambdaLR",
                                "the factor function is empty");
-                    check_factor(factor(0), 0);
+                    t_first_factor = factor(0);
+                    check_factor(t_first_factor, 0);
                   }),
       factor_(std::move(factor)) {
-  this->optimizer().set_lr(rate_at(0));
+  // factor(0) once, as torch: a stateful factor (a counter) must see one call per step.
+  this->optimizer().set_lr(base_lr() * t_first_factor);
 }
 
 double LambdaLR::rate_at(int64_t epoch) const {

@@ -155,6 +155,15 @@ inline std::map<OpId, GradCase> cases() {
           const Tensor b = x[0].index_add(1, tensor({2, 2}, on), x[2], 0.5);
           return a * b;
         }}},
+      {OpId::resample,
+       {{{3, 4}, {2, 5}},
+        [](V x) {
+          // Along dim 1 (inner 1) and dim 0 of a transposed view, repeated sources; the weight
+          // is a leaf too.
+          const auto on = TensorOptions().dtype(kInt64).device(x[0].device());
+          const Tensor index = tensor({0, 3, 3, 1, 2, 1, 0, 2, 2, 3}, on).reshape({2, 5});
+          return resample(x[0], 1, index, x[1]) + resample(x[0].t(), 0, index, x[1]).t().sum(0);
+        }}},
       {OpId::gather,
        {{{3, 4}},
         [](V x) {

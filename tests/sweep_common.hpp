@@ -72,6 +72,8 @@ void sweep_views(wick::OpId op);
 void sweep_layer_norm(wick::OpId op);
 // test_index.cpp: index_select, index_add
 void sweep_index(wick::OpId op);
+// test_resample.cpp: resample, resample_backward
+void sweep_resample(wick::OpId op);
 // test_gather.cpp: gather, scatter_add
 void sweep_gather(wick::OpId op);
 // test_scatter.cpp: scatter_reduce (every mode, scatter's assign included)

@@ -4,10 +4,10 @@
 // debug fill on so that an output element never written reads as NaN (or 255 for bool).
 // The sweep walks the op list itself: an op without a sweep case fails the first test.
 // Creation, copy, arange, cat, stack and views are swept in test_op_sweep_shapes.cpp, layer_norm
-// in test_layer_norm.cpp, index_select and index_add in test_index.cpp, gather and scatter_add in
-// test_gather.cpp, scatter_reduce in test_scatter.cpp, sort in test_sort.cpp, cumsum, cumprod and
-// prod in test_scan.cpp (sweep_common.hpp declares them). CTest runs it as four tests of every
-// fourth op (WICK_SWEEP_SHARD, tests/CMakeLists.txt).
+// in test_layer_norm.cpp, index_select and index_add in test_index.cpp, resample in
+// test_resample.cpp, gather and scatter_add in test_gather.cpp, scatter_reduce in test_scatter.cpp,
+// sort in test_sort.cpp, cumsum, cumprod and prod in test_scan.cpp (sweep_common.hpp declares
+// them). CTest runs it as four tests of every fourth op (WICK_SWEEP_SHARD, tests/CMakeLists.txt).
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -475,6 +475,10 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
           case OpId::index_select:
           case OpId::index_add:
             sweep_index(op);
+            break;
+          case OpId::resample:
+          case OpId::resample_backward:
+            sweep_resample(op);
             break;
           case OpId::gather:
           case OpId::scatter_add:

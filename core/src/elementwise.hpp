@@ -12,6 +12,14 @@
 
 namespace wick::detail {
 
+// The name an error gives an elementwise op: the function the user called, where the op list
+// names a variant of it (div(a, b, "trunc") runs trunc_divide; pow(a, number) pow_scalar).
+inline const char* user_name(OpId op) {
+  if (op == OpId::trunc_divide) return "div";
+  if (op == OpId::pow_scalar) return "pow";
+  return op_name(op).data();
+}
+
 struct Operand {
   const Tensor* tensor = nullptr;
   Scalar scalar;

@@ -131,7 +131,7 @@ void lay_out_like(Tensor& input, const Tensor& result) {
 // Runs op over operands into a new tensor (out == nullptr) or into *out (in place).
 Tensor elementwise(OpId op, std::initializer_list<Operand> operands, Dtype compute, Dtype out_dtype,
                    const Attrs& attrs, Tensor* out) {
-  const char* name = op_name(op).data();
+  const char* name = detail::user_name(op);
   Device device = common_device(name, operands);
   Shape sizes = broadcast_all(name, operands);
   Tensor result;

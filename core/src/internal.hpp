@@ -86,6 +86,9 @@ Dtype result_type_of(const Tensor& a, const Tensor& b);
 // integers and bool), with an optional attribute (OpCall::scalar_a): the elementwise engine of
 // ops_elementwise.cpp, for ops declared elsewhere (ops_special.cpp).
 Tensor floating_unary(OpId op, const Tensor& a, std::optional<Scalar> attr = std::nullopt);
+// matmul whose errors name `name` (ops_linalg.cpp): mm, dot, mv and bmm are matmul with their
+// own shape checks first.
+Tensor matmul_named(const Tensor& a, const Tensor& b, const char* name);
 // Copies src (same shape) into dst, casting; both on one device or across via host.
 void copy_into(const Tensor& dst, const Tensor& src);
 // t detached, as a contiguous tensor (a copy where it is not; t itself where it is): what

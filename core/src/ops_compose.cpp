@@ -58,6 +58,10 @@ Tensor roll(const Tensor& a, const Shape& shifts, const Shape& dims) {
   }
   WICK_CHECK(shifts.size() == dims.size(), ValueError, "roll", "shifts ", shifts, " and dims ",
              dims, " must have the same length");
+  if (a.dim() == 0) {  // one element: dim 0 or -1 rolls it onto itself, as PyTorch's
+    for (int64_t d : dims) detail::wrap_dim(d, 1, "roll");
+    return a.clone();
+  }
   // A dim named twice is rolled twice, one shift after the other, as PyTorch's.
   Tensor out = a;
   for (size_t i = 0; i < dims.size(); ++i) {
@@ -173,7 +177,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
              "needs two 1-D tensors of one length, got ", describe(a), " and ", describe(b));
   WICK_CHECK(a.dtype() == b.dtype(), DtypeError, "dot", "needs one dtype, got ", describe(a),
              " and ", describe(b));
-  return matmul(a, b);
+  return detail::matmul_named(a, b, "dot");
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
@@ -188,7 +192,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   WICK_CHECK(a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0) && a.size(2) == b.size(1),
              ShapeError, "bmm", "needs [b, n, k] and [b, k, m], got ", describe(a), " and ",
              describe(b));
-  return matmul(a, b);
+  return detail::matmul_named(a, b, "bmm");
 }
 
 Tensor addmm(const Tensor& c, const Tensor& a, const Tensor& b, const Scalar& beta,

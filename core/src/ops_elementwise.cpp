@@ -43,7 +43,7 @@ std::optional<Scalar> in_compute_dtype(const std::optional<Scalar>& s, Dtype com
 Dtype float_of(Dtype d) { return is_floating(d) ? d : kDefaultFloat; }
 
 void reject_bool(OpId op, const Tensor& t, const char* why) {
-  WICK_CHECK(t.dtype() != kBool, DtypeError, op_name(op).data(), why, ", got ", describe(t));
+  WICK_CHECK(t.dtype() != kBool, DtypeError, detail::user_name(op), why, ", got ", describe(t));
 }
 
 bool is_bool(const Operand& o) {
@@ -125,7 +125,7 @@ void check_operands(OpId op, const char* name, Dtype compute, const Operand& a, 
 }  // namespace
 
 Tensor detail::binary(OpId op, const Operand& a, const Operand& b) {
-  const char* name = op_name(op).data();
+  const char* name = detail::user_name(op);
   detail::check_defined(name, {a.tensor, b.tensor});
   const Dtype compute = compute_of(op, result_type({a, b}));
   check_operands(op, name, compute, a, b);
@@ -160,7 +160,8 @@ bool can_cast(Dtype from, Dtype to) {
 // first use's initialisation would leave the child waiting on its guard.
 const std::array<std::string, kNumOps> g_inplace_names = [] {
   std::array<std::string, kNumOps> n;
-  for (size_t i = 0; i < kNumOps; ++i) n[i] = std::string(kOpNames[i]) + "_";
+  for (size_t i = 0; i < kNumOps; ++i)
+    n[i] = std::string(detail::user_name(static_cast<OpId>(i))) + "_";
   return n;
 }();
 const char* inplace_name(OpId op) { return g_inplace_names[static_cast<size_t>(op)].c_str(); }
@@ -241,7 +242,7 @@ Tensor& detail::binary_inplace(OpId op, Tensor& self, const Operand& other, cons
 namespace {
 
 Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
-  detail::check_defined(op_name(op).data(), {&a});
+  detail::check_defined(detail::user_name(op), {&a});
   Dtype compute = a.dtype();
   switch (op) {
     case OpId::exp:
@@ -296,7 +297,7 @@ Tensor unary(OpId op, const Tensor& a, const Attrs& attrs = {}) {
 namespace detail {
 Dtype result_type_of(const Tensor& a, const Tensor& b) { return result_type({a, b}); }
 Tensor floating_unary(OpId op, const Tensor& a, std::optional<Scalar> attr) {
-  check_defined(op_name(op).data(), {&a});
+  check_defined(detail::user_name(op), {&a});
   const Dtype compute = float_of(a.dtype());
   return elementwise(op, {a}, compute, compute, Attrs{attr, std::nullopt});
 }
@@ -309,7 +310,7 @@ namespace {
 // floating alpha for integer or bool results, no bool alpha for others), and b is cast to k
 // before it is scaled (for bool, alpha becomes a bool: a || (alpha && b)).
 void check_alpha(OpId op, Dtype k, const Scalar& alpha, const Tensor& a, const Tensor& b) {
-  const char* name = op_name(op).data();
+  const char* name = detail::user_name(op);
   WICK_CHECK(
       !(alpha.is_floating() && !is_floating(k)), DtypeError, name,
       "for integral input tensors, argument alpha must not be a floating point number (alpha ",
@@ -330,7 +331,7 @@ Tensor scaled_by_alpha(Dtype k, const Tensor& b, const Scalar& alpha) {
 }
 
 Tensor add_or_sub(OpId op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  detail::check_defined(op_name(op).data(), {&a, &b});
+  detail::check_defined(detail::user_name(op), {&a, &b});
   // An integer alpha fits every dtype: a + b (alpha 1) goes straight to the op.
   if (alpha.kind() == kInt64 && is_one(alpha)) return binary(op, a, b);
   if (op == OpId::sub) check_sub_operands("sub", a, b);  // before b is scaled (and cast)
@@ -338,8 +339,8 @@ Tensor add_or_sub(OpId op, const Tensor& a, const Tensor& b, const Scalar& alpha
   check_alpha(op, k, alpha, a, b);
   if (is_one(alpha)) return binary(op, a, b);
   // Shapes first, then alpha's conversion to k, as PyTorch (its iterator is built first).
-  broadcast_all(op_name(op).data(), {a, b});
-  detail::check_value_fits(alpha, k, op_name(op).data(), b);
+  broadcast_all(detail::user_name(op), {a, b});
+  detail::check_value_fits(alpha, k, detail::user_name(op), b);
   if (fuses_alpha(k)) return elementwise(op, {a, b}, k, k, alpha_attr(k, alpha));
   const Tensor scaled = scaled_by_alpha(k, b, alpha);
   if (k != kBFloat16) return binary(op, a, scaled);

@@ -45,7 +45,7 @@ Tensor softmax_impl(OpId op, const Tensor& a, int64_t dim) {
 }
 
 // matmul's body; `name` is what its errors call the op (mm calls it too).
-Tensor matmul_named(const Tensor& a, const Tensor& b, const char* name) {
+Tensor named_matmul(const Tensor& a, const Tensor& b, const char* name) {
   detail::check_defined(name, {&a, &b});
   WICK_CHECK(a.dim() >= 1 && b.dim() >= 1, ShapeError, name,
              "both arguments need at least 1 dim, got ", detail::describe_all({&a, &b}));
@@ -96,13 +96,17 @@ Tensor matmul_named(const Tensor& a, const Tensor& b, const char* name) {
 }
 }  // namespace
 
-Tensor matmul(const Tensor& a, const Tensor& b) { return matmul_named(a, b, "matmul"); }
+Tensor detail::matmul_named(const Tensor& a, const Tensor& b, const char* name) {
+  return named_matmul(a, b, name);
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) { return named_matmul(a, b, "matmul"); }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   detail::check_defined("mm", {&a, &b});
   WICK_CHECK(a.dim() == 2 && b.dim() == 2, ShapeError, "mm", "expects two 2-D tensors, got ",
              detail::describe_all({&a, &b}));
-  return matmul_named(a, b, "mm");
+  return named_matmul(a, b, "mm");
 }
 
 Tensor softmax(const Tensor& a, int64_t dim) { return softmax_impl(OpId::softmax, a, dim); }

@@ -139,6 +139,8 @@ Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& value) const {
   return wick::masked_fill(*this, mask, value);
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
+  detail::check_defined("masked_fill_", {this});
+  detail::check_inplace_target(*this, "masked_fill_", true);
   // In place, the mask must broadcast to self's shape without growing it.
   const Shape sizes = broadcast_for("masked_fill_", *this, mask);
   WICK_CHECK(sizes == this->sizes(), ShapeError, "masked_fill_", "the mask ", describe(mask),

@@ -137,7 +137,7 @@ Tensor mv(const Tensor& matrix, const Tensor& vector) {
              "expects a matrix and a vector, got ", detail::describe_all({&matrix, &vector}));
   WICK_CHECK(matrix.size(1) == vector.size(0), ShapeError, "mv",
              "size mismatch: ", detail::describe_all({&matrix, &vector}));
-  return matmul(matrix, vector);
+  return detail::matmul_named(matrix, vector, "mv");
 }
 
 Tensor tensordot(const Tensor& a, const Tensor& b, const Shape& dims_a, const Shape& dims_b) {

@@ -1,4 +1,4 @@
-// ops_median.cpp: kthvalue, median and nanmedian, from the sort op (ops_sort.cpp). Its order
+// ops_median.cpp: kthvalue, median, nanmedian and mode, from the sort op (ops_sort.cpp). Its order
 // is total (NaN above every number, equal values lowest index first), so the k-th element of a
 // line and its position are one answer on every device. kthvalue takes topk's k smallest and
 // keeps the last; median is the kthvalue of the lower median, replaced by the first NaN in a
@@ -131,8 +131,47 @@ std::tuple<Tensor, Tensor> nanmedian(const Tensor& a, int64_t dim, bool keepdim)
   return median_along("nanmedian", a, dim, keepdim, NanRule::kIgnore);
 }
 
+std::tuple<Tensor, Tensor> mode(const Tensor& a, int64_t dim, bool keepdim) {
+  const char* name = "mode";
+  detail::check_defined(name, {&a});
+  const int64_t d = line_dim(name, a, dim);
+  if (a.dim() == 0) {
+    auto [v, i] = mode(a.reshape({1}), 0, false);
+    return {v.reshape({}), i.reshape({})};
+  }
+  // Each line sorted (stably: equal values keep their positions' order), cut into runs of
+  // equal values (NaNs one run); every element learns its run's first and last place, the
+  // longest run wins, the first of equally long ones (the smallest value), and its last place
+  // names the last occurrence.
+  const Tensor keys = (a.dtype() == kBool ? a.to(kInt64) : a).detach().movedim(d, -1);
+  const auto [sorted, order] = sort(keys, -1);
+  const int64_t n = keys.size(-1);
+  const Tensor before = sorted.narrow(-1, 0, n - 1), after = sorted.narrow(-1, 1, n - 1);
+  Tensor differs = ne(before, after);
+  if (is_floating(a.dtype())) {
+    differs = logical_and(differs, logical_not(logical_and(isnan(before), isnan(after))));
+  }
+  Shape edge_sizes = keys.sizes();
+  edge_sizes[edge_sizes.size() - 1] = 1;
+  const Tensor edge = ones(edge_sizes, TensorOptions(kBool).device(a.device()));
+  const Tensor starts = cat({edge, differs}, -1), ends = cat({differs, edge}, -1);
+  const Tensor place = arange(n, TensorOptions(kInt64).device(a.device())).expand(keys.sizes());
+  const Tensor first = std::get<0>(cummax(where(starts, place, Scalar(0)), -1));
+  const Tensor last =
+      flip(std::get<0>(cummin(flip(where(ends, place, Scalar(n)), {-1}), -1)), {-1});
+  const Tensor best = argmax(last - first, -1, true);
+  const Tensor index = gather(order, -1, gather(last, -1, best)).movedim(-1, d);
+  // The values gathered from a itself: its gradient reaches the chosen places.
+  const Tensor values = gather(a, d, index);
+  if (!keepdim) return {values.squeeze(d), index.squeeze(d)};
+  return {values, index};
+}
+
 std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t dim, bool keepdim) const {
   return wick::kthvalue(*this, k, dim, keepdim);
+}
+std::tuple<Tensor, Tensor> Tensor::mode(int64_t dim, bool keepdim) const {
+  return wick::mode(*this, dim, keepdim);
 }
 Tensor Tensor::median() const { return wick::median(*this); }
 std::tuple<Tensor, Tensor> Tensor::median(int64_t dim, bool keepdim) const {

@@ -175,6 +175,30 @@ Tensor ldexp(const Tensor& a, const Tensor& b) {
   return a * pow(Scalar(2.0), b);
 }
 
+std::tuple<Tensor, Tensor> frexp(const Tensor& a) {
+  const char* name = "frexp";
+  detail::check_defined(name, {&a});
+  WICK_CHECK(is_floating(a.dtype()), DtypeError, name,
+             "only supports floating-point dtypes (as PyTorch), got ", describe(a));
+  // bfloat16 values are float32 values, and their mantissas too: computed there, exactly.
+  const Tensor x = a.dtype() == kBFloat16 ? a.to(kFloat32) : a;
+  const Tensor magnitude = abs(x.detach());
+  const Tensor regular = logical_and(isfinite(magnitude), ne(magnitude, 0));
+  // v * 2^-e in two exact power-of-two steps: 2^-e alone overflows for a subnormal's e (-1073).
+  const auto scaled = [](const Tensor& v, const Tensor& e) {
+    const Tensor half = trunc(e / 2);
+    return v * exp2(-half) * exp2(half - e);
+  };
+  // floor(log2 |x|) + 1, then one step either way where log2 rounded across an integer.
+  Tensor e = where(regular, floor(log2(where(regular, magnitude, 1.0))) + 1, 0.0);
+  const Tensor m = scaled(magnitude, e);
+  e = e + where(logical_and(regular, ge(m, 1.0)), 1.0, 0.0) -
+      where(logical_and(regular, lt(m, 0.5)), 1.0, 0.0);
+  // 0, inf and NaN have e = 0: x * 1 * 1 gives them back (the sign of 0 included).
+  const Tensor mantissa = scaled(x, e);
+  return {a.dtype() == kBFloat16 ? mantissa.to(kBFloat16) : mantissa, e.to(kInt64)};
+}
+
 Tensor isposinf(const Tensor& a) {
   detail::check_defined("isposinf", {&a});
   if (!is_floating(a.dtype())) return zeros(a.sizes(), TensorOptions(kBool).device(a.device()));
@@ -250,6 +274,7 @@ Tensor Tensor::float_power(const Tensor& e) const { return wick::float_power(*th
 Tensor Tensor::float_power(const Scalar& e) const { return wick::float_power(*this, e); }
 Tensor Tensor::logaddexp2(const Tensor& o) const { return wick::logaddexp2(*this, o); }
 Tensor Tensor::ldexp(const Tensor& o) const { return wick::ldexp(*this, o); }
+std::tuple<Tensor, Tensor> Tensor::frexp() const { return wick::frexp(*this); }
 Tensor Tensor::isposinf() const { return wick::isposinf(*this); }
 Tensor Tensor::isneginf() const { return wick::isneginf(*this); }
 Tensor Tensor::msort() const { return wick::msort(*this); }

@@ -1,7 +1,7 @@
 // ops_pointwise.cpp: addcmul and addcdiv (and their in-place forms), logaddexp, logaddexp2, xlogy,
-// logit, fmax, fmin, heaviside and frac: arrangements of the elementwise kernels, so both devices
-// and autograd come with those ops. Each checks its operands here, with its own name, and follows
-// PyTorch 1.13's dtype rules.
+// xlog1py, logit, fmax, fmin, heaviside and frac: arrangements of the elementwise kernels, so both
+// devices and autograd come with those ops. Each checks its operands here, with its own name, and
+// follows PyTorch 1.13's dtype rules.
 #include <cmath>
 #include <numbers>
 
@@ -106,6 +106,20 @@ Tensor xlogy(const Tensor& a, const Tensor& b) {
       logical_and(eq(x.detach(), 0), logical_or(le(y.detach(), 0), eq(y.detach(), INFINITY)));
   // + 0.0: x * log(b) is -0.0 for x = +0 and b < 1, where torch's value is +0.0.
   return x * log(where(replaced, 1.0, y)) + 0.0;
+}
+
+Tensor xlog1py(const Tensor& a, const Tensor& b) {
+  const char* name = "xlog1py";
+  detail::check_defined(name, {&a, &b});
+  detail::check_same_device(name, {&a, &b});
+  const Dtype d = floating_result(a, b);
+  const Tensor x = a.to(d), y = b.to(d);
+  // xlogy's rule one step along: log1p(0) where a == 0 and b <= -1 (or b = +inf), so the value
+  // and each gradient are 0 there; a NaN b gives NaN through the product.
+  const Tensor replaced =
+      logical_and(eq(x.detach(), 0), logical_or(le(y.detach(), -1), eq(y.detach(), INFINITY)));
+  // + 0.0: x * log1p(b) is -0.0 for x = +0 and b < 0, where torch's value is +0.0.
+  return x * log1p(where(replaced, 0.0, y)) + 0.0;
 }
 
 Tensor logit(const Tensor& a, std::optional<double> eps) {

@@ -49,7 +49,8 @@ Tensor search(const char* name, const Tensor& sorted_sequence, const Tensor& val
     WICK_CHECK(sorter.sizes() == sorted_sequence.sizes(), ShapeError, name,
                "sorter must have the sequence's shape: ", describe(sorter), " for ",
                describe(sorted_sequence));
-    seq = gather(sorted_sequence.detach(), -1, sorter);  // its range check names gather
+    detail::check_index_range(name, sorted_sequence, sorted_sequence.dim() - 1, sorter, false);
+    seq = gather(sorted_sequence.detach(), -1, sorter);
   }
   Dtype k = detail::result_type_of(seq, values);
   if (k == kBFloat16) k = kFloat32;  // exact, and the order is the same

@@ -19,6 +19,8 @@ void where_kernel(const OpCall& call);                     // binary.cpp
 void reduce_kernel(const OpCall& call);                    // reduce.cpp: sum, mean, max, min
 void layer_norm_kernel(const OpCall& call);                // layer_norm.cpp
 void layer_norm_backward_kernel(const OpCall& call);       // layer_norm.cpp
+void resample_kernel(const OpCall& call);                  // resample.cpp
+void resample_backward_kernel(const OpCall& call);         // resample.cpp
 void softmax_kernel(const OpCall& call);                   // softmax.cpp: softmax, log_softmax
 void matmul_kernel(const OpCall& call);                    // matmul.cpp
 void index_select_kernel(const OpCall& call);              // index.cpp

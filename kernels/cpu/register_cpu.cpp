@@ -94,6 +94,8 @@ void register_cpu_kernels() {
   register_kernel(OpId::log_softmax, kCPU, softmax_kernel, /*computes_bf16=*/true);
   register_kernel(OpId::layer_norm, kCPU, layer_norm_kernel);
   register_kernel(OpId::layer_norm_backward, kCPU, layer_norm_backward_kernel);
+  register_kernel(OpId::resample, kCPU, resample_kernel);
+  register_kernel(OpId::resample_backward, kCPU, resample_backward_kernel);
   // matmul_kernel multiplies bfloat16 itself where the CPU has AVX512_BF16 (matmul.cpp).
   register_kernel(OpId::matmul, kCPU, matmul_kernel, /*computes_bf16=*/true);
   // index_select only moves elements, so it takes bfloat16 as it is; index_add's boundary

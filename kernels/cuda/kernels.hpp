@@ -20,6 +20,8 @@ void launch_reduce(const OpCall& call);      // reduce.cu: sum mean max min (+ a
 void launch_softmax(const OpCall& call);     // softmax.cu: softmax, log_softmax
 void launch_layer_norm(const OpCall& call);  // layer_norm.cu
 void launch_layer_norm_backward(const OpCall& call);  // layer_norm.cu
+void launch_resample(const OpCall& call);             // resample.cu
+void launch_resample_backward(const OpCall& call);    // resample.cu
 void launch_matmul(const OpCall& call);               // gemm/ladder.cu: a ladder kernel, or cuBLAS
 void launch_index_select(const OpCall& call);         // index.cu
 void launch_index_add(const OpCall& call);            // index.cu

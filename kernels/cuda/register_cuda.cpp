@@ -73,6 +73,8 @@ void register_cuda_backend() {
   reg(OpId::log_softmax, run_op<launch_softmax>);
   reg(OpId::layer_norm, run_op<launch_layer_norm>);
   reg(OpId::layer_norm_backward, run_op<launch_layer_norm_backward>);
+  reg(OpId::resample, run_op<launch_resample>);
+  reg(OpId::resample_backward, run_op<launch_resample_backward>);
   // index_select moves raw bits, so it takes bfloat16 as it is; index_add's boundary computes
   // bfloat16 in float32 itself (its output holds self's values on entry).
   register_kernel(OpId::index_select, kCUDA, run_op<launch_index_select>, /*computes_bf16=*/true);

@@ -453,6 +453,13 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, const Args&... arg
 
 inline void __syncthreads() { emu::arrive_and_wait(emu::g_launch.block_barrier); }
 
+// The round-to-nearest arithmetic intrinsics: one rounding each (the host build targets x86-64
+// without -mfma, so no product here is contracted into an FMA).
+inline float __fmul_rn(float a, float b) { return a * b; }
+inline float __fadd_rn(float a, float b) { return a + b; }
+inline double __dmul_rn(double a, double b) { return a * b; }
+inline double __dadd_rn(double a, double b) { return a + b; }
+
 // cp.async.cg.shared.global [dst], [src], 16, src_bytes; cp.async.commit_group;
 // cp.async.wait_group N (gemm/08_cp_async.cuh's wrappers call these on the host). As on a GPU
 // the copies are asynchronous: a copy lands in shared memory only when this thread's

@@ -55,7 +55,7 @@ TEST_CASE("gpu: flip, roll, repeat, diag, norm, masked_select and the samplers r
   }
 }
 
-TEST_CASE("gpu: einsum, median, kthvalue and index_put_ with accumulate run on the device",
+TEST_CASE("gpu: einsum, median, kthvalue, mode, frexp, xlog1py and index_put_ run on the device",
           "[sweep]") {
   const Tensor a = randn({2, 3, 4}), b = randn({2, 4, 5}), sq = randn({4, 4});
   const Tensor da = a.to(kCUDA), db = b.to(kCUDA);
@@ -74,6 +74,15 @@ TEST_CASE("gpu: einsum, median, kthvalue and index_put_ with accumulate run on t
   check_close(std::get<1>(dx.nanmedian(0)), std::get<1>(x.nanmedian(0)), {}, "nanmedian");
   check_close(std::get<1>(dx.kthvalue(3, 1)), std::get<1>(x.kthvalue(3, 1)), {}, "kthvalue");
   check_close(dx.median(), x.median(), {}, "median of all");
+  check_close(std::get<0>(dx.mode(1)), std::get<0>(x.mode(1)), {}, "mode values");
+  check_close(std::get<1>(dx.mode(0)), std::get<1>(x.mode(0)), {}, "mode positions");
+  // frexp and xlog1py (composites of unary and binary kernels): the CPU's bits.
+  const Tensor wide = randn({40}) * 1e30f;
+  check_close(std::get<0>(frexp(wide.to(kCUDA))), std::get<0>(frexp(wide)), {}, "frexp mantissa");
+  check_close(std::get<1>(frexp(wide.to(kCUDA))), std::get<1>(frexp(wide)), {}, "frexp exponent");
+  const Tensor p = randn({5, 8}), q = rand({8}) * 3 - 1.5f;
+  check_close(xlog1py(p.to(kCUDA), q.to(kCUDA)), xlog1py(p.to(kFloat64), q.to(kFloat64)),
+              {1e-5, 1e-6}, "xlog1py");
   // Repeated positions: accumulated in index order, or the last one kept.
   const Tensor rows = tensor({1, 1, 0, 1});
   const Tensor vals = tensor({1.0f, 2.0f, 3.0f, 4.0f});

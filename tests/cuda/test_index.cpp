@@ -1,7 +1,7 @@
 // test_index.cpp: index_select, index_add, gather, scatter_add, scatter and scatter_reduce (every
-// mode), index_copy, index_fill and take_along_dim on the GPU against the CPU
-// kernels, bit for bit: every dtype (bfloat16 included) x shapes with 0-size dims, one long dim
-// (more elements than one capped grid covers) and three dims x every dim x every layout the
+// mode), resample and its backward, index_copy, index_fill and take_along_dim on the GPU against
+// the CPU kernels, bit for bit: every dtype (bfloat16 included) x shapes with 0-size dims, one long
+// dim (more elements than one capped grid covers) and three dims x every dim x every layout the
 // boundary packs, with repeated indices (gather and scatter_add also with an index smaller than
 // self outside dim). index_add and scatter_add add repeated targets in index order on both
 // devices, and index.cu is built with -fmad=false (no FMA; gather.cu only adds), so the results
@@ -77,6 +77,45 @@ TEST_CASE("gpu: index_add with many repeats of few rows gives the CPU's bits", "
                 index_add(x.cpu, dim, idx, source.cpu, 0.3), {},
                 "index_add of " + describe(x.cpu) + " with 2000 indices");
   }
+}
+
+TEST_CASE("gpu sweep: resample and resample_backward give the CPU's bits", "[sweep]") {
+  // float32, float64 and bfloat16 x the index shapes x every dim x every layout, 1 to 4 taps
+  // with a repeated source, and a position no tap names; -fmad=false keeps each product and
+  // add one rounding, as on the CPU, so the results must be equal.
+  PoisonScope poison;
+  for (Dtype dtype : {kFloat32, kFloat64, kBFloat16}) {
+    for (const Shape& shape : index_shapes()) {
+      const auto nd = static_cast<int64_t>(shape.size());
+      for (int64_t dim = 0; dim < nd; ++dim) {
+        for (Layout layout : all_layouts()) {
+          const int64_t size = shape[static_cast<size_t>(dim)];
+          const int64_t taps = size == 0 ? 0 : 1 + (dim + static_cast<int64_t>(layout)) % 4;
+          const int64_t outputs = size > 100 ? 150 : 6;
+          const Tensor flat =
+              draw_index(std::max<int64_t>(size - 1, 1), taps * outputs, uint64_t(dim * 13 + nd));
+          const Tensor idx = flat.reshape({taps, outputs});
+          Pair weight = make_input({taps, outputs}, dtype, Layout::Contiguous);
+          Pair x = make_input(shape, dtype, layout);
+          const std::string what = label(x.cpu, layout) + " along dim " + std::to_string(dim);
+          check_close(resample(x.gpu, dim, idx.to(kCUDA), weight.gpu),
+                      resample(x.cpu, dim, idx, weight.cpu), {}, "resample of " + what);
+          Shape grad_shape = shape;
+          grad_shape[static_cast<size_t>(dim)] = outputs;
+          Pair g = make_input(grad_shape, dtype, layout);
+          check_close(resample_backward(g.gpu, dim, idx.to(kCUDA), weight.gpu, size),
+                      resample_backward(g.cpu, dim, idx, weight.cpu, size), {},
+                      "resample_backward of " + what);
+        }
+      }
+    }
+  }
+  CHECK_THROWS_AS(resample(ones({2, 3}).to(kCUDA), 1, tensor({0, 3}).reshape({1, 2}).to(kCUDA),
+                           ones({1, 2}).to(kCUDA)),
+                  IndexError);
+  CHECK_THROWS_AS(
+      resample(ones({2, 3}).to(kCUDA), 1, tensor({0, 1}).reshape({1, 2}), ones({1, 2}).to(kCUDA)),
+      DeviceError);
 }
 
 TEST_CASE("gpu sweep: gather and scatter_add give the CPU's bits", "[sweep]") {

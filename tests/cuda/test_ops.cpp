@@ -403,6 +403,8 @@ TEST_CASE("gpu sweep: every Kernel op has a case here", "[sweep]") {
                   OpId::layer_norm_backward,
                   OpId::index_select,
                   OpId::index_add,
+                  OpId::resample,
+                  OpId::resample_backward,
                   OpId::gather,
                   OpId::scatter_add,
                   OpId::sort,
@@ -420,7 +422,7 @@ TEST_CASE("gpu sweep: every Kernel op has a case here", "[sweep]") {
                   OpId::cholesky_factor,
                   OpId::triangular_solve}) {
     // fill..matmul in this file, test_runtime.cpp and test_matmul.cpp; softmax in
-    // test_softmax.cpp; layer_norm in test_norm.cpp; index_select, index_add, gather,
+    // test_softmax.cpp; layer_norm in test_norm.cpp; index_select, index_add, resample, gather,
     // scatter_add, scatter_reduce in test_index.cpp; sort, the scans, prod and searchsorted in
     // test_sort.cpp; nextafter below (its float64 reference would hide a float32 step);
     // lu_factor, lu_solve, cholesky_factor and triangular_solve in test_compose.cpp

@@ -127,7 +127,8 @@ TEST_CASE("embedding rejects bad input with clear errors, before changing the ta
                                                    Catch::Contains("out of range") &&
                                                    Catch::Contains("[5, 2]"));
   CHECK_THROWS_WITH(nn::F::embedding(wick::tensor({7}), wick::ones({5, 2})),
-                    Catch::Contains("index_select") && Catch::Contains("out of range"));
+                    Catch::Contains("embedding") && Catch::Contains("out of range") &&
+                        Catch::Contains("from 7 to 7"));
   CHECK(wick::equal(emb->weight, before));  // max_norm did not run
   CHECK_THROWS_AS(emb(wick::tensor({1.0, 2.0})), wick::DtypeError);
   CHECK_THROWS_AS(nn::F::embedding(wick::tensor({0}), wick::ones({3})), wick::ShapeError);

@@ -118,6 +118,8 @@ namespace wick {
   X(gather, Kernel, true)                     \
   X(scatter_add, Composite, true)             \
   X(scatter_reduce, Kernel, true)             \
+  X(resample, Kernel, true)                   \
+  X(resample_backward, Kernel, false)         \
   /* ordering and scans */                    \
   X(sort, Kernel, true)                       \
   X(cumsum, Kernel, true)                     \

@@ -506,6 +506,8 @@ Tensor addcdiv(const Tensor& a, const Tensor& tensor1, const Tensor& tensor2,
                const Scalar& value = 1);
 Tensor logaddexp(const Tensor& a, const Tensor& b);
 Tensor xlogy(const Tensor& a, const Tensor& b);
+// xlog1py: torch.special.xlog1py. a log1p(b), 0 where a == 0 (unless b is NaN), in floating.
+Tensor xlog1py(const Tensor& a, const Tensor& b);
 Tensor logit(const Tensor& a, std::optional<double> eps = std::nullopt);
 // fmax, fmin: maximum and minimum that ignore NaN (NaN only where both are); the dtype is
 // promoted; a tie gives a the gradient. heaviside: 0 below zero, values at zero, 1 above (NaN

@@ -25,6 +25,22 @@ Tensor index_select(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& source,
                  const Scalar& alpha = 1);
 
+// ---- resampling along a dim (ops_resample.cpp) ----
+// resample: K weighted taps per output position along dim, the separable step of interpolation
+// (nearest: K = 1, linear: 2, cubic: 4):
+//   out.select(dim, r) = sum over k < K of weight[k][r] * a.select(dim, index[k][r]),
+// the products added left to right from the first (no zero is added first, so -0 stays -0) in
+// the working precision: float for float32 and bfloat16 (rounded once at the end), double for
+// float64. index: int64 [K, R] with values in [0, a.size(dim)) (else an IndexError); weight:
+// [K, R] of a's dtype (a floating dtype); the result has a's shape with dim of size R. The same
+// bits on the CPU and the GPU. Differentiable in a and weight.
+Tensor resample(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& weight);
+// resample's gradient for a (the transposed taps): a tensor of grad's shape with dim of size
+// input_size, where position i along dim is the sum of weight[k][r] * grad.select(dim, r) over
+// the taps (k, r) with index[k][r] = i, added in order of k, then r, starting from +0.
+Tensor resample_backward(const Tensor& grad, int64_t dim, const Tensor& index, const Tensor& weight,
+                         int64_t input_size);
+
 // ---- gather and scatter (ops_gather.cpp) ----
 // gather: torch.gather. An int64 index of a's rank, no larger than a outside dim; the result has
 // the index's shape, with out[..., i, ...] = a[..., index[..., i, ...], ...] (the index value

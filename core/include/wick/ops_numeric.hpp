@@ -40,6 +40,11 @@ Tensor float_power(const Scalar& a, const Tensor& b);
 // 2^b, in a floating dtype.
 Tensor logaddexp2(const Tensor& a, const Tensor& b);
 Tensor ldexp(const Tensor& a, const Tensor& b);
+// frexp: torch.frexp. a = mantissa * 2^exponent with |mantissa| in [0.5, 1) for finite nonzero
+// a; 0, inf and NaN give themselves and exponent 0. Floating a only (else a DtypeError). The
+// exponent is int64 (PyTorch's is int32; wick has no int32 dtype). Differentiable in a (the
+// mantissa's gradient is 2^-exponent).
+std::tuple<Tensor, Tensor> frexp(const Tensor& a);
 // isposinf, isneginf: a == +inf (-inf), false for integers. isreal: true everywhere (wick has
 // no complex dtype).
 Tensor isposinf(const Tensor& a);

@@ -111,6 +111,11 @@ Tensor median(const Tensor& a);
 std::tuple<Tensor, Tensor> median(const Tensor& a, int64_t dim, bool keepdim = false);
 Tensor nanmedian(const Tensor& a);
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& a, int64_t dim, bool keepdim = false);
+// mode: torch.mode. The most frequent value of each line along dim and the position of its last
+// occurrence; among values equally frequent, the smallest in sort's order (NaNs count as one
+// value, above every number), as PyTorch 1.13's CPU kernel. A zero-size dim is an IndexError.
+// Differentiable in a (the values).
+std::tuple<Tensor, Tensor> mode(const Tensor& a, int64_t dim = -1, bool keepdim = false);
 
 // ---- vectors, grids and distances (ops_vector.cpp) ----
 // diff: torch.diff. The n-th forward difference along dim (a[i + 1] - a[i], n times; bool:

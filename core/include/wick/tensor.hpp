@@ -287,6 +287,7 @@ class Tensor {
   Tensor float_power(const Scalar& exponent) const;
   Tensor logaddexp2(const Tensor& other) const;
   Tensor ldexp(const Tensor& other) const;
+  std::tuple<Tensor, Tensor> frexp() const;
   Tensor isposinf() const;
   Tensor isneginf() const;
   Tensor msort() const;
@@ -376,6 +377,7 @@ class Tensor {
   std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
   Tensor nanmedian() const;
   std::tuple<Tensor, Tensor> nanmedian(int64_t dim, bool keepdim = false) const;
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
   // select(0, index), as libtorch's t[i].
   Tensor operator[](int64_t index) const;
   // libtorch's indexing (wick/indexing.hpp): x.index({Slice(), 0}), x.index_put_({mask}, 0.0).
