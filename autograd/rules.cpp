@@ -524,6 +524,9 @@ Grads linalg_cholesky_rule(const Node& n, const Tensor& g) {
   return {linalg_solve_triangular(l, linalg_solve_triangular(lt, phi, true), false, false)};
 }
 
+// det: grad times the cofactor matrix (core/src/ops_solve.cpp).
+Grads det_rule(const Node& n, const Tensor& g) { return {det_backward(g, n.input(0), n.result())}; }
+
 const BackwardRule kNoRule{};
 
 }  // namespace
@@ -542,8 +545,9 @@ const BackwardRule& backward_rule(OpId op) {
       layer_norm{true, false, layer_norm_rule}, matmul{true, false, matmul_rule},
       linalg_solve{true, true, linalg_solve_rule}, view{false, false, view_rule},
       linalg_solve_triangular{true, true, linalg_solve_triangular_rule},
-      linalg_cholesky{false, true, linalg_cholesky_rule}, transpose{false, false, transpose_rule},
-      permute{false, false, permute_rule}, expand{false, false, expand_rule},
+      linalg_cholesky{false, true, linalg_cholesky_rule}, det{true, true, det_rule},
+      transpose{false, false, transpose_rule}, permute{false, false, permute_rule},
+      expand{false, false, expand_rule},
       slice{false, false, slice_rule, nullptr, 0x7, slice_add_into},
       select{false, false, select_rule, nullptr, 0x7, select_add_into},
       diagonal{false, false, diagonal_rule, nullptr, 0x7, diagonal_add_into},
@@ -610,6 +614,8 @@ const BackwardRule& backward_rule(OpId op) {
       return index_select;
     case OpId::index_add:
       return index_add;
+    case OpId::det:
+      return det;
     case OpId::resample:
       return resample;
     case OpId::gather:

@@ -46,7 +46,8 @@ MultiheadAttention attention_for(const TransformerEncoderLayerOptions& options) 
 template <typename Layer>
 void clone_into(ModuleList& list, const Layer& prototype, int64_t num_layers, const char* op) {
   WICK_CHECK(!prototype.is_empty(), ValueError, op, "the layer is an empty handle");
-  WICK_CHECK(num_layers >= 1, ValueError, op, "num_layers ", num_layers, " must be at least 1");
+  // 0 layers is allowed, as torch 1.13: the stack is then its final norm (or the identity).
+  WICK_CHECK(num_layers >= 0, ValueError, op, "num_layers ", num_layers, " must be >= 0");
   const std::vector<Tensor> source = prototype->parameters();
   for (int64_t i = 0; i < num_layers; ++i) {
     Layer layer(prototype->options());

@@ -3,10 +3,10 @@
 // first). A pass along a dim of size in -> out is one resample op (core/src/ops_resample.cpp:
 // one kernel per device, and its own gradient kernel): nearest has one tap of weight 1, linear
 // two, bicubic four, summed left to right in the working precision (float for float32 and
-// bfloat16 inputs; double for float64), as PyTorch's. The taps and weights are PyTorch's formulas
-// (UpSample.h, 1.13): source coordinate scale * (dst + 1/2) - 1/2 (or scale * dst with
-// align_corners), with scale the ratio of the sizes or 1 / scale_factor, computed in the working
-// precision; nearest in float.
+// bfloat16 inputs; double for float64), as PyTorch's for float32 and float64. The taps and weights
+// are PyTorch's formulas (UpSample.h, 1.13): source coordinate scale * (dst + 1/2) - 1/2 (or scale
+// * dst with align_corners), with scale the ratio of the sizes or 1 / scale_factor, computed in the
+// working precision; nearest in float.
 #include "wick/nn/upsample.hpp"
 
 #include <algorithm>
@@ -261,7 +261,9 @@ Tensor functional::interpolate(const Tensor& input, const InterpolateFuncOptions
     return adaptive_avg_pool2d(input.unsqueeze(-2), Size2(1, p.out[0])).squeeze(-2);
   }
   const bool align = options.align_corners().value_or(false);
-  // bfloat16 inputs are interpolated in float32, as PyTorch's opmath, then rounded.
+  // bfloat16 inputs are interpolated in float32 and rounded once at the end (PyTorch 1.13's CPU
+  // kernel rounds to bfloat16 after each product and add, so its bits differ by an ulp or so;
+  // these are the correctly rounded ones more often).
   const bool narrow = input.dtype() == kBFloat16;
   Tensor x = narrow ? input.to(kFloat32) : input;
   for (int64_t d = input.dim() - 3; d >= 0; --d) {

@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "wick/error.hpp"
+#include "wick/ops.hpp"
 
 namespace wick::optim {
 
@@ -26,6 +27,37 @@ void LRScheduler::step() {
     --step_count_;  // a failed step changes nothing
     throw;
   }
+}
+
+std::map<std::string, Tensor> LRScheduler::state_dict() const {
+  const TensorOptions f64 = TensorOptions(kFloat64);
+  return {{"last_epoch", full({}, step_count_, TensorOptions(kInt64))},
+          {"base_lr", full({}, base_lr_, f64)},
+          {"last_lr", full({}, optimizer_.lr(), f64)}};
+}
+
+void LRScheduler::load_state_dict(const std::map<std::string, Tensor>& state) {
+  const char* op = "LRScheduler::load_state_dict";
+  // Every entry read and checked before anything changes.
+  const auto entry = [&](const char* key, Dtype dtype) {
+    const auto it = state.find(key);
+    WICK_CHECK(it != state.end() && it->second.defined(), ValueError, op, "the state has no \"",
+               key, "\"");
+    WICK_CHECK(it->second.numel() == 1 && it->second.dtype() == dtype, ValueError, op, "\"", key,
+               "\" must be one ", dtype_name(dtype), " value, got ", describe(it->second));
+    return it->second;
+  };
+  const int64_t last_epoch = entry("last_epoch", kInt64).to(kCPU).item<int64_t>();
+  const double base = entry("base_lr", kFloat64).to(kCPU).item<double>();
+  const double last = entry("last_lr", kFloat64).to(kCPU).item<double>();
+  WICK_CHECK(state.size() == 3, ValueError, op, "the state has ", state.size(),
+             " entries; a scheduler's has last_epoch, base_lr and last_lr");
+  WICK_CHECK(last_epoch >= 0, ValueError, op, "last_epoch ", last_epoch, " must be >= 0");
+  WICK_CHECK(std::isfinite(base) && base >= 0 && std::isfinite(last) && last >= 0, ValueError, op,
+             "base_lr ", base, " and last_lr ", last, " must be finite and >= 0");
+  optimizer_.set_lr(last);
+  step_count_ = last_epoch;
+  base_lr_ = base;
 }
 
 StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)

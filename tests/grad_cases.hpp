@@ -238,6 +238,12 @@ inline std::map<OpId, GradCase> cases() {
           return linalg_solve_triangular(a, x[1], false).sum(-1) +
                  linalg_solve_triangular(a, x[1].t(), true, false, true).sum(-2);
         }}},
+      {OpId::det,
+       {{{2, 3, 3}, {4, 4}},
+        [](V x) {
+          // A batch, and a transposed view times the determinant of a product.
+          return det(x[0]).sum() * det(x[1].t()) + det(matmul(x[1], x[1]));
+        }}},
       {OpId::sort,
        {{{3, 4}},
         [](V x) {

@@ -286,6 +286,25 @@ void BM_conv2d(benchmark::State& state) {
   });
 }
 
+// Bilinear upsampling by 2 of [32, 64, 56, 56] (nn/upsample.cpp: two resample ops, one per
+// spatial dim; kernels/cuda/resample.cu), forward, and forward and backward. Bytes: the input,
+// the intermediate [32, 64, 56, 112] written and read, and the output, 4 bytes each (the
+// backward's are not counted). Predicted near the copy bandwidth forward; the backward groups
+// its taps on the host (one synchronisation per pass).
+void BM_interpolate(benchmark::State& state) {
+  const bool backward = state.range(0) == 1;
+  const int64_t n = 32, c = 64, hw = 56;
+  wick::Tensor x = random_gpu({n, c, hw, hw});
+  const double bytes = 4.0 * n * c * hw * hw * (1 + 2 * 2 + 4);
+  run(state, bytes, 0, false, [&] {
+    namespace F = wick::nn::functional;
+    wick::Tensor xl = x.detach().requires_grad_(backward);
+    wick::Tensor y = F::interpolate(
+        xl, wick::nn::InterpolateFuncOptions().scale_factor({2}).mode(wick::nn::kBilinear));
+    if (backward) y.sum().backward();
+  });
+}
+
 // A recurrent layer: LSTM 512 -> 512 over 100 steps of a batch of 64, forward, and forward and
 // backward through time. Flops: 2 * 4H * (in + H) per sample and step forward, three times that
 // with the backward; the gate ops are not counted (they are launch-bound at this size).
@@ -427,6 +446,13 @@ BENCHMARK(BM_conv2d)
     ->UseManualTime()
     ->Iterations(10)
     ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_interpolate)
+    ->ArgNames({"backward"})
+    ->Arg(0)
+    ->Arg(1)
+    ->UseManualTime()
+    ->Iterations(10)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_lstm)
     ->ArgNames({"backward"})
     ->Arg(0)

@@ -140,17 +140,16 @@ std::tuple<Tensor, Tensor> mode(const Tensor& a, int64_t dim, bool keepdim) {
     return {v.reshape({}), i.reshape({})};
   }
   // Each line sorted (stably: equal values keep their positions' order), cut into runs of
-  // equal values (NaNs one run); every element learns its run's first and last place, the
+  // equal values; every element learns its run's first and last place, the
   // longest run wins, the first of equally long ones (the smallest value), and its last place
   // names the last occurrence.
   const Tensor keys = (a.dtype() == kBool ? a.to(kInt64) : a).detach().movedim(d, -1);
   const auto [sorted, order] = sort(keys, -1);
   const int64_t n = keys.size(-1);
   const Tensor before = sorted.narrow(-1, 0, n - 1), after = sorted.narrow(-1, 1, n - 1);
-  Tensor differs = ne(before, after);
-  if (is_floating(a.dtype())) {
-    differs = logical_and(differs, logical_not(logical_and(isnan(before), isnan(after))));
-  }
+  // ne: a NaN differs from every value, another NaN included, so each NaN is a run of its own,
+  // as PyTorch's count (neighbours compared with !=).
+  const Tensor differs = ne(before, after);
   Shape edge_sizes = keys.sizes();
   edge_sizes[edge_sizes.size() - 1] = 1;
   const Tensor edge = ones(edge_sizes, TensorOptions(kBool).device(a.device()));

@@ -91,6 +91,16 @@ Tensor log_add_exp(const Tensor& a, const Tensor& b, bool base2) {
 Tensor logaddexp(const Tensor& a, const Tensor& b) { return log_add_exp(a, b, false); }
 Tensor logaddexp2(const Tensor& a, const Tensor& b) { return log_add_exp(a, b, true); }
 
+namespace {
+// torch's xlogy and xlog1py return +0 where x == 0 and y is not NaN, and x * f(y) elsewhere
+// (-0 included: xlogy(-2, 1) is -0). The product at x == 0 is +-0, so subtracting its detached
+// self there gives +0 and leaves every gradient as the product's.
+Tensor zero_where_x_is_zero(const Tensor& x, const Tensor& y, const Tensor& product) {
+  const Tensor at_zero = logical_and(eq(x.detach(), 0), logical_not(isnan(y.detach())));
+  return product - where(at_zero, product.detach(), 0.0);
+}
+}  // namespace
+
 Tensor xlogy(const Tensor& a, const Tensor& b) {
   const char* name = "xlogy";
   detail::check_defined(name, {&a, &b});
@@ -104,8 +114,7 @@ Tensor xlogy(const Tensor& a, const Tensor& b) {
   // gradient (torch: inf) and (0, 0) gives b 0 (torch: 0 / 0, NaN).
   const Tensor replaced =
       logical_and(eq(x.detach(), 0), logical_or(le(y.detach(), 0), eq(y.detach(), INFINITY)));
-  // + 0.0: x * log(b) is -0.0 for x = +0 and b < 1, where torch's value is +0.0.
-  return x * log(where(replaced, 1.0, y)) + 0.0;
+  return zero_where_x_is_zero(x, y, x * log(where(replaced, 1.0, y)));
 }
 
 Tensor xlog1py(const Tensor& a, const Tensor& b) {
@@ -118,8 +127,7 @@ Tensor xlog1py(const Tensor& a, const Tensor& b) {
   // and each gradient are 0 there; a NaN b gives NaN through the product.
   const Tensor replaced =
       logical_and(eq(x.detach(), 0), logical_or(le(y.detach(), -1), eq(y.detach(), INFINITY)));
-  // + 0.0: x * log1p(b) is -0.0 for x = +0 and b < 0, where torch's value is +0.0.
-  return x * log1p(where(replaced, 0.0, y)) + 0.0;
+  return zero_where_x_is_zero(x, y, x * log1p(where(replaced, 0.0, y)));
 }
 
 Tensor logit(const Tensor& a, std::optional<double> eps) {

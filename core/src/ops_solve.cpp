@@ -3,17 +3,18 @@
 // leading dims, A and B broadcast to one batch and packed first.
 //  - linalg_solve and linalg_inv are one recorded op, OpId::linalg_solve, whose rule is
 //    closed-form: X = A^-1 B gives dB = A^-T g and dA = -dB X^T (autograd/rules.cpp).
-//  - det and slogdet read the factorisation's diagonal and the pivots' swap count. While their
-//    input is recorded for autograd they factor with tensor ops instead (lu_by_ops below,
-//    slower): the gradient is then that of the factorisation for the rows chosen, which stays
-//    finite for a singular matrix, where A^-T (torch's formula for an invertible one) does not
-//    exist. That factorisation, column k: the row with the largest |value| at or below k is
-//    swapped into row k (a gather of the rows in their new order), the entries below the pivot
-//    become L's multipliers (column / pivot; a zero pivot divides by 1 instead, as getrf skips
-//    it), and the trailing block loses their outer product with the pivot row. That division
-//    by 1 cuts the paths through the later steps, so where a zero pivot comes before the last
-//    step, det's gradient is the adjugate (adj(A)^T, the cofactor matrix) computed on the host
-//    instead (adjugate_transpose below; one more factorisation and a host copy per recorded det).
+//  - det reads the factorisation's diagonal and the pivots' swap count, and is one recorded op,
+//    OpId::det, whose rule is det_backward: the cofactor matrix adj(A)^T, which is det(A) A^-T
+//    (on the device, from a second factorisation) where no pivot is zero, and otherwise comes
+//    from a float64 LU with complete pivoting on the host (adjugate_transpose below), exact for
+//    a singular matrix, where torch 1.13's A^-T formula gives NaN or zeros.
+//  - slogdet reads the same, and while its input is recorded for autograd it factors with
+//    tensor ops instead (lu_by_ops below, slower): the gradient is then that of the
+//    factorisation for the rows chosen. That factorisation, column k: the row with the largest
+//    |value| at or below k is swapped into row k (a gather of the rows in their new order), the
+//    entries below the pivot become L's multipliers (column / pivot; a zero pivot divides by 1
+//    instead, as getrf skips it), and the trailing block loses their outer product with the
+//    pivot row.
 #include <cmath>
 #include <utility>
 #include <vector>
@@ -96,7 +97,7 @@ Tensor permutation_sign(const Tensor& swaps, Dtype dtype) {
   return (1 - 2 * remainder(swaps, 2)).to(dtype);
 }
 
-// The factorisation in tensor ops, for det and slogdet while autograd records them: LU and the
+// The factorisation in tensor ops, for slogdet while autograd records it: LU and the
 // swap count [...].
 std::tuple<Tensor, Tensor> lu_by_ops(const Tensor& a) {
   const int64_t n = a.size(-1);
@@ -269,35 +270,38 @@ Tensor adjugate_transpose(const Tensor& a) {
   return tensor(out, host.sizes(), TensorOptions(kFloat64)).to(a.dtype()).to(a.device());
 }
 
-// Whether the kernels' factorisation of some matrix of a meets a zero pivot before its last
-// step: there the factorisation in tensor ops divides by 1, which cuts the paths through the
-// later steps, and its gradient is not the cofactor matrix.
-bool early_zero_pivot(const Tensor& a, const char* name) {
-  const int64_t n = a.size(-1);
-  if (n < 2 || a.numel() == 0) return false;
-  const Factored f = factor(a.detach(), name);
-  const Tensor early = f.lu.diagonal(0, -2, -1).narrow(-1, 0, n - 1);
-  return any(eq(early, 0)).item<bool>();
-}
-
 }  // namespace
 
 Tensor det(const Tensor& a) {
-  if (GradMode::is_enabled() && a.requires_grad()) {
-    check_square(a, "det");
-    if (early_zero_pivot(a, "det")) {
-      // The value from the kernels; the gradient adj(A)^T through a term of value exactly 0:
-      // s - s for s = sum(A * adj(A)^T), whose derivative by A is adj(A)^T.
-      const auto [diagonal, sign_of] = diagonal_and_sign(a.detach(), "det");
-      const Tensor value = prod(diagonal, -1) * sign_of;
-      const Tensor surrogate = sum(a * adjugate_transpose(a), Shape{-2, -1});
-      // Exactly 0 where finite; where A * adj(A)^T overflows, 0 all the same (not inf - inf).
-      const Tensor zero = surrogate - surrogate.detach();
-      return value + where(isfinite(surrogate.detach()), zero, zeros_like(zero));
-    }
-  }
-  const auto [diagonal, sign_of] = diagonal_and_sign(a, "det");
-  return prod(diagonal, -1) * sign_of;
+  // The value from the kernels' factorisation, recorded as one op: its rule is det_backward.
+  const auto [diagonal, sign_of] = diagonal_and_sign(a.detach(), "det");
+  Tensor value = prod(diagonal, -1) * sign_of;
+  OpCall record;
+  record.op = OpId::det;
+  record.inputs = {&a};
+  record.num_inputs = 1;
+  record.outputs[0] = &value;
+  record.num_outputs = 1;
+  detail::maybe_record(record);
+  return value;
+}
+
+Tensor det_backward(const Tensor& grad, const Tensor& a, const Tensor& det) {
+  const char* name = "det_backward";
+  check_square(a, name);
+  detail::check_defined(name, {&grad, &det});
+  WICK_CHECK(grad.sizes() == without_last(a.sizes(), 2) && det.sizes() == grad.sizes(), ShapeError,
+             name, "expected a gradient and a determinant of the batch shape of ", describe(a),
+             ", got ", detail::describe_all({&grad, &det}));
+  if (a.numel() == 0) return zeros_like(a);
+  const Tensor g = grad.unsqueeze(-1).unsqueeze(-1);
+  const Factored f = factor(a.detach(), name);
+  // A zero pivot anywhere: the adjugate from a complete-pivoting LU on the host (det A^-T does
+  // not exist there). Otherwise det(A) A^-T on the device, A^-1 from the same factorisation.
+  if (any(eq(f.lu.diagonal(0, -2, -1), 0)).item<bool>()) return g * adjugate_transpose(a);
+  const Tensor identity = eye(a.size(-1), TensorOptions(a.dtype()).device(a.device()));
+  const Tensor inverse = run_lu_solve(f, identity.expand(a.sizes()), name);
+  return g * det.detach().unsqueeze(-1).unsqueeze(-1) * inverse.transpose(-2, -1);
 }
 Tensor linalg_det(const Tensor& a) { return det(a); }
 

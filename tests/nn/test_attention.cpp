@@ -295,8 +295,8 @@ TEST_CASE("attention and the encoder reject bad input with clear errors", "[nn][
       nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2).activation(nn::kTanh)),
       wick::ValueError);
   CHECK_THROWS_AS(nn::TransformerEncoder(nn::TransformerEncoderOptions(
-                      nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2)), 0)),
-                  wick::ValueError);
+                      nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(8, 2)), -1)),
+                  wick::ValueError);  // 0 layers is allowed, as torch 1.13
   CHECK_THROWS_AS(nn::RNN(nn::RNNOptions(2, 3).nonlinearity(nn::kGELU)), wick::ValueError);
   // Still works after the refusals.
   CHECK(std::get<0>(mha(x, x, x)).sizes() == wick::Shape{4, 2, 8});
@@ -375,7 +375,9 @@ TEST_CASE("Transformer: names, xavier initialisation, the causal mask, a decoder
   CHECK_THROWS_WITH(layer(tgt, wick::randn({5, 2, 12})),
                     Catch::Contains("nn::MultiheadAttention") && Catch::Contains("[5, 2, 12]"));
   CHECK_THROWS_AS(layer(tgt, src, wick::zeros({3, 4}, wick::kBool)), wick::ShapeError);
-  CHECK_THROWS_AS(nn::TransformerDecoder(nn::TransformerDecoderOptions(layer, 0)),
+  CHECK_THROWS_AS(nn::TransformerDecoder(nn::TransformerDecoderOptions(layer, -1)),
                   wick::ValueError);
+  const Tensor through = nn::TransformerDecoder(nn::TransformerDecoderOptions(layer, 0))(tgt, src);
+  CHECK(wick::equal(through, tgt));  // 0 layers and no norm: the identity, as torch 1.13
   CHECK(layer(tgt, src).sizes() == wick::Shape{3, 2, 16});
 }

@@ -82,3 +82,11 @@ TEST_CASE("LambdaLR calls its factor once per step, the first at construction", 
   schedule.step();
   CHECK(sgd.lr() == Approx(0.1 / 3));
 }
+
+TEST_CASE("a Transformer stack of 0 layers is its final norm, as torch 1.13", "[regress]") {
+  nn::TransformerEncoderLayer layer(nn::TransformerEncoderLayerOptions(4, 2));
+  nn::TransformerEncoder bare(nn::TransformerEncoderOptions(layer, 0));
+  const Tensor src = randn({3, 2, 4});
+  CHECK(equal(bare(src), src));
+  CHECK_THROWS_AS(nn::TransformerEncoder(nn::TransformerEncoderOptions(layer, -1)), ValueError);
+}

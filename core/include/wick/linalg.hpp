@@ -25,6 +25,11 @@ Tensor inverse(const Tensor& a);
 // slogdet: (sign, log |det|): sign 0 and -inf for a singular matrix.
 Tensor det(const Tensor& a);
 Tensor linalg_det(const Tensor& a);
+// det's gradient (what its backward rule runs): grad times the cofactor matrix adj(A)^T, which
+// is det(A) A^-T for an invertible A and is computed exactly (float64, on the host) for a
+// singular one, where PyTorch 1.13's A^-T formula gives NaN or zeros. grad and det have A's
+// batch shape.
+Tensor det_backward(const Tensor& grad, const Tensor& a, const Tensor& det);
 std::tuple<Tensor, Tensor> slogdet(const Tensor& a);
 
 // linalg_lu_factor: (LU, pivots) of each square matrix, as torch.linalg.lu_factor: LU holds U

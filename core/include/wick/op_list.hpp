@@ -112,6 +112,7 @@ namespace wick {
   X(triangular_solve, Kernel, false)          \
   X(linalg_cholesky, Composite, true)         \
   X(linalg_solve_triangular, Composite, true) \
+  X(det, Composite, true)                     \
   /* indexing */                              \
   X(index_select, Kernel, true)               \
   X(index_add, Kernel, true)                  \

@@ -112,9 +112,10 @@ std::tuple<Tensor, Tensor> median(const Tensor& a, int64_t dim, bool keepdim = f
 Tensor nanmedian(const Tensor& a);
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& a, int64_t dim, bool keepdim = false);
 // mode: torch.mode. The most frequent value of each line along dim and the position of its last
-// occurrence; among values equally frequent, the smallest in sort's order (NaNs count as one
-// value, above every number), as PyTorch 1.13's CPU kernel. A zero-size dim is an IndexError.
-// Differentiable in a (the values).
+// occurrence; among values equally frequent, the smallest in sort's order (NaN last), as
+// PyTorch 1.13's CPU kernel. A NaN equals nothing, so each counts once (PyTorch's count; its
+// result for a line holding NaNs also depends on its unstable sort, which NaN confuses). A
+// zero-size dim is an IndexError. Differentiable in a (the values).
 std::tuple<Tensor, Tensor> mode(const Tensor& a, int64_t dim = -1, bool keepdim = false);
 
 // ---- vectors, grids and distances (ops_vector.cpp) ----

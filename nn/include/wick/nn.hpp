@@ -13,6 +13,7 @@
 #include "wick/nn/embedding.hpp"
 #include "wick/nn/embedding_bag.hpp"
 #include "wick/nn/groupnorm.hpp"
+#include "wick/nn/init.hpp"
 #include "wick/nn/instancenorm.hpp"
 #include "wick/nn/layers.hpp"
 #include "wick/nn/loss.hpp"

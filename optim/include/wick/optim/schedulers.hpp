@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "wick/optim/optimizer.hpp"
@@ -25,6 +27,14 @@ class LRScheduler {
   void step();
   // How many times step() has run.
   int64_t step_count() const { return step_count_; }
+  // The schedule's position, for checkpoints (PyTorch's scheduler state_dict): "last_epoch"
+  // (0-dim int64, step_count()), "base_lr" and "last_lr" (0-dim float64, the optimizer's rate
+  // after the last step). load_state_dict restores all three, the optimizer's rate included,
+  // so a scheduler of the same kind and options, made over the restored optimizer, continues
+  // the schedule exactly (whichever of the two states is loaded first). Missing or malformed
+  // entries are a ValueError that changes nothing.
+  std::map<std::string, Tensor> state_dict() const;
+  void load_state_dict(const std::map<std::string, Tensor>& state);
 
  protected:
   // The learning rate after step() number step_count() (already counted), from the current one.
