@@ -89,7 +89,7 @@ void sweep_cum_extreme(wick::OpId op);
 void sweep_logcumsumexp();
 // test_search.cpp
 void sweep_searchsorted();
-// test_linalg.cpp: lu_factor, lu_solve, linalg_solve
+// test_linalg.cpp: lu_factor, lu_solve, linalg_solve, det
 void sweep_linalg(wick::OpId op);
 // test_cholesky.cpp: cholesky_factor, triangular_solve, linalg_cholesky, linalg_solve_triangular
 void sweep_cholesky(wick::OpId op);

@@ -210,6 +210,39 @@ void sweep_linalg(OpId op) {
                 30 * eps);
           continue;
         }
+        if (op == OpId::det) {
+          // Against the product of a float64 LU's pivots (reference_lu: the same pivot rule,
+          // so the same sign); 0 x 0 matrices have det 1.
+          const Tensor d = det(a);
+          Shape batch = a.sizes();
+          batch.resize(batch.size() - 2);
+          REQUIRE(d.sizes() == batch);
+          CHECK(d.dtype() == dtype);
+          if (n == 0) {
+            CHECK(equal(d, ones(batch, dtype)));
+            continue;
+          }
+          if (n > 64) continue;  // |det| of a 300 x 300 normal draw is near float64's range
+          const std::vector<double> given = a.to(kFloat64).contiguous().to_vector<double>();
+          const std::vector<double> got = d.to(kFloat64).contiguous().to_vector<double>();
+          for (size_t m = 0; m < got.size(); ++m) {
+            const auto at = static_cast<ptrdiff_t>(m * static_cast<size_t>(n * n));
+            std::vector<double> want(given.begin() + at, given.begin() + at + n * n);
+            const std::vector<int64_t> swaps = reference_lu(want.data(), n);
+            double ref = 1;
+            for (int64_t k = 0; k < n; ++k) {
+              ref *= want[static_cast<size_t>(k * n + k)];
+              if (swaps[static_cast<size_t>(k)] != k) ref = -ref;
+            }
+            INFO("matrix " << m << ": got " << got[m] << ", want " << ref);
+            if (dtype == kFloat32 && !std::isfinite(static_cast<float>(ref))) {
+              CHECK(got[m] == static_cast<double>(static_cast<float>(ref)));  // +-inf: overflow
+              continue;
+            }
+            CHECK(std::abs(got[m] - ref) <= (dtype == kFloat32 ? 1e-3 : 1e-10) * std::abs(ref));
+          }
+          continue;
+        }
         const auto [lu, pivots] = linalg_lu_factor(a);
         CHECK(lu.sizes() == a.sizes());
         CHECK(pivots.dtype() == kInt64);

@@ -509,6 +509,7 @@ TEST_CASE("op sweep: every op in the op list has a sweep case", "[sweep][ops]") 
           case OpId::lu_factor:
           case OpId::lu_solve:
           case OpId::linalg_solve:
+          case OpId::det:
             sweep_linalg(op);
             break;
           case OpId::cholesky_factor:

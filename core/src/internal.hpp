@@ -10,6 +10,12 @@
 
 namespace wick::detail {
 
+// sizes with dim's size replaced by n (the index ops' results).
+inline Shape with_dim_size(const Shape& sizes, int64_t dim, int64_t n) {
+  Shape out = sizes;
+  out[static_cast<size_t>(dim)] = n;
+  return out;
+}
 // Row-major strides for sizes.
 Shape contiguous_strides(const Shape& sizes);
 // A new contiguous tensor; checks the element and byte counts for overflow.

@@ -23,16 +23,6 @@
 #include "wick/ops.hpp"
 
 namespace wick {
-namespace {
-
-Shape with_dim_size(const Shape& sizes, int64_t dim, int64_t n) {
-  Shape out = sizes;
-  out[static_cast<size_t>(dim)] = n;
-  return out;
-}
-
-}  // namespace
-
 namespace detail {
 namespace {
 // What IndexesInRange trusts: 0 nothing, 1 device indices, 2 every index.
@@ -87,8 +77,8 @@ Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
   }
   const int64_t d = detail::check_vector_index(name, self, dim, index);
   const Tensor x = detail::packed(self, name), idx = detail::packed(index, name);
-  Tensor out = detail::make_empty(with_dim_size(self.sizes(), d, index.numel()), self.dtype(),
-                                  self.device(), name);
+  Tensor out = detail::make_empty(detail::with_dim_size(self.sizes(), d, index.numel()),
+                                  self.dtype(), self.device(), name);
   OpCall call;
   call.op = OpId::index_select;
   call.inputs = {&x, &idx};
@@ -123,7 +113,7 @@ Tensor index_add(const Tensor& self, int64_t dim, const Tensor& index, const Ten
   detail::check_same_device(name, {&self, &source});
   WICK_CHECK(source.dtype() == self.dtype(), DtypeError, name,
              "source must have self's dtype: ", detail::describe_all({&self, &source}));
-  const Shape expected = with_dim_size(self.sizes(), d, index.numel());
+  const Shape expected = detail::with_dim_size(self.sizes(), d, index.numel());
   WICK_CHECK(source.sizes() == expected, ShapeError, name, "source must have shape ", expected,
              " (self's with dim ", d, " of the index's length), got ",
              detail::describe_all({&self, &index, &source}));

@@ -19,12 +19,6 @@
 namespace wick {
 namespace {
 
-Shape with_dim_size(const Shape& sizes, int64_t dim, int64_t n) {
-  Shape out = sizes;
-  out[static_cast<size_t>(dim)] = n;
-  return out;
-}
-
 // The checks both ops share; `data` is resample's input or resample_backward's grad, `size`
 // the size the index values must stay below. Returns the wrapped dim.
 int64_t check_taps(const char* op, const Tensor& data, int64_t dim, const Tensor& index,
@@ -54,8 +48,8 @@ Tensor resample(const Tensor& a, int64_t dim, const Tensor& index, const Tensor&
   detail::check_index_range(name, a, d, index, false);
   const Tensor x = detail::packed(a, name), idx = detail::packed(index, name),
                w = detail::packed(weight, name);
-  Tensor out =
-      detail::make_empty(with_dim_size(a.sizes(), d, index.size(1)), a.dtype(), a.device(), name);
+  Tensor out = detail::make_empty(detail::with_dim_size(a.sizes(), d, index.size(1)), a.dtype(),
+                                  a.device(), name);
   OpCall call;
   call.op = OpId::resample;
   call.inputs = {&x, &idx, &w};
@@ -77,7 +71,7 @@ Tensor resample_backward(const Tensor& grad, int64_t dim, const Tensor& index, c
              describe(grad), " must have the ", index.size(1), " outputs of the taps ",
              describe(index));
   WICK_CHECK(input_size >= 0, ValueError, name, "input_size must be >= 0, got ", input_size);
-  const Shape out_sizes = with_dim_size(grad.sizes(), d, input_size);
+  const Shape out_sizes = detail::with_dim_size(grad.sizes(), d, input_size);
   // The range check names the gradient being made ([..., input_size, ...]), not a tensor the
   // caller holds.
   detail::check_index_range(name, zeros({}, grad.options()).expand(out_sizes), d, index, false);
