@@ -182,7 +182,10 @@ Tensor kaiming_uniform_(Tensor tensor, double a, FanMode mode, Nonlinearity nonl
 Tensor kaiming_normal_(Tensor tensor, double a, FanMode mode, Nonlinearity nonlinearity) {
   check_floating("nn::init::kaiming_normal_", tensor);
   if (tensor.numel() == 0) return tensor;
-  return normal_(std::move(tensor), 0.0, kaiming_std(tensor, a, mode, nonlinearity));
+  // Computed first: in one call's arguments, the move could run before the read (clang's
+  // left-to-right order did; found by the CI's clang build).
+  const double std = kaiming_std(tensor, a, mode, nonlinearity);
+  return normal_(std::move(tensor), 0.0, std);
 }
 
 Tensor orthogonal_(Tensor tensor, double gain) {
